@@ -1,0 +1,459 @@
+"""Hand values: the best five cards a player holds, as one comparable key.
+
+RULES.md §2-§3.  A hand's value is an integer *key*: a larger key is a
+better hand under the profile's ``tie_break``.  The key packs fields in
+order of significance -- category, then ranks, then (where the profile
+lets suits speak) cards or suits -- so that comparing two hands is one
+integer comparison, and explaining a comparison is finding the first
+field that differs (:func:`fields_of`).
+
+The straight-flush rules ``heads_up_low_beats_royal`` and
+``italian_cycle`` are not orders on single hands (the second is not even
+transitive); they live in :mod:`hhtool.showdown`, which reads the
+``min_sf``/``max_sf`` marks and the alternative straight flushes that
+:func:`evaluate` records here.
+
+Key layouts, one per ``tie_break`` (all start with the category):
+
+``split``
+    five ranks in order of significance (groups by size then rank, then
+    single cards high to low; straights from the top, the low ace last).
+``ranks_then_suits``
+    the same five ranks, then the five suits in the same order (the largest
+    group first, within a group its best suit first, then single cards).
+``card_order``
+    two group ranks, five single cards by card value (rank, then suit),
+    then the suits of the group cards.  High-card hands and straights
+    compare card by card; pairs by the pair, then kickers card by card;
+    flushes put the flush's suit in the first group slot so that suit alone
+    decides, then (for two flushes of one suit, which only a big deck
+    allows) their cards.
+
+In every layout the ace of an ace-low straight counts as rank ``low - 1``,
+the lowest card, also when cards are compared one by one (RULES.md §3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations_with_replacement
+from typing import Final
+
+from .cards import (
+    ACE,
+    RANK_NAMES,
+    RANK_PLURALS,
+    SUIT_NAMES,
+    Card,
+    card_str,
+    make_card,
+)
+from .rules import RuleSet, TieBreak
+
+# Categories, lowest first (RULES.md §2: flush above full house).
+HIGH_CARD: Final = 0
+ONE_PAIR: Final = 1
+TWO_PAIR: Final = 2
+THREE_OF_A_KIND: Final = 3
+STRAIGHT: Final = 4
+FULL_HOUSE: Final = 5
+FLUSH: Final = 6
+FOUR_OF_A_KIND: Final = 7
+STRAIGHT_FLUSH: Final = 8
+POKERISSIMO: Final = 9
+
+CATEGORY_NAMES: Final = (
+    "high_card",
+    "one_pair",
+    "two_pair",
+    "three_of_a_kind",
+    "straight",
+    "full_house",
+    "flush",
+    "four_of_a_kind",
+    "straight_flush",
+    "pokerissimo",
+)
+CATEGORY_LABELS: Final = (
+    "high card",
+    "one pair",
+    "two pair",
+    "three of a kind",
+    "a straight",
+    "a full house",
+    "a flush",
+    "four of a kind",
+    "a straight flush",
+    "pokerissimo",
+)
+
+_GROUP_CATEGORY: Final = {
+    # (size of the largest group, size of the second) -> category
+    (5, 0): POKERISSIMO,
+    (4, 1): FOUR_OF_A_KIND,
+    (4, 0): FOUR_OF_A_KIND,
+    (3, 2): FULL_HOUSE,
+    (3, 1): THREE_OF_A_KIND,
+    (3, 0): THREE_OF_A_KIND,
+    (2, 2): TWO_PAIR,
+    (2, 1): ONE_PAIR,
+    (2, 0): ONE_PAIR,
+    (1, 1): HIGH_CARD,
+    (1, 0): HIGH_CARD,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HandValue:
+    """The value of a player's best hand under one rule profile.
+
+    ``five`` holds the cards played, in order of significance (for a wild
+    card, the wild card itself; ``played`` says what it stood for).
+    ``alternatives`` holds the player's other straight flushes when the
+    profile's ``sf_rule`` can make a lower one the better choice.
+    """
+
+    key: int
+    category: int
+    five: tuple[Card, ...]
+    played: tuple[Card, ...]
+    tie_break: TieBreak
+    low: int
+    min_sf: bool = False
+    max_sf: bool = False
+    alternatives: tuple[HandValue, ...] = ()
+
+    @property
+    def category_name(self) -> str:
+        return CATEGORY_NAMES[self.category]
+
+    @property
+    def description(self) -> str:
+        return describe(self.category, self.played, self.low)
+
+    def fields(self) -> list[tuple[str, int]]:
+        """The key's fields, labelled, for explanations."""
+        return fields_of(self.category, self.played, self.tie_break, self.low)
+
+
+# ---------------------------------------------------------------------------
+# Keys
+
+
+def _arranged_ranks(played: Sequence[int], low: int, category: int) -> list[int]:
+    """Ranks in order of significance, the low ace of a straight as ``low - 1``."""
+    ranks = [c >> 2 for c in played]
+    if category in (STRAIGHT, STRAIGHT_FLUSH) and ranks[-1] == ACE:
+        ranks[-1] = low - 1
+    return ranks
+
+
+def _arranged_cards(played: Sequence[int], low: int, category: int) -> list[int]:
+    """Card values in order of significance, the low ace of a straight as rank ``low - 1``."""
+    cards = list(played)
+    if category in (STRAIGHT, STRAIGHT_FLUSH) and cards[-1] >> 2 == ACE:
+        cards[-1] = (low - 1) * 4 + (cards[-1] & 3)
+    return cards
+
+
+def _group_sizes(played: Sequence[int]) -> list[int]:
+    sizes: list[int] = []
+    prev = -1
+    for c in played:
+        r = c >> 2
+        if r == prev:
+            sizes[-1] += 1
+        else:
+            sizes.append(1)
+            prev = r
+    return sizes
+
+
+def fields_of(category: int, played: Sequence[int], tie_break: TieBreak, low: int) -> list[tuple[str, int]]:
+    """The comparison fields of a hand, most significant first, with labels.
+
+    ``played`` is in order of significance (as :func:`evaluate` leaves it).
+    Labels say what a field is so that :mod:`hhtool.showdown` can explain
+    which one decided.  The key is these values packed, widest first.
+    """
+    out: list[tuple[str, int]] = [("category", category)]
+    if tie_break == "split" or tie_break == "ranks_then_suits":
+        ranks = _arranged_ranks(played, low, category)
+        ranks += [0] * (5 - len(ranks))
+        out += [("rank", r) for r in ranks]
+        if tie_break == "ranks_then_suits":
+            suits = [c & 3 for c in _arranged_cards(played, low, category)]
+            suits += [0] * (5 - len(suits))
+            out += [("suit", s) for s in suits]
+        return out
+    # card_order
+    groups: list[int] = []
+    singles: list[int] = []
+    group_suits: list[int] = []
+    if category in (STRAIGHT, STRAIGHT_FLUSH, HIGH_CARD):
+        singles = _arranged_cards(played, low, category)
+    elif category == FLUSH:
+        groups = [played[0] & 3]
+        singles = list(played)
+    else:
+        sizes = _group_sizes(played)
+        i = 0
+        for size in sizes:
+            chunk = played[i : i + size]
+            if size >= 2:
+                groups.append(chunk[0] >> 2)
+                group_suits += [c & 3 for c in chunk]
+            else:
+                singles.append(chunk[0])
+            i += size
+    out += [("flush suit" if category == FLUSH and k == 0 else "group rank", g) for k, g in enumerate(groups)]
+    out += [("group rank", 0)] * (2 - len(groups))
+    out += [("card", c) for c in singles]
+    out += [("card", 0)] * (5 - len(singles))
+    out += [("group suit", s) for s in group_suits]
+    out += [("group suit", 0)] * (5 - len(group_suits))
+    return out
+
+
+_WIDTHS: Final = {"category": 4, "rank": 4, "suit": 2, "group rank": 4, "flush suit": 4, "card": 6, "group suit": 2}
+
+
+def pack(fields: Sequence[tuple[str, int]]) -> int:
+    """Pack labelled fields into one integer, most significant first."""
+    key = 0
+    for label, value in fields:
+        key = (key << _WIDTHS[label]) | value
+    return key
+
+
+# ---------------------------------------------------------------------------
+# Straights
+
+
+def straight_windows(low: int) -> list[tuple[int, int]]:
+    """``(rank mask, top rank)`` of every straight in a deck from ``low``, best first.
+
+    The ace is also bit ``low - 1`` in a rank mask (see :func:`rank_mask`),
+    so the ace-low straight is an ordinary window.  No wrap-around.
+    """
+    return [(sum(1 << r for r in range(top - 4, top + 1)), top) for top in range(ACE, low + 2, -1)]
+
+
+def rank_mask(cards: Sequence[int], low: int) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << (c >> 2)
+    if m >> ACE & 1:
+        m |= 1 << (low - 1)
+    return m
+
+
+def _straight_cards(best_of_rank: dict[int, int], top: int, low: int) -> tuple[int, ...]:
+    return tuple(best_of_rank[ACE if r == low - 1 else r] for r in range(top, top - 5, -1))
+
+
+# ---------------------------------------------------------------------------
+# Evaluation
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    category: int
+    played: tuple[int, ...]
+
+
+def _candidates(cards: Sequence[int], low: int, want_all_sf: bool) -> list[_Candidate]:
+    """The best hand of each kind the cards make: groups, straight, flush, straight flushes.
+
+    Cards may repeat (a wild card standing for a card already held).  With
+    fewer than five cards only groups and high cards exist (RULES.md §4,
+    best showing hand).
+    """
+    cs = sorted(cards, reverse=True)
+    by_rank: dict[int, list[int]] = {}
+    for c in cs:
+        by_rank.setdefault(c >> 2, []).append(c)
+    groups = sorted(by_rank.values(), key=len, reverse=True)  # stable: rank order kept
+    played: list[int] = []
+    for g in groups:
+        played.extend(g)
+    five = tuple(played[:5])
+    sizes = _group_sizes(five)
+    first = sizes[0]
+    second = sizes[1] if len(sizes) > 1 else 0
+    out = [_Candidate(_GROUP_CATEGORY[(first, second)], five)]
+    if len(cs) < 5:
+        return out
+    if len(by_rank) >= 5:
+        mask = rank_mask(cs, low)
+        best_of_rank = {r: g[0] for r, g in by_rank.items()}
+        for w, top in straight_windows(low):
+            if mask & w == w:
+                out.append(_Candidate(STRAIGHT, _straight_cards(best_of_rank, top, low)))
+                break
+    suit_count = [0, 0, 0, 0]
+    for c in cs:
+        suit_count[c & 3] += 1
+    for s in range(4):
+        if suit_count[s] < 5:
+            continue
+        suited = [c for c in cs if c & 3 == s]
+        out.append(_Candidate(FLUSH, tuple(suited[:5])))
+        mask = rank_mask(suited, low)
+        one_of_rank = {c >> 2: c for c in suited}
+        for w, top in straight_windows(low):
+            if mask & w == w:
+                out.append(_Candidate(STRAIGHT_FLUSH, _straight_cards(one_of_rank, top, low)))
+                if not want_all_sf:
+                    break
+    return out
+
+
+def _value(cand: _Candidate, five: tuple[Card, ...], tie_break: TieBreak, low: int) -> HandValue:
+    cat = cand.category
+    is_sf = cat == STRAIGHT_FLUSH
+    return HandValue(
+        key=pack(fields_of(cat, cand.played, tie_break, low)),
+        category=cat,
+        five=five,
+        played=tuple(Card(c) for c in cand.played),
+        tie_break=tie_break,
+        low=low,
+        min_sf=is_sf and cand.played[-1] >> 2 == ACE,
+        max_sf=is_sf and cand.played[0] >> 2 == ACE,
+    )
+
+
+def _best_natural(
+    cards: Sequence[int], tie_break: TieBreak, low: int, want_all_sf: bool
+) -> tuple[HandValue, list[HandValue]]:
+    cands = _candidates(cards, low, want_all_sf)
+    values = [_value(c, tuple(Card(x) for x in c.played), tie_break, low) for c in cands]
+    best = max(values, key=lambda v: v.key)
+    sfs = [v for v in values if v.category == STRAIGHT_FLUSH and v is not best]
+    return best, sfs
+
+
+def evaluate(cards: Sequence[Card], rules: RuleSet, low: int) -> HandValue:
+    """The best hand in ``cards`` (a player's own cards plus the vela) under ``rules``.
+
+    ``low`` is the deck's lowest rank (:meth:`RuleSet.lowest_rank`): it
+    places the ace-low straight.  Works for any number of cards; with fewer
+    than five only groups count (showing hands).
+    """
+    tie_break = rules.tie_break
+    want_all_sf = rules.sf_rule != "standard"
+    wild = rules.wild
+    if wild is None or not any(c >> 2 == wild for c in cards):
+        best, sfs = _best_natural(cards, tie_break, low, want_all_sf)
+        if sfs and best.category == STRAIGHT_FLUSH:
+            return _with_alternatives(best, sfs)
+        return best
+    return _best_wild(cards, rules, low, wild)
+
+
+def _with_alternatives(best: HandValue, others: list[HandValue]) -> HandValue:
+    alts = tuple(sorted({v.key: v for v in others if v.key != best.key}.values(), key=lambda v: -v.key))
+    return HandValue(
+        key=best.key,
+        category=best.category,
+        five=best.five,
+        played=best.played,
+        tie_break=best.tie_break,
+        low=best.low,
+        min_sf=best.min_sf,
+        max_sf=best.max_sf,
+        alternatives=alts,
+    )
+
+
+def _best_wild(cards: Sequence[Card], rules: RuleSet, low: int, wild: int) -> HandValue:
+    """Wild cards (italian ``wild``): each stands for whatever card makes the hand best.
+
+    A wild card may stand for any rank of the deck and any suit, also a
+    card already held (that is how five of a kind, pokerissimo, is made).
+    Only two suit choices can ever matter: all wild cards hearts (the best
+    suit for every tie-break), or all of one suit the natural cards hold
+    (to make a flush); so we try those, with every multiset of ranks.
+    """
+    naturals = [c for c in cards if c >> 2 != wild]
+    wilds = [c for c in cards if c >> 2 == wild]
+    suit_modes = {3} | {c & 3 for c in naturals}
+    ranks = range(low, ACE + 1)
+    want_all_sf = rules.sf_rule != "standard"
+    best: HandValue | None = None
+    best_subst: tuple[int, ...] = ()
+    sfs: dict[int, tuple[HandValue, tuple[int, ...]]] = {}
+    for suit in suit_modes:
+        for rs in combinations_with_replacement(ranks, len(wilds)):
+            subst = tuple(make_card(r, suit) for r in rs)
+            value, alt = _best_natural(naturals + list(subst), rules.tie_break, low, want_all_sf)
+            if best is None or value.key > best.key:
+                best, best_subst = value, subst
+            for v in [value, *alt]:
+                if v.category == STRAIGHT_FLUSH and v.key not in sfs:
+                    sfs[v.key] = (v, subst)
+    assert best is not None
+    result = _restore_wilds(best, naturals, wilds, best_subst)
+    others = [_restore_wilds(v, naturals, wilds, s) for k, (v, s) in sfs.items() if k != best.key]
+    if others and result.category == STRAIGHT_FLUSH:
+        return _with_alternatives(result, others)
+    return result
+
+
+def _restore_wilds(value: HandValue, naturals: list[Card], wilds: list[Card], subst: tuple[int, ...]) -> HandValue:
+    """Put the wild cards themselves back where their stand-ins were played."""
+    pool = list(naturals)
+    spare = list(wilds)
+    five: list[Card] = []
+    for c in value.played:
+        if c in pool:
+            pool.remove(c)
+            five.append(c)
+        else:
+            five.append(spare.pop(0))
+    return HandValue(
+        key=value.key,
+        category=value.category,
+        five=tuple(five),
+        played=value.played,
+        tie_break=value.tie_break,
+        low=value.low,
+        min_sf=value.min_sf,
+        max_sf=value.max_sf,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Descriptions (FORMAT.md "Descriptions")
+
+
+def describe(category: int, played: Sequence[int], low: int) -> str:
+    """The room's words for a hand: ``two pair, Queens and Jacks``."""
+    ranks = [c >> 2 for c in played]
+    if category == HIGH_CARD:
+        return f"high card {RANK_NAMES[ranks[0]]}"
+    if category == ONE_PAIR:
+        return f"a pair of {RANK_PLURALS[ranks[0]]}"
+    if category == TWO_PAIR:
+        return f"two pair, {RANK_PLURALS[ranks[0]]} and {RANK_PLURALS[ranks[2]]}"
+    if category == THREE_OF_A_KIND:
+        return f"three of a kind, {RANK_PLURALS[ranks[0]]}"
+    if category == FULL_HOUSE:
+        return f"a full house, {RANK_PLURALS[ranks[0]]} full of {RANK_PLURALS[ranks[3]]}"
+    if category == FLUSH:
+        return f"a flush, {SUIT_NAMES[played[0] & 3]}"
+    if category == FOUR_OF_A_KIND:
+        return f"four of a kind, {RANK_PLURALS[ranks[0]]}"
+    if category == POKERISSIMO:
+        return f"pokerissimo, {RANK_PLURALS[ranks[0]]}"
+    arranged = _arranged_ranks(played, low, category)
+    top, bottom = arranged[0], arranged[-1]
+    bottom_name = RANK_NAMES[ACE] if bottom == low - 1 else RANK_NAMES[bottom]
+    kind = "a straight flush" if category == STRAIGHT_FLUSH else "a straight"
+    return f"{kind}, {bottom_name} to {RANK_NAMES[top]}"
+
+
+def hand_str(value: HandValue) -> str:
+    return " ".join(card_str(c) for c in value.five)

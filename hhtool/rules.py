@@ -1,0 +1,169 @@
+"""The rule profiles of RULES.md as data.
+
+A :class:`RuleSet` has one field per point on which the seed documents
+disagree.  The engine reads these fields and never asks which profile it
+is running: a house that plays classic Telesina with a split pot is
+``replace(CLASSIC, tie_break="split")``, not a fourth code path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from .cards import ACE, lowest_rank
+
+Deck = Literal["fixed32", "by_players"]
+ForcedBets = Literal["antes", "blinds"]
+Vela = Literal["none", "after_fifth", "at_start"]
+ShowingTie = Literal["position", "suits"]
+TieBreak = Literal["split", "card_order", "ranks_then_suits"]
+SfRule = Literal["standard", "heads_up_low_beats_royal", "italian_cycle"]
+ShowdownOrder = Literal["last_aggressor_else_button_left", "last_aggressor_else_opener", "seat_order"]
+Exposure = Literal["standard", "carte_coperte", "una_coperta"]
+Structure = Literal["fixed", "pot", "no"]
+
+PROFILE_NAMES = ("classic", "stellapoker", "italian")
+
+
+class RulesError(ValueError):
+    """A profile option that the profile does not allow (a wild rank in classic, …)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every rule parameter of RULES.md, for one profile and its options."""
+
+    name: str
+    # §1 cards
+    deck: Deck
+    min_players: int
+    max_players: int
+    # §4 deal and betting rounds
+    forced_bets: ForcedBets
+    bring_in: bool  # round 1 opener must bring in or complete (classic)
+    burns: bool  # one burn card before 3rd, 4th and 5th street
+    vela: Vela
+    vela_betting_round: bool  # a betting round after the vela is turned
+    showing_tie: ShowingTie  # who opens when showing hands tie
+    # §3 comparing hands
+    tie_break: TieBreak
+    sf_rule: SfRule
+    # §5 betting
+    cap_bets: int = 4  # one bet and three raises per round
+    cap_heads_up: bool = False
+    pair_showing_option: bool = True  # round 2 may be bet big with a pair showing
+    big_bet_from_round: int = 3
+    big_blind_is_bet: bool = False  # stellapoker: the big blind counts as the bet
+    # §6 showdown
+    showdown_order: ShowdownOrder = "last_aggressor_else_button_left"
+    # italian variants
+    variants_allowed: bool = False
+    wild: int | None = None  # a rank whose four cards are wild
+    exposure: Exposure = "standard"
+
+    @property
+    def has_vela(self) -> bool:
+        return self.vela != "none"
+
+    @property
+    def betting_rounds(self) -> int:
+        return 5 if self.vela_betting_round else 4
+
+    def lowest_rank(self, players: int) -> int:
+        """The deck's lowest rank for ``players`` dealt in."""
+        return lowest_rank(self.deck, players)
+
+    def with_options(
+        self,
+        *,
+        vela: Vela | None = None,
+        wild: int | None = None,
+        exposure: Exposure | None = None,
+    ) -> RuleSet:
+        """The profile with the variant options of RULES.md §4 applied, checked."""
+        changes: dict[str, object] = {}
+        if vela is not None and vela != self.vela:
+            if not self.variants_allowed or vela != "at_start":
+                raise RulesError(f"the {self.name} profile does not allow the vela option {vela!r}")
+            changes["vela"] = vela
+        if wild is not None:
+            if not self.variants_allowed:
+                raise RulesError(f"the {self.name} profile has no wild cards (only italian does)")
+            if not 2 <= wild <= ACE:
+                raise RulesError(f"wild rank {wild} is not a rank")
+            changes["wild"] = wild
+        if exposure is not None and exposure != self.exposure:
+            if not self.variants_allowed:
+                raise RulesError(f"the {self.name} profile has no exposure variants (only italian does)")
+            changes["exposure"] = exposure
+        return replace(self, **changes) if changes else self  # type: ignore[arg-type]
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise RulesError(
+                f"the {self.name} profile is for {self.min_players}-{self.max_players} players, not {players}"
+            )
+        if self.wild is not None and self.wild < self.lowest_rank(players):
+            raise RulesError(f"wild rank {self.wild} is not in the deck for {players} players")
+
+
+CLASSIC = RuleSet(
+    name="classic",
+    deck="fixed32",
+    min_players=2,
+    max_players=6,
+    forced_bets="antes",
+    bring_in=True,
+    burns=False,
+    vela="after_fifth",
+    vela_betting_round=True,
+    showing_tie="position",
+    tie_break="card_order",
+    sf_rule="heads_up_low_beats_royal",
+    showdown_order="last_aggressor_else_button_left",
+)
+
+STELLAPOKER = RuleSet(
+    name="stellapoker",
+    deck="fixed32",
+    min_players=2,
+    max_players=6,
+    forced_bets="blinds",
+    bring_in=False,
+    burns=True,
+    vela="none",
+    vela_betting_round=False,
+    showing_tie="position",
+    tie_break="split",
+    sf_rule="standard",
+    big_blind_is_bet=True,
+    showdown_order="last_aggressor_else_opener",
+)
+
+ITALIAN = RuleSet(
+    name="italian",
+    deck="by_players",
+    min_players=2,
+    max_players=8,
+    forced_bets="antes",
+    bring_in=False,
+    burns=False,
+    vela="none",
+    vela_betting_round=False,
+    showing_tie="suits",
+    tie_break="ranks_then_suits",
+    sf_rule="italian_cycle",
+    showdown_order="seat_order",
+    variants_allowed=True,
+)
+
+PROFILES: dict[str, RuleSet] = {r.name: r for r in (CLASSIC, STELLAPOKER, ITALIAN)}
+
+
+def profile(name: str) -> RuleSet:
+    """The named profile; a :class:`RulesError` listing the names otherwise."""
+    try:
+        return PROFILES[name.strip().lower()]
+    except KeyError:
+        raise RulesError(f"unknown rule profile {name!r}: expected one of {', '.join(PROFILE_NAMES)}") from None

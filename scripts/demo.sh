@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The main job on the bundled material, as far as the project goes today.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+say "FORMAT.md's audit example: two pair, queens and jacks, the vela king as kicker"
+for rules in classic stellapoker italian; do
+  vela=(--vela Ks)
+  [ "$rules" = stellapoker ] && vela=()
+  [ "$rules" = italian ] && vela=(--vela Ks --players 4)
+  hhtool rank --rules "$rules" "${vela[@]}" "Qc Qs 9c Jc Jd" "Js Jh 8d Qh Qd"
+  echo
+done
+
+say "seed 002: A♥ Q♣ beats A♦ K♣ (card order)"
+hhtool rank --rules classic "Ah Qc 9d 8s 7c" "Ad Kc 9s 8c 7d"
+
+say "seed 002: heads up, the lowest straight flush beats the royal"
+hhtool rank --rules classic "Ah Kh Qh Jh Th" "Ts 9s 8s 7s As"
+
+say "seed 004: italian straight flushes beat each other in a circle"
+hhtool rank --rules italian --players 4 "As 7s 8s 9s Ts" "Ah Kh Qh Jh Th" "Kd Qd Jd Td 9d"
+
+say "seed 004: a flush beats a full house; five players play A-6-7-8-9"
+hhtool rank --rules italian --players 5 "Ah Ad As Kh Kd" "9s Js Qs 8s 6s" "Ac 6d 7c 8h 9h"
+
+say "seed 004: pokerissimo with sevens wild"
+hhtool rank --rules italian --wild 7 --players 4 --json "Ah Ad Ac As 7d" "Kh Qh Jh Th 9h"
+
+say "batch: JSON lines in, one JSON array per line out (a bad line is reported, the rest go on)"
+printf '%s\n' \
+  '{"hands": ["Qc Qs 9c Jc Jd", "Js Jh 8d Qh Qd"], "vela": "Ks"}' \
+  '{"hands": ["Qc Qs 9c Jc Zz"]}' \
+  | hhtool rank --rules classic --batch - || echo "(exit $? : one bad line, reported above)"

@@ -1,0 +1,54 @@
+"""Who opens each betting round: FORMAT.md's example hand, and the tie rules."""
+
+from __future__ import annotations
+
+from hhtool.cards import parse_card, parse_cards
+from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER
+from hhtool.showing import first_round_opener, later_round_opener
+
+
+def test_format_md_example_openers() -> None:
+    """alice, bob, carol, dave in dealing order (button on seat 4)."""
+    doors = [parse_card("Qs"), parse_card("Jh"), parse_card("9s"), parse_card("Th")]
+    assert first_round_opener(doors).index == 0  # alice's Q♠ is the highest door
+    third = [parse_cards("Qs 9c"), parse_cards("Jh 8d"), None, parse_cards("Th 7d")]
+    assert later_round_opener(third, CLASSIC, 7).index == 0  # carol folded
+    fourth = [parse_cards("Qs 9c Jc"), parse_cards("Jh 8d Qh"), None, parse_cards("Th 7d 8s")]
+    assert later_round_opener(fourth, CLASSIC, 7).index == 0  # Q-J-9 beats Q-J-8
+    fifth = [parse_cards("Qs 9c Jc Jd"), parse_cards("Jh 8d Qh Qd"), None, None]
+    assert later_round_opener(fifth, CLASSIC, 7).index == 1  # bob's queens
+    vela = later_round_opener(fifth, CLASSIC, 7, vela=parse_card("Ks"))
+    assert vela.index == 1 and "Queens" in vela.reason
+
+
+def test_door_card_ties_by_suit() -> None:
+    doors = [parse_card("As"), parse_card("Ad"), None, parse_card("Ah")]
+    assert first_round_opener(doors).index == 3
+
+
+def test_position_breaks_showing_ties_in_classic_and_stellapoker() -> None:
+    ups = [parse_cards("Ks 9s"), parse_cards("Kh 9h")]
+    for rules in (CLASSIC, STELLAPOKER):
+        op = later_round_opener(ups, rules, 7)
+        assert op.index == 0 and "dealt first" in op.reason
+
+
+def test_suits_break_showing_ties_in_italian() -> None:
+    ups = [parse_cards("Ks 9s"), parse_cards("Kh 9h")]
+    assert later_round_opener(ups, ITALIAN, 7).index == 1
+
+
+def test_partial_straights_and_flushes_do_not_count() -> None:
+    ups = [parse_cards("Th Jh Qh Kh"), parse_cards("7s 7d 8c 9c")]
+    assert later_round_opener(ups, CLASSIC, 7).index == 1
+
+
+def test_no_pair_highest_card_opens() -> None:
+    ups = [parse_cards("Kd 8c"), parse_cards("As 7c")]
+    assert later_round_opener(ups, ITALIAN, 7).index == 1
+
+
+def test_five_showing_cards_use_every_category() -> None:
+    # classic's vela round: four up cards and the vela make a flush, which beats trips
+    ups = [parse_cards("8h 9h Jh Kh"), parse_cards("Qs Qd Qc 7s")]
+    assert later_round_opener(ups, CLASSIC, 7, vela=parse_card("7h")).index == 0
