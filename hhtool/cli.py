@@ -81,6 +81,65 @@ def rank(
         typer.echo(rank_mod.to_text(table))
 
 
+@app.command()
+def parse(
+    files: Annotated[list[Path], typer.Argument(help="Hand-history files to read.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per hand (or failed hand), one per line.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Stop at the first hand that does not parse.")] = False,
+) -> None:
+    """Parse hand histories: a summary, or --json with every hand's events."""
+    import json
+    import warnings
+
+    from .errors import ErrorRecord, HandHistoryError
+    from .jsonify import error_dict, hand_dict
+    from .reader import Cp1252Warning, Skipped, read_file
+
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise _fail(f"no such file: {', '.join(missing)}")
+    counts = {"files": 0, "hands": 0, "errors": 0, "skipped": 0}
+    problems: list[str] = []
+    notes: list[str] = []
+    warnings.simplefilter("ignore", Cp1252Warning)  # reported below as a warning line
+    for path in files:
+        counts["files"] += 1
+        try:
+            for record in read_file(path, strict=strict, notes=notes):
+                if isinstance(record, Skipped):
+                    counts["skipped"] += record.count
+                    problems.append(f"{record.source}:{record.line}: skipped {record.count} line(s) outside any hand: {record.first_text[:60]!r}")
+                elif isinstance(record, ErrorRecord):
+                    counts["errors"] += 1
+                    problems.append(str(record))
+                    if as_json:
+                        typer.echo(json.dumps(error_dict(record), ensure_ascii=False))
+                else:
+                    counts["hands"] += 1
+                    if as_json:
+                        typer.echo(json.dumps(hand_dict(record), ensure_ascii=False))
+        except HandHistoryError as e:
+            typer.echo(f"hhtool: {e}", err=True)
+            if e.line_text is not None:
+                typer.echo(f"    {e.line_text}", err=True)
+                if e.column is not None:
+                    typer.echo("    " + " " * (e.column - 1) + "^", err=True)
+            raise typer.Exit(EXIT_FINDINGS) from None
+        except OSError as e:
+            raise _fail(f"cannot read {path}: {e.strerror}") from None
+    for note in notes:
+        typer.echo(f"warning: {note}", err=True)
+    out = sys.stderr if as_json else sys.stdout
+    for problem in problems:
+        print(problem, file=out)
+    print(
+        f"{counts['files']} file(s), {counts['hands']} hand(s) parsed, {counts['errors']} failed"
+        + (f", {counts['skipped']} junk line(s) skipped" if counts["skipped"] else ""),
+        file=out,
+    )
+    raise typer.Exit(EXIT_FINDINGS if counts["errors"] else EXIT_OK)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Final
 
@@ -231,13 +232,14 @@ def pack(fields: Sequence[tuple[str, int]]) -> int:
 # Straights
 
 
-def straight_windows(low: int) -> list[tuple[int, int]]:
+@lru_cache(maxsize=16)
+def straight_windows(low: int) -> tuple[tuple[int, int], ...]:
     """``(rank mask, top rank)`` of every straight in a deck from ``low``, best first.
 
     The ace is also bit ``low - 1`` in a rank mask (see :func:`rank_mask`),
     so the ace-low straight is an ordinary window.  No wrap-around.
     """
-    return [(sum(1 << r for r in range(top - 4, top + 1)), top) for top in range(ACE, low + 2, -1)]
+    return tuple((sum(1 << r for r in range(top - 4, top + 1)), top) for top in range(ACE, low + 2, -1))
 
 
 def rank_mask(cards: Sequence[int], low: int) -> int:

@@ -1,0 +1,153 @@
+"""Parsing benchmark: hands/s and MB/s against pokerkit's PHH loader and a regex floor.
+
+Run: ``python bench/parse.py [--hands 10000] [--big-mb 200]``.  Never a test.
+
+One core, one process.  Three timings over the same hands:
+
+* **hhtool**: ``hhtool.reader.read_file`` over a generated file (bytes ->
+  ``Hand`` objects with typed events), after the grammar is built (the
+  one-time build is reported separately);
+* **pokerkit**: ``pokerkit.HandHistory.loads`` on one PHH (TOML) document
+  per hand, each with as many actions as the hhtool hand has action lines;
+* **floor**: read the same bytes, decode each line and match one regular
+  expression against it -- the least any line-based parser must do.
+
+Memory: a large generated file (``--big-mb``) is parsed in a child process
+and its peak resident set is compared with a small one; flat memory means
+the peak does not grow with the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hhtool.events import ACTIONS, Hand  # noqa: E402
+from hhtool.grammar import matcher, parser  # noqa: E402
+from hhtool.reader import read_file  # noqa: E402
+from tests.handgen import generate_hand  # noqa: E402
+
+FLOOR = re.compile(r"([^:]*?)(?:: )?(\w+)(.*)")
+
+
+def write_hands(path: Path, count: int, seed: int) -> None:
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as f:
+        for k in range(count):
+            f.write(generate_hand(rng, k))
+            f.write("\n")
+
+
+def time_hhtool(path: Path) -> tuple[float, int, list[int]]:
+    start = time.perf_counter()
+    hands = 0
+    actions: list[int] = []
+    for record in read_file(path):
+        if isinstance(record, Hand):
+            hands += 1
+            actions.append(sum(isinstance(e, ACTIONS) for e in record.events))
+    return time.perf_counter() - start, hands, actions
+
+
+def time_floor(path: Path) -> float:
+    start = time.perf_counter()
+    n = 0
+    with open(path, "rb") as f:
+        for raw in f:
+            if FLOOR.match(raw.decode("utf-8")):
+                n += 1
+    return time.perf_counter() - start
+
+
+def phh_documents(action_counts: list[int]) -> list[str]:
+    """One no-limit hold'em PHH per hand, with the same number of player actions."""
+    docs = []
+    for n in action_counts:
+        acts = ['"d dh p1 AcKs"', '"d dh p2 7h7d"', '"d dh p3 2c3c"']
+        for k in range(n):
+            acts.append(f'"p{k % 3 + 1} cc"')
+        docs.append(
+            'variant = "NT"\nante_trimming_status = true\nantes = [0, 0, 0]\n'
+            "blinds_or_straddles = [1, 2, 0]\nmin_bet = 2\nstarting_stacks = [200, 200, 200]\n"
+            f"actions = [{', '.join(acts)}]\n"
+        )
+    return docs
+
+
+def time_pokerkit(docs: list[str]) -> float | None:
+    try:
+        from pokerkit import HandHistory
+    except ImportError:
+        return None
+    start = time.perf_counter()
+    for d in docs:
+        HandHistory.loads(d)
+    return time.perf_counter() - start
+
+
+def peak_rss_mb(path: Path) -> float:
+    """Peak RSS of a child process that parses ``path`` (Linux: ru_maxrss in KiB)."""
+    code = (
+        "import sys, resource; sys.path.insert(0, %r)\n"
+        "from hhtool.reader import read_file\n"
+        "n = sum(1 for _ in read_file(%r))\n"
+        "print(n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    ) % (str(ROOT), str(path))
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
+    return int(out[1]) / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--hands", type=int, default=10_000)
+    ap.add_argument("--big-mb", type=int, default=200, help="size of the memory test file; 0 to skip")
+    args = ap.parse_args()
+
+    t0 = time.perf_counter()
+    parser()
+    matcher("line")
+    build = time.perf_counter() - t0
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "hands.txt"
+        write_hands(path, args.hands, seed=1)
+        size_mb = path.stat().st_size / 1e6
+        lines = sum(1 for _ in open(path, "rb"))
+        seconds, hands, actions = time_hhtool(path)
+        floor = time_floor(path)
+        docs = phh_documents(actions)
+        pk = time_pokerkit(docs)
+
+        print(f"grammar build (once): {build:.2f} s")
+        print(f"hands: {hands}, {size_mb:.1f} MB, {lines / hands:.1f} lines and {sum(actions) / hands:.1f} actions per hand")
+        print(f"hhtool   : {hands / seconds:8.0f} hands/s  {size_mb / seconds:6.2f} MB/s")
+        print(f"floor    : {hands / floor:8.0f} hands/s  {size_mb / floor:6.2f} MB/s  (hhtool = {floor / seconds:.2f} of floor)")
+        if pk is not None:
+            print(f"pokerkit : {hands / pk:8.0f} hands/s  (PHH loads, same action counts; hhtool = {pk / seconds:.2f}x pokerkit)")
+
+        if args.big_mb:
+            small = Path(tmp) / "small.txt"
+            write_hands(small, 200, seed=2)
+            big = Path(tmp) / "big.txt"
+            per_hand = path.stat().st_size / args.hands
+            with open(big, "w", encoding="utf-8") as f:
+                chunk = path.read_text(encoding="utf-8")
+                while f.tell() < args.big_mb * 1e6:
+                    f.write(chunk)
+                    f.write("\n")
+            big_mb = big.stat().st_size / 1e6
+            print(f"memory   : peak RSS {peak_rss_mb(small):.0f} MB on {small.stat().st_size / 1e6:.2f} MB, "
+                  f"{peak_rss_mb(big):.0f} MB on {big_mb:.0f} MB ({big_mb * 1e6 / per_hand:.0f} hands)")
+
+
+if __name__ == "__main__":
+    main()

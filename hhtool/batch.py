@@ -1,0 +1,296 @@
+"""Fast hand keys: one hand at a time, or millions at once with numpy.
+
+:func:`hhtool.evaluate.evaluate` builds a full :class:`HandValue` (the
+five cards played, alternatives, a description): right for a showdown,
+too slow for a simulator or an importer that rank millions of hands.
+This module computes the *same integer key* much faster, by doing the
+rank work once per deck instead of once per hand:
+
+- A hand's ranks, as a multiset, decide everything but suits: the
+  category when there is no flush, the ranks in order of significance,
+  and which cards are groups and which are single.  We precompute that
+  *plan* for every multiset of ranks the deck allows (a few thousand),
+  keyed by a signature that is a plain sum of per-card numbers.
+- The same sum carries a count per suit, which tells at once whether
+  five cards share a suit.  Those hands (a few in a hundred) take the
+  full evaluator.
+- The suits that the tie-break reads are then taken from the actual
+  cards, in the plan's order.
+
+Hands with wild cards always take the full evaluator: the substitutions
+are not a rank-multiset question.  Every key here equals
+``evaluate(cards, rules, low).key``; the test suite checks that on random
+deals and all of ``bench/`` measures it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from dataclasses import replace
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from typing import TYPE_CHECKING
+
+from .cards import ACE, Card, make_card
+from .evaluate import (
+    FLUSH,
+    HIGH_CARD,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    evaluate,
+    fields_of,
+    pack,
+    rank_mask,
+    straight_windows,
+)
+from .rules import STELLAPOKER, RuleSet, TieBreak
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+SUIT_SHIFT = 45  # rank counts take 3 bits per rank, ranks 2..14: bits 6..44
+RANK_MASK = (1 << SUIT_SHIFT) - 1
+
+
+def card_signature(card: int) -> int:
+    """What a card adds to a hand's signature: one in its rank's and its suit's counters."""
+    return (1 << (3 * (card >> 2))) | (1 << (SUIT_SHIFT + 4 * (card & 3)))
+
+
+SIGNATURE = [card_signature(c) if c >= 8 else 0 for c in range(64)]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What the ranks alone decide about a hand with no flush.
+
+    ``base`` is the key with every suit-dependent field zero.  ``positions``
+    lists, in order of significance, the cards played as indices into the
+    hand sorted best card first: that sort puts a rank's cards together,
+    best suit first, and where each rank starts depends on the ranks alone.
+    ``singles`` and ``groups`` split those positions for ``card_order``;
+    ``low_ace`` marks an ace-low straight (its ace counts as the lowest card).
+    """
+
+    category: int
+    base: int
+    positions: tuple[int, ...]
+    singles: tuple[int, ...]
+    groups: tuple[int, ...]
+    low_ace: bool
+
+
+def _representative(ranks: Sequence[int]) -> list[Card]:
+    """Cards with these ranks and no five of one suit: suits dealt round-robin."""
+    return [make_card(r, i % 4) for i, r in enumerate(sorted(ranks))]
+
+
+@lru_cache(maxsize=64)
+def plans(tie_break: TieBreak, low: int, n_cards: int) -> dict[int, Plan]:
+    """The plan of every rank multiset of ``n_cards`` cards in a deck from ``low``.
+
+    Built once per deck by running the full evaluator on one hand of each
+    multiset (a few thousand: 0.1 s for 32 cards).
+    """
+    rules = replace(STELLAPOKER, tie_break=tie_break)
+    out: dict[int, Plan] = {}
+    for ranks in combinations_with_replacement(range(low, ACE + 1), n_cards):
+        if max(ranks.count(r) for r in set(ranks)) > 4:
+            continue
+        hand = _representative(ranks)
+        value = evaluate(hand, rules, low)
+        srt = sorted(hand, reverse=True)
+        positions = tuple(srt.index(c) for c in value.played)
+        order = [c >> 2 for c in value.played]
+        single = [order.count(r) == 1 for r in order]
+        straight = value.category in (STRAIGHT, STRAIGHT_FLUSH)
+        zeroed = [(label, 0 if label in _SUIT_FIELDS else v) for label, v in value.fields()]
+        sig = sum(1 << (3 * r) for r in ranks)
+        out[sig] = Plan(
+            category=value.category,
+            base=pack(zeroed),
+            positions=positions,
+            singles=tuple(p for p, s in zip(positions, single) if s or straight or value.category == HIGH_CARD),
+            groups=tuple(p for p, s in zip(positions, single) if not (s or straight or value.category == HIGH_CARD)),
+            low_ace=straight and order[-1] == ACE,
+        )
+    return out
+
+
+_SUIT_FIELDS = frozenset(("suit", "group suit", "card"))
+
+
+def flush_key(cards: Sequence[int], tie_break: TieBreak, low: int) -> int:
+    """The key of a hand of at most seven cards, five or more of one suit.
+
+    Such a hand holds at most three of a rank, so nothing outside the suit
+    beats its flush: the best is that suit's straight flush or its flush.
+    """
+    if len(cards) > 7:
+        return evaluate(cards, replace(STELLAPOKER, tie_break=tie_break), low).key  # type: ignore[arg-type]
+    counts = [0, 0, 0, 0]
+    for c in cards:
+        counts[c & 3] += 1
+    suit = counts.index(max(counts))
+    suited = sorted((c for c in cards if c & 3 == suit), reverse=True)
+    mask = rank_mask(suited, low)
+    for w, top in straight_windows(low):
+        if mask & w == w:
+            by_rank = {c >> 2: c for c in suited}
+            played = [by_rank[ACE if r == low - 1 else r] for r in range(top, top - 5, -1)]
+            return pack(fields_of(STRAIGHT_FLUSH, played, tie_break, low))
+    return pack(fields_of(FLUSH, suited[:5], tie_break, low))
+
+
+class KeyFunction:
+    """``key(cards)`` for one profile and deck: equal to ``evaluate(...).key``, several times faster."""
+
+    def __init__(self, rules: RuleSet, low: int) -> None:
+        self.rules = rules
+        self.low = low
+        self.tie_break: TieBreak = rules.tie_break
+        self._plans: dict[int, dict[int, Plan]] = {}
+        self._low_ace_base = (low - 1) * 4
+
+    def _plans_for(self, n: int) -> dict[int, Plan]:
+        p = self._plans.get(n)
+        if p is None:
+            p = self._plans[n] = plans(self.tie_break, self.low, n)
+        return p
+
+    def __call__(self, cards: Sequence[int]) -> int:
+        rules = self.rules
+        wild = rules.wild
+        n = len(cards)
+        if n < 5 or (wild is not None and any(c >> 2 == wild for c in cards)):
+            return evaluate(cards, rules, self.low).key  # type: ignore[arg-type]
+        sig = sum(map(SIGNATURE.__getitem__, cards))
+        if ((sig >> SUIT_SHIFT) + 0x3333) & 0x8888:  # some suit counter >= 5
+            return flush_key(cards, self.tie_break, self.low)
+        plan = self._plans_for(n)[sig & RANK_MASK]
+        tie_break = self.tie_break
+        if tie_break == "split":
+            return plan.base
+        srt = sorted(cards, reverse=True)
+        suits = 0
+        if tie_break == "ranks_then_suits":
+            for p in plan.positions:
+                suits = (suits << 2) | (srt[p] & 3)
+            return plan.base | suits
+        # card_order: five 6-bit single-card slots, then five 2-bit group-suit slots
+        singles = 0
+        for p in plan.singles:
+            singles = (singles << 6) | srt[p]
+        if plan.low_ace:
+            singles = (singles & ~63) | self._low_ace_base | (singles & 3)
+        singles <<= 6 * (5 - len(plan.singles))
+        for p in plan.groups:
+            suits = (suits << 2) | (srt[p] & 3)
+        suits <<= 2 * (5 - len(plan.groups))
+        return plan.base | (singles << 10) | suits
+
+
+def key_function(rules: RuleSet, low: int) -> Callable[[Sequence[int]], int]:
+    """A fast ``cards -> key`` function for ``rules`` and a deck from ``low``."""
+    return KeyFunction(rules, low)
+
+
+CHUNK = 1 << 16
+
+
+def keys(cards: npt.ArrayLike, rules: RuleSet, low: int) -> np.ndarray:
+    """Keys of many hands at once: ``cards`` is an (N, k) array of card ints, k >= 5.
+
+    Vectorised with numpy, in chunks so that memory stays small, for hands
+    without five cards of a suit and without wild cards; the others (under
+    one in a hundred) go through :func:`evaluate`.
+    """
+    import numpy as np
+
+    arr = np.asarray(cards, dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] < 5:
+        raise ValueError("cards must be an (N, k) array with k >= 5")
+    table = _PlanArrays.get(rules.tie_break, low, arr.shape[1])
+    out = np.empty(arr.shape[0], dtype=np.int64)
+    for start in range(0, arr.shape[0], CHUNK):
+        chunk = arr[start : start + CHUNK]
+        out[start : start + CHUNK] = table.keys(chunk, rules, low)
+    return out
+
+
+class _PlanArrays:
+    """The plans of one deck as numpy arrays, sorted by signature for ``searchsorted``."""
+
+    _cache: dict[tuple[str, int, int], _PlanArrays] = {}
+
+    @classmethod
+    def get(cls, tie_break: TieBreak, low: int, n: int) -> _PlanArrays:
+        key = (tie_break, low, n)
+        if key not in cls._cache:
+            cls._cache[key] = cls(tie_break, low, n)
+        return cls._cache[key]
+
+    def __init__(self, tie_break: TieBreak, low: int, n: int) -> None:
+        import numpy as np
+
+        table = plans(tie_break, low, n)
+        items = sorted(table.items())
+        self.tie_break = tie_break
+        self.sigs = np.array([s for s, _ in items], dtype=np.int64)
+        plan_list = [p for _, p in items]
+        self.base = np.array([p.base for p in plan_list], dtype=np.int64)
+        self.positions = np.array([p.positions for p in plan_list], dtype=np.int64)
+        self.low_ace = np.array([p.low_ace for p in plan_list], dtype=bool)
+
+        def padded(rows: list[tuple[int, ...]]) -> np.ndarray:
+            a = np.full((len(rows), 5), -1, dtype=np.int64)
+            for i, r in enumerate(rows):
+                a[i, : len(r)] = r
+            return a
+
+        self.singles = padded([p.singles for p in plan_list])
+        self.groups = padded([p.groups for p in plan_list])
+        self.sig_of = np.array(SIGNATURE, dtype=np.int64)
+
+    def keys(self, arr: np.ndarray, rules: RuleSet, low: int) -> np.ndarray:
+        import numpy as np
+
+        sig = self.sig_of[arr].sum(axis=1)
+        slow = (((sig >> SUIT_SHIFT) + 0x3333) & 0x8888) != 0
+        if rules.wild is not None:
+            slow |= ((arr >> 2) == rules.wild).any(axis=1)
+        idx = np.searchsorted(self.sigs, sig & RANK_MASK)
+        idx = np.minimum(idx, len(self.sigs) - 1)
+        out: np.ndarray = self.base[idx]
+        if self.tie_break != "split":
+            srt = -np.sort(-arr, axis=1)
+            if self.tie_break == "ranks_then_suits":
+                played = np.take_along_axis(srt, self.positions[idx], axis=1)
+                for j in range(5):
+                    out = out | ((played[:, j] & 3) << (2 * (4 - j)))
+            else:
+                out = out | self._card_order_part(srt, idx, low)
+        if slow.any():
+            one = KeyFunction(rules, low)
+            for i in np.nonzero(slow)[0]:
+                out[i] = one([int(c) for c in arr[i]])
+        return out
+
+    def _card_order_part(self, srt: np.ndarray, idx: np.ndarray, low: int) -> np.ndarray:
+        import numpy as np
+
+        singles_pos = self.singles[idx]
+        groups_pos = self.groups[idx]
+        single_vals = np.where(singles_pos >= 0, np.take_along_axis(srt, np.maximum(singles_pos, 0), axis=1), 0)
+        # the ace of an ace-low straight is the last single and counts as rank low - 1
+        low_ace = self.low_ace[idx]
+        single_vals[:, 4] = np.where(low_ace, (low - 1) * 4 + (single_vals[:, 4] & 3), single_vals[:, 4])
+        group_suits = np.where(groups_pos >= 0, np.take_along_axis(srt, np.maximum(groups_pos, 0), axis=1) & 3, 0)
+        out = np.zeros(srt.shape[0], dtype=np.int64)
+        for j in range(5):
+            out = (out << 6) | single_vals[:, j]
+        for j in range(5):
+            out = (out << 2) | group_suits[:, j]
+        return out

@@ -1,0 +1,130 @@
+"""Why a hand could not be read, and where.
+
+Three exception types for three failures (as python-chess has for PGN):
+:class:`HandParseError` -- the text is not the format (a line no rule
+matches, lines out of order); :class:`IncompleteHandError` -- a hand that
+stops before its summary, as the last hand of a file being written does;
+:class:`InconsistentHandError` -- every line parses but the hand
+contradicts itself (two seats with one name, a summary that names another
+player, amounts in two currencies).  Whether the hand is *legal* under
+the rules is the replay engine's business, not the parser's.
+
+In lenient mode the reader turns any of them into an :class:`ErrorRecord`
+and carries on with the next hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class HandHistoryError(Exception):
+    """A hand that could not be read, with its location."""
+
+    kind = "error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        line_text: str | None = None,
+        expected: tuple[str, ...] = (),
+        hand_id: str | None = None,
+        source: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.line_text = line_text
+        self.expected = expected
+        self.hand_id = hand_id
+        self.source = source
+
+    def location(self) -> str:
+        """``file:line:column`` (the parts that are known)."""
+        parts = [self.source or "<text>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+    def __str__(self) -> str:
+        text = f"{self.location()}: {self.message}"
+        if self.expected:
+            text += f" (expected {_words(self.expected)})"
+        if self.hand_id:
+            text += f" [hand {self.hand_id}]"
+        return text
+
+
+class HandParseError(HandHistoryError):
+    """The text is not a hand in the format: no rule matches a line, or lines are out of order."""
+
+    kind = "parse"
+
+
+class IncompleteHandError(HandParseError):
+    """A hand that ends before its summary is complete (a truncated file)."""
+
+    kind = "incomplete"
+
+
+class InconsistentHandError(HandHistoryError):
+    """Every line parses, but the hand contradicts itself."""
+
+    kind = "inconsistent"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorRecord:
+    """A hand that failed, kept in lenient mode instead of stopping the file."""
+
+    kind: str
+    message: str
+    source: str
+    line: int | None
+    column: int | None
+    hand_id: str | None
+    line_text: str | None
+    expected: tuple[str, ...]
+    raw: str
+
+    @classmethod
+    def from_error(cls, error: HandHistoryError, raw: str) -> ErrorRecord:
+        return cls(
+            kind=error.kind,
+            message=error.message,
+            source=error.source,
+            line=error.line,
+            column=error.column,
+            hand_id=error.hand_id,
+            line_text=error.line_text,
+            expected=error.expected,
+            raw=raw,
+        )
+
+    def location(self) -> str:
+        parts = [self.source or "<text>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+    def __str__(self) -> str:
+        text = f"{self.location()}: {self.kind}: {self.message}"
+        if self.expected:
+            text += f" (expected {_words(self.expected)})"
+        if self.hand_id:
+            text += f" [hand {self.hand_id}]"
+        return text
+
+
+def _words(items: tuple[str, ...]) -> str:
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " or " + items[-1]

@@ -1,0 +1,317 @@
+"""The Lark grammar of FORMAT.md, and the fast line matcher compiled from it.
+
+``grammars/telesina.lark`` is the source of truth.  It is shipped inside
+the package (``hhtool/grammars`` is a link to the top-level folder) and
+built once, lazily, as an LALR parser with a contextual lexer.
+
+Parsing a hand line by line with Lark costs tens of microseconds a line,
+which is too slow for the 5,000 hands a second we aim at.  The grammar is
+regular line by line, so :func:`matcher` compiles each start symbol into
+one regular expression straight from Lark's compiled rules: one
+alternative per rule expansion, one capture group per token the parse
+tree would keep, and a template that puts ``None`` where Lark's
+``maybe_placeholders`` would.  Both routes return the same
+``(event name, tokens)`` pair for every line (``tests/test_grammar.py``
+checks this on every sample line and on generated hands), so the regular
+expression is a faster reading of the grammar, not a second grammar.  Lark
+itself runs only when a line fails, to say where and what was expected.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lark import Lark
+    from lark.grammar import Rule
+
+START_SYMBOLS = ("header", "table", "seat", "line", "stranger")
+"""The start symbols, one per kind of line position in a hand."""
+
+PLACEHOLDER = "\x1f"
+"""Starts the token that stands for a seated player's name (PLAYER)."""
+
+Tokens = tuple["str | None", ...]
+LineMatch = tuple[str, Tokens]
+
+
+class GrammarShapeError(Exception):
+    """The grammar uses a construct the fast matcher cannot compile."""
+
+
+def grammar_text() -> str:
+    """The text of ``telesina.lark``, read from the installed package."""
+    return resources.files("hhtool").joinpath("grammars", "telesina.lark").read_text(encoding="utf-8")
+
+
+def build_parser(*, strict: bool = False) -> Lark:
+    """A new LALR parser for all start symbols (tests build it ``strict``)."""
+    from lark import Lark
+
+    return Lark(
+        grammar_text(),
+        parser="lalr",
+        lexer="contextual",
+        start=list(START_SYMBOLS),
+        maybe_placeholders=True,
+        strict=strict,
+    )
+
+
+@functools.cache
+def parser() -> Lark:
+    """The shared parser, built on first use."""
+    return build_parser()
+
+
+def lark_match(start: str, text: str) -> LineMatch:
+    """Parse one line with Lark; raises Lark's ``UnexpectedInput`` on failure."""
+    from lark import Token, Tree
+
+    tree = parser().parse(text, start=start)
+    if not isinstance(tree, Tree):  # pragma: no cover - the grammar's shape forbids it
+        raise GrammarShapeError(f"start {start!r} gave a bare token")
+    children: list[str | None] = []
+    for child in tree.children:
+        if child is None or isinstance(child, Token):
+            children.append(None if child is None else str(child))
+        else:  # pragma: no cover - the grammar's shape forbids it
+            raise GrammarShapeError(f"rule {tree.data} has a nested rule")
+    return str(tree.data), tuple(children)
+
+
+@dataclass(frozen=True, slots=True)
+class _Alternative:
+    """One expansion: the event it builds and where its tokens are."""
+
+    name: str
+    first_group: int  # index in ``Match.groups()`` of its first token group
+    template: tuple[int | None, ...]  # per child: group offset, or None
+    span: tuple[int, int] | None  # when the children are consecutive groups: their slice
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """A compiled expansion before bucketing: what :class:`LineMatcher` is built from."""
+
+    name: str
+    body: str  # regex, capture groups for kept tokens only
+    template: list[int | None]
+    lead: str | None  # "player": starts with PLAYER; "literal": with a string; None: a regex
+    key: str | None  # the first KEY_LEN characters of the leading literal
+
+
+KEY_LEN = 4
+PLAYER_TOKEN_LEN = 3
+"""The reader's placeholders are fixed width: the separator and two digits."""
+
+_Bucket = tuple[re.Pattern[str], dict[str, _Alternative]]
+
+
+class LineMatcher:
+    """One start symbol compiled to small regular expressions.
+
+    A single alternation of every line kind costs microseconds a line,
+    because Python's regex engine tries the alternatives one by one.  So
+    the alternatives are bucketed by their leading literal: the first
+    KEY_LEN characters of the line, or of what follows a leading player
+    placeholder, pick a bucket of one or two alternatives.
+    """
+
+    def __init__(self, alternatives: list[Alternative]) -> None:
+        wild = [a for a in alternatives if a.lead is None or a.key is None and a.lead == "literal"]
+        player_wild = [a for a in alternatives if a.lead == "player" and a.key is None]
+        self._wild = self._compile(wild)
+        self._player_wild = self._compile(player_wild + wild)
+        self._literal: dict[str, _Bucket] = {}
+        self._player: dict[str, _Bucket] = {}
+        for kind, table, extra in (("literal", self._literal, wild), ("player", self._player, player_wild + wild)):
+            keys = {a.key for a in alternatives if a.lead == kind and a.key is not None}
+            for key in keys:
+                chosen = [a for a in alternatives if a.lead == kind and a.key == key]
+                table[key] = self._compile(chosen + extra)
+
+    @staticmethod
+    def _compile(alternatives: list[Alternative]) -> _Bucket:
+        parts: list[str] = []
+        table: dict[str, _Alternative] = {}
+        group = 0
+        for i, alt in enumerate(alternatives):
+            label = f"a{i}"
+            parts.append(f"(?P<{label}>{alt.body})")
+            template = tuple(alt.template)
+            span = None
+            if template == tuple(range(len(template))):
+                span = (group + 1, group + 1 + len(template))
+            table[label] = _Alternative(alt.name, group + 1, template, span)
+            group += 1 + re.compile(alt.body).groups
+        pattern = re.compile("|".join(parts) if parts else r"(?!)")
+        return pattern, table
+
+    def match(self, text: str) -> LineMatch | None:
+        """The event name and tokens, as Lark would give them, or ``None``."""
+        if text[:1] == PLACEHOLDER:
+            bucket = self._player.get(text[PLAYER_TOKEN_LEN : PLAYER_TOKEN_LEN + KEY_LEN]) or self._player_wild
+        else:
+            bucket = self._literal.get(text[:KEY_LEN]) or self._wild
+        pattern, table = bucket
+        m = pattern.fullmatch(text)
+        if m is None:
+            return None
+        alt = table[m.lastgroup]  # type: ignore[index]
+        groups = m.groups()
+        if alt.span is not None:
+            return alt.name, groups[alt.span[0] : alt.span[1]]
+        base = alt.first_group
+        return alt.name, tuple([None if t is None else groups[base + t] for t in alt.template])
+
+
+def _compile_start(lark: Lark, start: str) -> LineMatcher:
+    from lark.grammar import Terminal
+
+    rules_by_origin: dict[str, list[Rule]] = {}
+    for rule in lark.rules:
+        rules_by_origin.setdefault(rule.origin.name, []).append(rule)
+    terminals = {t.name: t for t in lark.terminals}
+    Variant = tuple[str, list["int | None"], list[Terminal]]
+
+    def variants(rule: Rule) -> list[Variant]:
+        """Regex bodies, child templates (group offsets) and the flat terminal sequence."""
+        expansion = rule.expansion
+        empties = rule.options.empty_indices if rule.options else ()
+        if empties:
+            s = "".join(str(int(b)) for b in empties)
+            nones = [len(ones) for ones in s.split("0")]
+        else:
+            nones = [0] * (len(expansion) + 1)
+        keep_all = bool(rule.options and rule.options.keep_all_tokens)
+        segments: list[list[tuple[str, int, list[int | None], list[Terminal]]]] = []
+        for i, sym in enumerate(expansion):
+            pre: list[int | None] = [None] * nones[i]
+            if isinstance(sym, Terminal):
+                rx = terminals[sym.name].pattern.to_regexp()
+                if re.compile(rx).groups:
+                    raise GrammarShapeError(f"terminal {sym.name} has a capturing group")
+                if keep_all or not sym.filter_out:
+                    segments.append([(f"({rx})", 1, [*pre, 0], [sym])])
+                else:
+                    segments.append([(f"(?:{rx})", 0, pre, [sym])])
+            elif sym.name.startswith("_"):
+                options: list[tuple[str, int, list[int | None], list[Terminal]]] = []
+                for sub in rules_by_origin[sym.name]:
+                    for sub_body, sub_template, syms in variants(sub):
+                        options.append((sub_body, re.compile(sub_body).groups, [*pre, *sub_template], syms))
+                segments.append(options)
+            else:
+                raise GrammarShapeError(f"rule {rule.origin.name} nests rule {sym.name}: inline it (_name)")
+        trailing: list[int | None] = [None] * nones[len(expansion)]
+        out: list[Variant] = []
+        for combo in itertools.product(*segments):
+            body = ""
+            template: list[int | None] = []
+            flat: list[Terminal] = []
+            offset = 0
+            for seg_body, n, seg_template, syms in combo:
+                body += seg_body
+                template.extend(None if t is None else t + offset for t in seg_template)
+                flat.extend(syms)
+                offset += n
+            out.append((body, template + trailing, flat))
+        return out
+
+    def literal(sym: Terminal | None) -> str | None:
+        if sym is None:
+            return None
+        pattern = terminals[sym.name].pattern
+        return pattern.value if pattern.type == "str" else None
+
+    def lead_and_key(flat: list[Terminal]) -> tuple[str | None, str | None]:
+        if not flat:
+            return None, None
+        if flat[0].name == "PLAYER":
+            lit = literal(flat[1] if len(flat) > 1 else None)
+            return "player", lit[:KEY_LEN] if lit and len(lit) >= KEY_LEN else None
+        lit = literal(flat[0])
+        if lit is None:
+            return None, None
+        return "literal", lit[:KEY_LEN] if len(lit) >= KEY_LEN else None
+
+    alternatives: list[Alternative] = []
+    for top in rules_by_origin[start]:
+        expand1 = bool(top.options and top.options.expand1)
+        events: list[tuple[str, Rule]]
+        first = top.expansion[0] if top.expansion else None
+        if (
+            expand1
+            and not top.alias
+            and len(top.expansion) == 1
+            and first is not None
+            and not isinstance(first, Terminal)
+            and not first.name.startswith("_")
+        ):
+            events = [(str(r.alias or first.name), r) for r in rules_by_origin[first.name]]
+        else:
+            events = [(str(top.alias or start), top)]
+        for name, rule in events:
+            for body, template, flat in variants(rule):
+                lead, key = lead_and_key(flat)
+                alternatives.append(Alternative(name, body, template, lead, key))
+    return LineMatcher(alternatives)
+
+
+@functools.cache
+def matcher(start: str) -> LineMatcher:
+    """The fast matcher for one start symbol, compiled on first use."""
+    if start not in START_SYMBOLS:
+        raise ValueError(f"unknown start symbol {start!r}")
+    return _compile_start(parser(), start)
+
+
+def describe_terminal(name: str) -> str:
+    """What a terminal means, in words, for error messages."""
+    words = _TERMINAL_WORDS.get(name)
+    if words:
+        return words
+    for t in parser().terminals:
+        if t.name == name:
+            if t.pattern.type == "str":
+                return repr(t.pattern.value)
+            return f"{name.lower()} ({t.pattern.value})"
+    return name
+
+
+_TERMINAL_WORDS = {
+    "PLAYER": "the name of a seated player",
+    "AMOUNT": "an amount like €0.50, $12 or 1,500",
+    "CARDS": "cards like Qc Qs 9c",
+    "INT": "a number",
+    "SITE": "the site name (one word)",
+    "HAND_ID": "the hand id (letters, digits, -)",
+    "PROFILE": "a profile: classic, stellapoker or italian",
+    "VELA_AT_START": "' [vela at start]'",
+    "WILD": "' [wild <rank>]'",
+    "EXPOSURE": "' [carte coperte]' or ' [una coperta]'",
+    "STRUCTURE": "a structure: Fixed Limit, Pot Limit or No Limit",
+    "DATE": "a date like 2026/11/29",
+    "TIME": "a time like 18:00:00",
+    "ZONE": "a time zone like UTC, CET or +01:00",
+    "TABLE_NAME": "the table name in quotes",
+    "SEAT_NAME": "a player name followed by ' (<amount> in chips)'",
+    "BLIND": "'small blind' or 'big blind'",
+    "STREET_NAME": "a street: 2nd, 3rd, 4th or 5th",
+    "ALL_IN": "' and is all-in'",
+    "POT": "'pot', 'main pot' or 'side pot-<n>'",
+    "SIDE_POTS": "' Side pot-<n> <amount>.'",
+    "BUTTON": "' (button)'",
+    "BLIND_MARK": "' (small blind)' or ' (big blind)'",
+    "FOLD_STREET": "'on 2nd Street' ... 'on the Vela'",
+    "DESCRIPTION": "a hand description like 'a pair of Kings'",
+    "CHAT": "the chat text",
+    "STRANGER": "a player name",
+    "$END": "the end of the line",
+}

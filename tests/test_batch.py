@@ -1,0 +1,70 @@
+"""The fast key paths give exactly the full evaluator's keys."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from hhtool.batch import flush_key, key_function, keys
+from hhtool.cards import Card, deck_cards
+from hhtool.evaluate import evaluate
+from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
+
+PROFILES = [CLASSIC, STELLAPOKER, ITALIAN, ITALIAN.with_options(wild=9)]
+
+
+@pytest.mark.parametrize("rules", PROFILES, ids=lambda r: f"{r.name}-wild{r.wild}")
+@pytest.mark.parametrize("low", [7, 5, 9, 3])
+@pytest.mark.parametrize("n", [5, 6])
+def test_scalar_and_batch_keys_equal_evaluate(rules: RuleSet, low: int, n: int) -> None:
+    if rules.wild is not None and rules.wild < low:
+        pytest.skip("wild rank not in this deck")
+    rng = random.Random(low * 7 + n)
+    deck = deck_cards(low)
+    hands = [rng.sample(deck, n) for _ in range(300 if rules.wild else 1200)]
+    # and hands rich in one suit, where flushes and straight flushes live
+    for _ in range(100 if rules.wild else 300):
+        suit = rng.randrange(4)
+        suited = [c for c in deck if c & 3 == suit]
+        others = [c for c in deck if c & 3 != suit]
+        k = rng.randint(4, min(n, len(suited)))
+        hands.append(rng.sample(suited, k) + rng.sample(others, n - k))
+    want = [evaluate(h, rules, low).key for h in hands]
+    kf = key_function(rules, low)
+    assert [kf(h) for h in hands] == want
+    assert keys(np.array(hands), rules, low).tolist() == want
+
+
+def test_flush_key_every_six_with_five_of_a_suit_in_a_small_deck() -> None:
+    """24 cards (9 to ace): every six-card hand holding five or six of one suit."""
+    from itertools import combinations
+
+    low = 9
+    deck = deck_cards(low)
+    sixes: list[list[Card]] = []
+    for suit in range(4):
+        suited = [c for c in deck if c & 3 == suit]
+        others = [c for c in deck if c & 3 != suit]
+        sixes.append(suited)
+        sixes += [[*five, o] for five in combinations(suited, 5) for o in others]
+    assert len(sixes) == 4 * (1 + 6 * 18)
+    for tie_break, rules in (("split", STELLAPOKER), ("card_order", CLASSIC), ("ranks_then_suits", ITALIAN)):
+        for six in sixes:
+            assert flush_key(six, tie_break, low) == evaluate(six, rules, low).key  # type: ignore[arg-type]
+
+
+def test_batch_rejects_bad_shapes() -> None:
+    with pytest.raises(ValueError):
+        keys(np.zeros((3, 4), dtype=np.int64), CLASSIC, 7)
+
+
+def test_batch_handles_more_rows_than_a_chunk() -> None:
+    rng = random.Random(0)
+    deck: list[Card] = deck_cards(7)
+    hands = [rng.sample(deck, 6) for _ in range(70000)]
+    got = keys(np.array(hands), CLASSIC, 7)
+    kf = key_function(CLASSIC, 7)
+    for i in range(0, 70000, 997):
+        assert got[i] == kf(hands[i])
