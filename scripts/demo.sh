@@ -34,3 +34,12 @@ printf '%s\n' \
   '{"hands": ["Qc Qs 9c Jc Jd", "Js Jh 8d Qh Qd"], "vela": "Ks"}' \
   '{"hands": ["Qc Qs 9c Jc Zz"]}' \
   | hhtool rank --rules classic --batch - || echo "(exit $? : one bad line, reported above)"
+
+say "parsing: every bundled sample history into typed events"
+hhtool parse sample_histories/*.txt
+
+say "parsing: the broken samples — each error names file, line, column, hand and what was expected; the good hands still parse"
+hhtool parse sample_histories/broken/* || echo "(exit $?: failures found, as expected)"
+
+say "one hand as JSON events (the FORMAT.md example), first lines"
+hhtool parse --json sample_histories/000_format_example.txt | head -c 600; echo
