@@ -140,6 +140,46 @@ def parse(
     raise typer.Exit(EXIT_FINDINGS if counts["errors"] else EXIT_OK)
 
 
+@app.command()
+def audit(
+    files: Annotated[list[Path], typer.Argument(help="Hand-history files to replay.")],
+    hand: Annotated[Optional[str], typer.Option("--hand", help="Only the hand with this id.")] = None,
+    rules: Annotated[Optional[str], typer.Option("--rules", help="Replay under this profile instead of the header's (what if?).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
+) -> None:
+    """Replay hands under their rules: who should have won what, and every finding."""
+    import json
+
+    from . import audit as audit_mod
+    from .rules import RulesError, profile
+
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise _fail(f"no such file: {', '.join(missing)}")
+    override = None
+    if rules is not None:
+        try:
+            override = profile(rules)
+        except RulesError as e:
+            raise _fail(str(e)) from None
+    counts: dict[str, int] = {}
+    try:
+        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override):
+            counts[result.verdict] = counts.get(result.verdict, 0) + 1
+            if as_json:
+                typer.echo(json.dumps(audit_mod.to_json(result), ensure_ascii=False))
+            else:
+                typer.echo(audit_mod.to_text(result))
+    except OSError as e:
+        raise _fail(f"cannot read: {e}") from None
+    if hand is not None and not counts:
+        raise _fail(f"no hand {hand!r} in {', '.join(str(f) for f in files)}")
+    total = sum(counts.values())
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    typer.echo(f"{total} hand(s) audited: {summary or 'none'}", err=as_json)
+    raise typer.Exit(EXIT_OK if counts.get("ok", 0) == total else EXIT_FINDINGS)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

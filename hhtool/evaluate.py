@@ -243,9 +243,11 @@ def straight_windows(low: int) -> tuple[tuple[int, int], ...]:
 
 
 def rank_mask(cards: Sequence[int], low: int) -> int:
+    """Bit r for every rank held (ranks below the deck's lowest are ignored), and the low ace."""
     m = 0
     for c in cards:
         m |= 1 << (c >> 2)
+    m &= ~((1 << low) - 1)
     if m >> ACE & 1:
         m |= 1 << (low - 1)
     return m
@@ -273,6 +275,8 @@ def _candidates(cards: Sequence[int], low: int, want_all_sf: bool) -> list[_Cand
     best showing hand).
     """
     cs = sorted(cards, reverse=True)
+    if not cs:
+        return [_Candidate(HIGH_CARD, ())]
     by_rank: dict[int, list[int]] = {}
     for c in cs:
         by_rank.setdefault(c >> 2, []).append(c)
@@ -434,6 +438,8 @@ def _restore_wilds(value: HandValue, naturals: list[Card], wilds: list[Card], su
 def describe(category: int, played: Sequence[int], low: int) -> str:
     """The room's words for a hand: ``two pair, Queens and Jacks``."""
     ranks = [c >> 2 for c in played]
+    if not ranks:
+        return "no cards"
     if category == HIGH_CARD:
         return f"high card {RANK_NAMES[ranks[0]]}"
     if category == ONE_PAIR:

@@ -43,3 +43,17 @@ hhtool parse sample_histories/broken/* || echo "(exit $?: failures found, as exp
 
 say "one hand as JSON events (the FORMAT.md example), first lines"
 hhtool parse --json sample_histories/000_format_example.txt | head -c 600; echo
+
+say "audit: replay every sample under its rules (verdicts, payouts, findings)"
+hhtool audit sample_histories/*.txt | grep -E "^(==|verdict|  main pot|  side pot|    )" || true
+
+say "audit: the FORMAT.md example in full"
+hhtool audit sample_histories/000_format_example.txt
+
+say "audit: the same hand with the pot paid to alice instead — disputed"
+tmp=$(mktemp -d)
+sed 's/bob collected €10.90/alice collected €10.90/' sample_histories/000_format_example.txt > "$tmp/disputed.txt"
+hhtool audit "$tmp/disputed.txt" | tail -6 || echo "(exit $?: a disputed hand)"
+
+say "audit: what if the FORMAT.md example were settled under stellapoker's split rule?"
+hhtool audit --json --rules stellapoker sample_histories/000_format_example.txt | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print("payouts:", o["payouts"])' || true

@@ -1,0 +1,11 @@
+"""The replay engine: a parsed hand, replayed under its rules, with findings and a verdict.
+
+Modules: :mod:`.findings` (what can be noticed), :mod:`.betting` (the
+betting state machine), :mod:`.pots` (main and side pots),
+:mod:`.engine` (the walk through a hand and the settlement).
+"""
+
+from .engine import PotResult, Replay, replay
+from .findings import CODES, Finding
+
+__all__ = ["CODES", "Finding", "PotResult", "Replay", "replay"]

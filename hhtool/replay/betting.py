@@ -1,0 +1,396 @@
+"""The betting state machine of one hand (RULES.md §4-§5), in the manner of pokerkit.
+
+Every action has a triplet: ``verify_x()`` raises :class:`IllegalAction`
+with a finding code and the reason, ``can_x()`` answers yes or no, and
+``x()`` applies it.  The replay engine verifies each action the history
+records, turns a refusal into a finding, and then *applies the action
+anyway* (``force=True``) so that the money can still be followed: a
+history is never repaired silently, and never abandoned either.
+
+Amounts are minor units.  ``this_round`` is what a player has put in during
+the current betting round (blinds count in round 1; antes never do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..rules import RuleSet, Structure
+
+
+class IllegalAction(Exception):
+    """An action the rules do not allow here; ``code`` is a finding code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Player:
+    """One player's money and state in the hand."""
+
+    name: str
+    seat: int
+    stack: int  # at the start of the hand
+    behind: int  # still in front of the player
+    total: int = 0  # put in this hand (antes included), less uncalled bets returned
+    this_round: int = 0
+    folded: bool = False
+    folded_round: int = 0
+    all_in: bool = False
+    acted: bool = False  # acted since the last full bet or raise
+    may_raise: bool = True  # a short all-in does not reopen the betting to those who acted
+
+    @property
+    def can_act(self) -> bool:
+        return not self.folded and not self.all_in
+
+
+@dataclass
+class Betting:
+    """One hand's betting: players in dealing order (from the button's left)."""
+
+    rules: RuleSet
+    structure: Structure
+    small_bet: int
+    big_bet: int
+    bring_in_amount: int | None
+    big_blind: int | None
+    players: list[Player]
+    round_no: int = 0
+    current: int = 0  # the bet to match this round
+    full_level: int = 0  # the level of the last full bet or raise (or the bring-in)
+    last_increment: int = 0
+    bets: int = 0  # full bets and raises this round, for the cap
+    aggressor: str | None = None  # last bettor or raiser this round
+    opener: str | None = None
+    next_index: int | None = None
+    brought_in: bool = False
+    completed: bool = False
+    big_option: bool = False  # round 2 with a pair showing: bets may be big
+    big_made: bool = False
+    history: list[tuple[int, str, str, int]] = field(default_factory=list)  # round, player, kind, amount
+
+    # ------------------------------------------------------------ lookups
+
+    def player(self, name: str) -> Player:
+        for p in self.players:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def in_hand(self) -> list[Player]:
+        return [p for p in self.players if not p.folded]
+
+    @property
+    def pot(self) -> int:
+        return sum(p.total for p in self.players)
+
+    def bet_unit(self) -> int:
+        """The fixed-limit size of a bet or raise now."""
+        if self.round_no >= self.rules.big_bet_from_round or self.big_made:
+            return self.big_bet
+        return self.small_bet
+
+    # ------------------------------------------------------------ rounds
+
+    def start_round(self, round_no: int, opener: str, big_option: bool = False) -> None:
+        """Begin betting round ``round_no`` (1 = 2nd street) with ``opener`` first to act."""
+        self.round_no = round_no
+        if round_no > 1:
+            for p in self.players:
+                p.this_round = 0
+        for p in self.players:
+            p.acted = False
+            p.may_raise = True
+        self.current = max((p.this_round for p in self.players), default=0)
+        self.aggressor = None
+        self.brought_in = False
+        self.completed = False
+        self.big_option = big_option
+        self.big_made = False
+        blind_is_bet = round_no == 1 and self.rules.big_blind_is_bet and self.current > 0
+        self.bets = 1 if blind_is_bet else 0
+        self.full_level = self.current
+        self.last_increment = self.current if blind_is_bet else 0
+        self.opener = opener
+        idx = self._index(opener)
+        self.next_index = idx if self.players[idx].can_act else self._next_after(idx)
+        if not self.needs_action():
+            self.next_index = None
+
+    def _index(self, name: str) -> int:
+        for i, p in enumerate(self.players):
+            if p.name == name:
+                return i
+        raise KeyError(name)
+
+    def _owes_action(self, p: Player) -> bool:
+        return p.can_act and (not p.acted or p.this_round < self.current)
+
+    def needs_action(self) -> bool:
+        """Whether anyone must still act this round."""
+        if len(self.in_hand) < 2:
+            return False
+        actors = [p for p in self.players if p.can_act]
+        if not actors:
+            return False
+        if len(actors) == 1 and actors[0].this_round >= self.current:
+            return False  # nobody left to bet against
+        return any(self._owes_action(p) for p in actors)
+
+    def _next_after(self, idx: int) -> int | None:
+        n = len(self.players)
+        for step in range(1, n + 1):
+            j = (idx + step) % n
+            if self._owes_action(self.players[j]):
+                return j
+        return None
+
+    @property
+    def next_player(self) -> str | None:
+        return None if self.next_index is None else self.players[self.next_index].name
+
+    @property
+    def round_over(self) -> bool:
+        return self.next_index is None
+
+    def heads_up(self) -> bool:
+        return len(self.in_hand) == 2
+
+    def capped(self) -> bool:
+        if self.structure != "fixed":
+            return False
+        if self.rules.cap_heads_up and self.heads_up():
+            return False
+        return self.bets >= self.rules.cap_bets
+
+    def uncalled(self) -> tuple[str, int] | None:
+        """The bet no one called this round, if any: (bettor, excess)."""
+        ordered = sorted(self.players, key=lambda p: p.this_round, reverse=True)
+        if len(ordered) < 2 or ordered[0].this_round <= ordered[1].this_round:
+            return None
+        top = ordered[0]
+        if top.folded:
+            return None
+        return top.name, top.this_round - ordered[1].this_round
+
+    def return_uncalled(self, name: str, amount: int) -> None:
+        p = self.player(name)
+        p.this_round -= amount
+        p.total -= amount
+        p.behind += amount
+        if p.behind > 0:
+            p.all_in = False
+        self.current = max(q.this_round for q in self.players)
+
+    # ------------------------------------------------------------ checks
+
+    def _verify_turn(self, name: str) -> Player:
+        try:
+            p = self.player(name)
+        except KeyError:
+            raise IllegalAction("action_not_in_hand", f"{name} was not dealt into the hand") from None
+        if p.folded:
+            raise IllegalAction("action_after_fold", f"{name} acts after folding")
+        if p.all_in:
+            raise IllegalAction("action_after_all_in", f"{name} acts after going all-in")
+        if self.next_index is None:
+            raise IllegalAction("action_after_round", f"{name} acts after the betting round was over")
+        expected = self.players[self.next_index].name
+        if expected != name:
+            if self.aggressor is None and not any(q.acted for q in self.players):
+                raise IllegalAction(
+                    "wrong_opener", f"{name} opens the betting round, but {expected} should ({self.opener_reason})"
+                )
+            raise IllegalAction("out_of_turn", f"{name} acts out of turn: it is {expected}'s turn")
+        return p
+
+    opener_reason: str = ""
+
+    def _verify_amount(self, p: Player, put_in: int) -> None:
+        if put_in > p.behind:
+            raise IllegalAction(
+                "stack_exceeded", f"{p.name} puts in {put_in} with only {p.behind} behind"
+            )
+
+    def verify_check(self, name: str) -> None:
+        p = self._verify_turn(name)
+        if p.this_round < self.current:
+            raise IllegalAction("check_facing_bet", f"{name} checks facing a bet of {self.current}")
+        if self.rules.bring_in and self.round_no == 1 and not self.brought_in and not self.completed:
+            raise IllegalAction("bring_in_unexpected", f"{name} checks, but must bring in or complete")
+
+    def verify_fold(self, name: str) -> None:
+        self._verify_turn(name)
+
+    def verify_call(self, name: str, amount: int) -> None:
+        p = self._verify_turn(name)
+        owed = self.current - p.this_round
+        if owed <= 0:
+            raise IllegalAction("call_without_bet", f"{name} calls with nothing to call")
+        self._verify_amount(p, amount)
+        if amount != owed and not (amount < owed and amount == p.behind):
+            raise IllegalAction("call_amount", f"{name} calls {amount}, but the call is {owed}")
+
+    def verify_bring_in(self, name: str, amount: int) -> None:
+        p = self._verify_turn(name)
+        if not self.rules.bring_in or self.round_no != 1 or self.brought_in or self.completed or self.current > 0:
+            raise IllegalAction("bring_in_unexpected", f"{name} brings in where no bring-in is due")
+        self._verify_amount(p, amount)
+        if amount != self.bring_in_amount and not (amount < (self.bring_in_amount or 0) and amount == p.behind):
+            raise IllegalAction("bring_in_amount", f"{name} brings in for {amount}, the bring-in is {self.bring_in_amount}")
+
+    def is_completion(self, to: int) -> bool:
+        """A bet or raise that completes the bring-in (RULES.md §4: it is the round's bet)."""
+        return self.rules.bring_in and self.round_no == 1 and not self.completed and self.bets == 0
+
+    def verify_bet_to(self, name: str, to: int, *, as_raise: bool) -> None:
+        """A bet (no bet yet) or raise to ``to`` this round; completions included."""
+        p = self._verify_turn(name)
+        put_in = to - p.this_round
+        all_in = put_in == p.behind
+        self._verify_size(p, to, all_in, as_raise)
+        self._verify_amount(p, put_in)
+
+    def _verify_size(self, p: Player, to: int, all_in: bool, as_raise: bool) -> None:
+        name = p.name
+        if not p.may_raise and self.current > 0 and not self.is_completion(to):
+            raise IllegalAction(
+                "raise_not_reopened", f"{name} raises, but the short all-in before did not reopen the betting to {name}"
+            )
+        if self.capped():
+            raise IllegalAction("raise_over_cap", f"{name} bets or raises after the betting was capped at {self.rules.cap_bets} bets")
+        if self.is_completion(to):
+            if self.structure == "fixed" or not as_raise and self.current == 0:
+                if to != self.small_bet and not (to < self.small_bet and all_in):
+                    raise IllegalAction("complete_amount", f"{name} completes to {to}; the completion is to {self.small_bet}")
+                return
+            if to < self.small_bet and not all_in:
+                raise IllegalAction("complete_amount", f"{name} completes to {to}; the completion is to at least {self.small_bet}")
+            self._verify_pot_limit(p, to, all_in)
+            return
+        if self.current == 0 and as_raise:
+            raise IllegalAction("raise_without_bet", f"{name} raises with no bet to raise")
+        if self.current > 0 and not as_raise:
+            raise IllegalAction("bet_facing_bet", f"{name} bets facing a bet of {self.current}: that is a raise")
+        kind = "raise_size" if self.current > 0 else "bet_size"
+        if self.structure == "fixed":
+            unit = self.bet_unit()
+            options = {self.full_level + unit}
+            if self.big_option and not self.big_made:
+                options.add(self.full_level + self.big_bet)
+            if to not in options and not (to < max(options) and all_in and to > self.current):
+                want = " or ".join(str(o) for o in sorted(options))
+                raise IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {to}; fixed limit allows {want}")
+            return
+        minimum = self.current + max(self.last_increment, self.small_bet) if self.current else self.small_bet
+        if to < minimum and not all_in:
+            raise IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {to}; the minimum is {minimum}")
+        if to <= self.current:
+            raise IllegalAction(kind, f"{name} raises to {to}, not above the bet of {self.current}")
+        self._verify_pot_limit(p, to, all_in)
+
+    def _verify_pot_limit(self, p: Player, to: int, all_in: bool) -> None:
+        if self.structure != "pot":
+            return
+        owed = max(self.current - p.this_round, 0)
+        maximum = self.current + self.pot + owed
+        if to > maximum:
+            kind = "raise_size" if self.current else "bet_size"
+            raise IllegalAction(kind, f"{p.name} goes to {to}; pot limit allows at most {maximum}")
+
+    # ------------------------------------------------------------ actions
+
+    def _advance(self, idx: int) -> None:
+        self.next_index = self._next_after(idx) if self.needs_action() else None
+
+    def _put(self, p: Player, amount: int) -> None:
+        p.behind -= amount
+        p.total += amount
+        p.this_round += amount
+        if p.behind <= 0:
+            p.behind = max(p.behind, 0)
+            p.all_in = True
+
+    def check(self, name: str) -> None:
+        p = self.player(name)
+        p.acted = True
+        self.history.append((self.round_no, name, "check", 0))
+        self._advance(self._index(name))
+
+    def fold(self, name: str) -> None:
+        p = self.player(name)
+        p.folded = True
+        p.folded_round = self.round_no
+        p.acted = True
+        self.history.append((self.round_no, name, "fold", 0))
+        self._advance(self._index(name))
+
+    def call(self, name: str, amount: int) -> None:
+        p = self.player(name)
+        self._put(p, amount)
+        p.acted = True
+        self.history.append((self.round_no, name, "call", amount))
+        self._advance(self._index(name))
+
+    def bring_in(self, name: str, amount: int) -> None:
+        p = self.player(name)
+        self._put(p, amount)
+        p.acted = True
+        self.brought_in = True
+        self.current = max(self.current, p.this_round)
+        self.full_level = self.current
+        self.history.append((self.round_no, name, "bring_in", amount))
+        self._advance(self._index(name))
+
+    def bet_to(self, name: str, to: int) -> None:
+        """Apply a bet, raise or completion to ``to`` for the round."""
+        p = self.player(name)
+        before = self.current
+        completion = self.is_completion(to)
+        step = to - self.full_level
+        self._put(p, to - p.this_round)
+        p.acted = True
+        full = completion or to - before >= self._full_increment()
+        self.current = max(self.current, to)
+        if full:
+            self.bets += 1
+            self.last_increment = self.small_bet if completion else to - before
+            if self.structure == "fixed" and self.big_option and step >= self.big_bet:
+                self.big_made = True
+            self.full_level = to
+            for q in self.players:
+                if q is not p:
+                    q.acted = False
+                    q.may_raise = True
+        else:
+            # a short all-in: those who already acted may call or fold, not raise
+            for q in self.players:
+                if q is not p and q.acted:
+                    q.may_raise = False
+        if completion:
+            self.completed = True
+        self.aggressor = name
+        kind = "complete" if completion else "bet" if before == 0 or (self.brought_in and self.bets == 1) else "raise"
+        self.history.append((self.round_no, name, kind, to))
+        self._advance(self._index(name))
+
+    def _full_increment(self) -> int:
+        if self.structure == "fixed":
+            return self.bet_unit()
+        if self.current == 0:
+            return self.small_bet
+        return max(self.last_increment, self.small_bet)
+
+
+def deal_order(seats: Sequence[tuple[int, str]], button: int) -> list[tuple[int, str]]:
+    """Seats in dealing order: the first seat to the button's left, then clockwise."""
+    ordered = sorted(seats)
+    after = [s for s in ordered if s[0] > button]
+    before = [s for s in ordered if s[0] <= button]
+    return after + before

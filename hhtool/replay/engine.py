@@ -1,0 +1,783 @@
+"""Replay a parsed hand under its rules: every check of RULES.md, and who should win what.
+
+:func:`replay` walks the hand's events in order, feeding the betting state
+machine (:mod:`.betting`) and keeping track of the cards, then settles the
+pots (:mod:`.pots`) and compares the result with what the history says.
+Everything it notices becomes a :class:`~.findings.Finding`; nothing is
+raised, nothing is repaired silently, and the replay always reaches a
+verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..cards import Card, card_symbol, cards_str
+from ..evaluate import HandValue, evaluate
+from ..events import (
+    Bet,
+    BettingCapped,
+    BringIn,
+    Call,
+    Check,
+    Collected,
+    Complete,
+    Deal,
+    DoesNotShow,
+    DoubleBetAllowed,
+    Expose,
+    Fold,
+    Hand,
+    Mucks,
+    PostAnte,
+    PostBlind,
+    RaiseTo,
+    ShowDown,
+    Shows,
+    Street,
+    UncalledBet,
+    Vela,
+)
+from ..money import format_amount
+from ..rules import RuleSet, RulesError
+from ..showdown import explain, winners
+from ..showing import first_round_opener, later_round_opener
+from .betting import Betting, IllegalAction, Player, deal_order
+from .findings import CODES, Finding, finding
+from .pots import Pot, divide_pot, pots_from
+
+Verdict = Literal["ok", "disputed", "invalid"]
+ROUND_OF_STREET = {"2nd": 1, "3rd": 2, "4th": 3, "5th": 4}
+STREET_OF_ROUND = {1: "2nd street", 2: "3rd street", 3: "4th street", 4: "5th street", 5: "the vela round"}
+
+
+@dataclass(frozen=True, slots=True)
+class PotResult:
+    """One pot as the rules settle it."""
+
+    name: str  # "main pot", "side pot-1", ...
+    amount: int
+    rake: int
+    eligible: tuple[str, ...]
+    winners: dict[str, int]
+    reason: str
+    verified: bool  # False when a contender's cards are unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """The result of replaying one hand."""
+
+    hand: Hand
+    rules: RuleSet
+    verdict: Verdict
+    findings: tuple[Finding, ...]
+    payouts: dict[str, int]
+    claimed: dict[str, int]
+    pots: tuple[PotResult, ...]
+    showdown_order: tuple[str, ...]
+    rounds: tuple[str, ...]  # the pot built round by round, who opened and why
+    stacks: dict[str, int]  # each player's stack after the hand, by the rules
+
+    def fmt(self, amount: int) -> str:
+        return format_amount(amount, self.hand.money)
+
+
+@dataclass
+class _Cards:
+    """What is known of one player's cards, in the order dealt."""
+
+    cards: list[Card | None] = field(default_factory=list)
+    up: list[Card] = field(default_factory=list)
+    exposed: list[Card] = field(default_factory=list)
+
+    @property
+    def known(self) -> list[Card]:
+        return [c for c in self.cards if c is not None]
+
+
+class _Replayer:
+    def __init__(self, hand: Hand, rules: RuleSet | None) -> None:
+        self.hand = hand
+        self.findings: list[Finding] = []
+        header = hand.header
+        if rules is None:
+            try:
+                rules = header.ruleset()
+            except RulesError as e:
+                self.add("rules_option", header.line, str(e))
+                from ..rules import profile
+
+                rules = profile(header.profile)
+        self.rules = rules
+        self.money = hand.money
+        self.rounds: list[str] = []
+        self.seen_cards: dict[Card, int] = {}
+        self.cards: dict[str, _Cards] = {}
+        self.vela: Card | None = None
+        self.vela_line = 0
+        self.shown: dict[str, tuple[Card, ...]] = {}
+        self.mucked: set[str] = set()
+        self.show_order: list[str] = []
+        self.last_round_opener: str | None = None
+        self.round_started = False
+        self.street_round = 0
+        self.deals_this_street: list[str] = []
+        self.uncalled_returned = False
+        self.round_pot_start = 0
+        self.double_bet_line = 0
+
+    def add(self, code: str, line: int, message: str) -> None:
+        self.findings.append(finding(code, line, message))
+
+    def fmt(self, amount: int) -> str:
+        return format_amount(amount, self.money)
+
+    # ------------------------------------------------------------ setup
+
+    def setup(self) -> None:
+        hand = self.hand
+        events = hand.events
+        dealt: set[str] = set()
+        street = 0
+        for e in events:
+            if isinstance(e, Street):
+                street = ROUND_OF_STREET[e.name]
+            if isinstance(e, (PostAnte, PostBlind)) or (isinstance(e, Deal) and street <= 1):
+                dealt.add(e.player)
+        seats = [(s.seat, s.player) for s in hand.seats if s.player in dealt]
+        order = deal_order(seats, hand.table.button)
+        stacks = {s.player: s.stack for s in hand.seats}
+        self.players = [Player(name, seat, stacks[name], stacks[name]) for seat, name in order]
+        n = len(self.players)
+        try:
+            self.rules.check_players(n)
+        except RulesError as e:
+            self.add("players", hand.header.line, str(e))
+        self.low = self.rules.lowest_rank(max(n, self.rules.min_players)) if self.rules.deck == "by_players" else 7
+        if self.rules.deck == "by_players" and n > self.rules.max_players:
+            self.low = self.rules.lowest_rank(self.rules.max_players)
+        h = hand.header
+        self.betting = Betting(
+            rules=self.rules,
+            structure=h.structure,
+            small_bet=h.small_bet,
+            big_bet=h.big_bet,
+            bring_in_amount=h.bring_in,
+            big_blind=h.big_blind,
+            players=self.players,
+        )
+        for p in self.players:
+            self.cards[p.name] = _Cards()
+
+    # ------------------------------------------------------------ the walk
+
+    def run(self) -> Replay:
+        self.setup()
+        self.forced_bets()
+        for e in self.hand.events:
+            self.event(e)
+        self.end_of_betting(self.hand.summary.line)
+        self.check_vela_present()
+        self.check_deck()
+        return self.settle()
+
+    def forced_bets(self) -> None:
+        h = self.hand.header
+        rules = self.rules
+        posts = [e for e in self.hand.events if isinstance(e, (PostAnte, PostBlind))]
+        first_line = self.hand.seats[-1].line if self.hand.seats else h.line
+        if rules.forced_bets == "antes":
+            posted = {e.player for e in posts if isinstance(e, PostAnte)}
+            for e in posts:
+                if isinstance(e, PostBlind):
+                    self.add("forced_bet_kind", e.line, f"{e.player} posts a {e.blind} blind in the {rules.name} profile, which uses antes")
+            for p in self.players:
+                if p.name not in posted:
+                    self.add("ante_missing", first_line, f"{p.name} was dealt in without posting the ante")
+            return
+        for e in posts:
+            if isinstance(e, PostAnte):
+                self.add("forced_bet_kind", e.line, f"{e.player} posts an ante in the {rules.name} profile, which uses blinds")
+        if len(self.players) < 2:
+            return
+        sb, bb = self.players[0].name, self.players[1].name
+        blinds = {e.blind: e for e in posts if isinstance(e, PostBlind)}
+        for kind, who, amount in (("small", sb, h.small_blind), ("big", bb, h.big_blind)):
+            e = blinds.get(kind)  # type: ignore[call-overload]
+            if e is None:
+                self.add("blind_missing", first_line, f"no {kind} blind was posted ({who} owes it)")
+            elif e.player != who:
+                self.add("blind_player", e.line, f"{e.player} posts the {kind} blind, but {who} should (RULES.md §4: small blind first left of the button)")
+
+    def event(self, e: object) -> None:
+        b = self.betting
+        if isinstance(e, PostAnte):
+            self.post(e.player, e.amount, e.line, e.all_in, ante=True)
+        elif isinstance(e, PostBlind):
+            self.post(e.player, e.amount, e.line, e.all_in, ante=False)
+        elif isinstance(e, Street):
+            self.new_street(ROUND_OF_STREET[e.name], e.line)
+        elif isinstance(e, Deal):
+            self.deal(e)
+        elif isinstance(e, Expose):
+            self.expose(e)
+        elif isinstance(e, Vela):
+            self.turn_vela(e)
+        elif isinstance(e, (BringIn, Complete, Bet, Call, RaiseTo, Check, Fold)):
+            self.action(e)
+        elif isinstance(e, UncalledBet):
+            self.uncalled(e)
+        elif isinstance(e, DoubleBetAllowed):
+            self.double_bet_line = e.line
+        elif isinstance(e, BettingCapped):
+            if not b.capped():
+                self.add("info_capped", e.line, "'Betting is capped' but the betting was not capped")
+        elif isinstance(e, ShowDown):
+            self.end_of_betting(e.line)
+            if len(b.in_hand) < 2:
+                self.add("showdown_unexpected", e.line, "a showdown with one player left")
+        elif isinstance(e, Shows):
+            self.end_of_betting(e.line)
+            self.show(e)
+        elif isinstance(e, Mucks):
+            self.end_of_betting(e.line)
+            self.mucked.add(e.player)
+            self.show_order.append(e.player)
+            if self.rules.showdown_order == "seat_order":
+                self.add("muck_not_allowed", e.line, f"{e.player} mucks, but in the {self.rules.name} profile everyone left shows")
+        elif isinstance(e, DoesNotShow):
+            self.end_of_betting(e.line)
+        elif isinstance(e, Collected):
+            self.end_of_betting(e.line)
+
+    # ------------------------------------------------------------ money in
+
+    def post(self, name: str, amount: int, line: int, all_in: bool, *, ante: bool) -> None:
+        try:
+            p = self.betting.player(name)
+        except KeyError:
+            return
+        h = self.hand.header
+        if amount > p.behind:
+            self.add("stack_exceeded", line, f"{name} posts {self.fmt(amount)} with only {self.fmt(p.behind)}")
+            amount = p.behind
+        if ante:
+            if h.ante is not None and amount != h.ante and not (amount < h.ante and amount == p.behind):
+                self.add("ante_amount", line, f"{name} posts an ante of {self.fmt(amount)}; the ante is {self.fmt(h.ante)}")
+            p.behind -= amount
+            p.total += amount
+        else:
+            p.behind -= amount
+            p.total += amount
+            p.this_round += amount
+            e_blind = "small" if self.players and name == self.players[0].name else "big"
+            want = h.small_blind if e_blind == "small" else h.big_blind
+            if want is not None and amount != want and not (amount < want and amount == p.behind + amount):
+                self.add("blind_amount", line, f"{name} posts {self.fmt(amount)}; the {e_blind} blind is {self.fmt(want)}")
+        if p.behind == 0:
+            p.all_in = True
+
+    # ------------------------------------------------------------ streets and cards
+
+    def new_street(self, round_no: int, line: int) -> None:
+        if round_no > 1:
+            self.end_of_betting(line)
+        self.check_deals_complete(line)
+        self.street_round = round_no
+        self.round_started = False
+        self.deals_this_street = []
+        self.uncalled_returned = False
+        self.round_pot_start = self.betting.pot
+
+    def check_deals_complete(self, line: int) -> None:
+        if self.street_round == 0:
+            return
+        dealt = set(self.deals_this_street)
+        due = {p.name for p in self.players if not p.folded or (p.folded and p.folded_round >= self.street_round)}
+        if self.street_round == 1:
+            due = {p.name for p in self.players}
+        for p in self.players:
+            if p.name in due and p.name not in dealt and not (p.folded and p.folded_round < self.street_round):
+                self.add("deal_missing", line, f"{p.name} was not dealt a card on {STREET_OF_ROUND[self.street_round]}")
+
+    def note_card(self, card: Card, line: int, where: str) -> None:
+        if card >> 2 < self.low:
+            self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where}) is not in the {self.rules.name} deck for {len(self.players)} players")
+        prev = self.seen_cards.get(card)
+        if prev is not None:
+            self.add("card_twice", line, f"{card_symbol(card)} ({where}) was already dealt on line {prev}")
+        else:
+            self.seen_cards[card] = line
+
+    def deal(self, e: Deal) -> None:
+        name = e.player
+        rnd = self.street_round
+        if name not in self.cards:
+            self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who is not in the hand")
+            return
+        p = self.betting.player(name)
+        if p.folded:
+            self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who folded")
+        self.deals_this_street.append(name)
+        expected_pos = [q.name for q in self.players if not q.folded or q.name == name]
+        order = [n for n in expected_pos if n in self.deals_this_street]
+        if order != self.deals_this_street:
+            self.add("deal_order", e.line, f"{name} is dealt out of order (dealing goes clockwise from the button's left)")
+        mine = self.cards[name]
+        exposure = self.rules.exposure
+        if rnd == 1:
+            known = list(e.known or ())
+            if e.new:
+                self.add("deal_count", e.line, f"2nd street deals one card down and one up; {name}'s line has a second bracket")
+            if len(known) == 2:
+                mine.cards = [known[0], known[1]]
+            elif len(known) == 1:
+                mine.cards = [None, known[0]]
+            else:
+                self.add("deal_count", e.line, f"2nd street deals two cards; {name}'s line shows {len(known)}")
+                padded: list[Card | None] = [*known[:2]]
+                mine.cards = padded + [None] * max(0, 2 - len(known))
+            for c in mine.known:
+                self.note_card(c, e.line, f"dealt to {name}")
+            door_card = mine.cards[1] if len(mine.cards) > 1 else None
+            if exposure in ("standard", "una_coperta") and door_card is not None:
+                mine.up = [door_card]
+            return
+        known = list(e.known or ())
+        new = list(e.new or ())
+        prior_known = mine.known
+        prior_up = mine.up
+        if known and known != prior_known and known != prior_up and not self._is_view_of(known, mine):
+            self.add("deal_changed", e.line, f"{name}'s cards are shown as [{cards_str(known)}], but were [{cards_str(prior_known)}]")
+        if len(new) > 1:
+            self.add("deal_count", e.line, f"one card per street; {name}'s line deals {len(new)}")
+        card = new[0] if new else None
+        down = exposure == "carte_coperte" or (exposure == "una_coperta" and rnd == 4)
+        if card is not None:
+            self.note_card(card, e.line, f"dealt to {name}")
+        # fill in a hole card first learned on a later street
+        if mine.cards and mine.cards[0] is None and len(known) > len(prior_up) and known and known[0] not in mine.up:
+            mine.cards[0] = known[0]
+            self.note_card(known[0], e.line, f"{name}'s hole card")
+        mine.cards.append(card)
+        if card is not None and not down:
+            mine.up.append(card)
+
+    def _is_view_of(self, known: list[Card], mine: _Cards) -> bool:
+        """A repeat that shows the viewer's or the audit's view of the same cards."""
+        return set(mine.up) <= set(known) and all(c in mine.known or c not in self.seen_cards for c in known)
+
+    def expose(self, e: Expose) -> None:
+        if self.rules.exposure == "standard":
+            self.add("exposure", e.line, f"{e.player} exposes a card, but the {self.rules.name} hand deals cards face up")
+            return
+        mine = self.cards.get(e.player)
+        if mine is None:
+            return
+        for c in e.cards:
+            if c not in mine.known:
+                # own view: an opponent's down card becomes known as it is turned
+                if None in mine.cards:
+                    idx = len(mine.cards) - 1 - mine.cards[::-1].index(None)
+                    mine.cards[idx] = c
+                self.note_card(c, e.line, f"exposed by {e.player}")
+            if c not in mine.up:
+                mine.up.append(c)
+                mine.exposed.append(c)
+
+    def turn_vela(self, e: Vela) -> None:
+        self.end_of_betting(e.line)
+        if not self.rules.has_vela:
+            self.add("vela_unexpected", e.line, f"a vela in the {self.rules.name} profile, which has none")
+        elif self.street_round < 4:
+            self.add("vela_early", e.line, "the vela is turned before the 5th-street betting round")
+        elif len(self.betting.in_hand) < 2:
+            self.add("vela_early", e.line, "the vela is turned after the hand was won by a fold")
+        self.vela = e.card
+        self.vela_line = e.line
+        self.note_card(e.card, e.line, "the vela")
+        if self.rules.vela_betting_round:
+            self.street_round = 5
+            self.round_started = False
+            self.uncalled_returned = False
+            self.round_pot_start = self.betting.pot
+
+    def check_vela_present(self) -> None:
+        if not self.rules.has_vela or self.vela is not None:
+            return
+        if len(self.betting.in_hand) >= 2 and self.street_round >= 4:
+            self.add("vela_missing", self.hand.summary.line, f"the {self.rules.name} profile turns a vela before the showdown; this hand has none")
+
+    def check_deck(self) -> None:
+        n_cards = sum(len(c.cards) for c in self.cards.values())
+        burns = 0
+        if self.rules.burns:
+            burns = max(0, min(self.street_round, 4) - 1)
+        vela = 1 if self.vela is not None else 0
+        size = (15 - self.low) * 4
+        if n_cards + burns + vela > size:
+            self.add("deck_exhausted", self.hand.summary.line, f"{n_cards} cards dealt, {burns} burnt and {vela} vela: more than the {size}-card deck")
+
+    # ------------------------------------------------------------ betting
+
+    def start_round(self, line: int) -> None:
+        b = self.betting
+        rnd = self.street_round if self.street_round else 1
+        actors = [p for p in self.players if p.can_act]
+        if not actors or len(b.in_hand) < 2:
+            self.round_started = True
+            return
+        if rnd == 1:
+            doors: list[Card | None] = []
+            for p in self.players:
+                up = self.cards[p.name].up
+                doors.append(up[0] if p.can_act and up else None)
+            if all(d is None for d in doors):
+                opener = actors[0].name
+                why = "no door card is known"
+            else:
+                op = first_round_opener(doors)
+                opener, why = self.players[op.index].name, op.reason
+            big_option = False
+        else:
+            vela = self.vela if (rnd == 5 and self.vela is not None) else None
+            ups: list[Sequence[Card] | None] = [self.cards[p.name].up if p.can_act else None for p in self.players]
+            op = later_round_opener(ups, self.rules, self.low, vela=vela)
+            opener, why = self.players[op.index].name, op.reason
+            big_option = rnd == 2 and self.rules.pair_showing_option and self._pair_showing()
+        if self.double_bet_line and not big_option:
+            self.add("info_double_bet", self.double_bet_line, "'a double bet is allowed', but no pair shows in round 2")
+        self.double_bet_line = 0
+        b.opener_reason = why
+        b.start_round(rnd, opener, big_option)
+        self.last_round_opener = opener
+        self.round_started = True
+        if b.next_index is None:
+            self.rounds.append(f"{STREET_OF_ROUND[rnd]}: no betting (fewer than two players can act)")
+        else:
+            self.rounds.append(f"{STREET_OF_ROUND[rnd]}: {opener} opens ({why})")
+
+    def _pair_showing(self) -> bool:
+        for p in self.players:
+            if p.folded:
+                continue
+            ranks = [c >> 2 for c in self.cards[p.name].up]
+            if len(ranks) != len(set(ranks)):
+                return True
+        return False
+
+    def action(self, e: BringIn | Complete | Bet | Call | RaiseTo | Check | Fold) -> None:
+        b = self.betting
+        if not self.round_started:
+            self.start_round(e.line)
+        name = e.player
+        try:
+            p = b.player(name)
+        except KeyError:
+            self.add("action_not_in_hand", e.line, f"{name} acts but was not dealt into the hand")
+            return
+        try:
+            self.verify(e, p)
+        except IllegalAction as err:
+            code = err.code
+            if code == "wrong_opener" and isinstance(e, BringIn):
+                code = "bring_in_player"
+            self.add(code, e.line, err.message)
+            if err.code in ("action_after_fold", "action_not_in_hand"):
+                return
+        self.apply(e, p)
+        all_in_flag = getattr(e, "all_in", None)
+        if all_in_flag is not None and not isinstance(e, (Check, Fold)):
+            if all_in_flag and p.behind > 0:
+                self.add("all_in_flag", e.line, f"{name} is written all-in with {self.fmt(p.behind)} behind")
+            elif not all_in_flag and p.behind == 0:
+                self.add("all_in_flag", e.line, f"{name} has no chips left but the line does not say all-in")
+
+    def _to(self, e: Bet | Complete | RaiseTo, p: Player) -> int:
+        if isinstance(e, Complete):
+            return e.to
+        if isinstance(e, RaiseTo):
+            return e.to
+        return e.amount if self.betting.current == 0 or self.betting.is_completion(e.amount) else p.this_round + e.amount
+
+    def verify(self, e: object, p: Player) -> None:
+        b = self.betting
+        if isinstance(e, Check):
+            b.verify_check(p.name)
+        elif isinstance(e, Fold):
+            b.verify_fold(p.name)
+        elif isinstance(e, Call):
+            b.verify_call(p.name, e.amount)
+        elif isinstance(e, BringIn):
+            b.verify_bring_in(p.name, e.amount)
+        elif isinstance(e, RaiseTo):
+            if e.by != e.to - b.current and b.current:
+                self.add("raise_arithmetic", e.line, f"{p.name} raises {self.fmt(e.by)} to {self.fmt(e.to)} facing {self.fmt(b.current)}")
+            b.verify_bet_to(p.name, e.to, as_raise=not b.is_completion(e.to))
+        elif isinstance(e, Complete):
+            if not b.is_completion(e.to):
+                raise IllegalAction("complete_amount", f"{p.name} completes, but there is no bring-in to complete")
+            b.verify_bet_to(p.name, e.to, as_raise=False)
+        elif isinstance(e, Bet):
+            to = self._to(e, p)
+            b.verify_bet_to(p.name, to, as_raise=not b.is_completion(to) and b.current > 0)
+
+    def apply(self, e: object, p: Player) -> None:
+        b = self.betting
+        if p.folded or p.all_in:
+            return
+        if b.next_index is not None and b.players[b.next_index] is not p:
+            b.next_index = b.players.index(p)  # follow the history after an out-of-turn action
+        if isinstance(e, Check):
+            b.check(p.name)
+        elif isinstance(e, Fold):
+            b.fold(p.name)
+        elif isinstance(e, Call):
+            b.call(p.name, min(e.amount, p.behind))
+        elif isinstance(e, BringIn):
+            b.bring_in(p.name, min(e.amount, p.behind))
+        elif isinstance(e, (Bet, Complete, RaiseTo)):
+            to = self._to(e, p)
+            to = min(to, p.this_round + p.behind)
+            b.bet_to(p.name, to)
+
+    def uncalled(self, e: UncalledBet) -> None:
+        due = self.betting.uncalled()
+        if due is None:
+            self.add("uncalled_wrong", e.line, f"{self.fmt(e.amount)} returned to {e.player}, but no bet was left uncalled")
+            return
+        who, amount = due
+        if who != e.player or amount != e.amount:
+            self.add("uncalled_wrong", e.line, f"{self.fmt(e.amount)} returned to {e.player}; the uncalled bet is {self.fmt(amount)} of {who}'s")
+        self.betting.return_uncalled(who, amount)
+        self.uncalled_returned = True
+
+    def end_of_betting(self, line: int) -> None:
+        """At a street change, the vela, the showdown or the summary: close the round."""
+        b = self.betting
+        if self.street_round and not self.round_started and b.in_hand and len(b.in_hand) >= 2:
+            self.start_round(line)
+        if self.street_round and self.round_started and b.next_index is not None:
+            self.add("round_unfinished", line, f"the betting round on {STREET_OF_ROUND[b.round_no]} is not finished: {b.next_player} has not acted")
+            b.next_index = None
+        due = b.uncalled()
+        if due is not None:
+            who, amount = due
+            self.add("uncalled_missing", line, f"{who}'s uncalled {self.fmt(amount)} was not returned")
+            b.return_uncalled(who, amount)
+        if self.round_started and self.rounds and " pot " not in self.rounds[-1]:
+            self.rounds[-1] += f"; pot {self.fmt(b.pot)} after {STREET_OF_ROUND[b.round_no]}"
+
+    # ------------------------------------------------------------ showdown
+
+    def show(self, e: Shows) -> None:
+        name = e.player
+        self.show_order.append(name)
+        mine = self.cards.get(name)
+        if mine is None:
+            return
+        shown = list(e.cards)
+        known = mine.known
+        for c in shown:
+            if c not in known:
+                if None in mine.cards:
+                    mine.cards[mine.cards.index(None)] = c
+                    self.note_card(c, e.line, f"shown by {name}")
+                else:
+                    self.add("shown_cards", e.line, f"{name} shows {card_symbol(c)}, which {name} was not dealt")
+        if len(shown) != 5 or any(c not in shown for c in mine.known):
+            missing = [c for c in mine.known if c not in shown]
+            if missing:
+                self.add("shown_cards", e.line, f"{name} shows [{cards_str(shown)}] but was dealt [{cards_str(mine.known)}]")
+        self.shown[name] = tuple(shown)
+        value = self.value_of(name)
+        if value is not None and value.description != e.description:
+            self.add("description", e.line, f"{name}'s hand is {value.description}, not {e.description}")
+
+    def value_of(self, name: str) -> HandValue | None:
+        own = self.cards[name].known
+        if len(own) < 5:
+            return None
+        extra = [self.vela] if self.vela is not None else []
+        return evaluate([*own[:5], *extra], self.rules, self.low)
+
+    def expected_first_to_show(self) -> str | None:
+        b = self.betting
+        left = [p.name for p in self.players if not p.folded]
+        if len(left) < 2:
+            return None
+        order = self.rules.showdown_order
+        last_round = [h for h in b.history if h[0] == b.round_no]
+        aggressor = None
+        for _, who, kind, _ in last_round:
+            if kind in ("bet", "raise", "complete"):
+                aggressor = who
+        if order == "seat_order":
+            return left[0]
+        if aggressor is not None and aggressor in left:
+            return aggressor
+        if order == "last_aggressor_else_opener" and self.last_round_opener in left:
+            return self.last_round_opener
+        return left[0]
+
+    # ------------------------------------------------------------ settle
+
+    def settle(self) -> Replay:
+        hand = self.hand
+        b = self.betting
+        summary = hand.summary
+        contributions = {p.name: p.total for p in self.players}
+        folded = {p.name for p in self.players if p.folded}
+        pots = pots_from(contributions, folded)
+        total = sum(contributions.values())
+        if summary.total != total:
+            self.add("total_pot", summary.line, f"the total pot is {self.fmt(total)} by the bets, not {self.fmt(summary.total)}")
+        if summary.rake > summary.total:
+            self.add("rake_exceeds_pot", summary.line, f"the rake {self.fmt(summary.rake)} is larger than the pot {self.fmt(summary.total)}")
+        if summary.side_pots:
+            written = [summary.main_pot or 0, *summary.side_pots]
+            actual = [p.amount for p in pots]
+            if written != actual:
+                self.add("side_pots", summary.line, f"the pots are {', '.join(self.fmt(a) for a in actual)} by the contributions, not {', '.join(self.fmt(a) for a in written)}")
+        elif len(pots) > 1:
+            self.add("side_pots", summary.line, f"the contributions make {len(pots) - 1} side pot(s), which the summary does not list")
+        # who competes
+        left = [p.name for p in self.players if not p.folded]
+        first = self.expected_first_to_show()
+        if first is not None and self.show_order and self.show_order[0] != first:
+            line = next((e.line for e in hand.events if isinstance(e, (Shows, Mucks)) and e.player == self.show_order[0]), summary.line)
+            self.add("show_order", line, f"{self.show_order[0]} shows first, but {first} should ({self._show_rule()})")
+        contenders = [n for n in left if n not in self.mucked] or left
+        values = {n: self.value_of(n) for n in contenders}
+        rake_left = min(summary.rake, total)
+        results: list[PotResult] = []
+        payouts: dict[str, int] = {}
+        for i, pot in enumerate(pots):
+            name = "main pot" if i == 0 else f"side pot-{i}"
+            rake = min(rake_left, pot.amount)
+            rake_left -= rake
+            amount = pot.amount - rake
+            eligible = [n for n in pot.eligible if n in contenders] or list(pot.eligible)
+            verified = True
+            if len(eligible) == 1:
+                win = {eligible[0]: amount}
+                reason = f"{eligible[0]} is the only player left in it"
+            else:
+                known = [n for n in eligible if values.get(n) is not None]
+                if len(known) < len(eligible):
+                    unknown = [n for n in eligible if values.get(n) is None]
+                    self.add("cards_unknown", summary.line, f"{', '.join(unknown)}'s cards are unknown: the {name} cannot be checked")
+                    verified = False
+                    eligible_vals = known
+                else:
+                    eligible_vals = eligible
+                if not eligible_vals:
+                    win, reason = {}, "no hand is known"
+                else:
+                    vals = [values[n] for n in eligible_vals]
+                    idx = winners(vals, self.rules)  # type: ignore[arg-type]
+                    won = [eligible_vals[j] for j in idx]
+                    in_order = [p.name for p in self.players if p.name in won]
+                    win = divide_pot(amount, in_order)
+                    reason = self._reason(eligible_vals, vals, won)  # type: ignore[arg-type]
+            for n, a in win.items():
+                payouts[n] = payouts.get(n, 0) + a
+            results.append(PotResult(name, pot.amount, rake, tuple(pot.eligible), win, reason, verified))
+        claimed: dict[str, int] = {}
+        for e in hand.events:
+            if isinstance(e, Collected):
+                claimed[e.player] = claimed.get(e.player, 0) + e.amount
+                if e.pot == "side" and e.side >= len(pots):
+                    self.add("pot_label", e.line, f"{e.player} collects from side pot-{e.side}, but there are {len(pots) - 1} side pot(s)")
+        if len(left) == 1 and not claimed:
+            for o in summary.outcomes:
+                if o.outcome == "collected" and o.amount is not None:
+                    claimed[o.player] = claimed.get(o.player, 0) + o.amount
+        all_verified = all(r.verified for r in results)
+        if all_verified:
+            self.compare_payouts(payouts, claimed, summary.line)
+        self.check_summary(payouts, claimed)
+        stacks = {p.name: p.behind + payouts.get(p.name, 0) for p in self.players}
+        findings = tuple(sorted(self.findings, key=lambda f: f.line))
+        effects = {CODES[f.code].effect for f in findings}
+        verdict: Verdict = "invalid" if "invalid" in effects else "disputed" if "disputed" in effects else "ok"
+        return Replay(
+            hand=hand,
+            rules=self.rules,
+            verdict=verdict,
+            findings=findings,
+            payouts=payouts,
+            claimed=claimed,
+            pots=tuple(results),
+            showdown_order=tuple(self.show_order),
+            rounds=tuple(self.rounds),
+            stacks=stacks,
+        )
+
+    def _show_rule(self) -> str:
+        return {
+            "last_aggressor_else_button_left": "the last bettor or raiser shows first; with no bet, the first player left of the button",
+            "last_aggressor_else_opener": "the last bettor or raiser shows first; if all checked, the player who opened the final round",
+            "seat_order": "everyone shows in seat order from the button's left",
+        }[self.rules.showdown_order]
+
+    def _reason(self, names: list[str], values: list[HandValue], won: list[str]) -> str:
+        n = len(names)
+        if len(won) > 1:
+            a, b = values[names.index(won[0])], values[names.index(won[1])]
+            r = explain(a, b, self.rules, n)
+            return f"{' and '.join(won)} split: {r.text} ({r.rule})"
+        w = won[0]
+        wv = values[names.index(w)]
+        others = [(nm, v) for nm, v in zip(names, values) if nm != w]
+        best_other = max(others, key=lambda t: t[1].key)
+        r = explain(wv, best_other[1], self.rules, n)
+        return f"{w}'s {wv.description} beats {best_other[0]}'s {best_other[1].description}: {r.text} ({r.rule})"
+
+    def compare_payouts(self, payouts: dict[str, int], claimed: dict[str, int], line: int) -> None:
+        winners_rules = {n for n, a in payouts.items() if a > 0}
+        winners_claimed = {n for n, a in claimed.items() if a > 0}
+        if winners_rules != winners_claimed:
+            self.add(
+                "wrong_winner",
+                line,
+                f"the rules award the pot to {', '.join(sorted(winners_rules)) or 'nobody'}; the history pays {', '.join(sorted(winners_claimed)) or 'nobody'}",
+            )
+            return
+        for n in sorted(winners_rules):
+            if payouts.get(n, 0) != claimed.get(n, 0):
+                self.add("wrong_amount", line, f"{n} collected {self.fmt(claimed.get(n, 0))}; the rules give {self.fmt(payouts.get(n, 0))}")
+
+    def check_summary(self, payouts: dict[str, int], claimed: dict[str, int]) -> None:
+        summary = self.hand.summary
+        if summary.vela is not None and self.vela is not None and summary.vela != self.vela:
+            self.add("summary_vela", summary.line, f"the summary's vela {card_symbol(summary.vela)} is not the {card_symbol(self.vela)} turned")
+        streets = {1: "2nd", 2: "3rd", 3: "4th", 4: "5th", 5: "vela"}
+        for o in summary.outcomes:
+            try:
+                p = self.betting.player(o.player)
+            except KeyError:
+                continue
+            if o.outcome == "folded":
+                if not p.folded:
+                    self.add("summary_outcome", o.line, f"{o.player} is said to have folded but did not")
+                elif o.street is not None and streets.get(p.folded_round) != o.street:
+                    self.add("summary_outcome", o.line, f"{o.player} folded on {streets.get(p.folded_round)} street, not {o.street}")
+            elif o.outcome in ("won", "collected"):
+                if o.amount is not None and claimed.get(o.player, 0) != o.amount:
+                    self.add("summary_outcome", o.line, f"{o.player} is said to win {self.fmt(o.amount)} but collected {self.fmt(claimed.get(o.player, 0))}")
+            elif o.outcome == "lost" and claimed.get(o.player, 0) > 0:
+                self.add("summary_outcome", o.line, f"{o.player} is said to have lost but collected {self.fmt(claimed[o.player])}")
+            if o.cards is not None and o.player in self.shown and tuple(o.cards) != self.shown[o.player]:
+                self.add("summary_outcome", o.line, f"{o.player}'s summary cards differ from those shown")
+
+
+def replay(hand: Hand, rules: RuleSet | None = None) -> Replay:
+    """Replay ``hand`` under its own rules, or under ``rules`` to ask "what if"."""
+    return _Replayer(hand, rules).run()
+
+
+__all__ = ["Pot", "PotResult", "Replay", "replay"]

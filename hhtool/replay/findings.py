@@ -1,0 +1,150 @@
+"""Findings: what the replay engine noticed, as values, never exceptions.
+
+Every code is listed once here, with its severity, the verdict it pushes
+the hand towards and the RULES.md section it enforces; ``docs/findings.md``
+is generated from this table and a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+Effect = Literal["invalid", "disputed", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """A kind of finding: ``invalid`` codes mean the hand could not have happened
+    under its rules; ``disputed`` codes mean the money went elsewhere than the
+    rules send it; warnings leave the verdict alone."""
+
+    name: str
+    severity: Severity
+    effect: Effect
+    rule: str
+    summary: str
+
+
+_CODES = [
+    # cards (§1, §4)
+    Code("card_twice", "error", "invalid", "§1", "a card appears twice in the hand"),
+    Code("card_not_in_deck", "error", "invalid", "§1", "a card is not in the profile's deck for the players dealt in"),
+    Code("deck_exhausted", "error", "invalid", "§1, §4", "more cards dealt (with burns and the vela) than the deck holds"),
+    Code("deal_missing", "error", "invalid", "§4", "a player still in the hand was not dealt a card on a street"),
+    Code("deal_to_folded", "error", "invalid", "§4", "a card was dealt to a player who had folded or was never in the hand"),
+    Code("deal_count", "error", "invalid", "§4", "a deal line holds the wrong number of cards for its street"),
+    Code("deal_changed", "error", "invalid", "§4", "the cards repeated on a later street differ from those dealt before"),
+    Code("deal_order", "warning", "none", "§4", "deal lines are not in dealing order from the button's left"),
+    Code("vela_missing", "error", "invalid", "§4 vela", "the profile deals a vela but the hand has none"),
+    Code("vela_unexpected", "error", "invalid", "§4 vela", "a vela in a profile (or variant) that has none"),
+    Code("vela_early", "error", "invalid", "§4 vela", "the vela was turned before the last betting round it follows"),
+    Code("exposure", "warning", "none", "§4 exposure", "an exposure line that the profile's exposure variant does not call for"),
+    # forced bets (§4)
+    Code("ante_missing", "error", "invalid", "§4 forced bets", "a player dealt in posted no ante"),
+    Code("ante_amount", "error", "invalid", "§4 forced bets", "an ante of the wrong amount"),
+    Code("forced_bet_kind", "error", "invalid", "§4 forced bets", "antes in a blinds profile, or blinds in an ante profile"),
+    Code("blind_missing", "error", "invalid", "§4 forced bets", "a blind was not posted"),
+    Code("blind_player", "error", "invalid", "§4 forced bets", "a blind posted by the wrong player"),
+    Code("blind_amount", "error", "invalid", "§4 forced bets", "a blind of the wrong amount"),
+    Code("bring_in_player", "error", "invalid", "§4 round 1 opener", "the bring-in is not the player with the highest door card"),
+    Code("bring_in_amount", "error", "invalid", "§4 bring-in", "a bring-in of the wrong amount"),
+    Code("bring_in_unexpected", "error", "invalid", "§4 bring-in", "a bring-in in a profile without one, or after the round opened"),
+    # turn and action (§4, §5)
+    Code("wrong_opener", "error", "invalid", "§4 openers", "the betting round was opened by the wrong player"),
+    Code("out_of_turn", "error", "invalid", "§5", "a player acted out of turn"),
+    Code("action_after_fold", "error", "invalid", "§5", "a player acted after folding"),
+    Code("action_after_all_in", "error", "invalid", "§5", "a player acted after going all-in"),
+    Code("action_not_in_hand", "error", "invalid", "§5", "an action by a player not dealt into the hand"),
+    Code("action_after_round", "error", "invalid", "§5", "an action after the betting round was over"),
+    Code("check_facing_bet", "error", "invalid", "§5", "a check facing a bet"),
+    Code("call_without_bet", "error", "invalid", "§5", "a call with nothing to call"),
+    Code("call_amount", "error", "invalid", "§5", "a call of the wrong amount"),
+    Code("bet_facing_bet", "error", "invalid", "§5", "a bet facing a bet (it should be a raise)"),
+    Code("bet_size", "error", "invalid", "§5 structure", "a bet of an illegal size for the structure"),
+    Code("raise_without_bet", "error", "invalid", "§5", "a raise with no bet to raise"),
+    Code("raise_size", "error", "invalid", "§5 structure", "a raise of an illegal size for the structure"),
+    Code("raise_over_cap", "error", "invalid", "§5 cap", "a bet or raise after the betting was capped"),
+    Code("raise_not_reopened", "error", "invalid", "§5 all-in", "a raise by a player to whom a short all-in did not reopen the betting"),
+    Code("raise_arithmetic", "warning", "none", "§5", "'raises X to Y' where X is not Y less the bet faced"),
+    Code("complete_amount", "error", "invalid", "§4 bring-in", "a completion to another amount than the small bet"),
+    Code("stack_exceeded", "error", "invalid", "§5", "a player put in more than their stack"),
+    Code("all_in_flag", "warning", "none", "§5", "'and is all-in' missing on a line that empties the stack, or present when chips remain"),
+    Code("round_unfinished", "error", "invalid", "§5", "a new street began before the betting round was finished"),
+    Code("uncalled_missing", "error", "disputed", "§5 uncalled bet", "an uncalled bet was not returned"),
+    Code("uncalled_wrong", "error", "disputed", "§5 uncalled bet", "a bet returned as uncalled that was called, or the wrong amount"),
+    Code("info_double_bet", "warning", "none", "§5 option", "'a double bet is allowed' where no pair shows in round 2"),
+    Code("info_capped", "warning", "none", "§5 cap", "'Betting is capped' where the betting was not capped"),
+    # showdown (§6)
+    Code("show_order", "warning", "none", "§6", "the wrong player showed first at showdown"),
+    Code("shown_cards", "error", "invalid", "§6", "cards shown differ from the cards dealt"),
+    Code("description", "warning", "none", "§6, FORMAT.md", "a hand's description does not match its cards"),
+    Code("muck_not_allowed", "warning", "none", "§6", "a player mucked where the profile has everyone show"),
+    Code("showdown_unexpected", "warning", "none", "§6", "a showdown with one player left"),
+    Code("cards_unknown", "warning", "none", "§6", "a contender's cards are unknown: the winner cannot be checked"),
+    # money (§7)
+    Code("wrong_winner", "error", "disputed", "§7", "a pot went to another player than the rules send it to"),
+    Code("wrong_amount", "error", "disputed", "§7", "a player collected another amount than the rules give"),
+    Code("total_pot", "error", "disputed", "§7", "the total pot does not equal what was put in"),
+    Code("rake_exceeds_pot", "error", "invalid", "§7", "the rake is larger than the pot"),
+    Code("side_pots", "error", "disputed", "§7", "main and side pot amounts differ from the contributions"),
+    Code("pot_label", "warning", "none", "§7", "a collection names a pot that does not exist or is not the one won"),
+    # summary
+    Code("summary_outcome", "warning", "none", "FORMAT.md summary", "a seat outcome in the summary disagrees with the hand"),
+    Code("summary_vela", "warning", "none", "FORMAT.md summary", "the summary's vela differs from the one turned"),
+    Code("players", "error", "invalid", "§4 deck", "more or fewer players than the profile allows"),
+    Code("rules_option", "error", "invalid", "§4 variants", "an option the profile does not allow"),
+]
+
+CODES: dict[str, Code] = {c.name: c for c in _CODES}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing the replay noticed: code, severity, source line, and words for a person."""
+
+    code: str
+    severity: Severity
+    line: int
+    message: str
+
+    @property
+    def rule(self) -> str:
+        return CODES[self.code].rule
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message}
+
+
+def finding(code: str, line: int, message: str) -> Finding:
+    """A finding of a known code; its severity comes from the table."""
+    c = CODES[code]
+    return Finding(code, c.severity, line, f"{message} (RULES.md {c.rule})")
+
+
+def findings_markdown() -> str:
+    """The text of ``docs/findings.md``: every code, generated from the table above."""
+    lines = [
+        "# Audit findings",
+        "",
+        "Every code `hhtool audit` can report. Generated from",
+        "`hhtool/replay/findings.py` (`python -m hhtool.replay.findings > docs/findings.md`);",
+        "a test keeps this page and the code in step.",
+        "",
+        "A hand's verdict: `invalid` if any finding's effect is *invalid* (the hand",
+        "could not have happened under its rules), else `disputed` if any is",
+        "*disputed* (the rules award the money differently from the history), else",
+        "`ok`. Warnings (the text is inconsistent but the money is right) leave the",
+        "verdict alone. A hand that does not parse is `unparsed`.",
+        "",
+        "| code | severity | effect | RULES.md | meaning |",
+        "|---|---|---|---|---|",
+    ]
+    for c in _CODES:
+        lines.append(f"| `{c.name}` | {c.severity} | {c.effect} | {c.rule} | {c.summary} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(findings_markdown(), end="")

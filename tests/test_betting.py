@@ -1,0 +1,138 @@
+"""The betting state machine alone: sizes, caps, the option, all-ins (RULES.md §5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hhtool.replay.betting import Betting, IllegalAction, Player, deal_order
+from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet, Structure
+
+
+def table(rules: RuleSet = ITALIAN, structure: Structure = "fixed", stacks: tuple[int, ...] = (1000, 1000, 1000), ante: int = 0) -> Betting:
+    players = [Player(n, i + 1, s, s - ante, total=ante) for i, (n, s) in enumerate(zip("abcdef", stacks))]
+    return Betting(rules, structure, small_bet=50, big_bet=100, bring_in_amount=20, big_blind=50, players=players)
+
+
+def code(fn: object, *args: object, **kw: object) -> str:
+    with pytest.raises(IllegalAction) as e:
+        fn(*args, **kw)  # type: ignore[operator]
+    return e.value.code
+
+
+def test_fixed_limit_small_then_big_and_the_cap() -> None:
+    b = table()
+    b.start_round(1, "a")
+    assert code(b.verify_bet_to, "a", 100, as_raise=False) == "bet_size"
+    b.verify_bet_to("a", 50, as_raise=False)
+    b.bet_to("a", 50)
+    b.bet_to("b", 100)
+    b.bet_to("c", 150)
+    b.bet_to("a", 200)  # one bet and three raises: capped
+    assert b.capped()
+    assert code(b.verify_bet_to, "b", 250, as_raise=True) == "raise_over_cap"
+    b.call("b", 150)
+    b.call("c", 50)
+    assert b.round_over
+    b.start_round(3, "a")
+    assert code(b.verify_bet_to, "a", 50, as_raise=False) == "bet_size"
+    b.verify_bet_to("a", 100, as_raise=False)
+
+
+def test_cap_heads_up_lifts_the_cap_when_set() -> None:
+    from dataclasses import replace
+
+    b = table(replace(ITALIAN, cap_heads_up=True), stacks=(1000, 1000))
+    b.start_round(1, "a")
+    for who, to in (("a", 50), ("b", 100), ("a", 150), ("b", 200)):
+        b.bet_to(who, to)
+    b.verify_bet_to("a", 250, as_raise=True)
+
+
+def test_pair_showing_option_allows_a_big_bet_in_round_two() -> None:
+    b = table()
+    b.start_round(2, "a", big_option=True)
+    b.verify_bet_to("a", 100, as_raise=False)
+    b.bet_to("a", 100)
+    assert code(b.verify_bet_to, "b", 150, as_raise=True) == "raise_size"  # later raises are big
+    b.verify_bet_to("b", 200, as_raise=True)
+    b2 = table()
+    b2.start_round(2, "a", big_option=False)
+    assert code(b2.verify_bet_to, "a", 100, as_raise=False) == "bet_size"
+
+
+def test_pot_limit_maximum_and_no_limit_minimum() -> None:
+    b = table(structure="pot", ante=10)  # pot 30
+    b.start_round(2, "a")
+    assert code(b.verify_bet_to, "a", 31, as_raise=False) == "bet_size"
+    b.bet_to("a", 30)  # pot 60
+    # raise to at most: 30 (the bet) + 60 (pot) + 30 (the call) = 120
+    b.verify_bet_to("b", 120, as_raise=True)
+    assert code(b.verify_bet_to, "b", 121, as_raise=True) == "raise_size"
+    n = table(structure="no")
+    n.start_round(2, "a")
+    assert code(n.verify_bet_to, "a", 49, as_raise=False) == "bet_size"
+    n.bet_to("a", 80)
+    assert code(n.verify_bet_to, "b", 150, as_raise=True) == "raise_size"  # at least 80 more
+    n.verify_bet_to("b", 160, as_raise=True)
+
+
+def test_short_all_in_does_not_reopen_the_betting() -> None:
+    b = table(structure="no", stacks=(1000, 130, 1000))
+    b.start_round(2, "a")
+    b.bet_to("a", 100)
+    b.bet_to("b", 130)  # all-in, 30 more: short of a full raise
+    assert b.player("b").all_in
+    b.call("c", 130)
+    # a already acted: may call the 30 but not raise
+    assert code(b.verify_bet_to, "a", 300, as_raise=True) == "raise_not_reopened"
+    b.verify_call("a", 30)
+
+
+def test_bring_in_completion_and_no_option_for_the_bring_in() -> None:
+    b = table(CLASSIC)
+    b.start_round(1, "b")
+    assert code(b.verify_check, "b") == "bring_in_unexpected"
+    b.verify_bring_in("b", 20)
+    b.bring_in("b", 20)
+    b.call("c", 20)
+    b.call("a", 20)
+    assert b.round_over  # the bring-in has no option to raise
+    b = table(CLASSIC)
+    b.start_round(1, "b")
+    b.bring_in("b", 20)
+    assert code(b.verify_bet_to, "c", 60, as_raise=False) == "complete_amount"
+    b.bet_to("c", 50)  # the completion is the round's bet
+    assert b.bets == 1 and not b.round_over
+    b.call("a", 50)
+    b.call("b", 30)
+    assert b.round_over
+
+
+def test_stellapoker_big_blind_counts_as_the_bet_and_has_its_option() -> None:
+    players = [Player(n, i + 1, 1000, 1000) for i, n in enumerate("abc")]
+    b = Betting(STELLAPOKER, "fixed", 50, 100, None, 50, players)
+    players[0].this_round = players[0].total = 25
+    players[0].behind = 975
+    players[1].this_round = players[1].total = 50
+    players[1].behind = 950
+    b.start_round(1, "c")
+    assert b.bets == 1 and b.current == 50
+    b.call("c", 50)
+    b.call("a", 25)
+    assert b.next_player == "b"  # posting is not acting: the big blind may still raise
+    b.verify_bet_to("b", 100, as_raise=True)
+
+
+def test_turn_order_and_fold() -> None:
+    b = table()
+    b.start_round(2, "b")
+    assert code(b.verify_check, "a") == "wrong_opener"
+    b.check("b")
+    assert code(b.verify_check, "a") == "out_of_turn"
+    b.fold("c")
+    assert code(b.verify_check, "c") == "action_after_fold"
+
+
+def test_deal_order_from_the_buttons_left() -> None:
+    assert deal_order([(1, "a"), (3, "c"), (5, "e")], 3) == [(5, "e"), (1, "a"), (3, "c")]
+    assert deal_order([(1, "a"), (3, "c")], 6) == [(1, "a"), (3, "c")]

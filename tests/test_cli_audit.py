@@ -1,0 +1,72 @@
+"""``hhtool audit`` end to end: text, JSON, --hand, --rules, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.sample_paths import BROKEN, SAMPLES
+
+HHTOOL = [sys.executable, "-m", "hhtool.cli"]
+EXAMPLE = str(SAMPLES / "000_format_example.txt")
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HHTOOL, "audit", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_ok_hand_exit_0_with_reason() -> None:
+    r = run(EXAMPLE)
+    assert r.returncode == 0, r.stderr
+    assert "verdict: ok" in r.stdout
+    assert "bob's two pair, Queens and Jacks beats alice's" in r.stdout
+    assert "2nd street: alice opens (highest door card Q♠" in r.stdout
+
+
+def test_json_shape() -> None:
+    r = run("--json", EXAMPLE)
+    assert r.returncode == 0
+    (obj,) = [json.loads(line) for line in r.stdout.splitlines()]
+    assert obj["hand_id"] == "C-1001" and obj["site"] == "Vela" and obj["profile"] == "classic"
+    assert obj["verdict"] == "ok" and obj["findings"] == []
+    assert obj["payouts"] == {"bob": 1090} and obj["claimed"] == {"bob": 1090}
+    assert obj["pots"] == [{"name": "main pot", "amount": 1140, "rake": 50, "eligible": ["alice", "bob"], "winners": {"bob": 1090}}]
+    assert obj["showdown_order"] == ["bob", "alice"]
+
+
+def test_disputed_hand_exits_1(tmp_path: Path) -> None:
+    text = Path(EXAMPLE).read_text(encoding="utf-8").replace("bob collected €10.90", "alice collected €10.90")
+    f = tmp_path / "disputed.txt"
+    f.write_text(text, encoding="utf-8")
+    r = run("--json", str(f))
+    assert r.returncode == 1
+    obj = json.loads(r.stdout)
+    assert obj["verdict"] == "disputed"
+    assert "wrong_winner" in {x["code"] for x in obj["findings"]}
+    assert obj["payouts"] == {"bob": 1090} and obj["claimed"] == {"alice": 1090}
+
+
+def test_unparsed_hands_are_reported_and_others_go_on() -> None:
+    junk = next(p for p in BROKEN if "junk_and_one_bad_hand" in p.name)
+    r = run("--json", str(junk))
+    assert r.returncode == 1
+    verdicts = [json.loads(line)["verdict"] for line in r.stdout.splitlines()]
+    assert "unparsed" in verdicts and "ok" in verdicts
+
+
+def test_hand_filter_and_missing_hand() -> None:
+    path = str(SAMPLES / "010_classic_own_view_three_hands.txt")
+    r = run("--json", "--hand", "C-2003", path)
+    assert [json.loads(line)["hand_id"] for line in r.stdout.splitlines()] == ["C-2003"]
+    r = run("--hand", "NOPE", path)
+    assert r.returncode == 2 and "no hand 'NOPE'" in r.stderr
+
+
+def test_rules_override_and_usage_errors(tmp_path: Path) -> None:
+    r = run("--json", "--rules", "stellapoker", EXAMPLE)
+    obj = json.loads(r.stdout)
+    assert obj["profile"] == "stellapoker" and obj["payouts"] == {"alice": 545, "bob": 545}
+    assert run("--rules", "texas", EXAMPLE).returncode == 2
+    assert run(str(tmp_path / "missing.txt")).returncode == 2

@@ -1,0 +1,48 @@
+"""The mutation corpus: every fault class, on every hand it applies to, caught with the right verdict."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from hhtool.events import Hand
+from hhtool.faults import FAULTS, FaultClass
+from hhtool.replay import replay
+from tests.test_replay_samples import HANDS
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.name)
+def test_fault_is_caught_on_every_hand_it_applies_to(fault: FaultClass) -> None:
+    applied = 0
+    for hand in HANDS:
+        for seed in range(3):
+            altered = fault.apply(hand, random.Random(seed))
+            if altered is None:
+                continue
+            applied += 1
+            mutated, what = altered
+            r = replay(mutated)
+            codes = {f.code for f in r.findings}
+            assert fault.code in codes, (hand.hand_id, what, sorted(codes))
+            assert r.verdict == fault.verdict, (hand.hand_id, what, r.verdict, sorted(codes))
+    assert applied >= 3, f"{fault.name} applied to only {applied} sample hands"
+
+
+def test_every_fault_class_of_the_issue_is_in_the_corpus() -> None:
+    names = {f.name for f in FAULTS}
+    assert names >= {
+        "wrong_winner", "wrong_amount", "total_pot_wrong", "rake_wrong", "rake_over_pot",
+        "illegal_bet_size", "raise_over_cap", "check_facing_bet", "out_of_turn",
+        "action_after_fold", "wrong_bring_in", "wrong_opener", "missing_ante",
+        "missing_vela", "extra_vela", "card_twice", "card_outside_deck",
+    }
+
+
+def test_unaltered_hands_have_no_findings() -> None:
+    for hand in HANDS:
+        assert replay(hand).findings == ()
+
+
+def _hand(hand_id: str) -> Hand:
+    return next(h for h in HANDS if h.hand_id == hand_id)
