@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from .cards import Card, card_symbol
-from .evaluate import HandValue, evaluate
+from .evaluate import HandValue, describe, evaluate
 from .rules import RuleSet, TieBreak
 
 
@@ -27,10 +28,57 @@ class Opener:
     reason: str
 
 
+@lru_cache(maxsize=64)
+def _showing_rules(rules: RuleSet, suits: bool) -> RuleSet:
+    """The rules showing hands are compared under: ranks only, or ranks then suits."""
+    tie: TieBreak = "ranks_then_suits" if suits else "split"
+    return replace(rules, tie_break=tie, sf_rule="standard")
+
+
 def showing_value(up: Sequence[Card], rules: RuleSet, low: int) -> HandValue:
     """The value of a player's face-up cards: ranks only, or ranks then suits."""
-    tie: TieBreak = "ranks_then_suits" if rules.showing_tie == "suits" else "split"
-    return evaluate(up, replace(rules, tie_break=tie, sf_rule="standard"), low)
+    return evaluate(up, _showing_rules(rules, rules.showing_tie == "suits"), low)
+
+
+_GROUP_CATEGORY = {(1, 0): 0, (1, 1): 0, (2, 0): 1, (2, 1): 1, (2, 2): 2, (3, 0): 3, (3, 1): 3, (4, 0): 7}
+
+
+def _groups(up: Sequence[Card]) -> tuple[int, list[Card]]:
+    """Category and cards in order of significance of fewer than five cards (groups only)."""
+    counts: dict[int, int] = {}
+    for c in up:
+        r = c >> 2
+        counts[r] = counts.get(r, 0) + 1
+    order = sorted(up, key=lambda c: (counts[c >> 2], c), reverse=True)
+    sizes = sorted(counts.values(), reverse=True)
+    return _GROUP_CATEGORY[(sizes[0], sizes[1] if len(sizes) > 1 else 0)], order
+
+
+def showing_description(up: Sequence[Card], rules: RuleSet, low: int) -> str:
+    """The words for a showing hand ("a pair of Queens")."""
+    if len(up) >= 5 or rules.wild is not None or not up:
+        return showing_value(up, rules, low).description
+    category, order = _groups(up)
+    return describe(category, order, low)
+
+
+def showing_key(up: Sequence[Card], rules: RuleSet, low: int, suits: bool) -> int:
+    """:func:`showing_value`'s key, fast: the betting of every hand asks for it.
+
+    With fewer than five cards only groups count, so the key is the group
+    category and the ranks (then the suits) in order of significance, packed
+    as :mod:`hhtool.evaluate` packs them; five or more cards, or wild cards,
+    take the full evaluator.
+    """
+    if len(up) >= 5 or rules.wild is not None or not up:
+        return evaluate(up, _showing_rules(rules, suits), low).key
+    key, order = _groups(up)
+    for i in range(5):
+        key = (key << 4) | (order[i] >> 2 if i < len(order) else 0)
+    if suits:
+        for i in range(5):
+            key = (key << 2) | (order[i] & 3 if i < len(order) else 0)
+    return key
 
 
 def first_round_opener(doors: Sequence[Card | None]) -> Opener:
@@ -54,22 +102,18 @@ def later_round_opener(
     the profile counts it: classic's vela round).
     """
     extra = [vela] if vela is not None else []
-    values = {i: showing_value([*u, *extra], rules, low) for i, u in enumerate(ups) if u is not None}
-    if not values:
+    suits = rules.showing_tie == "suits"
+    shown = {i: [*u, *extra] for i, u in enumerate(ups) if u is not None}
+    if not shown:
         raise ValueError("nobody can act")
+    keys = {i: showing_key(cards, rules, low, suits) for i, cards in shown.items()}
     # max() keeps the first of equal keys: the player dealt first wins position ties
-    best = max(values, key=lambda i: values[i].key)
-    v = values[best]
-    tied = [i for i, w in values.items() if w.key == v.key and i != best]
-    why = f"best showing hand, {v.description}"
-    if tied:
+    best = max(keys, key=keys.__getitem__)
+    why = f"best showing hand, {showing_description(shown[best], rules, low)}"
+    if any(k == keys[best] and i != best for i, k in keys.items()):
         why += " (tied on ranks; the player dealt first opens)"
-    elif rules.showing_tie == "suits":
-        rank_only = {i: showing_value_ranks(ups[i] or [], extra, rules, low) for i in values}
+    elif suits:
+        rank_only = {i: showing_key(cards, rules, low, False) for i, cards in shown.items()}
         if sum(1 for k in rank_only.values() if k == rank_only[best]) > 1:
             why += " (tied on ranks; suits decide)"
     return Opener(best, why)
-
-
-def showing_value_ranks(up: Sequence[Card], extra: Sequence[Card], rules: RuleSet, low: int) -> int:
-    return evaluate([*up, *extra], replace(rules, tie_break="split", sf_rule="standard"), low).key

@@ -52,3 +52,20 @@ def test_five_showing_cards_use_every_category() -> None:
     # classic's vela round: four up cards and the vela make a flush, which beats trips
     ups = [parse_cards("8h 9h Jh Kh"), parse_cards("Qs Qd Qc 7s")]
     assert later_round_opener(ups, CLASSIC, 7, vela=parse_card("7h")).index == 0
+
+
+def test_fast_showing_key_agrees_with_the_evaluator() -> None:
+    import random
+
+    from hhtool.cards import deck_cards
+    from hhtool.showing import showing_key, showing_value
+
+    rng = random.Random(4)
+    for rules in (CLASSIC, ITALIAN):
+        for n in (1, 2, 3, 4):
+            for _ in range(400):
+                a, b = rng.sample(deck_cards(7), n), rng.sample(deck_cards(7), n)
+                suits = rules.showing_tie == "suits"
+                fast = showing_key(a, rules, 7, suits), showing_key(b, rules, 7, suits)
+                full = showing_value(a, rules, 7).key, showing_value(b, rules, 7).key
+                assert (fast[0] > fast[1]) == (full[0] > full[1]) and (fast[0] == fast[1]) == (full[0] == full[1])

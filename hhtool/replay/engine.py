@@ -10,9 +10,9 @@ verdict.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ..cards import Card, card_symbol, cards_str
 from ..evaluate import HandValue, evaluate
@@ -128,6 +128,7 @@ class _Replayer:
         self.uncalled_returned = False
         self.round_pot_start = 0
         self.double_bet_line = 0
+        self._values: dict[tuple[Card, ...], HandValue] = {}
 
     def add(self, code: str, line: int, message: str) -> None:
         self.findings.append(finding(code, line, message))
@@ -213,45 +214,46 @@ class _Replayer:
                 self.add("blind_player", e.line, f"{e.player} posts the {kind} blind, but {who} should (RULES.md §4: small blind first left of the button)")
 
     def event(self, e: object) -> None:
-        b = self.betting
-        if isinstance(e, PostAnte):
-            self.post(e.player, e.amount, e.line, e.all_in, ante=True)
-        elif isinstance(e, PostBlind):
-            self.post(e.player, e.amount, e.line, e.all_in, ante=False)
-        elif isinstance(e, Street):
-            self.new_street(ROUND_OF_STREET[e.name], e.line)
-        elif isinstance(e, Deal):
-            self.deal(e)
-        elif isinstance(e, Expose):
-            self.expose(e)
-        elif isinstance(e, Vela):
-            self.turn_vela(e)
-        elif isinstance(e, (BringIn, Complete, Bet, Call, RaiseTo, Check, Fold)):
-            self.action(e)
-        elif isinstance(e, UncalledBet):
-            self.uncalled(e)
-        elif isinstance(e, DoubleBetAllowed):
-            self.double_bet_line = e.line
-        elif isinstance(e, BettingCapped):
-            if not b.capped():
-                self.add("info_capped", e.line, "'Betting is capped' but the betting was not capped")
-        elif isinstance(e, ShowDown):
-            self.end_of_betting(e.line)
-            if len(b.in_hand) < 2:
-                self.add("showdown_unexpected", e.line, "a showdown with one player left")
-        elif isinstance(e, Shows):
-            self.end_of_betting(e.line)
-            self.show(e)
-        elif isinstance(e, Mucks):
-            self.end_of_betting(e.line)
-            self.mucked.add(e.player)
-            self.show_order.append(e.player)
-            if self.rules.showdown_order == "seat_order":
-                self.add("muck_not_allowed", e.line, f"{e.player} mucks, but in the {self.rules.name} profile everyone left shows")
-        elif isinstance(e, DoesNotShow):
-            self.end_of_betting(e.line)
-        elif isinstance(e, Collected):
-            self.end_of_betting(e.line)
+        handler = self._handlers.get(type(e))
+        if handler is not None:
+            handler(self, e)
+
+    def _on_showdown(self, e: ShowDown) -> None:
+        self.end_of_betting(e.line)
+        if len(self.betting.in_hand) < 2:
+            self.add("showdown_unexpected", e.line, "a showdown with one player left")
+
+    def _on_shows(self, e: Shows) -> None:
+        self.end_of_betting(e.line)
+        self.show(e)
+
+    def _on_mucks(self, e: Mucks) -> None:
+        self.end_of_betting(e.line)
+        self.mucked.add(e.player)
+        self.show_order.append(e.player)
+        if self.rules.showdown_order == "seat_order":
+            self.add("muck_not_allowed", e.line, f"{e.player} mucks, but in the {self.rules.name} profile everyone left shows")
+
+    def _on_capped(self, e: BettingCapped) -> None:
+        if not self.betting.capped():
+            self.add("info_capped", e.line, "'Betting is capped' but the betting was not capped")
+
+    def _on_double_bet(self, e: DoubleBetAllowed) -> None:
+        self.double_bet_line = e.line
+
+    def _on_end_of_betting(self, e: DoesNotShow | Collected) -> None:
+        self.end_of_betting(e.line)
+
+    def _on_ante(self, e: PostAnte) -> None:
+        self.post(e.player, e.amount, e.line, e.all_in, ante=True)
+
+    def _on_blind(self, e: PostBlind) -> None:
+        self.post(e.player, e.amount, e.line, e.all_in, ante=False)
+
+    def _on_street(self, e: Street) -> None:
+        self.new_street(ROUND_OF_STREET[e.name], e.line)
+
+    _handlers: dict[type, Callable[[_Replayer, Any], None]] = {}
 
     # ------------------------------------------------------------ money in
 
@@ -602,7 +604,11 @@ class _Replayer:
         if len(own) < 5:
             return None
         extra = [self.vela] if self.vela is not None else []
-        return evaluate([*own[:5], *extra], self.rules, self.low)
+        cards = (*own[:5], *extra)
+        cached = self._values.get(cards)
+        if cached is None:
+            cached = self._values[cards] = evaluate(cards, self.rules, self.low)
+        return cached
 
     def expected_first_to_show(self) -> str | None:
         b = self.betting
@@ -773,6 +779,31 @@ class _Replayer:
                 self.add("summary_outcome", o.line, f"{o.player} is said to have lost but collected {self.fmt(claimed[o.player])}")
             if o.cards is not None and o.player in self.shown and tuple(o.cards) != self.shown[o.player]:
                 self.add("summary_outcome", o.line, f"{o.player}'s summary cards differ from those shown")
+
+
+_Replayer._handlers = {
+    PostAnte: _Replayer._on_ante,
+    PostBlind: _Replayer._on_blind,
+    Street: _Replayer._on_street,
+    Deal: _Replayer.deal,
+    Expose: _Replayer.expose,
+    Vela: _Replayer.turn_vela,
+    BringIn: _Replayer.action,
+    Complete: _Replayer.action,
+    Bet: _Replayer.action,
+    Call: _Replayer.action,
+    RaiseTo: _Replayer.action,
+    Check: _Replayer.action,
+    Fold: _Replayer.action,
+    UncalledBet: _Replayer.uncalled,
+    DoubleBetAllowed: _Replayer._on_double_bet,
+    BettingCapped: _Replayer._on_capped,
+    ShowDown: _Replayer._on_showdown,
+    Shows: _Replayer._on_shows,
+    Mucks: _Replayer._on_mucks,
+    DoesNotShow: _Replayer._on_end_of_betting,
+    Collected: _Replayer._on_end_of_betting,
+}
 
 
 def replay(hand: Hand, rules: RuleSet | None = None) -> Replay:
