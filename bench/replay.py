@@ -56,8 +56,10 @@ from hhtool.replay.betting import deal_order  # noqa: E402
 
 
 def load_hands(count: int) -> tuple[list[Hand], str]:
+    import importlib
+
     try:
-        from hhtool.simulate import simulate_text  # type: ignore[attr-defined]
+        simulate_text = getattr(importlib.import_module("hhtool.simulate"), "simulate_text", None)
     except ImportError:
         simulate_text = None
     if simulate_text is not None:
