@@ -217,6 +217,22 @@ def fields_of(category: int, played: Sequence[int], tie_break: TieBreak, low: in
     return out
 
 
+def suit_cards(category: int, played: Sequence[int], tie_break: TieBreak) -> list[int]:
+    """The cards whose suits the key's suit fields hold, in the same order (for explanations)."""
+    if tie_break == "ranks_then_suits":
+        return list(played)
+    if tie_break == "card_order" and category not in (STRAIGHT, STRAIGHT_FLUSH, HIGH_CARD, FLUSH):
+        sizes = _group_sizes(played)
+        out: list[int] = []
+        i = 0
+        for size in sizes:
+            if size >= 2:
+                out += played[i : i + size]
+            i += size
+        return out
+    return []
+
+
 _WIDTHS: Final = {"category": 4, "rank": 4, "suit": 2, "group rank": 4, "flush suit": 4, "card": 6, "group suit": 2}
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .cards import RANK_NAMES, SUIT_NAMES, card_symbol, make_card
-from .evaluate import CATEGORY_LABELS, FLUSH, FULL_HOUSE, STRAIGHT_FLUSH, HandValue
+from .evaluate import CATEGORY_LABELS, FLUSH, FULL_HOUSE, STRAIGHT_FLUSH, HandValue, suit_cards
 from .rules import RuleSet, SfRule
 
 
@@ -119,6 +119,8 @@ class Reason:
 
     text: str
     rule: str  # the RULES.md section or parameter that decided
+    decided_by: tuple[str, str] | None = None  # what decided, for the winner and the loser: ("Q♥", "Q♣")
+    context: str = ""  # the text without the deciding pair
 
 
 def _field_text(label: str, value: HandValue, index: int, raw: int) -> str:
@@ -183,27 +185,27 @@ def explain(a: HandValue, b: HandValue, rules: RuleSet, contenders: int) -> Reas
         if label == "category":
             extra = " (in Telesina a flush outranks a full house)" if {x, y} == {FLUSH, FULL_HOUSE} else ""
             return Reason(f"{CATEGORY_LABELS[wx]} beats {CATEGORY_LABELS[lx]}{extra}", "RULES.md §2")
-        what = f"{_field_text(label, win, i, wx)} beats {_field_text(label, lose, i, lx)}"
+        pair = (_field_text(label, win, i, wx), _field_text(label, lose, i, lx))
         cat = CATEGORY_LABELS[a.category]
+        if label in ("group suit", "suit"):
+            k = sum(1 for lab, _ in fa[:i] if lab == label)
+            wc, lc = suit_cards(win.category, win.played, win.tie_break), suit_cards(lose.category, lose.played, lose.tie_break)
+            if k < len(wc) and k < len(lc):
+                pair = (card_symbol(wc[k]), card_symbol(lc[k]))
         if label in ("rank", "group rank"):
-            return Reason(f"both {cat}; by rank, {what}", "RULES.md §3 (ranks first)")
-        if label == "flush suit":
-            return Reason(f"both a flush; flushes compare by suit alone: {what}", "RULES.md §3 tie_break card_order")
-        if label == "card":
-            return Reason(
-                f"both {cat}; single cards compare one by one in card order (rank, then suit): {what}",
-                "RULES.md §3 tie_break card_order",
-            )
-        if label == "group suit":
-            return Reason(
-                f"both {cat} with the same ranks and the same single cards; "
-                f"the best suit in the highest group decides: {what}",
-                "RULES.md §3 tie_break card_order",
-            )
-        return Reason(
-            f"both {cat} with the same ranks; suits decide card by card in order of significance: {what}",
-            "RULES.md §3 tie_break ranks_then_suits",
-        )
+            context, rule = f"both {cat}; by rank", "RULES.md §3 (ranks first)"
+        elif label == "flush suit":
+            context, rule = "both a flush; flushes compare by suit alone", "RULES.md §3 tie_break card_order"
+        elif label == "card":
+            context = f"both {cat}; single cards compare one by one in card order (rank, then suit)"
+            rule = "RULES.md §3 tie_break card_order"
+        elif label == "group suit":
+            context = f"both {cat} with the same ranks and the same single cards; the best suit in the highest group decides"
+            rule = "RULES.md §3 tie_break card_order"
+        else:
+            context = f"both {cat} with the same ranks; suits decide card by card in order of significance"
+            rule = "RULES.md §3 tie_break ranks_then_suits"
+        return Reason(f"{context}: {pair[0]} beats {pair[1]}", rule, pair, context)
     if rules.tie_break == "split":
         return Reason(f"both {CATEGORY_LABELS[a.category]} with the same ranks; suits never decide, so they split", "RULES.md §3 tie_break split")
     return Reason("the hands are equal in every respect the rules compare, so they split", "RULES.md §3, §7")

@@ -31,7 +31,7 @@ def test_000_two_pair_vela_kicker_best_suit_in_highest_pair_wins_classic() -> No
     alice, bob = table.hands
     assert alice.value.description == bob.value.description == "two pair, Queens and Jacks"
     assert [alice.share, bob.share] == [0, 1]
-    assert table.reason is not None and "Hearts beats Clubs" in table.reason.text
+    assert table.reason is not None and "Q♥ beats Q♣" in table.reason.text
 
 
 def test_format_md_same_showdown_splits_under_stellapoker_split() -> None:

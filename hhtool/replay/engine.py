@@ -390,6 +390,21 @@ class _Replayer:
                 mine.up.append(c)
                 mine.exposed.append(c)
 
+    def check_exposures(self, rnd: int, line: int) -> None:
+        """Carte coperte and una coperta: before betting round n, n cards face up (RULES.md §4)."""
+        want = min(rnd, 4)
+        for p in self.players:
+            if p.folded:
+                continue
+            up = len(self.cards[p.name].up)
+            if up != want:
+                self.add(
+                    "exposure_missing",
+                    line,
+                    f"{p.name} has {up} card(s) face up before the {STREET_OF_ROUND[rnd]} betting; "
+                    f"{self.rules.exposure.replace('_', ' ')} leaves {want} up",
+                )
+
     def turn_vela(self, e: Vela) -> None:
         self.end_of_betting(e.line)
         if not self.rules.has_vela:
@@ -432,6 +447,8 @@ class _Replayer:
         if not actors or len(b.in_hand) < 2:
             self.round_started = True
             return
+        if self.rules.exposure != "standard":
+            self.check_exposures(rnd, line)
         if rnd == 1:
             doors: list[Card | None] = []
             for p in self.players:
@@ -656,6 +673,17 @@ class _Replayer:
         if first is not None and self.show_order and self.show_order[0] != first:
             line = next((e.line for e in hand.events if isinstance(e, (Shows, Mucks)) and e.player == self.show_order[0]), summary.line)
             self.add("show_order", line, f"{self.show_order[0]} shows first, but {first} should ({self._show_rule()})")
+        elif first is not None and self.rules.showdown_order != "last_aggressor_else_opener":
+            # classic: then clockwise; italian: everyone in seat order from the button's left
+            k = left.index(first)
+            clockwise = left[k:] + left[:k]
+            expected = [n for n in clockwise if n in self.show_order]
+            if self.show_order != expected:
+                self.add("show_order", summary.line, f"the hands were shown in the order {', '.join(self.show_order)}; clockwise from {first} is {', '.join(expected)}")
+            if self.rules.showdown_order == "seat_order":
+                silent = [n for n in left if n not in self.show_order]
+                if silent:
+                    self.add("show_order", summary.line, f"{', '.join(silent)} did not show; in the {self.rules.name} profile everyone left shows")
         contenders = [n for n in left if n not in self.mucked] or left
         values = {n: self.value_of(n) for n in contenders}
         rake_left = min(summary.rake, total)
@@ -741,6 +769,10 @@ class _Replayer:
         others = [(nm, v) for nm, v in zip(names, values) if nm != w]
         best_other = max(others, key=lambda t: t[1].key)
         r = explain(wv, best_other[1], self.rules, n)
+        if r.decided_by is not None and wv.category == best_other[1].category and "ranks first" not in r.rule:
+            # the deciding cards or ranks, named after their players: "bob's Q♥ beats alice's Q♣"
+            mine, theirs = r.decided_by
+            return f"{w}'s {mine} beats {best_other[0]}'s {theirs}: {r.context} ({r.rule})"
         return f"{w}'s {wv.description} beats {best_other[0]}'s {best_other[1].description}: {r.text} ({r.rule})"
 
     def compare_payouts(self, payouts: dict[str, int], claimed: dict[str, int], line: int) -> None:

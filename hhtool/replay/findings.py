@@ -41,6 +41,7 @@ _CODES = [
     Code("vela_unexpected", "error", "invalid", "§4 vela", "a vela in a profile (or variant) that has none"),
     Code("vela_early", "error", "invalid", "§4 vela", "the vela was turned before the last betting round it follows"),
     Code("exposure", "warning", "none", "§4 exposure", "an exposure line that the profile's exposure variant does not call for"),
+    Code("exposure_missing", "error", "invalid", "§4 exposure", "a player bets with more or fewer cards face up than the exposure variant leaves"),
     # forced bets (§4)
     Code("ante_missing", "error", "invalid", "§4 forced bets", "a player dealt in posted no ante"),
     Code("ante_amount", "error", "invalid", "§4 forced bets", "an ante of the wrong amount"),
