@@ -31,6 +31,7 @@ from .events import (
     Hand,
     PostAnte,
     RaiseTo,
+    ShowDown,
     Street,
     Vela,
 )
@@ -96,6 +97,8 @@ def wrong_amount(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
 
 
 def total_pot_wrong(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+    if hand.summary.side_pots:
+        return None  # main + side pots must add up to the total, or the hand does not even parse
     delta = max(1, hand.summary.total // 20)
     summary = replace(hand.summary, total=hand.summary.total + delta)
     return replace(hand, summary=summary), f"total pot raised by {delta} (line {hand.summary.line})"
@@ -248,6 +251,8 @@ def missing_ante(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
 
 
 def missing_vela(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+    if not any(isinstance(e, ShowDown) for e in hand.events):
+        return None  # a hand won by a fold in the vela round: without the vela its bets are out of round, another fault
     for i, e in enumerate(hand.events):
         if isinstance(e, Vela):
             events = list(hand.events)
@@ -260,6 +265,8 @@ def extra_vela(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
     """A vela in a hand whose profile (and variant) deals none."""
     if hand.header.profile == "classic" or hand.header.vela_at_start or any(isinstance(e, Vela) for e in hand.events):
         return None
+    if not any(isinstance(e, Street) and e.name == "5th" for e in hand.events):
+        return None  # a vela before 5th street does not even parse (FORMAT.md order): not this fault
     used = {c for e in hand.events if isinstance(e, Deal) for part in (e.known or (), e.new or ()) for c in part}
     free = [make_card(r, s) for r in range(8, 15) for s in range(4) if make_card(r, s) not in used]
     if not free:

@@ -338,6 +338,10 @@ class _Replayer:
                 mine.cards = [known[0], known[1]]
             elif len(known) == 1:
                 mine.cards = [None, known[0]]
+            elif e.known is None and exposure == "carte_coperte":
+                # another player's two down cards in an own view: a bare "Dealt to bob" (the grammar's
+                # carte coperte form); the card turned by the "exposes" line fills in later
+                mine.cards = [None, None]
             else:
                 self.add("deal_count", e.line, f"2nd street deals two cards; {name}'s line shows {len(known)}")
                 padded: list[Card | None] = [*known[:2]]

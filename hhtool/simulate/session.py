@@ -1,0 +1,103 @@
+"""Many hands: table sessions of a fixed length, each from its own seed, written in order.
+
+The output of a seed must not depend on how many processes wrote it, so
+the hands are cut into *sessions* of :data:`SESSION_HANDS` hands; session
+``k`` is one table with its own random generator seeded from
+``(seed, k)``, and its hands are numbered ``<seed>-<k>-<n>``.  Workers
+(``jobs``) take whole sessions and the parent writes them in order.
+A session's text never depends on another's, so the same seed gives the
+same bytes with one process or many.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from ..events import Hand
+from ..write import write_hand
+from .config import SimConfig, SimulationError
+from .faults import inject
+from .play import HandPlay
+from .table import FIRST_NAMES, Table
+from .view import own_view
+
+SESSION_HANDS = 2000
+_ZONES = {"CET": 1, "ET": -5, "UTC": 0, "+01:00": 1}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOutput:
+    """One session written: its text, its manifest lines (JSON) and counts."""
+
+    text: str
+    manifest: list[dict[str, object]]  # "line": the hand's first line, counted from the session's first
+    lines: int
+    hands: int
+
+
+def check_view(config: SimConfig) -> None:
+    """The viewer must be one of the players who sit down first (they never leave)."""
+    if config.view is not None and config.view not in FIRST_NAMES[: config.players]:
+        names = ", ".join(FIRST_NAMES[: config.players])
+        raise SimulationError(f"--view {config.view!r}: not a player at the table ({names}), nor 'audit'")
+
+
+def session_rng(seed: int, session: int, stream: str) -> random.Random:
+    """A generator for one stream (table, faults) of one session, from the seed alone."""
+    return random.Random(f"{seed}:{session}:{stream}")
+
+
+def session_hands(config: SimConfig, session: int, count: int) -> Iterator[Hand]:
+    """``count`` hands of session ``session``, as written (view applied, before faults)."""
+    rng = session_rng(config.seed, session, "table")
+    table = Table(config, rng)
+    offset = _ZONES.get(config.site.zone, 0)
+    tz = timezone(timedelta(hours=offset))
+    when = datetime(2026, 1, 1, tzinfo=tz) + timedelta(days=session % 300, hours=rng.randint(0, 12))
+    table_name = f"{config.site.table} {session + 1}"
+    for n in range(count):
+        deal = table.next_deal()
+        hand_id = f"{config.seed}-{session}-{n + 1}"
+        play = HandPlay(config, rng, hand_id, table_name, table.max_seats, deal.seats, deal.button, when)
+        stacks = play.run()
+        table.settle(stacks)
+        hand = play.build(table.arrivals, table.departures)
+        if config.view is not None:
+            hand = own_view(hand, config.view)
+        yield hand
+        when += timedelta(seconds=rng.randint(25, 240))
+
+
+def run_session(config: SimConfig, session: int, count: int) -> SessionOutput:
+    """Write one session: hands separated by a blank line; faults applied and listed."""
+    faults_rng = session_rng(config.seed, session, "faults")
+    parts: list[str] = []
+    manifest: list[dict[str, object]] = []
+    line = 1
+    hands = 0
+    for hand in session_hands(config, session, count):
+        if config.fault_rate and faults_rng.random() < config.fault_rate:
+            injected = inject(hand, faults_rng)
+            if injected is not None:
+                hand, entry = injected
+                manifest.append({"hand_id": hand.hand_id, "line": line, **entry})
+        text = write_hand(hand)
+        parts.append(text)
+        line += text.count("\n") + 1
+        hands += 1
+    return SessionOutput("\n".join(parts), manifest, line - 2, hands)
+
+
+def sessions(total: int) -> list[tuple[int, int]]:
+    """(session number, hands) covering ``total`` hands."""
+    out = []
+    k = 0
+    while total > 0:
+        n = min(SESSION_HANDS, total)
+        out.append((k, n))
+        total -= n
+        k += 1
+    return out
