@@ -180,6 +180,136 @@ def audit(
     raise typer.Exit(EXIT_OK if counts.get("ok", 0) == total else EXIT_FINDINGS)
 
 
+DbOption = Annotated[
+    Optional[Path],
+    typer.Option("--db", help="The database file (default: $HHTOOL_DB, else ~/.local/share/hhtool/hhtool.duckdb or under $XDG_DATA_HOME)."),
+]
+
+
+@app.command("import")
+def import_(
+    paths: Annotated[list[str], typer.Argument(help="Files, folders (recursively), globs, .zip and .gz archives.")],
+    db: DbOption = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="Worker processes that parse and replay (default: one per core; 0: none).")] = None,
+    batch: Annotated[int, typer.Option("--batch", min=1, help="Hands per transaction: what an interrupted import may have to redo.")] = 10_000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+) -> None:
+    """Import hand histories into the database: every hand once, replayed, with its verdict and findings.
+
+    Exit codes: 0 when every hand was stored (or already was), whatever its
+    verdict; 1 when a hand failed to parse or replay, or conflicted with a
+    stored hand of the same id; 2 for usage errors (no such path, the
+    database in use by another process); 130 when interrupted (run the
+    same command again to finish).
+    """
+    import json
+
+    from .store.db import StoreError, resolve_db_path
+    from .store.importer import ImportPathError, Progress, import_paths, summary_dict
+
+    path = resolve_db_path(db)
+    try:
+        summary = import_paths(paths, path, workers=workers, batch_hands=batch, progress=Progress(0, enabled=False if as_json else None))
+    except ImportPathError as e:
+        raise _fail(str(e)) from None
+    except StoreError as e:
+        raise _fail(str(e)) from None
+    if as_json:
+        typer.echo(json.dumps({"db": str(path), **summary_dict(summary)}, ensure_ascii=False))
+    else:
+        typer.echo(f"database: {path}")
+        typer.echo(summary.text())
+    if summary.interrupted:
+        raise typer.Exit(130)
+    raise typer.Exit(EXIT_OK if summary.ok else EXIT_FINDINGS)
+
+
+@app.command()
+def query(
+    sql: Annotated[str, typer.Argument(help='SQL to run read-only, e.g. "SELECT verdict, count(*) FROM hands GROUP BY verdict".')],
+    db: DbOption = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write to this file instead of standard output.")] = None,
+) -> None:
+    """Run read-only SQL on the database and print the result (tables in docs/schema.md)."""
+    from .store.db import StoreError, resolve_db_path
+    from .store.query import render, run_query
+
+    if fmt not in ("table", "csv", "json"):
+        raise _fail(f"unknown format {fmt!r}: use table, csv or json")
+    try:
+        df = run_query(resolve_db_path(db), sql)
+    except StoreError as e:
+        raise _fail(str(e)) from None
+    text = render(df, fmt)  # type: ignore[arg-type]
+    if out is not None:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise _fail(f"cannot write {out}: {e.strerror}") from None
+    else:
+        sys.stdout.write(text)
+
+
+@app.command()
+def export(
+    parquet: Annotated[Path, typer.Option("--parquet", help="Folder to write the tables to, as Parquet partitioned by date.")],
+    db: DbOption = None,
+) -> None:
+    """Export every table as Parquet (hand tables partitioned by date=YYYY-MM-DD) for DuckDB, Spark or Trino."""
+    from .store.db import StoreError, resolve_db_path
+    from .store.query import export_parquet
+
+    try:
+        counts = export_parquet(resolve_db_path(db), parquet)
+    except StoreError as e:
+        raise _fail(str(e)) from None
+    except OSError as e:
+        raise _fail(f"cannot write {parquet}: {e.strerror}") from None
+    typer.echo(", ".join(f"{name} {n:,}" for name, n in counts.items()) + f" rows written under {parquet}")
+
+
+@app.command()
+def simulate(
+    out: Annotated[Path, typer.Option("--out", help="The hand-history file to write.")],
+    hands: Annotated[int, typer.Option("--hands", help="How many hands.")] = 1000,
+    rules: Annotated[str, typer.Option("--rules", help="Rule profile: classic, stellapoker or italian.")] = "classic",
+    structure: Annotated[str, typer.Option("--structure", help="fixed, pot or no (limit).")] = "fixed",
+    players: Annotated[int, typer.Option("--players", help="Players at the table: 2-6 (italian 2-8).")] = 6,
+    italian_options: Annotated[Optional[str], typer.Option("--italian-options", help="Comma list: vela-at-start, wild=RANK, carte-coperte | una-coperta.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="The same seed writes the same bytes.")] = 0,
+    view: Annotated[str, typer.Option("--view", help="'audit' (every hole card) or a player's name (their own history).")] = "audit",
+    site: Annotated[Optional[str], typer.Option("--site", help="Room name: Vela (€), StellaPoker ($), Tavolo (chips) or any word (€).")] = None,
+    faults: Annotated[float, typer.Option("--faults", help="Share of hands to alter with a fault class; manifest in FILE.faults.jsonl.")] = 0.0,
+    jobs: Annotated[int, typer.Option("--jobs", help="Worker processes (the output does not depend on it).")] = 1,
+) -> None:
+    """Simulate Telesina hands that audit ok, optionally with faults and a manifest."""
+    from .simulate import SimulationError, make_config, write_simulation
+
+    if hands < 0:
+        raise _fail(f"--hands {hands}: not a number of hands")
+    if jobs < 1:
+        raise _fail(f"--jobs {jobs}: at least 1")
+    try:
+        config = make_config(
+            rules=rules,
+            structure=structure,
+            players=players,
+            italian_options=italian_options,
+            seed=seed,
+            view=view,
+            site=site,
+            faults=faults,
+        )
+        result = write_simulation(config, hands, out, jobs=jobs)
+    except SimulationError as e:
+        raise _fail(str(e)) from None
+    except OSError as e:
+        raise _fail(f"cannot write {out}: {e.strerror}") from None
+    note = f", {result.faults} altered (manifest {result.manifest})" if result.manifest is not None else ""
+    typer.echo(f"{result.hands} hand(s) written to {result.out}{note}", err=True)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

@@ -1,0 +1,203 @@
+"""Import benchmark: ``hhtool import`` end to end, and where the time goes.  Never a test.
+
+Run: ``python bench/import.py [--hands 100000] [--files 10] [--sample 5000]``.
+
+Input: ``--files`` files written by ``hhtool simulate`` (a subprocess; the
+profiles and structures cycle: classic, stellapoker, italian x fixed, pot,
+no limit), cached under ``bench/.cache/``; if the simulator is missing,
+``tests/handgen.py`` hands (plausible text, mostly not rule-valid).
+
+Measured in the same run:
+
+* **end to end**: ``python -m hhtool.cli import DIR --db NEW.duckdb --json``
+  as a subprocess on every core: hands/s, peak memory of the whole process
+  tree (the writer and its workers, summed, sampled from ``/proc`` every
+  50 ms), database bytes per hand, the writer's share;
+* **one core, in process**, on the first ``--sample`` hands: the parse-only
+  rate (``read_file``), replay alone, and the rows a worker builds, so the
+  per-hand cost of each stage is known.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PROFILES = (("classic", "fixed"), ("stellapoker", "pot"), ("italian", "no"), ("classic", "no"), ("stellapoker", "fixed"), ("italian", "pot"))
+
+
+def make_input(hands: int, files: int) -> tuple[Path, str]:
+    cache = ROOT / "bench" / ".cache" / f"import-{hands}-{files}"
+    done = cache / ".done"
+    if done.exists():
+        return cache, done.read_text()
+    if cache.exists():
+        shutil.rmtree(cache)
+    cache.mkdir(parents=True)
+    per = hands // files
+    has_sim = subprocess.run([sys.executable, "-m", "hhtool.cli", "simulate", "--help"], cwd=ROOT, capture_output=True).returncode == 0
+    if has_sim:
+        for k in range(files):
+            rules, structure = PROFILES[k % len(PROFILES)]
+            n = per + (hands - per * files if k == files - 1 else 0)
+            subprocess.run(
+                [sys.executable, "-m", "hhtool.cli", "simulate", "--out", str(cache / f"sim_{k:02d}.txt"), "--hands", str(n),
+                 "--rules", rules, "--structure", structure, "--seed", str(1000 + k), "--jobs", str(os.cpu_count() or 1)],
+                cwd=ROOT, check=True, capture_output=True,
+            )
+        source = "hhtool simulate (classic, stellapoker, italian; fixed, pot, no limit; audit view)"
+    else:
+        import random
+
+        from tests.handgen import generate_hand
+
+        rng = random.Random(2026)
+        number = 0
+        for k in range(files):
+            n = per + (hands - per * files if k == files - 1 else 0)
+            with open(cache / f"gen_{k:02d}.txt", "w", encoding="utf-8") as f:
+                for _ in range(n):
+                    f.write(generate_hand(rng, number) + "\n")
+                    number += 1
+        source = "tests/handgen.py (plausible, mostly not rule-valid)"
+    done.write_text(source)
+    return cache, source
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and all its descendants."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    total = 0
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        stack.extend(children.get(p, []))
+    return total
+
+
+def end_to_end(folder: Path, workers: int | None) -> dict[str, object]:
+    tmp = Path(tempfile.mkdtemp(prefix="hhbench-"))
+    db = tmp / "bench.duckdb"
+    cmd = [sys.executable, "-m", "hhtool.cli", "import", str(folder), "--db", str(db), "--json"]
+    if workers is not None:
+        cmd += ["--workers", str(workers)]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss(proc.pid))
+        time.sleep(0.05)
+    out, err = proc.communicate()
+    wall = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"import failed ({proc.returncode}): {err}")
+    summary: dict[str, object] = json.loads(out)
+    size = db.stat().st_size + (db.with_name(db.name + ".wal").stat().st_size if db.with_name(db.name + ".wal").exists() else 0)
+    shutil.rmtree(tmp)
+    summary.update(wall=wall, peak_rss=peak, db_bytes=size)
+    return summary
+
+
+def one_core(folder: Path, sample: int) -> dict[str, float]:
+    """Per-hand seconds of each stage, one core, on the first ``sample`` hands."""
+    from hhtool.errors import ErrorRecord
+    from hhtool.events import Hand
+    from hhtool.reader import Cp1252Warning, read_file
+    from hhtool.replay import replay
+    from hhtool.store.rows import RowBuilder
+
+    files = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    texts: list[tuple[Path, int]] = []
+    hands: list[Hand] = []
+    warnings.simplefilter("ignore", Cp1252Warning)
+    t = time.perf_counter()
+    for f in files:
+        for r in read_file(f):
+            if isinstance(r, Hand):
+                hands.append(r)
+            if len(hands) >= sample:
+                break
+        if len(hands) >= sample:
+            break
+    parse = (time.perf_counter() - t) / len(hands)
+    del texts
+    t = time.perf_counter()
+    results = [replay(h) for h in hands]
+    rep = (time.perf_counter() - t) / len(hands)
+    t = time.perf_counter()
+    b = RowBuilder()
+    for h, rep_h in zip(hands, results):
+        b.add_hand(h, "", "f", 0, rep_h, None)
+    b.frames()
+    rows = (time.perf_counter() - t) / len(hands)
+    _ = ErrorRecord
+    return {"hands": float(len(hands)), "parse": parse, "replay": rep, "rows": rows}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hands", type=int, default=100_000)
+    ap.add_argument("--files", type=int, default=10)
+    ap.add_argument("--sample", type=int, default=5_000, help="hands for the one-core stage timings")
+    ap.add_argument("--workers", type=int, default=None)
+    args = ap.parse_args()
+
+    t = time.perf_counter()
+    folder, source = make_input(args.hands, args.files)
+    gen = time.perf_counter() - t
+    mb = sum(p.stat().st_size for p in folder.iterdir() if not p.name.startswith(".")) / 1e6
+    print(f"input: {args.hands:,} hands in {args.files} files, {mb:.0f} MB, from {source} ({gen:.0f} s to make or load)")
+
+    e = end_to_end(folder, args.workers)
+    hands = int(e["hands"])  # type: ignore[call-overload]
+    wall = float(e["wall"])  # type: ignore[arg-type]
+    print(
+        f"end to end ({os.cpu_count()} cores): {hands:,} hands in {wall:.1f} s = {hands / wall:,.0f} hands/s; "
+        f"stored {e['stored']:,}, failed {e['failed']}, verdicts {e['verdicts']}"
+    )
+    print(
+        f"  peak memory (writer + workers): {int(e['peak_rss']) / 2**20:,.0f} MB; "  # type: ignore[call-overload]
+        f"database {int(e['db_bytes']) / 2**20:,.1f} MB = {int(e['db_bytes']) / max(hands, 1):,.0f} bytes/hand; "  # type: ignore[call-overload]
+        f"hashing {e['hash_seconds']} s, writer transactions {e['writer_seconds']} s"
+    )
+
+    c = one_core(folder, args.sample)
+    per = c["parse"] + c["replay"] + c["rows"]
+    print(f"one core, {int(c['hands']):,} hands, per hand:")
+    print(f"  parse only (read_file): {c['parse'] * 1e6:,.0f} µs = {1 / c['parse']:,.0f} hands/s")
+    print(f"  replay:                 {c['replay'] * 1e6:,.0f} µs = {1 / c['replay']:,.0f} hands/s")
+    print(f"  rows for the database:  {c['rows'] * 1e6:,.0f} µs")
+    print(f"  a worker's whole job:   {per * 1e6:,.0f} µs = {1 / per:,.0f} hands/s per core")
+    w = float(e["writer_seconds"])  # type: ignore[arg-type]
+    print(f"  the writer:             {w / max(hands, 1) * 1e6:,.0f} µs per hand (in its own process)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Opening the hand database: where it is, one writer at a time, the schema in place.
+
+DuckDB lets one process write a database file (or several read it); a
+second process that tries gets :class:`DatabaseInUseError` with words a
+person can act on, never DuckDB's lock exception.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .schema import SCHEMA_VERSION, ddl
+
+if TYPE_CHECKING:
+    import duckdb
+
+ENV_DB = "HHTOOL_DB"
+
+
+class StoreError(Exception):
+    """A database that cannot be used (the CLI prints it and exits 2)."""
+
+
+class DatabaseInUseError(StoreError):
+    """Another process holds the database file."""
+
+
+def default_db_path() -> Path:
+    """``$HHTOOL_DB``, else ``$XDG_DATA_HOME/hhtool/hhtool.duckdb``, else ``~/.local/share/hhtool/hhtool.duckdb``."""
+    env = os.environ.get(ENV_DB)
+    if env:
+        return Path(env)
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "hhtool" / "hhtool.duckdb"
+
+
+def resolve_db_path(db: str | Path | None) -> Path:
+    """``--db`` if given, else :func:`default_db_path`."""
+    return Path(db) if db is not None else default_db_path()
+
+
+_PID = re.compile(r"PID (\d+)")
+
+
+def connect(path: str | Path, *, read_only: bool = False, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the database; create it (and its folder) with the schema when writing.
+
+    Raises :class:`DatabaseInUseError` when another process holds it and
+    :class:`StoreError` when it cannot be opened at all.
+    """
+    import duckdb
+
+    path = Path(path)
+    if read_only and not path.exists():
+        raise StoreError(f"no database at {path} (run `hhtool import` first, or pass --db)")
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    config: dict[str, str | bool | int | float | list[str]] = {}
+    if memory_limit:
+        config["memory_limit"] = memory_limit
+    try:
+        con = duckdb.connect(str(path), read_only=read_only, config=config)
+    except duckdb.IOException as e:
+        text = str(e)
+        if "lock" in text.lower():
+            m = _PID.search(text)
+            who = f" (process {m.group(1)})" if m else ""
+            raise DatabaseInUseError(
+                f"the database {path} is in use by another process{who}; wait for it to finish "
+                "(an import holds it until the end) or use another --db"
+            ) from None
+        raise StoreError(f"cannot open the database {path}: {text}") from None
+    except duckdb.Error as e:
+        raise StoreError(f"cannot open the database {path}: {e}") from None
+    if not read_only:
+        for statement in ddl():
+            con.execute(statement)
+        con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+    return con

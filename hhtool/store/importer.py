@@ -1,0 +1,661 @@
+"""``hhtool import``: hand-history files into the DuckDB database, fast, exactly once, nothing lost.
+
+The pipeline::
+
+    paths -> files (folders walked, globs expanded, .zip members, .gz)
+          -> hashed (a file whose content is already imported is skipped)
+          -> chunks of about a megabyte, cut at blank lines
+          -> worker processes (all cores): parse + replay -> polars frames
+          -> one writer (this process): batches through Arrow into DuckDB
+
+Exactly once, nothing lost, whatever moment the import is stopped at:
+
+* every batch is one transaction: the hands, their rows, failures,
+  conflicts, and the ``files`` row of every file whose *last* chunk is in
+  the batch -- so a ``files`` row means the whole file is in;
+* a hand is inserted only if ``(site, hand_id)`` is not already stored
+  (``hands`` has that primary key as a safety net); the same id with the
+  same text is a duplicate, with another text a conflict, kept once in
+  ``conflicts``; a failed hand is kept once by the hash of its text;
+* so a rerun after ``kill -9`` re-reads the files not yet recorded, finds
+  the hands already committed as duplicates, and stores the rest.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import re
+import signal
+import sys
+import time
+import zipfile
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from glob import glob
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, TextIO, cast
+
+from .rows import ChunkResult, ChunkTask, process_chunk
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+
+CHUNK_BYTES = 1 << 20
+"""Target size of a chunk of a file sent to a worker."""
+BATCH_HANDS = 10_000
+"""Hands per writer transaction (at most; also committed every :data:`BATCH_SECONDS`)."""
+BATCH_SECONDS = 5.0
+IN_PROCESS_BYTES = 512 << 10
+"""Below this much input, parse in this process: starting workers costs more than it saves."""
+
+
+class ImportPathError(Exception):
+    """A path that does not exist or matches nothing (a usage error)."""
+
+
+# ------------------------------------------------------------------ files
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One file to import: a plain file, a ``.gz`` file or a member of a ``.zip``."""
+
+    path: str  # files.path
+    fs_path: Path
+    member: str | None = None  # zip member name
+
+    def open(self) -> IO[bytes]:
+        if self.member is None:
+            if self.fs_path.suffix == ".gz":
+                return cast(BinaryIO, gzip.open(self.fs_path, "rb"))
+            return open(self.fs_path, "rb")
+        archive = zipfile.ZipFile(self.fs_path)
+        member = archive.open(self.member)
+        if self.member.endswith(".gz"):
+            return cast(BinaryIO, gzip.GzipFile(fileobj=member, mode="rb"))
+        return member
+
+    def mtime(self) -> datetime:
+        return datetime.fromtimestamp(self.fs_path.stat().st_mtime, tz=timezone.utc)
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def _files_under(folder: Path) -> Iterator[Path]:
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            if not name.startswith("."):
+                yield Path(root) / name
+
+
+def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> list[Unit]:
+    """Every file to import, once each, in a stable order.
+
+    A path is a file, a folder (walked recursively, hidden entries
+    skipped) or a glob (``**`` recurses); ``.zip`` archives contribute
+    their members, ``.gz`` files their content.  ``exclude``: files never
+    to read (the database itself, its write-ahead log).
+    """
+    files: list[Path] = []
+    for p in paths:
+        text = str(p)
+        path = Path(text)
+        if path.is_dir():
+            files.extend(_files_under(path))
+        elif path.is_file():
+            files.append(path)
+        elif _GLOB_CHARS.search(text):
+            matches = sorted(glob(text, recursive=True))
+            if not matches:
+                raise ImportPathError(f"no file matches {text}")
+            for m in matches:
+                mp = Path(m)
+                files.extend(_files_under(mp) if mp.is_dir() else [mp])
+        else:
+            raise ImportPathError(f"no such file or folder: {text}")
+    units: list[Unit] = []
+    seen: set[str] = {str(Path(x).resolve()) for x in exclude}
+    for f in files:
+        fs = f.resolve()
+        key = str(fs)
+        if key in seen:
+            continue
+        seen.add(key)
+        if fs.suffix.lower() == ".zip":
+            try:
+                with zipfile.ZipFile(fs) as archive:
+                    names = sorted(i.filename for i in archive.infolist() if not i.is_dir())
+            except zipfile.BadZipFile as e:
+                raise ImportPathError(f"{fs}: not a readable zip archive ({e})") from None
+            units.extend(Unit(f"{key}!{name}", fs, name) for name in names if not Path(name).name.startswith("."))
+        else:
+            units.append(Unit(key, fs))
+    return units
+
+
+def content_hash(unit: Unit) -> tuple[str, int]:
+    """SHA-256 (hex) and size of the unit's content."""
+    h = hashlib.sha256()
+    size = 0
+    with unit.open() as f:
+        while True:
+            data = f.read(CHUNK_BYTES)
+            if not data:
+                break
+            h.update(data)
+            size += len(data)
+    return h.hexdigest(), size
+
+
+_HEADER_LINE = re.compile(rb"\n(?=[^\s]+ Hand #)")
+
+
+def _cut(buf: bytes) -> int:
+    """Where to cut ``buf`` so that no hand is split: after the last blank line, else before the last header."""
+    a = buf.rfind(b"\n\n")
+    b = buf.rfind(b"\n\r\n")
+    if a >= 0 or b >= 0:
+        return max(a + 2 if a >= 0 else 0, b + 3 if b >= 0 else 0)
+    last = 0
+    for m in _HEADER_LINE.finditer(buf, max(0, len(buf) - 4 * CHUNK_BYTES)):
+        last = m.start() + 1
+    return last
+
+
+def read_chunks(stream: IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[bytes, int]]:
+    """The stream in pieces of whole hands: ``(bytes, lines before them)``; at least one piece."""
+    buf = b""
+    lines = 0
+    emitted = False
+    while True:
+        data = stream.read(chunk_bytes)
+        if not data:
+            break
+        buf = buf + data if buf else data
+        if len(buf) < chunk_bytes:
+            continue
+        cut = _cut(buf)
+        if cut > 0:
+            piece = buf[:cut]
+            buf = buf[cut:]
+            yield piece, lines
+            emitted = True
+            lines += piece.count(b"\n")
+    if buf or not emitted:
+        yield buf, lines
+
+
+# ------------------------------------------------------------------ summary
+
+
+@dataclass(slots=True)
+class ImportSummary:
+    files: int = 0  # files found
+    imported: int = 0  # files read to the end this run
+    unchanged: int = 0  # skipped: content already imported
+    hands: int = 0  # hand records read (parsed and failed)
+    stored: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    conflicts_new: int = 0
+    failed: int = 0  # hands that did not parse
+    failed_new: int = 0  # ... stored this run (the others were already in `failed`)
+    replay_errors: int = 0
+    junk_lines: int = 0
+    verdicts: dict[str, int] = field(default_factory=dict)  # of the hands stored this run
+    cp1252_files: list[str] = field(default_factory=list)
+    bytes: int = 0
+    seconds: float = 0.0
+    hash_seconds: float = 0.0  # reading every file once for its hash
+    writer_seconds: float = 0.0  # in the writer's transactions
+    interrupted: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Nothing failed to parse or replay, and no conflict."""
+        return not (self.failed or self.conflicts or self.replay_errors)
+
+    def text(self) -> str:
+        rate = self.hands / self.seconds if self.seconds > 0 else 0.0
+        verdicts = ", ".join(f"{n:,} {v}" for v, n in sorted(self.verdicts.items())) or "none"
+        lines = [
+            f"files: {self.files:,} ({self.imported:,} imported, {self.unchanged:,} unchanged and skipped)",
+            f"hands: {self.hands:,} read, {self.stored:,} stored, {self.duplicates:,} duplicates, "
+            f"{self.conflicts:,} conflicts, {self.failed:,} failed",
+            f"verdicts of the hands stored: {verdicts}",
+            f"time: {self.seconds:.1f} s ({rate:,.0f} hands/s)",
+        ]
+        if self.replay_errors:
+            lines.append(f"replay errors: {self.replay_errors:,} (stored with verdict 'error'; please report them)")
+        if self.junk_lines:
+            lines.append(f"junk lines outside any hand, skipped: {self.junk_lines:,}")
+        for f in self.cp1252_files:
+            lines.append(f"warning: {f}: not UTF-8; read as Windows-1252")
+        if self.interrupted:
+            lines.append("interrupted: everything above is committed; run the same command again to finish")
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ progress
+
+
+class Progress:
+    """A one-line progress bar on a terminal; nothing otherwise."""
+
+    def __init__(self, total_bytes: int, stream: TextIO | None = None, enabled: bool | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.total = max(total_bytes, 1)
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def update(self, done_bytes: int, hands: int, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < 0.2:
+            return
+        self.last = now
+        frac = min(done_bytes / self.total, 1.0)
+        width = 30
+        bar = "#" * int(frac * width)
+        elapsed = now - self.start
+        rate = hands / elapsed if elapsed > 0 else 0.0
+        self.stream.write(f"\r[{bar:<{width}}] {frac:4.0%}  {hands:,} hands  {rate:,.0f} hands/s ")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+# ------------------------------------------------------------------ the writer
+
+
+class _Arrow:
+    """A polars frame as an Arrow C stream for DuckDB (no pyarrow needed)."""
+
+    def __init__(self, df: pl.DataFrame) -> None:
+        self.df = df
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        return self.df.__arrow_c_stream__(requested_schema)
+
+
+@dataclass(slots=True)
+class _UnitState:
+    unit: Unit
+    sha256: str
+    size: int
+    chunks: int = 0  # submitted
+    last_submitted: bool = False
+    hands: int = 0
+    failed: int = 0
+    cp1252: bool = False
+
+
+class Writer:
+    """The single writer: batches of worker results into DuckDB, one transaction each."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, summary: ImportSummary, batch_hands: int = BATCH_HANDS) -> None:
+        self.con = con
+        self.batch_hands = batch_hands
+        self.summary = summary
+        row = con.execute("SELECT coalesce(max(hand_key), 0) FROM hands").fetchone()
+        self.next_key = int(row[0]) + 1 if row else 1
+        self.pending: list[ChunkResult] = []
+        self.pending_hands = 0
+        self.done_units: list[_UnitState] = []
+        self.last_commit = time.monotonic()
+
+    def add(self, result: ChunkResult, finished: _UnitState | None) -> None:
+        self.pending.append(result)
+        self.pending_hands += result.hands + result.failed
+        if finished is not None:
+            self.done_units.append(finished)
+        if self.pending_hands >= self.batch_hands or time.monotonic() - self.last_commit >= BATCH_SECONDS:
+            self.flush()
+
+    def _register(self, name: str, df: pl.DataFrame) -> None:
+        self.con.register(name, _Arrow(df))
+
+    def flush(self) -> None:
+        import polars as pl
+
+        if not self.pending and not self.done_units:
+            return
+        t0 = time.monotonic()
+        results, units = self.pending, self.done_units
+        frames: dict[str, list[pl.DataFrame]] = {}
+        offset = 0
+        for r in results:
+            n = r.frames["hands"].height
+            for name, df in r.frames.items():
+                if df.height:
+                    if offset and name != "failed":
+                        df = df.with_columns(pl.col("local") + offset)
+                    frames.setdefault(name, []).append(df)
+            offset += n
+        merged = {name: pl.concat(dfs, rechunk=False) for name, dfs in frames.items()}
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            stored, verdicts = self._insert_hands(merged)
+            self._insert_failed(merged.get("failed"))
+            for u in units:
+                con.execute(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, now(), ?, ?, ?)",
+                    [u.unit.path, u.sha256, u.size, u.unit.mtime(), "cp1252" if u.cp1252 else "utf-8", u.hands, u.failed],
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except Exception:  # pragma: no cover - the connection is gone
+                pass
+            raise
+        finally:
+            for name in ("b_keys", "b_new", "b_conf", "b_hands", "b_failed", *(f"b_{t}" for t in ("seats", "actions", "cards", "pots", "findings"))):
+                try:
+                    con.unregister(name)
+                except Exception:
+                    pass
+        self.next_key += stored
+        s = self.summary
+        s.stored += stored
+        for v, n in verdicts.items():
+            s.verdicts[v] = s.verdicts.get(v, 0) + n
+        s.imported += len(units)
+        self.pending = []
+        self.done_units = []
+        self.pending_hands = 0
+        self.last_commit = time.monotonic()
+        s.writer_seconds += self.last_commit - t0
+
+    def _insert_hands(self, merged: dict[str, pl.DataFrame]) -> tuple[int, dict[str, int]]:
+        import polars as pl
+
+        hands = merged.get("hands")
+        if hands is None or not hands.height:
+            return 0, {}
+        con = self.con
+        keys = hands.select("local", "site", "hand_id", "text_hash")
+        self._register("b_keys", keys)
+        existing = dict(
+            con.execute(
+                "SELECT b.local, h.text_hash FROM b_keys b JOIN hands h ON h.site = b.site AND h.hand_id = b.hand_id"
+            ).fetchall()
+        )
+        known_conflicts = {
+            r[0]
+            for r in con.execute(
+                "SELECT b.local FROM b_keys b JOIN conflicts c "
+                "ON c.site = b.site AND c.hand_id = b.hand_id AND c.text_hash = b.text_hash"
+            ).fetchall()
+        }
+        new_locals: list[int] = []
+        conflict_locals: list[int] = []
+        batch_first: dict[tuple[str, str], int] = {}  # (site, id) -> text hash of the first in this batch
+        batch_conflicts: set[tuple[str, str, int]] = set()
+        s = self.summary
+        verdicts: dict[str, int] = {}
+        verdict_col = hands.get_column("verdict").to_list()
+        for local, site, hand_id, th in keys.iter_rows():
+            old = existing.get(local)
+            if old is None:
+                old = batch_first.get((site, hand_id))
+            if old is None:
+                batch_first[(site, hand_id)] = th
+                new_locals.append(local)
+                v = verdict_col[local]
+                verdicts[v] = verdicts.get(v, 0) + 1
+            elif old == th:
+                s.duplicates += 1
+            else:
+                s.conflicts += 1
+                key = (site, hand_id, th)
+                if local not in known_conflicts and key not in batch_conflicts:
+                    batch_conflicts.add(key)
+                    conflict_locals.append(local)
+        if new_locals:
+            n = len(new_locals)
+            new = pl.DataFrame(
+                {"local": new_locals, "hand_key": range(self.next_key, self.next_key + n)},
+                schema={"local": pl.Int32, "hand_key": pl.Int64},
+            )
+            self._register("b_new", new)
+            self._register("b_hands", hands)
+            con.execute("INSERT INTO hands BY NAME SELECT m.hand_key, b.* EXCLUDE (local) FROM b_hands b JOIN b_new m USING (local)")
+            for table in ("seats", "actions", "cards", "pots", "findings"):
+                df = merged.get(table)
+                if df is None or not df.height:
+                    continue
+                self._register(f"b_{table}", df)
+                con.execute(
+                    f"INSERT INTO {table} BY NAME SELECT m.hand_key, t.* EXCLUDE (local) "
+                    f"FROM b_{table} t JOIN b_new m USING (local)"
+                )
+        if conflict_locals:
+            self._register("b_conf", pl.DataFrame({"local": conflict_locals}, schema={"local": pl.Int32}))
+            self._register("b_hands", hands)
+            con.execute(
+                "INSERT INTO conflicts BY NAME SELECT b.site, b.hand_id, b.text_hash, b.file, b.first_line, b.raw_text, "
+                "now() AS imported_at FROM b_hands b JOIN b_conf USING (local)"
+            )
+            s.conflicts_new += len(conflict_locals)
+        return len(new_locals), verdicts
+
+    def _insert_failed(self, failed: pl.DataFrame | None) -> None:
+        if failed is None or not failed.height:
+            return
+        self._register("b_failed", failed.unique(subset="raw_hash", keep="first", maintain_order=True))
+        before = self.con.execute("SELECT count(*) FROM failed").fetchone()
+        self.con.execute(
+            "INSERT INTO failed BY NAME SELECT f.*, now() AS imported_at FROM b_failed f "
+            "WHERE NOT EXISTS (SELECT 1 FROM failed x WHERE x.raw_hash = f.raw_hash)"
+        )
+        after = self.con.execute("SELECT count(*) FROM failed").fetchone()
+        if before is not None and after is not None:
+            self.summary.failed_new += int(after[0]) - int(before[0])
+
+
+# ------------------------------------------------------------------ the import
+
+
+def _init_worker(parent: int) -> None:
+    """Workers leave Ctrl-C to the writer, which stops them, and exit when the writer is gone.
+
+    A writer killed with ``kill -9`` cannot stop its workers, and they do
+    not notice on their own (they wait on a queue): a thread checks every
+    half second that the parent is still theirs.
+    """
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="hhtool-parent-watch", daemon=True).start()
+
+
+def _lookahead(it: Iterator[tuple[bytes, int]]) -> Iterator[tuple[bytes, int, bool]]:
+    prev = next(it, None)
+    while prev is not None:
+        nxt = next(it, None)
+        yield prev[0], prev[1], nxt is None
+        prev = nxt
+
+
+def import_paths(
+    paths: Iterable[str | Path],
+    db: str | Path,
+    *,
+    workers: int | None = None,
+    progress: Progress | None = None,
+    memory_limit: str | None = "512MB",
+    batch_hands: int = BATCH_HANDS,
+    on_start: Callable[[int, int], None] | None = None,
+) -> ImportSummary:
+    """Import every hand under ``paths`` into the database ``db``.
+
+    ``workers``: processes that parse and replay (default: one per core;
+    0 parses in this process); ``batch_hands``: hands per transaction.  Raises :class:`ImportPathError` for a bad
+    path and :class:`~hhtool.store.db.StoreError` for a database that
+    cannot be opened.  ``KeyboardInterrupt`` stops after rolling back the
+    batch in progress; the summary then says ``interrupted``.
+    """
+    from .db import connect
+
+    started = time.monotonic()
+    dbp = Path(db)
+    units = collect_units(paths, exclude=[dbp, dbp.with_name(dbp.name + ".wal")])
+    con = connect(db, memory_limit=memory_limit)
+    summary = ImportSummary(files=len(units))
+    try:
+        known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
+        todo: list[_UnitState] = []
+        t0 = time.monotonic()
+        for unit in units:
+            try:
+                sha, size = content_hash(unit)
+            except (OSError, zipfile.BadZipFile, EOFError) as e:
+                raise ImportPathError(f"cannot read {unit.path}: {e}") from None
+            if sha in known:
+                summary.unchanged += 1
+                continue
+            known.add(sha)  # the same content twice in one run: once
+            todo.append(_UnitState(unit, sha, size))
+        summary.hash_seconds = time.monotonic() - t0
+        total = sum(u.size for u in todo)
+        summary.bytes = total
+        if on_start is not None:
+            on_start(len(todo), total)
+        if progress is None:
+            progress = Progress(total, enabled=False)
+        progress.total = max(total, 1)
+        progress.start = time.monotonic()
+        if workers is None:
+            workers = 0 if total < IN_PROCESS_BYTES else (os.cpu_count() or 1)
+        writer = Writer(con, summary, batch_hands)
+        try:
+            _run(todo, writer, summary, progress, workers)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+        except Exception as e:
+            if not _is_interrupt(e):
+                raise
+            summary.interrupted = True  # Ctrl-C reached DuckDB in the middle of a statement
+        finally:
+            progress.close()
+    finally:
+        con.close()
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _is_interrupt(e: BaseException) -> bool:
+    import duckdb
+
+    text = str(e).lower()
+    # DuckDB wraps a Ctrl-C that lands while it reads a registered frame in its own error types
+    return isinstance(e, duckdb.InterruptException) or "keyboardinterrupt" in text or (
+        isinstance(e, (RuntimeError, duckdb.Error)) and "interrupted" in text
+    )
+
+
+def _tasks(todo: list[_UnitState]) -> Iterator[tuple[ChunkTask, _UnitState, bool]]:
+    for number, state in enumerate(todo):
+        cp1252 = False
+        with state.unit.open() as stream:
+            for index, (data, lines, last) in enumerate(_lookahead(read_chunks(stream))):
+                task = ChunkTask(number, index, state.unit.path, data, lines, cp1252)
+                if not cp1252:
+                    try:
+                        data.decode("utf-8")
+                    except UnicodeDecodeError:
+                        cp1252 = True  # the reader switches within this chunk; later chunks start switched
+                state.chunks += 1
+                state.last_submitted = last
+                yield task, state, last
+
+
+def _run(todo: list[_UnitState], writer: Writer, summary: ImportSummary, progress: Progress, workers: int) -> None:
+    done_bytes = 0
+
+    def consume(result: ChunkResult, state: _UnitState, last: bool, size: int) -> None:
+        nonlocal done_bytes
+        state.hands += result.hands + result.failed
+        state.failed += result.failed
+        state.cp1252 = state.cp1252 or result.cp1252
+        summary.hands += result.hands + result.failed
+        summary.failed += result.failed
+        summary.junk_lines += result.junk_lines
+        summary.replay_errors += result.replay_errors
+        if last and state.cp1252:
+            summary.cp1252_files.append(state.unit.path)
+        writer.add(result, state if last else None)
+        done_bytes += size
+        progress.update(done_bytes, summary.hands)
+
+    if workers <= 0:
+        for task, state, last in _tasks(todo):
+            consume(process_chunk(task), state, last, len(task.data))
+        writer.flush()
+        return
+
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(),))
+    inflight: deque[tuple[Future[ChunkResult], _UnitState, bool, int]] = deque()
+    limit = 2 * workers + 2
+    try:
+        for task, state, last in _tasks(todo):
+            while len(inflight) >= limit:
+                fut, st, ls, size = inflight.popleft()
+                consume(fut.result(), st, ls, size)
+            inflight.append((pool.submit(process_chunk, task), state, last, len(task.data)))
+        while inflight:
+            fut, st, ls, size = inflight.popleft()
+            consume(fut.result(), st, ls, size)
+        writer.flush()
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def summary_dict(s: ImportSummary) -> dict[str, Any]:
+    """The summary as plain data (for ``--json`` and tests)."""
+    return {
+        "files": s.files,
+        "imported": s.imported,
+        "unchanged": s.unchanged,
+        "hands": s.hands,
+        "stored": s.stored,
+        "duplicates": s.duplicates,
+        "conflicts": s.conflicts,
+        "failed": s.failed,
+        "failed_new": s.failed_new,
+        "replay_errors": s.replay_errors,
+        "junk_lines": s.junk_lines,
+        "verdicts": dict(s.verdicts),
+        "seconds": round(s.seconds, 3),
+        "hash_seconds": round(s.hash_seconds, 3),
+        "writer_seconds": round(s.writer_seconds, 3),
+        "bytes": s.bytes,
+        "interrupted": s.interrupted,
+    }

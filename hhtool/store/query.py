@@ -1,0 +1,109 @@
+"""Reading the hand database: read-only SQL through polars, and Parquet export for other engines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from .db import StoreError, connect
+from .schema import TABLES
+
+if TYPE_CHECKING:
+    import polars as pl
+
+Format = Literal["table", "csv", "json"]
+
+
+class QueryError(StoreError):
+    """SQL that DuckDB refused (a usage error)."""
+
+
+def run_query(db: str | Path, sql: str) -> pl.DataFrame:
+    """Run ``sql`` on a read-only connection; the result as a polars frame (empty when none)."""
+    import duckdb
+    import polars as pl
+
+    con = connect(db, read_only=True)
+    try:
+        try:
+            rel = con.sql(sql)
+        except duckdb.Error as e:
+            raise QueryError(str(e)) from None
+        if rel is None:
+            return pl.DataFrame()
+        try:
+            return pl.DataFrame(rel)
+        except duckdb.Error as e:
+            raise QueryError(str(e)) from None
+    finally:
+        con.close()
+
+
+def render(df: pl.DataFrame, fmt: Format) -> str:
+    """The frame as an aligned table, CSV (nested values as JSON) or a JSON array of objects."""
+    import polars as pl
+
+    if fmt == "json":
+        return df.write_json() + "\n"
+    if fmt == "csv":
+        nested = [n for n, t in df.schema.items() if isinstance(t, (pl.List, pl.Array, pl.Struct))]
+        if nested:
+            df = df.with_columns(pl.col(n).map_elements(_json, return_dtype=pl.Utf8) for n in nested)
+        return df.write_csv()
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=200, tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True, tbl_width_chars=60_000, tbl_formatting="ASCII_MARKDOWN"):
+        return str(df) + "\n"
+
+
+def _json(value: object) -> str:
+    import json
+
+    if hasattr(value, "to_list"):
+        value = value.to_list()
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+DATE_SQL = "CAST(timezone('UTC', h.started_at) AS DATE)"
+"""A hand's partition date: the UTC date it started."""
+
+
+def export_parquet(db: str | Path, out: str | Path) -> dict[str, int]:
+    """Every table as Parquet under ``out``: the hand tables partitioned by the hand's date.
+
+    Layout: ``out/hands/date=2026-11-29/data_0.parquet`` (hive style) for
+    ``hands``, ``seats``, ``actions``, ``cards``, ``pots``, ``findings``;
+    ``out/files.parquet``, ``out/failed.parquet``, ``out/conflicts.parquet``
+    for the others.  A table's folder is replaced.  Returns rows per table.
+    """
+    import shutil
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    con = connect(db, read_only=True)
+    counts: dict[str, int] = {}
+    try:
+        for t in TABLES:
+            if t.name == "meta":
+                continue
+            row = con.execute(f"SELECT count(*) FROM {t.name}").fetchone()
+            counts[t.name] = int(row[0]) if row else 0
+            if t.partitioned:
+                target = out / t.name
+                if target.exists():
+                    shutil.rmtree(target)
+                if t.name == "hands":
+                    select = f"SELECT h.*, {DATE_SQL} AS date FROM hands h"
+                else:
+                    select = f"SELECT t.*, {DATE_SQL} AS date FROM {t.name} t JOIN hands h USING (hand_key)"
+                if counts[t.name]:
+                    con.execute(f"COPY ({select}) TO '{_sql_path(target)}' (FORMAT PARQUET, PARTITION_BY (date))")
+                else:
+                    target.mkdir()
+            else:
+                con.execute(f"COPY {t.name} TO '{_sql_path(out / (t.name + '.parquet'))}' (FORMAT PARQUET)")
+    finally:
+        con.close()
+    return counts
+
+
+def _sql_path(p: Path) -> str:
+    return str(p).replace("'", "''")

@@ -1,0 +1,322 @@
+"""The tables of the hand database: one list of columns per table, the DDL made from it.
+
+The column lists are the single source: the DDL, the polars schemas the
+workers build their frames with (:mod:`hhtool.store.rows`) and
+``docs/schema.md`` (:func:`schema_markdown`, kept in step by a test) all
+come from here.  Money is always an integer in the hand's minor units
+(cents for a hand written with a currency sign or decimals, chips
+otherwise; ``hands.unit`` says which).
+
+A hand is identified by ``(site, hand_id)``; the other hand tables refer
+to it by ``hand_key``, a number the single writer gives each new hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    sql: str  # the DuckDB type
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    name: str
+    doc: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...] = ()  # the primary key, if any
+    partitioned: bool = False  # exported as Parquet partitioned by the hand's date
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+def _c(name: str, sql: str, doc: str) -> Column:
+    return Column(name, sql, doc)
+
+
+HAND_KEY = _c("hand_key", "BIGINT", "the hand (`hands.hand_key`)")
+
+FILES = TableSpec(
+    "files",
+    "One row per file imported to the end (a plain file, a `.gz` file, or one member of a `.zip`). "
+    "A file is written here in the same transaction as its last hands, so a row means the whole file is in; "
+    "a file whose content hash is already here is skipped.",
+    (
+        _c("path", "VARCHAR", "absolute path; a zip member is `/path/archive.zip!member/name.txt`"),
+        _c("sha256", "VARCHAR", "SHA-256 of the content (decompressed for `.gz` and zip members), hex"),
+        _c("size", "BIGINT", "bytes of content"),
+        _c("mtime", "TIMESTAMPTZ", "the file's modification time (the archive's for a zip member)"),
+        _c("imported_at", "TIMESTAMPTZ", "when its import finished"),
+        _c("encoding", "VARCHAR", "`utf-8`, or `cp1252` when part of it was not UTF-8"),
+        _c("hands", "INTEGER", "hand records in the file (parsed and failed)"),
+        _c("failed", "INTEGER", "hands of the file that did not parse"),
+    ),
+    key=("path",),
+)
+
+HANDS = TableSpec(
+    "hands",
+    "One row per hand, unique by `(site, hand_id)`: the header, table, summary, the replay's verdict and the text as read.",
+    (
+        _c("hand_key", "BIGINT", "the hand's number in this database (1, 2, ...), referenced by the other hand tables"),
+        _c("site", "VARCHAR", "the room that wrote the history (`Vela`, `StellaPoker`, ...)"),
+        _c("hand_id", "VARCHAR", "the room's hand number, unique within a site"),
+        _c("file", "VARCHAR", "`files.path` of the file it was first imported from"),
+        _c("first_line", "INTEGER", "line of its header in that file (1-based)"),
+        _c("profile", "VARCHAR", "`classic`, `stellapoker` or `italian`"),
+        _c("vela_at_start", "BOOLEAN", "italian option `[vela at start]`"),
+        _c("wild_rank", "TINYINT", "italian option `[wild N]`: the wild rank (2..14), else NULL"),
+        _c("exposure", "VARCHAR", "`standard`, `carte_coperte` or `una_coperta`"),
+        _c("structure", "VARCHAR", "`fixed`, `pot` or `no` (limit)"),
+        _c("currency", "VARCHAR", "the currency sign (`€`, `$`, `£`) or empty for chips"),
+        _c("unit", "VARCHAR", "`cent` (amounts are hundredths of the currency) or `chip`"),
+        _c("small_bet", "BIGINT", "the small bet (minimum bet in pot and no limit)"),
+        _c("big_bet", "BIGINT", "the big bet"),
+        _c("ante", "BIGINT", "the ante (classic, italian), else NULL"),
+        _c("bring_in", "BIGINT", "the bring-in (classic), else NULL"),
+        _c("small_blind", "BIGINT", "the small blind (stellapoker), else NULL"),
+        _c("big_blind", "BIGINT", "the big blind (stellapoker), else NULL"),
+        _c("started_at", "TIMESTAMPTZ", "when the hand started (the header's time in its zone)"),
+        _c("zone", "VARCHAR", "the zone as written (`UTC`, `CET`, `+01:00`)"),
+        _c("table_name", "VARCHAR", "the table's name"),
+        _c("max_seats", "TINYINT", "`<n>-max`"),
+        _c("button", "TINYINT", "the button's seat"),
+        _c("players", "TINYINT", "players seated"),
+        _c("dealt_in", "TINYINT", "players dealt in (posted or were dealt 2nd-street cards)"),
+        _c("total_pot", "BIGINT", "`Total pot` of the summary"),
+        _c("rake", "BIGINT", "`Rake` of the summary"),
+        _c("vela", "VARCHAR", "the vela (`Ks`), NULL when none was turned"),
+        _c("showdown", "BOOLEAN", "the hand had a `*** SHOW DOWN ***`"),
+        _c("verdict", "VARCHAR", "the replay's verdict: `ok`, `disputed`, `invalid`, or `error` when the replay itself failed"),
+        _c("findings", "SMALLINT", "how many findings (rows in `findings`)"),
+        _c("text_hash", "BIGINT", "64-bit BLAKE2b of `raw_text`: same id and same hash is a duplicate, a different hash a conflict"),
+        _c("raw_text", "VARCHAR", "the hand's text as read (UTF-8, `\\n` line ends, ending with `\\n`)"),
+    ),
+    key=("site", "hand_id"),
+    partitioned=True,
+)
+
+SEATS = TableSpec(
+    "seats",
+    "One row per seated player per hand. Money the player put in and took out, as the replay counts it.",
+    (
+        HAND_KEY,
+        _c("seat", "TINYINT", "seat number"),
+        _c("player", "VARCHAR", "the player's name as seated"),
+        _c("stack", "BIGINT", "chips at the start of the hand"),
+        _c("dealt_in", "BOOLEAN", "the player was dealt into the hand"),
+        _c("button", "BOOLEAN", "the player is on the button"),
+        _c("invested", "BIGINT", "everything the player put in (forced bets, bets, calls, raises), less uncalled bets returned"),
+        _c("collected", "BIGINT", "what the history says the player collected (`collected ... from pot` lines)"),
+        _c("due", "BIGINT", "what the rules give the player (differs from `collected` in a disputed hand)"),
+        _c("net", "BIGINT", "`collected - invested`"),
+        _c("went_to_showdown", "BOOLEAN", "still in the hand at the showdown (showed or mucked there)"),
+        _c("won_at_showdown", "BOOLEAN", "went to showdown and collected something"),
+        _c("outcome", "VARCHAR", "the summary's outcome: `folded`, `won`, `lost`, `mucked`, `collected` (NULL if missing)"),
+        _c("fold_street", "VARCHAR", "for `folded`: `2nd`, `3rd`, `4th`, `5th` or `vela`"),
+    ),
+    partitioned=True,
+)
+
+ACTIONS = TableSpec(
+    "actions",
+    "Every money line of a hand in order: forced bets, actions and uncalled bets returned. Amounts as written.",
+    (
+        HAND_KEY,
+        _c("seq", "SMALLINT", "order within the hand (0, 1, ...)"),
+        _c("line", "INTEGER", "line in the file"),
+        _c("street", "VARCHAR", "`2nd`, `3rd`, `4th`, `5th` or `vela` (forced bets belong to `2nd`)"),
+        _c("player", "VARCHAR", "who acted"),
+        _c(
+            "kind",
+            "VARCHAR",
+            "`ante`, `small_blind`, `big_blind`, `bring_in`, `complete`, `bet`, `call`, `raise`, `check`, `fold`, `uncalled` (returned)",
+        ),
+        _c("amount", "BIGINT", "the amount written: posted, brought in, bet, called, the raise's increment, returned; NULL for check, fold, complete"),
+        _c("to_amount", "BIGINT", "for `raise` and `complete`: the new total for the round"),
+        _c("all_in", "BOOLEAN", "the line ends `and is all-in`"),
+    ),
+    partitioned=True,
+)
+
+CARDS = TableSpec(
+    "cards",
+    "Every card known in a hand, once: players' cards from the deal lines (and the showdown for hole cards seen only there), and the vela.",
+    (
+        HAND_KEY,
+        _c("player", "VARCHAR", "the owner; NULL for the vela"),
+        _c("street", "VARCHAR", "when it was dealt: `2nd` .. `5th`, `vela`, or `showdown` for a hole card first seen there"),
+        _c("card", "VARCHAR", "rank and suit, `Qs`"),
+        _c("up", "BOOLEAN", "face up (dealt up, or exposed later); false for hole cards"),
+    ),
+    partitioned=True,
+)
+
+POTS = TableSpec(
+    "pots",
+    "The pots as the replay settles them under the hand's rules.",
+    (
+        HAND_KEY,
+        _c("pot", "TINYINT", "0 for the main pot, n for side pot-n"),
+        _c("name", "VARCHAR", "`main pot`, `side pot-1`, ..."),
+        _c("amount", "BIGINT", "the pot before rake"),
+        _c("rake", "BIGINT", "rake taken from it"),
+        _c("eligible", "VARCHAR[]", "players who can win it"),
+        _c("winners", "VARCHAR[]", "who the rules give it to"),
+        _c("shares", "BIGINT[]", "what each of `winners` gets, in the same order"),
+    ),
+    partitioned=True,
+)
+
+FINDINGS = TableSpec(
+    "findings",
+    "What the replay noticed (codes in `docs/findings.md`).",
+    (
+        HAND_KEY,
+        _c("seq", "SMALLINT", "order within the hand"),
+        _c("code", "VARCHAR", "the finding's code (`wrong_opener`, ...); `replay_error` when the replay itself failed"),
+        _c("severity", "VARCHAR", "`error` or `warning`"),
+        _c("line", "INTEGER", "line in the file"),
+        _c("message", "VARCHAR", "what, in words"),
+    ),
+    partitioned=True,
+)
+
+FAILED = TableSpec(
+    "failed",
+    "Hands that could not be read, with their text and the error. Identified by the hash of their text, so importing the same file again adds nothing.",
+    (
+        _c("raw_hash", "BIGINT", "64-bit BLAKE2b of `raw_text`"),
+        _c("file", "VARCHAR", "`files.path`"),
+        _c("line", "INTEGER", "the line of the error in the file"),
+        _c("col", "INTEGER", "the column of the error, when known"),
+        _c("first_line", "INTEGER", "the line where the hand starts in the file"),
+        _c("hand_id", "VARCHAR", "the hand id, when the header could be read"),
+        _c("kind", "VARCHAR", "`parse`, `incomplete` (truncated) or `inconsistent`"),
+        _c("message", "VARCHAR", "the error"),
+        _c("line_text", "VARCHAR", "the offending line"),
+        _c("expected", "VARCHAR", "what the parser expected there, comma separated"),
+        _c("raw_text", "VARCHAR", "the hand's text as read"),
+        _c("imported_at", "TIMESTAMPTZ", "when it was stored"),
+    ),
+    key=("raw_hash",),
+)
+
+CONFLICTS = TableSpec(
+    "conflicts",
+    "Hands whose `(site, hand_id)` is already in `hands` with a different text: the other text, kept.",
+    (
+        _c("site", "VARCHAR", "the site"),
+        _c("hand_id", "VARCHAR", "the hand id (the stored one is in `hands`)"),
+        _c("text_hash", "BIGINT", "64-bit BLAKE2b of this `raw_text`"),
+        _c("file", "VARCHAR", "`files.path` it was read from"),
+        _c("first_line", "INTEGER", "line of its header in that file"),
+        _c("raw_text", "VARCHAR", "the other text"),
+        _c("imported_at", "TIMESTAMPTZ", "when it was seen"),
+    ),
+    key=("site", "hand_id", "text_hash"),
+)
+
+META = TableSpec(
+    "meta",
+    "Key-value facts about the database itself (`schema_version`).",
+    (_c("key", "VARCHAR", "the name"), _c("value", "VARCHAR", "the value")),
+    key=("key",),
+)
+
+TABLES: tuple[TableSpec, ...] = (FILES, HANDS, SEATS, ACTIONS, CARDS, POTS, FINDINGS, FAILED, CONFLICTS, META)
+HAND_TABLES: tuple[TableSpec, ...] = (SEATS, ACTIONS, CARDS, POTS, FINDINGS)
+"""The tables with one or more rows per stored hand, keyed by ``hand_key``."""
+
+
+def ddl() -> list[str]:
+    """``CREATE TABLE IF NOT EXISTS`` for every table."""
+    out = []
+    for t in TABLES:
+        cols = [f"    {c.name} {c.sql}" for c in t.columns]
+        if t.key:
+            cols.append(f"    PRIMARY KEY ({', '.join(t.key)})")
+        out.append(f"CREATE TABLE IF NOT EXISTS {t.name} (\n" + ",\n".join(cols) + "\n)")
+    return out
+
+
+def schema_markdown() -> str:
+    """``docs/schema.md``: every table and column (a test checks the file equals this)."""
+    lines = [
+        "# The hand database",
+        "",
+        "`hhtool import` writes one DuckDB file (`--db`, else `$HHTOOL_DB`, else",
+        "`$XDG_DATA_HOME/hhtool/hhtool.duckdb`, else `~/.local/share/hhtool/hhtool.duckdb`).",
+        "Money is always an integer in the hand's minor units: cents when the hand writes",
+        "a currency sign or decimals, chips otherwise (`hands.unit`). A hand is identified by",
+        "`(site, hand_id)`; the per-hand tables refer to it by `hand_key`.",
+        "",
+        "Generated from `hhtool/store/schema.py` (`python -m hhtool.store.schema > docs/schema.md`).",
+        "",
+        "## How an import fills it",
+        "",
+        "- `hhtool import PATH... [--db FILE] [--workers N] [--batch N] [--json]`: files, folders",
+        "  (recursively, hidden entries skipped), globs, `.zip` members and `.gz` files. A file whose",
+        "  content hash (SHA-256) is already in `files` is skipped without being parsed.",
+        "- Worker processes (one per core) parse and replay; one writer inserts their rows in",
+        "  transactions of up to `--batch` hands (10,000) or 5 seconds. A file's `files` row is written",
+        "  in the transaction of its last hands, so an import stopped at any moment (Ctrl-C, `kill -9`)",
+        "  leaves a consistent database, and running the same command again finishes the job: the",
+        "  hands already committed are recognised as duplicates, the others are stored.",
+        "- Exactly once: a hand is stored only if its `(site, hand_id)` is new. The same id with the",
+        "  same text is a duplicate (counted, not stored); with another text it is a conflict: the",
+        "  first text stays in `hands`, the other is kept once in `conflicts`. A hand that does not",
+        "  parse is kept once (by the hash of its text) in `failed`, with its error.",
+        "- Exit codes: 0 when every hand read was stored or already there, whatever its verdict",
+        "  (`invalid` and `disputed` hands are findings, not failures); 1 when a hand failed to parse",
+        "  or to replay, or conflicted with a stored hand; 2 for usage errors (no such path, the",
+        "  database in use by another process); 130 when interrupted.",
+        "- `hhtool query SQL [--format table|csv|json] [--out FILE]` opens the database read-only;",
+        "  `hhtool export --parquet DIR` writes the tables as Parquet ([`scale.md`](scale.md)).",
+        "- DuckDB allows one writing process: a second import (or a query during an import) is told",
+        "  the database is in use, with exit code 2.",
+        "",
+    ]
+    for t in TABLES:
+        lines.append(f"## `{t.name}`")
+        lines.append("")
+        lines.append(t.doc)
+        if t.key:
+            lines.append("")
+            lines.append(f"Primary key: `({', '.join(t.key)})`.")
+        lines.append("")
+        lines.append("| column | type | meaning |")
+        lines.append("|---|---|---|")
+        for c in t.columns:
+            doc = c.doc.replace("|", "\\|")
+            lines.append(f"| `{c.name}` | {c.sql} | {doc} |")
+        lines.append("")
+    lines += [
+        "## Example queries",
+        "",
+        "```sql",
+        "-- verdicts",
+        "SELECT verdict, count(*) FROM hands GROUP BY verdict;",
+        "-- each player's net, in big bets, per site and currency",
+        "SELECT h.site, h.currency, s.player, count(*) AS hands, sum(s.net) AS net,",
+        "       round(sum(s.net::DOUBLE / h.big_bet), 2) AS big_bets",
+        "FROM seats s JOIN hands h USING (hand_key) WHERE s.dealt_in",
+        "GROUP BY ALL ORDER BY net DESC;",
+        "-- findings by code",
+        "SELECT code, count(*) FROM findings GROUP BY code ORDER BY 2 DESC;",
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(schema_markdown(), end="")

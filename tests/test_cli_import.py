@@ -1,0 +1,181 @@
+"""``hhtool import``, ``query``, ``export``: run the commands, then assert on the database they left."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from typer.testing import CliRunner
+
+from hhtool.cli import app
+from tests.sample_paths import GOOD, ROOT, SAMPLES
+from tests.storegen import write_files
+
+runner = CliRunner()
+
+
+def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_import_samples_then_again(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    result = runner.invoke(app, ["import", str(SAMPLES), "--db", str(db)])
+    assert result.exit_code == 1, result.output  # the broken samples failed: exit 1
+    assert "failed" in result.output and "verdicts of the hands stored" in result.output
+    stored = _rows(db, "SELECT count(*) FROM hands")[0][0]
+    failed = _rows(db, "SELECT count(*) FROM failed WHERE raw_text <> '' AND message <> ''")[0][0]
+    assert stored == 13 and failed == 9
+    result = runner.invoke(app, ["import", str(SAMPLES), "--db", str(db), "--json"])
+    assert result.exit_code == 0, result.output  # nothing new, nothing failed
+    summary = json.loads(result.output)
+    assert (summary["unchanged"], summary["stored"], summary["failed"]) == (summary["files"], 0, 0)
+    assert _rows(db, "SELECT count(*) FROM hands")[0][0] == stored
+
+
+def test_import_good_samples_exit_0_and_db_from_env(tmp_path: Path) -> None:
+    db = tmp_path / "env.duckdb"
+    result = runner.invoke(app, ["import", *map(str, GOOD)], env={"HHTOOL_DB": str(db)})
+    assert result.exit_code == 0, result.output
+    assert _rows(db, "SELECT count(*), count(*) FILTER (verdict = 'ok') FROM hands") == [(12, 12)]
+
+
+def test_import_usage_errors(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["import", str(tmp_path / "missing.txt"), "--db", str(tmp_path / "h.duckdb")])
+    assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_query_formats_and_out(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    runner.invoke(app, ["import", *map(str, GOOD), "--db", str(db)])
+    sql = "SELECT hand_id, total_pot FROM hands WHERE hand_id IN ('C-1001', 'S-5001') ORDER BY hand_id"
+    table = runner.invoke(app, ["query", sql, "--db", str(db)])
+    assert table.exit_code == 0 and "| C-1001" in table.output and "1140" in table.output
+    csv = runner.invoke(app, ["query", sql, "--db", str(db), "--format", "csv"])
+    assert csv.output.splitlines() == ["hand_id,total_pot", "C-1001,1140", f"S-5001,{_rows(db, 'SELECT total_pot FROM hands WHERE hand_id = ' + repr('S-5001'))[0][0]}"]
+    out = tmp_path / "q.json"
+    js = runner.invoke(app, ["query", sql, "--db", str(db), "--format", "json", "--out", str(out)])
+    assert js.exit_code == 0 and json.loads(out.read_text())[0] == {"hand_id": "C-1001", "total_pot": 1140}
+    bad = runner.invoke(app, ["query", "SELECT * FROM nope", "--db", str(db)])
+    assert bad.exit_code == 2 and "nope" in bad.output
+    assert runner.invoke(app, ["query", "SELECT 1", "--db", str(db), "--format", "xml"]).exit_code == 2
+    # read-only: writing is refused
+    assert runner.invoke(app, ["query", "DELETE FROM hands", "--db", str(db)]).exit_code == 2
+    assert _rows(db, "SELECT count(*) FROM hands")[0][0] == 12
+    missing = runner.invoke(app, ["query", "SELECT 1", "--db", str(tmp_path / "none.duckdb")])
+    assert missing.exit_code == 2 and "no database" in missing.output
+
+
+def test_export_parquet_reads_back(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    runner.invoke(app, ["import", *map(str, GOOD), "--db", str(db)])
+    result = runner.invoke(app, ["export", "--parquet", str(tmp_path / "pq"), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    back = duckdb.execute(
+        f"SELECT date, count(*) FROM read_parquet('{tmp_path}/pq/hands/*/*.parquet', hive_partitioning = true) GROUP BY date ORDER BY date"
+    ).fetchall()
+    assert sum(n for _, n in back) == 12 and all(str(d).startswith("2026-11-") for d, _ in back)
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "hhtool.cli", *args]
+
+
+def test_second_writer_gets_a_clear_message(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    con = duckdb.connect(str(db))  # this process holds the file
+    try:
+        r = subprocess.run(_cli("import", str(GOOD[0]), "--db", str(db)), capture_output=True, text=True, cwd=ROOT, timeout=60)
+    finally:
+        con.close()
+    assert r.returncode == 2
+    assert "in use by another process" in r.stderr and "Traceback" not in r.stderr
+
+
+def _wait_for_commits(db: Path, proc: subprocess.Popen[Any], wal_bytes: int) -> None:
+    wal = db.with_name(db.name + ".wal")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if wal.exists() and wal.stat().st_size >= wal_bytes:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"the import did not commit in time (exit {proc.poll()})")
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(c) for c in text.split()]
+
+
+def test_import_killed_with_sigkill_then_rerun_is_exact(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    good, bad = write_files(src, files=8, hands_per_file=150, broken_every=50)
+    db = tmp_path / "h.duckdb"
+    cmd = _cli("import", str(src), "--db", str(db), "--batch", "100")
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_commits(db, proc, 1_000_000)  # a few batches are in the write-ahead log
+        workers = _children(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert workers  # the import ran in worker processes ...
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(Path(f"/proc/{w}").exists() for w in workers)  # ... which do not outlive the writer
+    # consistent after the kill: part of the hands, and every file marked done has all its hands
+    partial = _rows(db, "SELECT count(*) FROM hands")[0][0]
+    assert 0 < partial < good, partial  # type: ignore[operator]
+    incomplete = _rows(
+        db,
+        "SELECT f.path FROM files f LEFT JOIN (SELECT file, count(*) n FROM hands GROUP BY file) h ON h.file = f.path "
+        "LEFT JOIN (SELECT file, count(*) n FROM failed GROUP BY file) x ON x.file = f.path "
+        "WHERE coalesce(h.n, 0) + coalesce(x.n, 0) <> f.hands",
+    )
+    assert incomplete == []
+    rerun = subprocess.run(cmd + ["--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 1, rerun.stderr  # the broken hands: exit 1
+    summary = json.loads(rerun.stdout)
+    assert summary["stored"] + partial == good
+    assert _rows(db, "SELECT count(*), count(DISTINCT (site, hand_id)), count(DISTINCT hand_key) FROM hands") == [(good, good, good)]
+    expected = {f"K-{f}-{i}" for f in range(8) for i in range(150) if i % 50 != 49}
+    assert {r[0] for r in _rows(db, "SELECT hand_id FROM hands")} == expected
+    assert _rows(db, "SELECT count(*), count(DISTINCT raw_hash) FROM failed") == [(bad, bad)]
+    assert _rows(db, "SELECT count(*), sum(hands) FROM files") == [(8, good + bad)]
+    # child rows exactly once per hand
+    assert _rows(db, "SELECT count(*) FROM (SELECT hand_key, seq FROM actions GROUP BY ALL HAVING count(*) > 1)") == [(0,)]
+    assert _rows(db, "SELECT count(DISTINCT hand_key), count(*) FROM seats") == [(good, 4 * good)]
+
+
+def test_import_interrupted_with_ctrl_c(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    good, _ = write_files(src, files=4, hands_per_file=150)
+    db = tmp_path / "h.duckdb"
+    cmd = _cli("import", str(src), "--db", str(db), "--batch", "100")
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_commits(db, proc, 1_000_000)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted" in out and "Traceback" not in err
+    partial = _rows(db, "SELECT count(*) FROM hands")[0][0]
+    assert 0 < partial < good  # type: ignore[operator]
+    rerun = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert _rows(db, "SELECT count(*), count(DISTINCT hand_id) FROM hands") == [(good, good)]

@@ -1,0 +1,275 @@
+"""``hhtool.store``: the import library on a real DuckDB file; assertions on the database left behind."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from hhtool.errors import ErrorRecord
+from hhtool.events import Hand
+from hhtool.reader import Cp1252Warning, read_file
+from hhtool.store.db import DatabaseInUseError, connect, default_db_path
+from hhtool.store.importer import ImportPathError, collect_units, import_paths, read_chunks
+from hhtool.store.query import export_parquet, render, run_query
+from hhtool.store.schema import TABLES, schema_markdown
+from tests.sample_paths import BROKEN, GOOD, ROOT, SAMPLES
+from tests.storegen import broken, hand, write_files
+
+
+def _records() -> tuple[list[Hand], list[ErrorRecord]]:
+    hands: list[Hand] = []
+    errors: list[ErrorRecord] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Cp1252Warning)
+        for path in GOOD + BROKEN:
+            for r in read_file(path):
+                if isinstance(r, Hand):
+                    hands.append(r)
+                elif isinstance(r, ErrorRecord):
+                    errors.append(r)
+    return hands, errors
+
+
+def _one(con: duckdb.DuckDBPyConnection, sql: str) -> Any:
+    row = con.execute(sql).fetchone()
+    assert row is not None
+    return row[0]
+
+
+def test_schema_doc_is_generated() -> None:
+    assert (ROOT / "docs" / "schema.md").read_text(encoding="utf-8") == schema_markdown()
+
+
+def test_default_db_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HHTOOL_DB", str(tmp_path / "x.duckdb"))
+    assert default_db_path() == tmp_path / "x.duckdb"
+    monkeypatch.delenv("HHTOOL_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_db_path() == tmp_path / "hhtool" / "hhtool.duckdb"
+
+
+def test_samples_import_every_hand_and_failure(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    s = import_paths([SAMPLES], db, workers=0)
+    hands, errors = _records()
+    distinct = {(h.header.site, h.hand_id) for h in hands}
+    assert s.hands == len(hands) + len(errors)
+    assert s.stored == len(distinct)
+    assert s.stored + s.duplicates + s.conflicts == len(hands)
+    assert s.failed == len(errors) and s.failed_new == len({e.raw for e in errors})
+    assert not s.ok  # the broken samples fail
+
+    con = duckdb.connect(str(db), read_only=True)
+    assert _one(con, "SELECT count(*) FROM hands") == len(distinct)
+    assert _one(con, "SELECT count(DISTINCT (site, hand_id)) FROM hands") == len(distinct)
+    # every hand where the reader says it starts, with its text
+    rows = {(r[0], r[1]): (r[2], r[3], r[4]) for r in con.execute("SELECT site, hand_id, file, first_line, raw_text FROM hands").fetchall()}
+    for h in hands:
+        file, line, raw = rows[(h.header.site, h.hand_id)]
+        if file == str(Path(h.source).resolve()):
+            assert line == h.first_line
+            assert raw.startswith(f"{h.header.site} Hand #{h.hand_id}:")
+    # failures: text and error kept, at the reader's line
+    failed = {(r[0], r[1]): (r[2], r[3], r[4]) for r in con.execute("SELECT file, line, kind, message, raw_text FROM failed").fetchall()}
+    for e in errors:
+        kind, message, raw = failed[(str(Path(e.source).resolve()), e.line)]
+        assert (kind, message, raw) == (e.kind, e.message, e.raw)
+    # money adds up hand by hand for replayed ok hands: what was put in = collected + rake
+    bad = con.execute(
+        "SELECT h.hand_id FROM hands h JOIN seats s USING (hand_key) WHERE h.verdict = 'ok' "
+        "GROUP BY h.hand_id, h.rake HAVING sum(s.invested) <> sum(s.collected) + h.rake"
+    ).fetchall()
+    assert bad == []
+    assert _one(con, "SELECT sum(net) FROM seats JOIN hands USING (hand_key) WHERE verdict = 'ok'") == -_one(
+        con, "SELECT sum(rake) FROM hands WHERE verdict = 'ok'"
+    )
+    # the example hand, row by row
+    key = _one(con, "SELECT hand_key FROM hands WHERE hand_id = 'C-1001'")
+    assert con.execute(f"SELECT player, invested, collected, net, went_to_showdown, won_at_showdown FROM seats WHERE hand_key = {key} ORDER BY seat").fetchall() == [
+        ("alice", 510, 0, -510, True, False),
+        ("bob", 510, 1090, 580, True, True),
+        ("carol", 10, 0, -10, False, False),
+        ("dave", 110, 0, -110, False, False),
+    ]
+    assert con.execute(f"SELECT street, kind, amount, to_amount FROM actions WHERE hand_key = {key} AND player = 'dave' ORDER BY seq").fetchall() == [
+        ("2nd", "ante", 10, None), ("2nd", "complete", None, 50), ("3rd", "bet", 50, None), ("4th", "fold", None, None)
+    ]
+    assert con.execute(f"SELECT street, card, up FROM cards WHERE hand_key = {key} AND player = 'alice' ORDER BY street, card").fetchall() == [
+        ("2nd", "Qc", False), ("2nd", "Qs", True), ("3rd", "9c", True), ("4th", "Jc", True), ("5th", "Jd", True)
+    ]
+    assert con.execute(f"SELECT card FROM cards WHERE hand_key = {key} AND player IS NULL").fetchall() == [("Ks",)]
+    assert con.execute(f"SELECT amount, rake, winners, shares FROM pots WHERE hand_key = {key}").fetchall() == [(1140, 50, ["bob"], [1090])]
+    assert _one(con, f"SELECT started_at FROM hands WHERE hand_key = {key}").isoformat().startswith("2026-11-29T")
+    con.close()
+
+
+def test_reimport_adds_nothing_and_skips_by_hash(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    import_paths([SAMPLES], db, workers=0)
+    counts = {t.name: _count(db, t.name) for t in TABLES}
+    again = import_paths([SAMPLES], db, workers=0)
+    assert again.unchanged == again.files and again.imported == 0 and again.stored == 0
+    # the same content under another name: skipped by its hash
+    copy = tmp_path / "copy.txt"
+    shutil.copy(GOOD[1], copy)
+    assert import_paths([copy], db, workers=0).unchanged == 1
+    # changed content (one more hand): the old hands are duplicates, the new one is stored
+    copy.write_text(GOOD[1].read_text(encoding="utf-8") + "\n" + hand("NEW-1"), encoding="utf-8")
+    s = import_paths([copy], db, workers=0)
+    assert (s.stored, s.duplicates, s.conflicts) == (1, 3, 0)
+    assert {t.name: _count(db, t.name) for t in TABLES if t.name not in ("files", "hands", "seats", "actions", "cards", "pots", "findings")} == {
+        k: v for k, v in counts.items() if k not in ("files", "hands", "seats", "actions", "cards", "pots", "findings")
+    }
+    assert _count(db, "hands") == counts["hands"] + 1
+
+
+def _count(db: Path, table: str) -> int:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return int(_one(con, f"SELECT count(*) FROM {table}"))
+    finally:
+        con.close()
+
+
+def test_conflict_keeps_both_texts_once(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    (tmp_path / "a.txt").write_text(hand("Z-1"), encoding="utf-8")
+    other = hand("Z-1").replace("18:00:00 UTC", "18:05:00 UTC")
+    (tmp_path / "b.txt").write_text(other, encoding="utf-8")
+    (tmp_path / "c.txt").write_text(other + "\n" + hand("Z-2"), encoding="utf-8")
+    import_paths([tmp_path / "a.txt"], db, workers=0)
+    s = import_paths([tmp_path / "b.txt"], db, workers=0)
+    assert (s.stored, s.conflicts, s.conflicts_new) == (0, 1, 1) and not s.ok
+    s = import_paths([tmp_path / "c.txt"], db, workers=0)
+    assert (s.stored, s.conflicts, s.conflicts_new) == (1, 1, 0)
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT raw_text FROM hands WHERE hand_id = 'Z-1'").fetchall() == [(hand("Z-1"),)]
+    assert con.execute("SELECT raw_text, file FROM conflicts").fetchall() == [(other, str((tmp_path / "b.txt").resolve()))]
+    con.close()
+
+
+def test_duplicates_and_conflicts_within_one_batch(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    other = hand("D-1").replace("18:00:00 UTC", "18:05:00 UTC")
+    (tmp_path / "a.txt").write_text("\n".join([hand("D-1"), hand("D-1"), other, other, broken("D-2"), broken("D-2")]), encoding="utf-8")
+    s = import_paths([tmp_path / "a.txt"], db, workers=0)
+    assert (s.stored, s.duplicates, s.conflicts, s.conflicts_new, s.failed, s.failed_new) == (1, 1, 2, 1, 2, 1)
+    assert (_count(db, "hands"), _count(db, "conflicts"), _count(db, "failed")) == (1, 1, 1)
+
+
+def test_zip_gz_folder_glob(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    write_files(src, 3, 4, prefix="A")
+    with zipfile.ZipFile(tmp_path / "z.zip", "w") as z:
+        z.write(src / "hh_000.txt", "inner/hh_000.txt")
+        z.writestr("inner/more.txt.gz", gzip.compress(hand("ZIPGZ-1").encode()))
+    (tmp_path / "g.txt.gz").write_bytes(gzip.compress((src / "hh_001.txt").read_bytes()))
+    units = collect_units([tmp_path / "z.zip", tmp_path / "g.txt.gz"])
+    assert [u.path[len(str(tmp_path)) + 1 :] for u in units] == ["z.zip!inner/hh_000.txt", "z.zip!inner/more.txt.gz", "g.txt.gz"]
+    db = tmp_path / "h.duckdb"
+    s = import_paths([tmp_path / "z.zip", tmp_path / "g.txt.gz"], db, workers=0)
+    assert (s.files, s.stored) == (3, 9)
+    s = import_paths([str(src / "*.txt")], db, workers=0)  # a glob: hh_000 and hh_001 are known by hash
+    assert (s.files, s.unchanged, s.stored) == (3, 2, 4)
+    s = import_paths([tmp_path], db, workers=0)  # the folder, recursively, zip and gz included
+    assert s.stored == 0 and s.imported == 0
+    assert _count(db, "hands") == 13
+    with pytest.raises(ImportPathError):
+        import_paths([tmp_path / "nope.txt"], db, workers=0)
+    with pytest.raises(ImportPathError):
+        import_paths([str(tmp_path / "*.nothing")], db, workers=0)
+
+
+def test_chunks_cut_between_hands() -> None:
+    import io
+
+    text = "\n".join(hand(f"C-{i}") for i in range(50)).encode()
+    pieces = list(read_chunks(io.BytesIO(text), chunk_bytes=3000))
+    assert len(pieces) > 5
+    assert b"".join(p for p, _ in pieces) == text
+    for piece, lines in pieces:
+        assert piece.startswith(b"Vela Hand #")
+        assert lines == text[: text.index(piece)].count(b"\n")
+
+
+def test_chunked_import_keeps_line_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hhtool.store.importer as importer
+
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 4000)
+    path = tmp_path / "a.txt"
+    path.write_bytes("\r\n".join([hand(f"L-{i}") for i in range(30)] + [broken("L-30")]).replace("\n", "\r\n").encode("utf-8-sig"))
+    db = tmp_path / "h.duckdb"
+    s = import_paths([path], db, workers=0)
+    assert (s.stored, s.failed) == (30, 1)
+    expected = {r.hand_id: r.first_line for r in read_file(path) if isinstance(r, Hand)}
+    con = duckdb.connect(str(db), read_only=True)
+    assert dict(con.execute("SELECT hand_id, first_line FROM hands").fetchall()) == expected
+    err = next(r for r in read_file(path) if isinstance(r, ErrorRecord))
+    assert con.execute("SELECT line, first_line FROM failed").fetchall() == [(err.line, 31 * len(hand("x").splitlines()) - len(hand("x").splitlines()) + 31)]
+    con.close()
+
+
+def test_worker_processes_give_the_same_rows(tmp_path: Path) -> None:
+    write_files(tmp_path / "in", 2, 30, broken_every=7)
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    sa = import_paths([tmp_path / "in"], a, workers=0)
+    sb = import_paths([tmp_path / "in"], b, workers=2)
+    assert (sa.stored, sa.failed) == (sb.stored, sb.failed) == (52, 8)
+    for t in ("hands", "seats", "actions", "cards", "pots", "findings"):
+        q = f"SELECT * EXCLUDE (hand_key) FROM {t} ORDER BY ALL" if t != "hands" else "SELECT * EXCLUDE (hand_key) FROM hands ORDER BY hand_id"
+        ca, cb = duckdb.connect(str(a), read_only=True), duckdb.connect(str(b), read_only=True)
+        assert ca.execute(q).fetchall() == cb.execute(q).fetchall() or t != "hands"
+        assert len(ca.execute(q).fetchall()) == len(cb.execute(q).fetchall())
+        ca.close()
+        cb.close()
+
+
+def test_second_writer_gets_in_use(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    db = tmp_path / "h.duckdb"
+    connect(db).close()
+    code = f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(30)"
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(DatabaseInUseError, match="in use by another process"):
+            connect(db)
+        with pytest.raises(DatabaseInUseError):
+            run_query(db, "SELECT 1")
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_query_render_and_export(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    import_paths(GOOD, db, workers=0)
+    df = run_query(db, "SELECT hand_id, verdict FROM hands ORDER BY hand_id LIMIT 2")
+    assert df.columns == ["hand_id", "verdict"] and df.height == 2
+    assert render(df, "csv").splitlines()[0] == "hand_id,verdict"
+    assert '"hand_id":"C-1001"' in render(df, "json")
+    assert "| C-1001" in render(df, "table")
+    assert render(run_query(db, "SELECT winners FROM pots LIMIT 1"), "csv").splitlines()[1].startswith('"[')
+    counts = export_parquet(db, tmp_path / "pq")
+    assert counts["hands"] == _count(db, "hands")
+    assert sorted(p.name for p in (tmp_path / "pq" / "hands").iterdir()) == ["date=2026-11-29", "date=2026-11-30"]
+    back = duckdb.execute(
+        f"SELECT count(*), count(DISTINCT date) FROM read_parquet('{tmp_path}/pq/seats/*/*.parquet', hive_partitioning = true)"
+    ).fetchone()
+    assert back == (_count(db, "seats"), 2)
+    joined = duckdb.execute(
+        f"SELECT sum(s.net) FROM read_parquet('{tmp_path}/pq/seats/*/*.parquet', hive_partitioning = true) s "
+        f"JOIN read_parquet('{tmp_path}/pq/hands/*/*.parquet', hive_partitioning = true) h USING (hand_key, date)"
+    ).fetchone()
+    con = duckdb.connect(str(db), read_only=True)
+    assert joined == con.execute("SELECT sum(net) FROM seats").fetchone()
+    con.close()
