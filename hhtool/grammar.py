@@ -104,6 +104,7 @@ class Alternative:
     template: list[int | None]
     lead: str | None  # "player": starts with PLAYER; "literal": with a string; None: a regex
     key: str | None  # the first KEY_LEN characters of the leading literal
+    literals: tuple[str, ...] = ()  # string terminals the line must contain for this expansion to match
 
 
 KEY_LEN = 4
@@ -127,6 +128,14 @@ class LineMatcher:
         wild = [a for a in alternatives if a.lead is None or a.key is None and a.lead == "literal"]
         player_wild = [a for a in alternatives if a.lead == "player" and a.key is None]
         self._wild = self._compile(wild)
+        # Lines that lead with a regex (the header) try every expansion in turn, and the
+        # header has one per combination of its optional parts.  Only expansions whose
+        # string terminals all occur in the line can match, so the line's set of the
+        # literals that tell them apart picks a smaller alternation (same order).
+        common = set.intersection(*(set(a.literals) for a in wild)) if wild else set()
+        self._wild_alternatives = wild
+        self._wild_literals = tuple(sorted({lit for a in wild for lit in a.literals} - common))
+        self._wild_by_literals: dict[tuple[bool, ...], _Bucket] = {}
         self._player_wild = self._compile(player_wild + wild)
         self._literal: dict[str, _Bucket] = {}
         self._player: dict[str, _Bucket] = {}
@@ -153,12 +162,23 @@ class LineMatcher:
         pattern = re.compile("|".join(parts) if parts else r"(?!)")
         return pattern, table
 
+    def _wild_for(self, text: str) -> _Bucket:
+        if not self._wild_literals:
+            return self._wild
+        present = tuple([lit in text for lit in self._wild_literals])
+        bucket = self._wild_by_literals.get(present)
+        if bucket is None:
+            found = {lit for lit, yes in zip(self._wild_literals, present) if yes}
+            chosen = [a for a in self._wild_alternatives if all(lit in found or lit not in self._wild_literals for lit in a.literals)]
+            bucket = self._wild_by_literals[present] = self._compile(chosen)
+        return bucket
+
     def match(self, text: str) -> LineMatch | None:
         """The event name and tokens, as Lark would give them, or ``None``."""
         if text[:1] == PLACEHOLDER:
             bucket = self._player.get(text[PLAYER_TOKEN_LEN : PLAYER_TOKEN_LEN + KEY_LEN]) or self._player_wild
         else:
-            bucket = self._literal.get(text[:KEY_LEN]) or self._wild
+            bucket = self._literal.get(text[:KEY_LEN]) or self._wild_for(text)
         pattern, table = bucket
         m = pattern.fullmatch(text)
         if m is None:
@@ -260,7 +280,8 @@ def _compile_start(lark: Lark, start: str) -> LineMatcher:
         for name, rule in events:
             for body, template, flat in variants(rule):
                 lead, key = lead_and_key(flat)
-                alternatives.append(Alternative(name, body, template, lead, key))
+                literals = tuple(sorted({lit for lit in map(literal, flat) if lit}))
+                alternatives.append(Alternative(name, body, template, lead, key, literals))
     return LineMatcher(alternatives)
 
 

@@ -98,15 +98,62 @@ _AFTER_NAME_INSIDE = (" ", "")
 _CARD_OF: dict[str, Card] = {r + u: parse_card(r + u) for r in "23456789TJQKA" for u in "hdcs"}
 
 
+_CARD_PAIRS: dict[str, tuple[Card, ...]] = {a + " " + b: (_CARD_OF[a], _CARD_OF[b]) for a in _CARD_OF for b in _CARD_OF}
+_CARD_PAIRS.update((a, (c,)) for a, c in _CARD_OF.items())
+
+
 def _cards(text: str) -> tuple[Card, ...]:
-    """``"Qc Qs 9c"`` -> cards (the grammar guarantees the shape)."""
-    if len(text) == 2:
-        return (_CARD_OF[text],)
-    card_of = _CARD_OF
-    return tuple([card_of[text[i : i + 2]] for i in range(0, len(text), 3)])
+    """``"Qc Qs 9c"`` -> cards (the grammar guarantees the shape): one lookup per two cards."""
+    if len(text) <= 5:
+        return _CARD_PAIRS[text]
+    pairs = _CARD_PAIRS
+    out = pairs[text[:5]]
+    for i in range(6, len(text), 6):
+        out += pairs[text[i : i + 5]]
+    return out
 
 
 _LINE_CACHE_SIZE = 50_000
+_HEADER_CACHE_SIZE = 10_000
+_DEAL_CACHE_SIZE = 20_000
+
+_HEADER_PARTS = re.compile(
+    r"(\S+ Hand #)[A-Za-z0-9][A-Za-z0-9-]*(: .*) ([0-9]{4}/[0-9]{2}/[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2})( \S+)"
+)
+"""A header cut around its hand id (HAND_ID), date (DATE) and time (TIME), which change every hand."""
+_HEADER_TEMPLATE_ID, _HEADER_TEMPLATE_WHEN = "0", " 2000/01/01 00:00:00"
+_HEADER_TEMPLATES: dict[str, tuple[str, Tokens] | None] = {}
+_LINE_MATCHES: dict[tuple[str, str], Tokens] = {}
+_HEADER_INFO: dict[str, tuple[Header, str, bool, bool, bool]] = {}
+"""Header template -> a header read in full from it (id, date, time aside) and the money it set."""
+
+
+def _match_header(text: str) -> tuple[str, Tokens] | None:
+    """``matcher("header").match(text)``, through a cache of header templates.
+
+    The hand id, date and time are delimited by literals that they cannot
+    contain, so replacing them with other text of the same terminals keeps
+    a header valid (or invalid); the header is matched once per template,
+    with its tokens put back.  ``tests/test_grammar.py`` checks the two
+    routes agree.
+    """
+    cut = _HEADER_PARTS.fullmatch(text)
+    if cut is None:
+        return matcher("header").match(text)
+    site_part, middle, date, time, zone_part = cut.groups()
+    key = site_part + _HEADER_TEMPLATE_ID + middle + _HEADER_TEMPLATE_WHEN + zone_part
+    if key in _HEADER_TEMPLATES:
+        hit = _HEADER_TEMPLATES[key]
+    else:
+        hit = matcher("header").match(key)
+        if len(_HEADER_TEMPLATES) >= _HEADER_CACHE_SIZE:
+            _HEADER_TEMPLATES.clear()
+        _HEADER_TEMPLATES[key] = hit
+    if hit is None:
+        return None
+    name, v = hit
+    hand_id = text[len(site_part) : len(text) - len(middle) - len(date) - len(time) - len(zone_part) - 2]
+    return name, (v[0], hand_id, *v[2:11], date, time, *v[13:])
 
 
 def looks_like_header(line: str) -> bool:
@@ -114,11 +161,19 @@ def looks_like_header(line: str) -> bool:
     return _HEADER_START.match(line) is not None
 
 
+class _Names(dict[str, str]):
+    """Placeholder -> seated name; any other token is a name as written (a stranger's)."""
+
+    def __missing__(self, token: str) -> str:
+        return token
+
+
 class _Builder:
     """Reads one hand's lines in order; raises a HandHistoryError on the first problem."""
 
-    def __init__(self, lines: Sequence[str], first_line: int, source: str) -> None:
+    def __init__(self, lines: Sequence[str], first_line: int, source: str, text: str | None = None) -> None:
         self.lines = lines
+        self.hand_text = "\n".join(lines) if text is None else text  # the lines joined by "\n"
         self.first_line = first_line
         self.source = source
         self.hand_id: str | None = None
@@ -126,7 +181,7 @@ class _Builder:
         self.cents = False
         self.decimals = False
         self.grouping = False
-        self.tokens: dict[str, str] = {}
+        self.tokens: dict[str, str] = _Names()
         self.seat_player: dict[int, str] = {}
         self.names: list[tuple[str, str, int]] = []  # (name, placeholder, length), longest first
         self.by_first: dict[str, list[tuple[str, str, int]]] = {}  # the same, by first character
@@ -146,11 +201,13 @@ class _Builder:
     # ------------------------------------------------------------ errors
 
     def error(self, cls: type[HandHistoryError], message: str, column: int | None = None, **kw: object) -> HandHistoryError:
+        """An error at line ``self.lineno``, quoting that line."""
+        k = self.lineno - self.first_line
         return cls(
             message,
             line=self.lineno,
             column=column,
-            line_text=self.text,
+            line_text=self.lines[k] if 0 <= k < len(self.lines) else self.text,
             hand_id=self.hand_id,
             source=self.source,
             **kw,  # type: ignore[arg-type]
@@ -219,14 +276,47 @@ class _Builder:
     # ------------------------------------------------------------ lines
 
     def match(self, start: str, text: str) -> Tokens:
+        """Tokens of a table or seat line (cached: rooms repeat them)."""
+        hit = _LINE_MATCHES.get((start, text))
+        if hit is not None:
+            return hit
         m = matcher(start).match(text)
         if m is None:
             raise self.syntax_error(start, text)
+        if len(_LINE_MATCHES) >= _LINE_CACHE_SIZE:
+            _LINE_MATCHES.clear()
+        _LINE_MATCHES[(start, text)] = m[1]
         return m[1]
 
     def header(self) -> Header:
-        self.text = self.lines[0]
-        m = matcher("header").match(self.text)
+        """The header line; what it says apart from its id, date and time is cached per template."""
+        self.text = text = self.lines[0]
+        cut = _HEADER_PARTS.fullmatch(text)
+        if cut is None:
+            return self.header_in_full()
+        site_part, middle, date, time, zone_part = cut.groups()
+        key = site_part + _HEADER_TEMPLATE_ID + middle + _HEADER_TEMPLATE_WHEN + zone_part
+        known = _HEADER_INFO.get(key)
+        if known is None:
+            head = self.header_in_full()
+            if len(_HEADER_INFO) >= _HEADER_CACHE_SIZE:
+                _HEADER_INFO.clear()
+            _HEADER_INFO[key] = (head, self.symbol, self.cents, self.decimals, self.grouping)
+            return head
+        head, self.symbol, self.cents, self.decimals, self.grouping = known
+        self.hand_id = hand_id = text[len(site_part) : len(text) - len(middle) - len(date) - len(time) - len(zone_part) - 2]
+        try:
+            started = parse_time(date, time, head.zone)
+        except ZoneError:
+            return self.header_in_full()
+        return Header(
+            self.first_line, head.site, hand_id, head.profile, head.vela_at_start, head.wild, head.exposure,
+            head.structure, head.small_bet, head.big_bet, head.ante, head.bring_in, head.small_blind,
+            head.big_blind, started, head.zone,
+        )
+
+    def header_in_full(self) -> Header:
+        m = _match_header(self.text)
         if m is None:
             known = _HAND_ID.search(self.text)
             self.hand_id = known.group(1) if known else None
@@ -307,14 +397,15 @@ class _Builder:
             seats.append(Seat(self.lineno, int(s[0] or 0), s[1] or "", self.amount(s[2] or "")))
             i += 1
         self.check_seats(table, seats)
-        self.tokens = {f"{PLACEHOLDER}{k:02d}": s.player for k, s in enumerate(seats)}
+        self.tokens = _Names((f"{PLACEHOLDER}{k:02d}", s.player) for k, s in enumerate(seats))
         self.seat_player = {s.seat: s.player for s in seats}
         self.names = sorted(
             ((s.player, f"{PLACEHOLDER}{k:02d}", len(s.player)) for k, s in enumerate(seats)), key=lambda p: -p[2]
         )
         for entry in self.names:
             self.by_first.setdefault(entry[0][:1], []).append(entry)
-        self.body(i)
+        if i < len(lines):
+            self.body(i, seats)
         self.lineno = self.first_line + len(lines) - 1
         if self.section != _SUMMARY:
             raise self.error(IncompleteHandError, "the hand ends before its *** SUMMARY ***")
@@ -329,58 +420,101 @@ class _Builder:
         money = MoneyStyle(self.symbol, self.cents, self.decimals, self.grouping)
         return Hand(header, table, tuple(seats), tuple(self.events), summary, money, self.source)
 
-    def body(self, start: int) -> None:
+    def body(self, start: int, seats: list[Seat]) -> None:
         """Read the body lines: replace names in the whole body at once, then line by line.
 
         ``str.replace`` over the body puts placeholders where a seated name
-        starts a line or follows ``Dealt to ``; a line that then fails (a
-        name elsewhere, an ambiguous name) is read again on its own by
+        starts a line, follows ``Dealt to `` or, in a summary outcome,
+        follows its own ``Seat <k>: `` (only when no seated name is a
+        prefix of another, so that the name is the only reading).  A line
+        that then fails (a name elsewhere, an ambiguous name, a name
+        quoted in chat) is read again from its original text by
         :meth:`body_line`, which tries every place a name can stand.
+
         Matched and converted lines are cached per money style, since
-        rooms repeat lines across hands.
+        rooms repeat lines across hands: a cached line of a common kind
+        (an action, a deal, a forced bet, chatter) is a tuple that says in
+        which sections of the hand it may stand and how to build its event,
+        so most lines cost a dictionary lookup, a table check and the
+        event's construction.  The other kinds (streets, the vela, the
+        summary) go through their builder functions, which check the order.
         """
-        lines = self.lines
-        text = "\n" + "\n".join(lines[start:])
+        text = self.hand_text
+        pos = 0
+        for _ in range(start):
+            pos = text.index("\n", pos) + 1
+        body = "\n" + text[pos:]
         for name, token, _ in self.names:
-            if name in text:
-                text = text.replace("\n" + name + ":", "\n" + token + ":")
-                text = text.replace("\n" + name + " ", "\n" + token + " ")
-                text = text.replace("Dealt to " + name + " [", "Dealt to " + token + " [")
-        subs = text.split("\n")
+            body = (
+                body.replace("\n" + name + ":", "\n" + token + ":")
+                .replace("\n" + name + " ", "\n" + token + " ")
+                .replace("Dealt to " + name + " [", "Dealt to " + token + " [")
+            )
+        if _outcomes_by_seat(self.names):
+            for k, s in enumerate(seats):
+                head = f"\nSeat {s.seat}: "
+                body = body.replace(head + s.player + " ", f"{head}{PLACEHOLDER}{k:02d} ")
+        subs = body.split("\n")
         converter = _converter(self.symbol, self.cents)
-        cache = converter.lines
-        line_matcher = converter.matcher
+        get = converter.fast.get
+        tokens = self.tokens
+        append = self.events.append
+        section = self.section
+        flags = 0
         lineno = self.first_line + start
-        for j in range(start, len(lines)):
+        for j in range(start, len(self.lines)):
             sub = subs[j - start + 1]
-            hit = cache.get(sub)
+            hit = get(sub)
             if hit is None:
-                self.lineno = lineno
-                self.text = lines[j]
-                m = line_matcher.match(sub) if sub[:1] != "S" else None
-                cacheable = m is not None
-                if m is None:
-                    m = self.body_line(line_matcher)
                 try:
-                    hit = converter.convert(m)
+                    hit = converter.fast_hit(sub)
                 except _LineProblem as e:
+                    self.lineno = lineno
+                    self.text = self.lines[j]
                     raise self.error(e.cls, str(e), self.column_of(e.token) if e.token else 1) from None
-                if cacheable:
-                    if len(cache) >= _LINE_CACHE_SIZE:
-                        cache.clear()
-                    cache[sub] = hit
-            build, args, dec, grp = hit
+            ok = hit[0]
+            if ok is not None and ok[section]:
+                append(hit[1](lineno, tokens[hit[2]], *hit[3]))
+                flags |= hit[4]
+            else:
+                self.section = section
+                self.slow_line(hit, lineno, j)
+                section = self.section
+            lineno += 1
+        if flags & 1:
+            self.decimals = True
+        if flags & 2:
+            self.grouping = True
+
+    def slow_line(self, hit: FastHit, lineno: int, j: int) -> None:
+        """A line the table cannot take: a kind with its own builder, a line out of place, or one to read again."""
+        build = hit[5]
+        if build is not None:
+            if hit[4] & 1:
+                self.decimals = True
+            if hit[4] & 2:
+                self.grouping = True
+            args = hit[6]
+        else:
+            self.lineno = lineno
+            self.text = self.lines[j]
+            converter = _converter(self.symbol, self.cents)
+            m = self.body_line(converter.matcher)
+            try:
+                build, args, dec, grp = converter.convert(m)
+            except _LineProblem as e:
+                raise self.error(e.cls, str(e), self.column_of(e.token) if e.token else 1) from None
             if dec:
                 self.decimals = True
             if grp:
                 self.grouping = True
-            if build(self, lineno, args):
-                # the line needs its original text (chatter quoting a name): read it alone
-                self.lineno = lineno
-                self.text = lines[j]
-                build, args, _, _ = converter.convert(self.body_line(line_matcher))
-                build(self, lineno, args)
-            lineno += 1
+        if build(self, lineno, args):
+            # the line needs its original text (chatter quoting a name): read it alone
+            self.lineno = lineno
+            self.text = self.lines[j]
+            converter = _converter(self.symbol, self.cents)
+            build, args, _, _ = converter.convert(self.body_line(converter.matcher))
+            build(self, lineno, args)
 
     def check_seats(self, table: Table, seats: list[Seat]) -> None:
         if not seats:
@@ -483,6 +617,63 @@ Args = tuple[Any, ...]
 Build = Callable[[_Builder, int, Args], "bool | None"]
 Convert = Callable[["_Converter", Tokens], Args]
 Converted = tuple[Build, Args, bool, bool]
+FastHit = tuple["tuple[bool, ...] | None", Any, str, Args, int, "Build | None", Args]
+"""A body line, matched and converted, as :meth:`_Builder.body` caches it.
+
+``(sections, event class, placeholder, other arguments, money flags, builder, arguments)``:
+``sections[s]`` says whether the event may stand in section ``s`` (then it
+is ``event class(line, player, *other arguments)``); ``sections`` is None
+for a kind that needs its builder; builder None means the line must be read
+again from its original text.  Money flags: 1 decimals, 2 thousands separators.
+"""
+
+_SLOW: FastHit = (None, None, "", (), 0, None, ())
+_DEAL_HEAD = "Dealt to " + PLACEHOLDER
+_PLACEHOLDERS = frozenset(f"{PLACEHOLDER}{k:02d}" for k in range(100))
+_DEAL_TAIL = ("", " [")  # what may follow the placeholder in a deal: the end, or cards
+
+# where a line of a common kind may stand: _PRE, _STREETS, _SHOWDOWN, _SUMMARY
+_ONLY_PRE = (True, False, False, False)
+_IN_PLAY = (False, True, True, False)
+_IN_BODY = (True, True, True, False)
+_SIMPLE: dict[str, tuple[tuple[bool, ...], type[Event]]] = {
+    "post_ante": (_ONLY_PRE, PostAnte),
+    "post_blind": (_ONLY_PRE, PostBlind),
+    "deal": (_IN_PLAY, Deal),
+    "bring_in": (_IN_PLAY, BringIn),
+    "complete": (_IN_PLAY, Complete),
+    "bet": (_IN_PLAY, Bet),
+    "call": (_IN_PLAY, Call),
+    "raise_to": (_IN_PLAY, RaiseTo),
+    "check": (_IN_PLAY, Check),
+    "fold": (_IN_PLAY, Fold),
+    "muck": (_IN_PLAY, Mucks),
+    "expose": (_IN_PLAY, Expose),
+    "show": (_IN_PLAY, Shows),
+    "uncalled": (_IN_BODY, UncalledBet),
+    "collect": (_IN_BODY, Collected),
+    "no_show": (_IN_BODY, DoesNotShow),
+    "disconnected": (_IN_BODY, Disconnected),
+    "timed_out": (_IN_BODY, TimedOut),
+    "said": (_IN_BODY, Said),
+    "joins": (_IN_BODY, Joins),
+    "leaves": (_IN_BODY, Leaves),
+}
+"""The kinds whose event is ``cls(line, player, *rest)`` and whose place is a set of sections.
+
+The same checks as their builders below (``_KINDS``), which still run for
+a line out of place, to raise the error.  ``tests/test_parse.py`` checks
+that the two agree.
+"""
+
+
+def _outcomes_by_seat(names: list[tuple[str, str, int]]) -> bool:
+    """Whether ``Seat <k>: <name> `` can be replaced in bulk: no name is a prefix of another or of ``Seat ``."""
+    ordered = sorted(n for n, _, _ in names)
+    for a, b in zip(ordered, ordered[1:]):
+        if b.startswith(a):
+            return False
+    return not any("Seat".startswith(n) or n.startswith("Seat") for n in ordered)
 
 
 class _Converter:
@@ -497,7 +688,8 @@ class _Converter:
         self.symbol = symbol
         self.cents = cents
         self.amounts: dict[str, tuple[int, bool, bool]] = {}
-        self.lines: dict[str, Converted] = {}
+        self.fast: dict[str, FastHit] = {}
+        self.deals: dict[str, FastHit] = {}  # deal lines by what follows the placeholder
         self.matcher = matcher("line")
         self.dec = False
         self.grp = False
@@ -525,6 +717,48 @@ class _Converter:
         self.dec = self.grp = False
         build, convert = _KINDS[m[0]]
         return build, convert(self, m[1]), self.dec, self.grp
+
+    def fast_hit(self, sub: str) -> FastHit:
+        """Match and convert a body line with names replaced, and cache it (raises _LineProblem).
+
+        A deal line (``Dealt to <placeholder> [..] [..]``) means the same
+        whoever it is dealt to, so it is matched and cached once per card
+        text, with the first placeholder standing in; rooms deal every
+        player a line a street, and the card texts repeat far more than
+        the lines do.
+        """
+        if sub[:10] == _DEAL_HEAD and sub[9:12] in _PLACEHOLDERS and sub[12:14] in _DEAL_TAIL and PLACEHOLDER not in sub[12:]:
+            rest = sub[12:]
+            hit = self.deals.get(rest)
+            if hit is None:
+                hit = self.deals[rest] = self.line_hit(_DEAL_HEAD + "00" + rest, cache=False)
+                if len(self.deals) >= _DEAL_CACHE_SIZE:
+                    self.deals.clear()
+            if hit[0] is None:
+                return hit
+            token = sub[9:12]
+            return (hit[0], hit[1], token, hit[3], hit[4], hit[5], (token, *hit[3]))
+        return self.line_hit(sub)
+
+    def line_hit(self, sub: str, *, cache: bool = True) -> FastHit:
+        """:meth:`fast_hit` for any line."""
+        hit = _SLOW
+        # one placeholder at most: a second one stands in quoted text (chat, a description)
+        if sub.count(PLACEHOLDER) <= 1:
+            m = self.matcher.match(sub)
+            if m is not None:
+                build, args, dec, grp = self.convert(m)
+                flags = (1 if dec else 0) | (2 if grp else 0)
+                simple = _SIMPLE.get(m[0])
+                if simple is not None:
+                    hit = (simple[0], simple[1], args[0], args[1:], flags, build, args)
+                else:
+                    hit = (None, None, "", (), flags, build, args)
+        if cache:
+            if len(self.fast) >= _LINE_CACHE_SIZE:
+                self.fast.clear()
+            self.fast[sub] = hit
+        return hit
 
 
 _CONVERTERS: dict[tuple[str, bool], _Converter] = {}
@@ -917,6 +1151,11 @@ _KINDS: dict[str, tuple[Build, Convert]] = {
     "joins": (_b_joins, _c_joins),
     "leaves": (_chatter(Leaves), _c_player),
 }
+
+
+def parse_hand_text(text: str, *, first_line: int = 1, source: str = "") -> Hand:
+    """:func:`parse_hand` for a hand given as its lines joined by ``\\n`` (how the reader holds it)."""
+    return _Builder(text.split("\n"), first_line, source, text).parse()
 
 
 def parse_hand(lines: Sequence[str], *, first_line: int = 1, source: str = "") -> Hand:

@@ -63,11 +63,12 @@ def zone_info(zone: str) -> tzinfo:
 
 
 def parse_time(date: str, time: str, zone: str) -> datetime:
-    """``2026/11/29``, ``18:00:00``, ``UTC`` -> an aware datetime."""
-    y, mo, d = (int(x) for x in date.split("/"))
-    h, mi, s = (int(x) for x in time.split(":"))
+    """``2026/11/29``, ``18:00:00``, ``UTC`` -> an aware datetime (the grammar guarantees the shapes)."""
     try:
-        return datetime(y, mo, d, h, mi, s, tzinfo=zone_info(zone))
+        return datetime(
+            int(date[:4]), int(date[5:7]), int(date[8:10]), int(time[:2]), int(time[3:5]), int(time[6:8]),
+            tzinfo=zone_info(zone),
+        )
     except ValueError as e:
         if isinstance(e, ZoneError):
             raise

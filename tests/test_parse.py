@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
@@ -159,3 +160,33 @@ def test_unknown_player_expects_a_seated_name() -> None:
         parse_text(EXAMPLE.replace("carol: folds", "zed: folds"))
     assert "the name of a seated player" in info.value.expected
     assert info.value.line_text == "zed: folds"
+
+
+def test_fast_table_agrees_with_the_builders() -> None:
+    """The body's table of common kinds allows a line in the same sections as its builder, and builds the same event."""
+    from hhtool import parse as P
+
+    tokens = {"\x1f00": "alice"}
+    for kind, (sections, cls) in P._SIMPLE.items():
+        build = P._KINDS[kind][0]
+        sample = {
+            "post_ante": ("\x1f00", 10, False), "post_blind": ("\x1f00", "small", 10, False),
+            "deal": ("\x1f00", (1,), None), "raise_to": ("\x1f00", 10, 20, False),
+            "uncalled": ("\x1f00", 10), "collect": ("\x1f00", 10, "side", 2), "expose": ("\x1f00", (1, 2)),
+            "show": ("\x1f00", (1, 2), "high card Ace"), "said": ("\x1f00", "hi"), "joins": ("\x1f00", 3),
+        }.get(kind)
+        if sample is None:
+            sample = ("\x1f00", 10, False) if kind in ("bring_in", "complete", "bet", "call") else ("\x1f00",)
+        for section in range(4):
+            b = P._Builder(["x"] * 9, 1, "s")
+            b.tokens = P._Names(tokens)
+            b.section = section
+            try:
+                build(b, 5, sample)
+                allowed = True
+            except HandParseError:
+                allowed = False
+            assert allowed == sections[section], (kind, section)
+            if allowed:
+                make: Any = cls
+                assert b.events == [make(5, "alice", *sample[1:])], kind

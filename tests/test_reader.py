@@ -106,3 +106,55 @@ def test_read_file(tmp_path: object) -> None:
         warnings.simplefilter("error")
         records = list(read_file(path))
     assert len(records) == 1 and isinstance(records[0], Hand) and records[0].source == str(path)
+
+
+def _records(data: bytes, **kw: object) -> list[str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [repr(r) for r in read_stream(io.BytesIO(data), "c.txt", **kw)]  # type: ignore[arg-type]
+
+
+def test_chunk_boundaries_and_the_line_by_line_rules_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading in chunks of any size gives what reading a line at a time gives (blocks, junk, odd blank lines)."""
+    import random
+
+    from hhtool import reader
+    from tests.handgen import generate_hand
+
+    rng = random.Random(5)
+    parts = ["junk first\n", "\n"]
+    for k in range(12):
+        parts.append(generate_hand(rng, k))
+        parts.append(rng.choice(["\n", "", "  \n", "\n\n\n", "\t\n-- page --\n\n"]))
+    parts.append(EXAMPLE.replace("bob: checks", "bob: dances"))
+    data = "".join(parts).encode("utf-8")
+    line_by_line = [repr(r) for r in reader.read_lines(data.decode("utf-8").split("\n"), "c.txt")]
+    assert _records(data) == line_by_line
+    for size in (1, 7, 100, 4096):
+        monkeypatch.setattr(reader, "CHUNK_BYTES", size)
+        assert _records(data) == line_by_line, size
+        assert _records(data.replace(b"\n", b"\r\n")) == line_by_line, size
+        pieces = [data[i : i + size] for i in range(0, len(data), size)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert [repr(r) for r in read_stream(pieces, "c.txt")] == line_by_line, size
+
+
+def test_cp1252_from_the_middle_of_a_chunk() -> None:
+    """The lines before the first bad one stay UTF-8; the rest is Windows-1252, as line by line."""
+    first = EXAMPLE.replace("C-1001", "C-1").replace("alice", "Ännchen")
+    second = EXAMPLE.replace("C-1001", "C-2")
+    data = first.encode("utf-8") + b"\n" + second.encode("cp1252")
+    notes: list[str] = []
+    with pytest.warns(Cp1252Warning):
+        records = list(read_stream(io.BytesIO(data), "m.txt", notes=notes))
+    assert [r.hand_id for r in records if isinstance(r, Hand)] == ["C-1", "C-2"]
+    assert "Ännchen" in records[0].players  # type: ignore[union-attr]
+    assert len(notes) == 1
+
+
+def test_error_quotes_the_line_it_names() -> None:
+    broken = EXAMPLE.replace("*** 3rd STREET ***", "*** 4th STREET ***")
+    err = next(r for r in read_text(EXAMPLE + "\n" + broken, "q.txt") if isinstance(r, ErrorRecord))
+    lines = (EXAMPLE + "\n" + broken).split("\n")
+    assert err.line is not None and err.line_text == lines[err.line - 1] == "*** 4th STREET ***"
