@@ -57,3 +57,28 @@ hhtool audit "$tmp/disputed.txt" | tail -6 || echo "(exit $?: a disputed hand)"
 
 say "audit: what if the FORMAT.md example were settled under stellapoker's split rule?"
 hhtool audit --json --rules stellapoker sample_histories/000_format_example.txt | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print("payouts:", o["payouts"])' || true
+
+out=out/demo
+rm -rf "$out" && mkdir -p "$out"
+
+say "simulate: 600 classic and 400 italian hands by bots, plus 200 with faults injected (manifest beside them)"
+hhtool simulate --hands 600 --rules classic --structure fixed --players 6 --seed 1 --out "$out/classic.txt"
+hhtool simulate --hands 400 --rules italian --structure pot --players 5 --italian-options vela-at-start --seed 2 --out "$out/italian.txt"
+hhtool simulate --hands 200 --rules stellapoker --structure no --players 4 --seed 3 --faults 0.25 --out "$out/faulty.txt"
+head -3 "$out/faulty.txt.faults.jsonl"
+
+say "import: the samples (broken ones included) and the simulated hands into one DuckDB file"
+hhtool import sample_histories "$out" --db "$out/hands.duckdb" || echo "(exit $?: the broken samples failed to parse, and are kept with their text)"
+
+say "import again: nothing is added twice"
+hhtool import sample_histories "$out" --db "$out/hands.duckdb" || true
+
+say "query: verdicts by profile, read-only SQL printed through polars"
+hhtool query --db "$out/hands.duckdb" "SELECT profile, verdict, count(*) AS hands FROM hands GROUP BY ALL ORDER BY ALL"
+
+say "query: the five biggest winners"
+hhtool query --db "$out/hands.duckdb" "SELECT player, count(*) AS hands, sum(net) AS net FROM seats GROUP BY player ORDER BY net DESC LIMIT 5"
+
+say "export: Parquet partitioned by date, for engines beyond one machine"
+hhtool export --parquet "$out/parquet" --db "$out/hands.duckdb"
+find "$out/parquet" -maxdepth 2 | head -8
