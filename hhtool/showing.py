@@ -58,11 +58,32 @@ def showing_description(up: Sequence[Card], rules: RuleSet, low: int) -> str:
     """The words for a showing hand ("a pair of Queens")."""
     if len(up) >= 5 or rules.wild is not None or not up:
         return showing_value(up, rules, low).description
-    category, order = _groups(up)
-    return describe(category, order, low)
+    k = (tuple(up), low)
+    text = _DESCRIPTION_CACHE.get(k)
+    if text is None:
+        if len(_DESCRIPTION_CACHE) > 200_000:
+            _DESCRIPTION_CACHE.clear()
+        category, order = _groups(up)
+        text = _DESCRIPTION_CACHE[k] = describe(category, order, low)
+    return text
+
+
+_KEY_CACHE: dict[tuple[tuple[Card, ...], bool, int, int | None], int] = {}
+_DESCRIPTION_CACHE: dict[tuple[tuple[Card, ...], int], str] = {}
 
 
 def showing_key(up: Sequence[Card], rules: RuleSet, low: int, suits: bool) -> int:
+    """:func:`_showing_key`, remembered: two- and three-card showing hands recur all the time."""
+    k = (tuple(up), suits, low, rules.wild)
+    key = _KEY_CACHE.get(k)
+    if key is None:
+        if len(_KEY_CACHE) > 200_000:
+            _KEY_CACHE.clear()
+        key = _KEY_CACHE[k] = _showing_key(up, rules, low, suits)
+    return key
+
+
+def _showing_key(up: Sequence[Card], rules: RuleSet, low: int, suits: bool) -> int:
     """:func:`showing_value`'s key, fast: the betting of every hand asks for it.
 
     With fewer than five cards only groups count, so the key is the group

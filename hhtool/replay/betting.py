@@ -76,11 +76,12 @@ class Betting:
 
     # ------------------------------------------------------------ lookups
 
+    def __post_init__(self) -> None:
+        self._by_name = {p.name: p for p in self.players}
+        self._index_of = {p.name: i for i, p in enumerate(self.players)}
+
     def player(self, name: str) -> Player:
-        for p in self.players:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._by_name[name]
 
     @property
     def in_hand(self) -> list[Player]:
@@ -124,24 +125,35 @@ class Betting:
             self.next_index = None
 
     def _index(self, name: str) -> int:
-        for i, p in enumerate(self.players):
-            if p.name == name:
-                return i
-        raise KeyError(name)
+        """A player's position in dealing order."""
+        return self._index_of[name]
+
+    index_of = _index
 
     def _owes_action(self, p: Player) -> bool:
         return p.can_act and (not p.acted or p.this_round < self.current)
 
     def needs_action(self) -> bool:
         """Whether anyone must still act this round."""
-        if len(self.in_hand) < 2:
+        in_hand = 0
+        actors = 0
+        actor: Player | None = None
+        owes = False
+        current = self.current
+        for p in self.players:
+            if p.folded:
+                continue
+            in_hand += 1
+            if not p.all_in:
+                actors += 1
+                actor = p
+                if not p.acted or p.this_round < current:
+                    owes = True
+        if in_hand < 2 or actors == 0:
             return False
-        actors = [p for p in self.players if p.can_act]
-        if not actors:
-            return False
-        if len(actors) == 1 and actors[0].this_round >= self.current:
+        if actors == 1 and actor is not None and actor.this_round >= current:
             return False  # nobody left to bet against
-        return any(self._owes_action(p) for p in actors)
+        return owes
 
     def _next_after(self, idx: int) -> int | None:
         n = len(self.players)

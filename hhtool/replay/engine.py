@@ -323,11 +323,10 @@ class _Replayer:
         p = self.betting.player(name)
         if p.folded:
             self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who folded")
-        self.deals_this_street.append(name)
-        expected_pos = [q.name for q in self.players if not q.folded or q.name == name]
-        order = [n for n in expected_pos if n in self.deals_this_street]
-        if order != self.deals_this_street:
+        position = self.betting.index_of(name)
+        if self.deals_this_street and position <= self.betting.index_of(self.deals_this_street[-1]):
             self.add("deal_order", e.line, f"{name} is dealt out of order (dealing goes clockwise from the button's left)")
+        self.deals_this_street.append(name)
         mine = self.cards[name]
         exposure = self.rules.exposure
         if rnd == 1:
