@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -68,9 +67,23 @@ def pokerkit_rate(sets: Sequence[Sequence[int]]) -> float | None:
     return rate(run, len(games), repeat=1)
 
 
+_PEAK = (
+    "import atexit, sys\n"
+    "def peak():\n"
+    "    for line in open('/proc/self/status'):\n"
+    "        if line.startswith('VmHWM:'):\n"
+    "            sys.stderr.write('PEAK_KB ' + line.split()[1] + '\\n')\n"
+    "atexit.register(peak)\n"
+    "sys.argv = ['hhtool', 'rank', '--rules', 'classic', 'Qc Qs 9c Jc Jd']\n"
+    "from hhtool.cli import main\n"
+    "main()\n"
+)
+
+
 def cold_rank(runs: int = 5) -> tuple[float, float]:
-    """Median wall seconds and peak MB of ``hhtool rank`` on one hand, new process each time."""
+    """Median wall seconds and peak MB (the child's own VmHWM) of ``hhtool rank`` on one hand."""
     walls = []
+    peaks = []
     for _ in range(runs):
         start = time.perf_counter()
         subprocess.run(
@@ -80,8 +93,11 @@ def cold_rank(runs: int = 5) -> tuple[float, float]:
             cwd=ROOT,
         )
         walls.append(time.perf_counter() - start)
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return statistics.median(walls), peak_kb / 1024
+        r = subprocess.run([sys.executable, "-c", _PEAK], capture_output=True, text=True, cwd=ROOT)
+        for line in r.stderr.splitlines():
+            if line.startswith("PEAK_KB "):
+                peaks.append(int(line.split()[1]) / 1024)
+    return statistics.median(walls), max(peaks, default=float("nan"))
 
 
 def main() -> None:
