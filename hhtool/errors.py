@@ -45,20 +45,10 @@ class HandHistoryError(Exception):
 
     def location(self) -> str:
         """``file:line:column`` (the parts that are known)."""
-        parts = [self.source or "<text>"]
-        if self.line is not None:
-            parts.append(str(self.line))
-            if self.column is not None:
-                parts.append(str(self.column))
-        return ":".join(parts)
+        return _location(self.source, self.line, self.column)
 
     def __str__(self) -> str:
-        text = f"{self.location()}: {self.message}"
-        if self.expected:
-            text += f" (expected {_words(self.expected)})"
-        if self.hand_id:
-            text += f" [hand {self.hand_id}]"
-        return text
+        return _describe(self.location(), self.message, self.expected, self.hand_id)
 
 
 class HandParseError(HandHistoryError):
@@ -108,20 +98,29 @@ class ErrorRecord:
         )
 
     def location(self) -> str:
-        parts = [self.source or "<text>"]
-        if self.line is not None:
-            parts.append(str(self.line))
-            if self.column is not None:
-                parts.append(str(self.column))
-        return ":".join(parts)
+        return _location(self.source, self.line, self.column)
 
     def __str__(self) -> str:
-        text = f"{self.location()}: {self.kind}: {self.message}"
-        if self.expected:
-            text += f" (expected {_words(self.expected)})"
-        if self.hand_id:
-            text += f" [hand {self.hand_id}]"
-        return text
+        return _describe(self.location(), f"{self.kind}: {self.message}", self.expected, self.hand_id)
+
+
+def _location(source: str, line: int | None, column: int | None) -> str:
+    """``file:line:column``, the parts that are known."""
+    parts = [source or "<text>"]
+    if line is not None:
+        parts.append(str(line))
+        if column is not None:
+            parts.append(str(column))
+    return ":".join(parts)
+
+
+def _describe(location: str, message: str, expected: tuple[str, ...], hand_id: str | None) -> str:
+    text = f"{location}: {message}"
+    if expected:
+        text += f" (expected {_words(expected)})"
+    if hand_id:
+        text += f" [hand {hand_id}]"
+    return text
 
 
 def _words(items: tuple[str, ...]) -> str:
