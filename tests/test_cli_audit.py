@@ -70,3 +70,15 @@ def test_rules_override_and_usage_errors(tmp_path: Path) -> None:
     assert obj["profile"] == "stellapoker" and obj["payouts"] == {"alice": 545, "bob": 545}
     assert run("--rules", "texas", EXAMPLE).returncode == 2
     assert run(str(tmp_path / "missing.txt")).returncode == 2
+
+
+def test_the_player_who_must_show_first_may_not_muck(tmp_path: Path) -> None:
+    """Bob bet last on the vela round: he shows first (RULES.md §6); mucking instead is a finding."""
+    text = Path(EXAMPLE).read_text(encoding="utf-8").replace(
+        "bob: shows [Js Jh 8d Qh Qd] (two pair, Queens and Jacks)\nalice: shows", "bob: mucks hand\nalice: shows"
+    )
+    f = tmp_path / "muck.txt"
+    f.write_text(text, encoding="utf-8")
+    obj = json.loads(run("--json", str(f)).stdout)
+    assert "muck_not_allowed" in {x["code"] for x in obj["findings"]}
+    assert obj["payouts"] == {"alice": 1090}  # a mucked hand has given up the pot

@@ -673,6 +673,9 @@ class _Replayer:
         # who competes
         left = [p.name for p in self.players if not p.folded]
         first = self.expected_first_to_show()
+        if first is not None and first in self.mucked and self.rules.showdown_order != "seat_order":
+            line = next((e.line for e in hand.events if isinstance(e, Mucks) and e.player == first), summary.line)
+            self.add("muck_not_allowed", line, f"{first} mucks, but must show first ({self._show_rule()})")
         if first is not None and self.show_order and self.show_order[0] != first:
             line = next((e.line for e in hand.events if isinstance(e, (Shows, Mucks)) and e.player == self.show_order[0]), summary.line)
             self.add("show_order", line, f"{self.show_order[0]} shows first, but {first} should ({self._show_rule()})")
