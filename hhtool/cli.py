@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from .stats import Filters
 
 app = typer.Typer(
     name="hhtool",
@@ -308,6 +311,113 @@ def simulate(
         raise _fail(f"cannot write {out}: {e.strerror}") from None
     note = f", {result.faults} altered (manifest {result.manifest})" if result.manifest is not None else ""
     typer.echo(f"{result.hands} hand(s) written to {result.out}{note}", err=True)
+
+
+def _stats_filters(
+    player: Optional[list[str]],
+    date_from: Optional[str],
+    date_to: Optional[str],
+    site: Optional[list[str]],
+    profile: Optional[list[str]],
+    structure: Optional[list[str]],
+    max_seats: Optional[list[int]],
+    min_hands: int,
+) -> "Filters":
+    import datetime as dt
+
+    from .stats import Filters
+
+    def day(value: Optional[str], name: str) -> Optional[dt.date]:
+        if value is None:
+            return None
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            raise _fail(f"{name} {value!r}: not a date (YYYY-MM-DD)") from None
+
+    for s in structure or []:
+        if s not in ("fixed", "pot", "no"):
+            raise _fail(f"--structure {s!r}: use fixed, pot or no")
+    for p in profile or []:
+        if p not in ("classic", "stellapoker", "italian"):
+            raise _fail(f"--profile {p!r}: use classic, stellapoker or italian")
+    return Filters(
+        players=tuple(player or ()),
+        date_from=day(date_from, "--from"),
+        date_to=day(date_to, "--to"),
+        sites=tuple(site or ()),
+        profiles=tuple(profile or ()),
+        structures=tuple(structure or ()),
+        max_seats=tuple(max_seats or ()),
+        min_hands=min_hands,
+    )
+
+
+PlayerOpt = Annotated[Optional[list[str]], typer.Option("--player", help="Only this player (repeatable).")]
+FromOpt = Annotated[Optional[str], typer.Option("--from", help="First day (YYYY-MM-DD, UTC date the hand started).")]
+ToOpt = Annotated[Optional[str], typer.Option("--to", help="Last day, inclusive (YYYY-MM-DD).")]
+SiteOpt = Annotated[Optional[list[str]], typer.Option("--site", help="Only this site (repeatable).")]
+ProfileOpt = Annotated[Optional[list[str]], typer.Option("--profile", help="classic, stellapoker or italian (repeatable).")]
+StructureOpt = Annotated[Optional[list[str]], typer.Option("--structure", help="fixed, pot or no (repeatable).")]
+SeatsOpt = Annotated[Optional[list[int]], typer.Option("--max-seats", help="Table size, e.g. 6 for 6-max (repeatable).")]
+MinHandsOpt = Annotated[int, typer.Option("--min-hands", min=0, help="Only players with at least this many hands.")]
+
+
+@app.command()
+def stats(
+    db: DbOption = None,
+    player: PlayerOpt = None,
+    date_from: FromOpt = None,
+    date_to: ToOpt = None,
+    site: SiteOpt = None,
+    profile: ProfileOpt = None,
+    structure: StructureOpt = None,
+    max_seats: SeatsOpt = None,
+    min_hands: MinHandsOpt = 0,
+    fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
+) -> None:
+    """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
+    from .stats import compute
+    from .stats.render import to_csv, to_json, to_text
+    from .store.db import StoreError, resolve_db_path
+
+    if fmt not in ("table", "csv", "json"):
+        raise _fail(f"unknown format {fmt!r}: use table, csv or json")
+    filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands)
+    try:
+        result = compute(resolve_db_path(db), filters)
+    except StoreError as e:
+        raise _fail(str(e)) from None
+    render = {"table": to_text, "csv": to_csv, "json": to_json}[fmt]
+    sys.stdout.write(render(result))
+
+
+@app.command()
+def report(
+    out: Annotated[Path, typer.Option("--out", help="The HTML file to write (one self-contained file).")],
+    db: DbOption = None,
+    player: PlayerOpt = None,
+    date_from: FromOpt = None,
+    date_to: ToOpt = None,
+    site: SiteOpt = None,
+    profile: ProfileOpt = None,
+    structure: StructureOpt = None,
+    max_seats: SeatsOpt = None,
+    min_hands: MinHandsOpt = 0,
+    gap: Annotated[int, typer.Option("--session-gap", min=1, help="Minutes without a hand that start a new session.")] = 30,
+) -> None:
+    """Write one self-contained HTML report: winnings graph, statistics, aggression, showdowns, sessions, audit."""
+    from .stats.report import write_report
+    from .store.db import StoreError, resolve_db_path
+
+    filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands)
+    try:
+        path = write_report(resolve_db_path(db), out, filters, gap_minutes=gap)
+    except StoreError as e:
+        raise _fail(str(e)) from None
+    except OSError as e:
+        raise _fail(f"cannot write {out}: {e.strerror}") from None
+    typer.echo(f"report written to {path}", err=True)
 
 
 def main() -> None:

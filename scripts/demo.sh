@@ -82,3 +82,10 @@ hhtool query --db "$out/hands.duckdb" "SELECT player, count(*) AS hands, sum(net
 say "export: Parquet partitioned by date, for engines beyond one machine"
 hhtool export --parquet "$out/parquet" --db "$out/hands.duckdb"
 find "$out/parquet" -maxdepth 2 | head -8
+
+say "stats: per player, actions over opportunities ('-' where there was no opportunity)"
+hhtool stats --db "$out/hands.duckdb" --min-hands 100 --structure fixed | head -40
+
+say "report: one self-contained HTML file (plotly inline, works offline)"
+hhtool report --db "$out/hands.duckdb" --out "$out/report.html"
+ls -l "$out/report.html"

@@ -550,6 +550,7 @@ def import_paths(
         if workers is None:
             workers = 0 if total < IN_PROCESS_BYTES else (os.cpu_count() or 1)
         writer = Writer(con, summary, batch_hands)
+        previous = _defer_interrupts()
         try:
             _run(todo, writer, summary, progress, workers)
         except KeyboardInterrupt:
@@ -559,11 +560,42 @@ def import_paths(
                 raise
             summary.interrupted = True  # Ctrl-C reached DuckDB in the middle of a statement
         finally:
+            _restore_interrupts(previous)
             progress.close()
     finally:
         con.close()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+_INTERRUPTED = [False]
+
+
+def _defer_interrupts() -> object:
+    """Ctrl-C sets a flag that the import checks between chunks, at a point where no
+    DuckDB statement is running; a second Ctrl-C stops at once.  Returns the old handler."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    _INTERRUPTED[0] = False
+
+    def handler(signum: int, frame: object) -> None:
+        if _INTERRUPTED[0]:
+            raise KeyboardInterrupt
+        _INTERRUPTED[0] = True
+
+    return signal.signal(signal.SIGINT, handler)
+
+
+def _restore_interrupts(previous: object) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGINT, previous)  # type: ignore[arg-type]
+
+
+def _check_interrupt() -> None:
+    if _INTERRUPTED[0]:
+        raise KeyboardInterrupt
 
 
 def _is_interrupt(e: BaseException) -> bool:
@@ -606,9 +638,11 @@ def _run(todo: list[_UnitState], writer: Writer, summary: ImportSummary, progres
         summary.replay_errors += result.replay_errors
         if last and state.cp1252:
             summary.cp1252_files.append(state.unit.path)
+        _check_interrupt()
         writer.add(result, state if last else None)
         done_bytes += size
         progress.update(done_bytes, summary.hands)
+        _check_interrupt()
 
     if workers <= 0:
         for task, state, last in _tasks(todo):

@@ -1,0 +1,125 @@
+"""Statistics on a tiny database whose every value is worked out by hand below."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hhtool.cli import app
+from hhtool.stats import Filters, compute
+from hhtool.stats.compute import sessions
+from hhtool.store.importer import import_paths
+from tests.storegen import TEMPLATE, hand
+
+XSS = "<script>alert(1)</script>"
+
+
+def build(tmp: Path, texts: list[str]) -> Path:
+    src = tmp / "hh"
+    src.mkdir()
+    (src / "hands.txt").write_text("\n".join(texts), encoding="utf-8")
+    db = tmp / "t.duckdb"
+    summary = import_paths([str(src)], db, workers=0)
+    assert summary.ok
+    return db
+
+
+@pytest.fixture(scope="module")
+def example_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # FORMAT.md's example hand (sample_histories/000_format_example.txt), once.
+    return build(tmp_path_factory.mktemp("stats"), [TEMPLATE])
+
+
+def test_money(example_db: Path) -> None:
+    r = compute(example_db)
+    # alice: ante 10 + bring-in 20 + 30 + 50 + 100 + raise to 200 + 100 = 510, collects 0.
+    # bob: ante 10 + 20 + 30 + 50 + 100 + 100 + 100 + 100 = 510, collects 1090 (pot 1140 - rake 50).
+    assert r.row("alice")["net"] == -510
+    assert r.row("bob")["net"] == 580
+    assert r.row("carol")["net"] == -10
+    assert r.row("dave")["net"] == -110
+    # the whole rake (50) goes to bob, the only winner.
+    assert r.row("bob")["rake"] == 50
+    assert r.row("alice")["rake"] == 0
+    # fixed limit, big bet 100: bob won 5.8 big bets in one hand -> 580 per 100.
+    assert r.row("bob")["bb100"] == pytest.approx(580.0)
+    assert r.row("bob")["bl100"] is None  # no pot/no-limit hand: "-"
+    assert r.row("alice")["sd_net"] == -510 and r.row("alice")["nsd_net"] == 0
+    assert r.row("dave")["nsd_net"] == -110 and r.row("dave")["sd_net"] == 0
+
+
+def test_ratios(example_db: Path) -> None:
+    r = compute(example_db)
+
+    def q(player: str, key: str) -> tuple[float, int]:
+        x = r.ratio(player, key)
+        return (x.actions, x.opportunities)
+
+    # VPIP: antes and the bring-in do not count; bob's call, dave's completion, alice's call do.
+    assert [q(p, "vpip") for p in ("alice", "bob", "carol", "dave")] == [(1, 1), (1, 1), (0, 1), (1, 1)]
+    # completion: an opportunity when acting with only the bring-in in (bob, carol, dave).
+    assert q("alice", "complete") == (0, 0)
+    assert r.ratio("alice", "complete").value is None
+    assert [q(p, "complete") for p in ("bob", "carol", "dave")] == [(0, 1), (0, 1), (1, 1)]
+    # 2nd-street raise: facing dave's completion (alice, bob), nobody raised.
+    assert [q(p, "raise2") for p in ("alice", "bob", "carol", "dave")] == [(0, 1), (0, 1), (0, 0), (0, 0)]
+    # saw streets, out of hands dealt in.
+    assert [q("dave", f"saw_{s}") for s in ("3rd", "4th", "5th", "vela")] == [(1, 1), (1, 1), (0, 1), (0, 1)]
+    assert [q("carol", f"saw_{s}") for s in ("3rd", "4th", "5th", "vela")] == [(0, 1)] * 4
+    assert q("alice", "saw_vela") == (1, 1)
+    # aggression: alice bet 4th, raised 5th; called 2nd, 3rd, vela.
+    assert q("alice", "af") == (2, 3) and q("alice", "afq") == (2, 5)
+    # bob bet 5th and vela; called twice on 2nd, and on 3rd, 4th, 5th.
+    assert q("bob", "af") == (2, 5) and q("bob", "afq") == (2, 7)
+    # dave completed and bet 3rd, no call (AF "-"), folded 4th.
+    assert q("dave", "af") == (2, 0) and r.ratio("dave", "af").value is None
+    assert q("dave", "afq") == (2, 3)
+    # fold to a bet, per street faced: alice 2nd, 3rd, 5th, vela; bob 2nd, 3rd, 4th, 5th; dave 4th.
+    assert q("alice", "fold_to_bet") == (0, 4)
+    assert q("bob", "fold_to_bet") == (0, 4)
+    assert q("dave", "fold_to_bet") == (1, 1)
+    assert q("carol", "fold_to_bet") == (0, 0)  # folded facing only the bring-in
+    # showdown
+    assert [q(p, "wtsd") for p in ("alice", "bob", "dave")] == [(1, 1), (1, 1), (0, 1)]
+    assert q("carol", "wtsd") == (0, 0)
+    assert q("alice", "wsd") == (0, 1) and q("bob", "wsd") == (1, 1)
+    assert q("bob", "wwsf") == (1, 1) and q("dave", "wwsf") == (0, 1)
+
+
+def test_filters_and_sessions(tmp_path: Path) -> None:
+    late = hand("K-2").replace("2026/11/29 18:00:00", "2026/11/29 19:00:00")
+    later = hand("K-3").replace("2026/11/29 18:00:00", "2026/11/30 19:10:00")
+    db = build(tmp_path, [hand("K-1"), late, later])
+    assert compute(db).row("bob")["hands"] == 3
+    assert compute(db, Filters(date_to=__import__("datetime").date(2026, 11, 29))).row("bob")["hands"] == 2
+    assert compute(db, Filters(players=("carol",))).players() == ["carol"]
+    assert compute(db, Filters(sites=("Nowhere",))).players() == []
+    assert compute(db, Filters(structures=("pot",))).players() == []
+    assert compute(db, Filters(min_hands=4)).players() == []
+    s = sessions(compute(db, Filters(players=("bob",))).per_hand, 30)
+    assert s["hands"].to_list() == [1, 1, 1]  # an hour apart, then a day
+    s = sessions(compute(db, Filters(players=("bob",))).per_hand, 90)
+    assert s["hands"].to_list() == [2, 1] and s["net"].to_list() == [1160, 580]
+
+
+def test_cli_formats_and_untrusted_name(tmp_path: Path) -> None:
+    db = build(tmp_path, [TEMPLATE.replace("carol", XSS)])
+    runner = CliRunner()
+    res = runner.invoke(app, ["stats", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert f"== {XSS}" in res.output  # plain text in a terminal, as written
+    assert max(len(line) for line in res.output.splitlines()) <= 80
+    assert "completed the bring-in" in res.output and "-  0/0" in res.output
+    res = runner.invoke(app, ["stats", "--db", str(db), "--player", "bob", "--format", "json"])
+    rows = json.loads(res.output)
+    assert rows[0]["player"] == "bob" and rows[0]["net"] == 580 and rows[0]["complete_opportunities"] == 1
+    assert rows[0]["raise2"] == 0.0
+    res = runner.invoke(app, ["stats", "--db", str(db), "--player", "dave", "--format", "csv"])
+    assert res.output.splitlines()[1].startswith("dave,1,")
+    res = runner.invoke(app, ["stats", "--db", str(db), "--from", "yesterday"])
+    assert res.exit_code == 2
+    res = runner.invoke(app, ["stats", "--db", str(tmp_path / "none.duckdb")])
+    assert res.exit_code == 2
