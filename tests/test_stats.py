@@ -123,3 +123,50 @@ def test_cli_formats_and_untrusted_name(tmp_path: Path) -> None:
     assert res.exit_code == 2
     res = runner.invoke(app, ["stats", "--db", str(tmp_path / "none.duckdb")])
     assert res.exit_code == 2
+
+
+STEAL = """Vela Hand #ST-1: Telesina classic Fixed Limit (€0.50/€1.00) - ante €0.10, bring-in €0.20 - 2026/11/29 18:00:00 UTC
+Table 'Vela 1' 6-max Seat #4 is the button
+Seat 1: alice (€20.00 in chips)
+Seat 2: bob (€20.00 in chips)
+Seat 3: carol (€20.00 in chips)
+Seat 4: dave (€20.00 in chips)
+alice: posts the ante €0.10
+bob: posts the ante €0.10
+carol: posts the ante €0.10
+dave: posts the ante €0.10
+*** 2nd STREET ***
+Dealt to alice [Qc As]
+Dealt to bob [Js 8h]
+Dealt to carol [7c 9s]
+Dealt to dave [Ts 7h]
+alice: brings in for €0.20
+bob: folds
+carol: completes it to €0.50
+dave: folds
+alice: folds
+Uncalled bet (€0.30) returned to carol
+carol collected €0.80 from pot
+*** SUMMARY ***
+Total pot €0.80 | Rake €0
+Seat 1: alice folded on 2nd Street
+Seat 2: bob folded on 2nd Street
+Seat 3: carol collected (€0.80)
+Seat 4: dave (button) folded on 2nd Street
+"""
+
+
+def test_steal_and_bring_in_folding_to_it(tmp_path: Path) -> None:
+    """Four players; alice brings in (position 0), bob (1) folds, carol (2 = n-2) completes:
+    a steal from one of the last two with only the bring-in in.  dave (3) acts after a
+    completion: no steal opportunity; bob (1) is not among the last two.  Everyone after
+    carol folds, so alice faces the steal, and folds: 1 of 1.  In FORMAT.md's example bob
+    calls the bring-in first, so nobody there has a steal opportunity."""
+    db = build(tmp_path, [STEAL, TEMPLATE])
+    r = compute(db)
+    assert (r.ratio("carol", "steal").actions, r.ratio("carol", "steal").opportunities) == (1, 1)
+    for p in ("alice", "bob", "dave"):
+        assert r.ratio(p, "steal").opportunities == 0
+        assert r.ratio(p, "steal").value is None
+    assert (r.ratio("alice", "bi_fold_steal").actions, r.ratio("alice", "bi_fold_steal").opportunities) == (1, 1)
+    assert r.ratio("carol", "bi_fold_steal").opportunities == 0

@@ -68,6 +68,8 @@ STATS: tuple[StatDef, ...] = (
     StatDef("vpip", "VPIP (2nd street)", "pct"),
     StatDef("complete", "completed the bring-in", "pct"),
     StatDef("raise2", "2nd-street raise", "pct"),
+    StatDef("steal", "steal (late completion)", "pct"),
+    StatDef("bi_fold_steal", "bring-in folds to a steal", "pct"),
     StatDef("saw_3rd", "saw 3rd street", "pct"),
     StatDef("saw_4th", "saw 4th street", "pct"),
     StatDef("saw_5th", "saw 5th street", "pct"),
@@ -223,6 +225,8 @@ def per_hand(seats: pl.DataFrame, actions: pl.DataFrame, reached: pl.DataFrame) 
         raise2_n=flag((second & pl.col("facing") & (pl.col("kind") == "raise")).any()),
         *street_cols,
     )
+    steals = _steals(actions)
+    by_player = by_player.join(steals, on=["hand_key", "player"], how="left")
     reached_w = (
         reached.with_columns(one=pl.lit(1, i))
         .pivot(on="street", index="hand_key", values="one", aggregate_function="first")
@@ -279,6 +283,62 @@ def per_hand(seats: pl.DataFrame, actions: pl.DataFrame, reached: pl.DataFrame) 
         big_bets=pl.col("net") / pl.col("big_bet"),
     )
     return df
+
+
+def _steals(actions: pl.DataFrame) -> pl.DataFrame:
+    """Steal and bring-in-folds-to-steal flags per hand and player (docs/stats.md).
+
+    On 2nd street of a bring-in hand, players act first in order from the
+    bring-in (position 0).  A player among the last two to act (positions
+    n-2 and n-1 of n) has a steal opportunity when everyone between the
+    bring-in and them folded; completing is the steal.  The bring-in then
+    faces the steal when everyone after the stealer folded too; folding at
+    the next turn is folding to it.
+    """
+    import polars as pl
+
+    i = pl.Int64
+    a2 = actions.filter(
+        (pl.col("street") == "2nd") & pl.col("has_bring_in") & ~pl.col("kind").is_in(["ante", "small_blind", "big_blind", "uncalled"])
+    )
+    empty = pl.DataFrame(
+        schema={"hand_key": actions.schema["hand_key"], "player": pl.String, "steal_n": i, "steal_d": i, "bi_fold_steal_n": i, "bi_fold_steal_d": i}
+    )
+    if a2.height == 0:
+        return empty
+    firsts = (
+        a2.sort("seq")
+        .group_by(["hand_key", "player"])
+        .agg(
+            seq=pl.col("seq").first(),
+            kind=pl.col("kind").first(),
+            second=pl.col("kind").slice(1, 1).first(),
+        )
+        .sort(["hand_key", "seq"])
+        .with_columns(
+            k=pl.col("seq").rank("ordinal").over("hand_key").cast(i) - 1,
+            n=pl.len().over("hand_key").cast(i),
+        )
+    )
+    opened = (pl.col("k") >= 1) & (pl.col("kind") != "fold")
+    firsts = firsts.with_columns(
+        open_before=(opened.cast(i).cum_sum().over("hand_key", order_by="k") - opened.cast(i)),
+        brought_in=(pl.col("kind") == "bring_in").any().over("hand_key"),
+    )
+    steal_d = pl.col("brought_in") & (pl.col("k") >= 1) & (pl.col("k") >= pl.col("n") - 2) & (pl.col("open_before") == 0)
+    firsts = firsts.with_columns(steal_d=steal_d, steal_n=steal_d & (pl.col("kind") == "complete"))
+    stealer_k = pl.when(pl.col("steal_n")).then(pl.col("k")).otherwise(None).min().over("hand_key")
+    after = (pl.col("k") > stealer_k) & (pl.col("kind") != "fold")
+    firsts = firsts.with_columns(faced=stealer_k.is_not_null() & (after.cast(i).sum().over("hand_key") == 0))
+    bi = (pl.col("k") == 0) & pl.col("faced")
+    return firsts.select(
+        "hand_key",
+        "player",
+        steal_n=pl.col("steal_n").cast(i),
+        steal_d=pl.col("steal_d").cast(i),
+        bi_fold_steal_n=(bi & (pl.col("second") == "fold")).fill_null(False).cast(i),
+        bi_fold_steal_d=bi.cast(i),
+    )
 
 
 def aggregate(df: pl.DataFrame, min_hands: int = 0) -> pl.DataFrame:
