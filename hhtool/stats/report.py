@@ -20,6 +20,7 @@ SECTIONS = (
     ("stats", "Statistics"),
     ("aggression", "Aggression by street"),
     ("showdown", "Showdown results by hand category"),
+    ("starting", "Net won by starting cards"),
     ("sessions", "Sessions"),
     ("audit", "Disputed and invalid hands"),
 )
@@ -127,6 +128,59 @@ def showdown_categories(db: str | Path, result: StatsResult) -> pl.DataFrame:
     )
 
 
+RANK_ORDER = "AKQJT98765432"
+
+
+def starting_cards(db: str | Path, result: StatsResult) -> pl.DataFrame:
+    """Per hole rank and door rank: hands and net won in big bets (hands whose hole card is known)."""
+    import polars as pl
+
+    empty = pl.DataFrame(schema={"hole": pl.Utf8, "door": pl.Utf8, "hands": pl.Int64, "big_bets": pl.Float64})
+    ph = result.per_hand.select("hand_key", "player", "big_bets")
+    if ph.height == 0:
+        return empty
+    con = connect(db, read_only=True)
+    try:
+        wanted = [int(k) for k in ph["hand_key"].unique().to_list()]
+        rows = con.execute(
+            "SELECT hand_key, player, card, up FROM cards WHERE street = '2nd' AND list_contains(?::BIGINT[], hand_key)",
+            [wanted],
+        ).fetchall()
+    finally:
+        con.close()
+    cards = pl.DataFrame(rows, schema={"hand_key": pl.Int64, "player": pl.Utf8, "card": pl.Utf8, "up": pl.Boolean}, orient="row")
+    pairs = cards.group_by(["hand_key", "player"]).agg(
+        hole=pl.col("card").filter(~pl.col("up")).str.slice(0, 1),
+        door=pl.col("card").filter(pl.col("up")).str.slice(0, 1),
+    ).filter((pl.col("hole").list.len() == 1) & (pl.col("door").list.len() == 1))
+    pairs = pairs.with_columns(pl.col("hole").list.first(), pl.col("door").list.first())
+    j = pairs.join(ph, on=["hand_key", "player"])
+    if j.height == 0:
+        return empty
+    return j.group_by(["hole", "door"]).agg(hands=pl.len().cast(pl.Int64), big_bets=pl.col("big_bets").sum())
+
+
+def _starting_figure(df: pl.DataFrame) -> str:
+    import plotly.graph_objects as go
+
+    ranks = [r for r in RANK_ORDER if r in set(df["hole"].to_list()) | set(df["door"].to_list())]
+    cell = {(h, d): (bb, n) for h, d, n, bb in df.select("hole", "door", "hands", "big_bets").iter_rows()}
+    z = [[cell.get((h, d), (None, 0))[0] for h in ranks] for d in ranks]
+    text = [[f"{cell[(h, d)][1]} hands" if (h, d) in cell else "" for h in ranks] for d in ranks]
+    fig = go.Figure(
+        go.Heatmap(
+            x=ranks, y=ranks, z=z, text=text, colorscale="RdBu", zmid=0,
+            hovertemplate="hole %{x}, door %{y}: %{z:.1f} big bets, %{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title="net won (big bets) by hole card and door card rank",
+        xaxis_title="hole card", yaxis_title="door card", height=460, margin={"l": 60, "r": 20, "t": 50, "b": 50},
+    )
+    fig.update_yaxes(autorange="reversed")
+    return _fig_html(fig)
+
+
 def audit_rows(db: str | Path, filters: Filters) -> list[tuple[Any, ...]]:
     """(site, hand id, started, verdict, code, line, message) of every disputed, invalid or error hand."""
     from .compute import _where
@@ -204,6 +258,16 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
     cats = showdown_categories(db, result)
     cat_rows = [[e(r["player"]), e(r["category"]), e(r["shown"]), e(r["won"]), e(f"{r['net']:,}")] for r in cats.to_dicts()]
     parts.append(_section("showdown", _table(["player", "category shown", "showdowns", "won", "net"], cat_rows, left=(0, 1))))
+
+    start = starting_cards(db, result)
+    if start.height:
+        start_html = (
+            '<p class="note">hands whose hole card is known (audit views and your own): '
+            "the sum of net won in big bets, by rank.</p>" + _starting_figure(start)
+        )
+    else:
+        start_html = "<p>no hand with a known hole card.</p>"
+    parts.append(_section("starting", start_html))
 
     ses = sessions(result.per_hand, gap_minutes)
     ses_rows = [
