@@ -322,6 +322,8 @@ def _stats_filters(
     structure: Optional[list[str]],
     max_seats: Optional[list[int]],
     min_hands: int,
+    stakes: Optional[list[str]] = None,
+    day_start: int = 0,
 ) -> "Filters":
     import datetime as dt
 
@@ -341,6 +343,12 @@ def _stats_filters(
     for p in profile or []:
         if p not in ("classic", "stellapoker", "italian"):
             raise _fail(f"--profile {p!r}: use classic, stellapoker or italian")
+    parsed_stakes: list[tuple[str, str]] = []
+    for st in stakes or []:
+        small, sep, big = st.replace("€", "").replace("$", "").replace("£", "").replace(",", "").partition("/")
+        if not sep or not all(part.replace(".", "", 1).isdigit() for part in (small, big)):
+            raise _fail(f"--stakes {st!r}: write the small and big bet as in the header, e.g. 0.50/1.00 or 200/400")
+        parsed_stakes.append((small, big))
     return Filters(
         players=tuple(player or ()),
         date_from=day(date_from, "--from"),
@@ -350,6 +358,8 @@ def _stats_filters(
         structures=tuple(structure or ()),
         max_seats=tuple(max_seats or ()),
         min_hands=min_hands,
+        stakes=tuple(parsed_stakes),
+        day_start_hour=day_start,
     )
 
 
@@ -361,6 +371,8 @@ ProfileOpt = Annotated[Optional[list[str]], typer.Option("--profile", help="clas
 StructureOpt = Annotated[Optional[list[str]], typer.Option("--structure", help="fixed, pot or no (repeatable).")]
 SeatsOpt = Annotated[Optional[list[int]], typer.Option("--max-seats", help="Table size, e.g. 6 for 6-max (repeatable).")]
 MinHandsOpt = Annotated[int, typer.Option("--min-hands", min=0, help="Only players with at least this many hands.")]
+StakesOpt = Annotated[Optional[list[str]], typer.Option("--stakes", help="Small/big bet as in the header, e.g. 0.50/1.00 (repeatable).")]
+DayStartOpt = Annotated[int, typer.Option("--day-start", min=0, max=23, help="Hour (UTC) at which a day starts, for --from/--to.")]
 
 
 @app.command()
@@ -374,6 +386,8 @@ def stats(
     structure: StructureOpt = None,
     max_seats: SeatsOpt = None,
     min_hands: MinHandsOpt = 0,
+    stakes: StakesOpt = None,
+    day_start: DayStartOpt = 0,
     fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
 ) -> None:
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
@@ -383,7 +397,7 @@ def stats(
 
     if fmt not in ("table", "csv", "json"):
         raise _fail(f"unknown format {fmt!r}: use table, csv or json")
-    filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands)
+    filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
     try:
         result = compute(resolve_db_path(db), filters)
     except StoreError as e:
@@ -404,13 +418,15 @@ def report(
     structure: StructureOpt = None,
     max_seats: SeatsOpt = None,
     min_hands: MinHandsOpt = 0,
+    stakes: StakesOpt = None,
+    day_start: DayStartOpt = 0,
     gap: Annotated[int, typer.Option("--session-gap", min=1, help="Minutes without a hand that start a new session.")] = 30,
 ) -> None:
     """Write one self-contained HTML report: winnings graph, statistics, aggression, showdowns, sessions, audit."""
     from .stats.report import write_report
     from .store.db import StoreError, resolve_db_path
 
-    filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands)
+    filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
     try:
         path = write_report(resolve_db_path(db), out, filters, gap_minutes=gap)
     except StoreError as e:

@@ -170,3 +170,13 @@ def test_steal_and_bring_in_folding_to_it(tmp_path: Path) -> None:
         assert r.ratio(p, "steal").value is None
     assert (r.ratio("alice", "bi_fold_steal").actions, r.ratio("alice", "bi_fold_steal").opportunities) == (1, 1)
     assert r.ratio("carol", "bi_fold_steal").opportunities == 0
+
+
+def test_stakes_and_day_start_filters(example_db: Path) -> None:
+    """FORMAT.md's example is €0.50/€1.00, started 2026-11-29 18:00 UTC."""
+    assert compute(example_db, Filters(stakes=(("0.50", "1.00"),))).row("bob")["hands"] == 1
+    assert compute(example_db, Filters(stakes=(("1.00", "2.00"),))).players() == []
+    day = __import__("datetime").date(2026, 11, 29)
+    assert compute(example_db, Filters(date_from=day, day_start_hour=18)).row("bob")["hands"] == 1
+    # with days starting at 19:00, an 18:00 hand belongs to the 28th
+    assert compute(example_db, Filters(date_from=day, day_start_hour=19)).players() == []

@@ -35,6 +35,8 @@ class Filters:
     structures: tuple[str, ...] = ()
     max_seats: tuple[int, ...] = ()
     min_hands: int = 0
+    stakes: tuple[tuple[str, str], ...] = ()  # (small, big) as written: "0.50", "1.00" or "200", "400"
+    day_start_hour: int = 0  # hands before this hour (UTC) count to the day before
 
 
 @dataclass(frozen=True)
@@ -123,12 +125,24 @@ def _where(f: Filters) -> tuple[str, list[Any]]:
     any_of("h.profile", f.profiles)
     any_of("h.structure", f.structures)
     any_of("h.max_seats", f.max_seats)
+    if f.stakes:
+        alternatives = []
+        for small, big in f.stakes:
+            # "0.50/1.00" is in cents; "200/400" is chips, or whole currency units stored as cents
+            if "." in small or "." in big:
+                alternatives.append("(h.small_bet = ? AND h.big_bet = ?)")
+                params.extend([round(float(small) * 100), round(float(big) * 100)])
+            else:
+                alternatives.append("((h.small_bet = ? AND h.big_bet = ?) OR (h.small_bet = ? AND h.big_bet = ?))")
+                params.extend([int(small), int(big), int(small) * 100, int(big) * 100])
+        parts.append("(" + " OR ".join(alternatives) + ")")
+    day = "CAST(timezone('UTC', h.started_at) - to_hours(?) AS DATE)"
     if f.date_from is not None:
-        parts.append("CAST(timezone('UTC', h.started_at) AS DATE) >= ?")
-        params.append(f.date_from)
+        parts.append(f"{day} >= ?")
+        params.extend([f.day_start_hour, f.date_from])
     if f.date_to is not None:
-        parts.append("CAST(timezone('UTC', h.started_at) AS DATE) <= ?")
-        params.append(f.date_to)
+        parts.append(f"{day} <= ?")
+        params.extend([f.day_start_hour, f.date_to])
     return (" AND ".join(parts) or "TRUE"), params
 
 
