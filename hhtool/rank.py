@@ -187,10 +187,10 @@ def to_text(table: RankTable) -> str:
 def run_batch(rules: RuleSet, source: IO[str], out: IO[str], err: IO[str], name: str = "-") -> int:
     """Rank every JSON line of ``source``; one JSON array per line to ``out``.
 
-    A bad line is reported on ``err`` with its line number, and in ``out``
-    as ``{"line": N, "error": "..."}`` so that output line N still answers
-    input line N; the batch goes on.  Blank lines are skipped.  Returns the
-    number of bad lines.
+    Every line of ``out`` is such an array, in input order.  A bad line is
+    reported on ``err`` as ``NAME:N: message`` (N its line number) and
+    writes nothing to ``out``; the batch goes on.  Blank lines are skipped.
+    Returns the number of bad lines.
     """
     bad = 0
     for number, line in enumerate(source, start=1):
@@ -211,7 +211,6 @@ def run_batch(rules: RuleSet, source: IO[str], out: IO[str], err: IO[str], name:
             bad += 1
             message = f"{name}:{number}: {e}"
             err.write(message + "\n")
-            out.write(json.dumps({"line": number, "error": str(e)}, ensure_ascii=False) + "\n")
             continue
         out.write(to_json(table) + "\n")
     return bad
