@@ -8,13 +8,12 @@ The library behind the command: :func:`audit_paths` yields one
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ErrorRecord
-from .events import Hand
 from .money import format_amount
 from .reader import Cp1252Warning, Skipped, read_file
 from .replay import Replay, replay
@@ -77,11 +76,6 @@ def audit_paths(
                     yield AuditResult(str(path), None, err)
                     continue
                 yield AuditResult(str(path), result, None)
-
-
-def audit_hands(hands: Iterable[Hand], rules: RuleSet | None = None) -> Iterator[Replay]:
-    for hand in hands:
-        yield replay(hand, rules)
 
 
 def to_json(result: AuditResult) -> dict[str, Any]:

@@ -47,7 +47,6 @@ from .cards import (
     RANK_PLURALS,
     SUIT_NAMES,
     Card,
-    card_str,
     make_card,
 )
 from .rules import RuleSet, TieBreak
@@ -477,7 +476,3 @@ def describe(category: int, played: Sequence[int], low: int) -> str:
     bottom_name = RANK_NAMES[ACE] if bottom == low - 1 else RANK_NAMES[bottom]
     kind = "a straight flush" if category == STRAIGHT_FLUSH else "a straight"
     return f"{kind}, {bottom_name} to {RANK_NAMES[top]}"
-
-
-def hand_str(value: HandValue) -> str:
-    return " ".join(card_str(c) for c in value.five)

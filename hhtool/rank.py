@@ -15,7 +15,7 @@ from typing import IO, Any
 from .cards import Card, CardError, card_str, parse_card, parse_rank
 from .evaluate import HandValue, evaluate
 from .rules import RuleSet, RulesError, profile
-from .showdown import Reason, compare, cycle_reason, explain, shares, winners
+from .showdown import Reason, choose, compare, cycle_reason, explain, shares, winners
 
 OWN_CARDS = 5
 
@@ -144,6 +144,7 @@ def _reason(values: list[HandValue], rules: RuleSet) -> Reason | None:
     if len(values) < 2:
         return None
     win = winners(values, rules)
+    values = choose(values, rules.sf_rule)  # explain the straight flushes actually played
     n = len(values)
     if len(win) > 1:
         a, b = values[win[0]], values[win[1]]

@@ -46,7 +46,7 @@ def compare(a: HandValue, b: HandValue, sf_rule: SfRule, contenders: int) -> int
     return (a.key > b.key) - (a.key < b.key)
 
 
-def _choose(values: Sequence[HandValue], sf_rule: SfRule) -> list[HandValue]:
+def choose(values: Sequence[HandValue], sf_rule: SfRule) -> list[HandValue]:
     """For players holding two straight flushes, the one that does best here.
 
     RULES.md §3: the player plays the straight flush that does best against
@@ -75,7 +75,7 @@ def winners(values: Sequence[HandValue], rules: RuleSet) -> list[int]:
     """Indices (in the order given) of the hands that share the pot."""
     if not values:
         return []
-    vals = _choose(values, rules.sf_rule)
+    vals = choose(values, rules.sf_rule)
     n = len(vals)
     ge = [[compare(vals[i], vals[j], rules.sf_rule, n) >= 0 for j in range(n)] for i in range(n)]
     # transitive closure of "beats or ties"; the top cycle reaches everyone

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from hhtool.events import Hand
 from hhtool.faults import FAULTS, FaultClass
 from hhtool.replay import replay
 from tests.test_replay_samples import HANDS
@@ -42,7 +41,3 @@ def test_every_fault_class_of_the_issue_is_in_the_corpus() -> None:
 def test_unaltered_hands_have_no_findings() -> None:
     for hand in HANDS:
         assert replay(hand).findings == ()
-
-
-def _hand(hand_id: str) -> Hand:
-    return next(h for h in HANDS if h.hand_id == hand_id)

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hhtool.cards import Card, deck_cards
-from hhtool.evaluate import HandValue, evaluate
+from hhtool.evaluate import evaluate
 from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
 from hhtool.showdown import compare, divide, shares, winners
 

@@ -16,26 +16,18 @@ from tests.test_replay_samples import HANDS
 
 def _check(hand: Hand) -> None:
     r = replay(hand)
-    start = sum(s.stack for s in hand.seats if s.player in r.stacks)
-    pot = sum(p.amount for p in r.pots)
+    start = {s.player: s.stack for s in hand.seats if s.player in r.stacks}
+    put_in = {n: start[n] - (r.stacks[n] - r.payouts.get(n, 0)) for n in r.stacks}
     rake = sum(p.rake for p in r.pots)
-    # chips are conserved: what the players end with plus the rake is what they started with
-    if all(p.verified for p in r.pots) and any(p.winners for p in r.pots):
-        assert sum(r.stacks.values()) + rake == start
-    # the pots hold exactly what was put in; payouts are the pots less the rake
-    assert pot == sum(start_stack - left for start_stack, left in _put_in(hand, r))
-    if all(p.verified for p in r.pots) and any(p.winners for p in r.pots):
-        assert sum(r.payouts.values()) == pot - rake
+    # the pots hold exactly what the players put in (folded players' chips included)
+    assert sum(p.amount for p in r.pots) == sum(put_in.values())
     for p in r.pots:
-        assert p.rake <= p.amount
-
-
-def _put_in(hand: Hand, r: object) -> list[tuple[int, int]]:
-    from hhtool.replay.engine import Replay
-
-    assert isinstance(r, Replay)
-    stacks = {s.player: s.stack for s in hand.seats}
-    return [(stacks[n], r.stacks[n] - r.payouts.get(n, 0)) for n in r.stacks]
+        assert 0 <= p.rake <= p.amount
+        assert set(p.winners) <= set(p.eligible) or p.eligible == ()
+    if all(p.verified for p in r.pots) and any(p.winners for p in r.pots):
+        # payouts are the pots less the rake, so the chips are conserved
+        assert sum(r.payouts.values()) == sum(put_in.values()) - rake
+        assert sum(r.stacks.values()) + rake == sum(start.values())
 
 
 def test_samples_conserve_chips() -> None:

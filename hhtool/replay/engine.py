@@ -42,11 +42,11 @@ from ..events import (
 )
 from ..money import format_amount
 from ..rules import RuleSet, RulesError
-from ..showdown import explain, winners
+from ..showdown import choose, divide, explain, winners
 from ..showing import first_round_opener, later_round_opener
 from .betting import Betting, IllegalAction, Player, deal_order
 from .findings import CODES, Finding, finding
-from .pots import Pot, divide_pot, pots_from
+from .pots import Pot, pots_from
 
 Verdict = Literal["ok", "disputed", "invalid"]
 ROUND_OF_STREET = {"2nd": 1, "3rd": 2, "4th": 3, "5th": 4}
@@ -91,7 +91,6 @@ class _Cards:
 
     cards: list[Card | None] = field(default_factory=list)
     up: list[Card] = field(default_factory=list)
-    exposed: list[Card] = field(default_factory=list)
 
     @property
     def known(self) -> list[Card]:
@@ -125,8 +124,6 @@ class _Replayer:
         self.round_started = False
         self.street_round = 0
         self.deals_this_street: list[str] = []
-        self.uncalled_returned = False
-        self.round_pot_start = 0
         self.double_bet_line = 0
         self._values: dict[tuple[Card, ...], HandValue] = {}
 
@@ -291,8 +288,6 @@ class _Replayer:
         self.street_round = round_no
         self.round_started = False
         self.deals_this_street = []
-        self.uncalled_returned = False
-        self.round_pot_start = self.betting.pot
 
     def check_deals_complete(self, line: int) -> None:
         if self.street_round == 0:
@@ -391,7 +386,6 @@ class _Replayer:
                 self.note_card(c, e.line, f"exposed by {e.player}")
             if c not in mine.up:
                 mine.up.append(c)
-                mine.exposed.append(c)
 
     def check_exposures(self, rnd: int, line: int) -> None:
         """Carte coperte and una coperta: before betting round n, n cards face up (RULES.md §4)."""
@@ -422,8 +416,6 @@ class _Replayer:
         if self.rules.vela_betting_round:
             self.street_round = 5
             self.round_started = False
-            self.uncalled_returned = False
-            self.round_pot_start = self.betting.pot
 
     def check_vela_present(self) -> None:
         if not self.rules.has_vela or self.vela is not None:
@@ -575,7 +567,6 @@ class _Replayer:
         if who != e.player or amount != e.amount:
             self.add("uncalled_wrong", e.line, f"{self.fmt(e.amount)} returned to {e.player}; the uncalled bet is {self.fmt(amount)} of {who}'s")
         self.betting.return_uncalled(who, amount)
-        self.uncalled_returned = True
 
     def end_of_betting(self, line: int) -> None:
         """At a street change, the vela, the showdown or the summary: close the round."""
@@ -653,7 +644,6 @@ class _Replayer:
 
     def settle(self) -> Replay:
         hand = self.hand
-        b = self.betting
         summary = hand.summary
         contributions = {p.name: p.total for p in self.players}
         folded = {p.name for p in self.players if p.folded}
@@ -691,7 +681,7 @@ class _Replayer:
                 if silent:
                     self.add("show_order", summary.line, f"{', '.join(silent)} did not show; in the {self.rules.name} profile everyone left shows")
         contenders = [n for n in left if n not in self.mucked] or left
-        values = {n: self.value_of(n) for n in contenders}
+        values = {n: v for n in contenders if (v := self.value_of(n)) is not None}
         rake_left = min(summary.rake, total)
         results: list[PotResult] = []
         payouts: dict[str, int] = {}
@@ -706,9 +696,9 @@ class _Replayer:
                 win = {eligible[0]: amount}
                 reason = f"{eligible[0]} is the only player left in it"
             else:
-                known = [n for n in eligible if values.get(n) is not None]
+                known = [n for n in eligible if n in values]
                 if len(known) < len(eligible):
-                    unknown = [n for n in eligible if values.get(n) is None]
+                    unknown = [n for n in eligible if n not in values]
                     self.add("cards_unknown", summary.line, f"{', '.join(unknown)}'s cards are unknown: the {name} cannot be checked")
                     verified = False
                     eligible_vals = known
@@ -718,11 +708,11 @@ class _Replayer:
                     win, reason = {}, "no hand is known"
                 else:
                     vals = [values[n] for n in eligible_vals]
-                    idx = winners(vals, self.rules)  # type: ignore[arg-type]
+                    idx = winners(vals, self.rules)
                     won = [eligible_vals[j] for j in idx]
                     in_order = [p.name for p in self.players if p.name in won]
-                    win = divide_pot(amount, in_order)
-                    reason = self._reason(eligible_vals, vals, won)  # type: ignore[arg-type]
+                    win = divide(amount, in_order)
+                    reason = self._reason(eligible_vals, vals, won)
             for n, a in win.items():
                 payouts[n] = payouts.get(n, 0) + a
             results.append(PotResult(name, pot.amount, rake, tuple(pot.eligible), win, reason, verified))
@@ -766,6 +756,7 @@ class _Replayer:
 
     def _reason(self, names: list[str], values: list[HandValue], won: list[str]) -> str:
         n = len(names)
+        values = choose(values, self.rules.sf_rule)  # explain the straight flushes actually played
         if len(won) > 1:
             a, b = values[names.index(won[0])], values[names.index(won[1])]
             r = explain(a, b, self.rules, n)

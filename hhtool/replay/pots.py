@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from ..showdown import divide
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +44,3 @@ def pots_from(contributions: Mapping[str, int], folded: Collection[str]) -> list
         else:
             pots.append(Pot(rest, tuple(live)))
     return pots
-
-
-def divide_pot(amount: int, winners_from_button: Sequence[str]) -> dict[str, int]:
-    """``amount`` split among the winners; odd units to the first from the button's left."""
-    return divide(amount, winners_from_button)

@@ -56,8 +56,8 @@ from ..events import (
     Vela,
 )
 from ..replay.betting import Betting, IllegalAction, Player, deal_order
-from ..replay.pots import Pot, divide_pot, pots_from
-from ..showdown import compare, winners
+from ..replay.pots import Pot, pots_from
+from ..showdown import divide, compare, winners
 from ..showing import first_round_opener, later_round_opener
 from .bots import Situation, Style, decide, quick_category, quick_five, raise_fraction, strength
 from .config import SimConfig
@@ -437,7 +437,6 @@ class HandPlay:
         return left[0]
 
     def finish(self, saw_third: bool) -> dict[str, int]:
-        b = self.betting
         rules = self.rules
         left = [p.name for p in self.players if not p.folded]
         contributions = {p.name: p.total for p in self.players}
@@ -473,7 +472,7 @@ class HandPlay:
             else:
                 vals = [self.value(n) for n in eligible]
                 won = {eligible[j] for j in winners(vals, rules)}
-                win = divide_pot(amount, [p.name for p in self.players if p.name in won])
+                win = divide(amount, [p.name for p in self.players if p.name in won])
             for name, share in win.items():
                 if share <= 0:
                     continue
