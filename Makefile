@@ -4,14 +4,18 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The modules setup.py compiles with mypyc: editing one means building again.
+COMPILED := $(shell sed -n 's/^    "\(hhtool\/.*\.py\)",$$/\1/p' setup.py)
 
 .PHONY: install test demo bench typecheck clean browser
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	# compiled modules of an earlier build would shadow sources no longer compiled
+	find hhtool -name '*.so' -delete; rm -f ./*__mypyc.*.so
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	touch $(STAMP)
 
@@ -38,3 +42,4 @@ typecheck: install
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache
+	find . -name '*.so' -not -path './$(VENV)/*' -delete

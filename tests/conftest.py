@@ -11,3 +11,24 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def _stale_compiled_modules() -> list[str]:
+    """Compiled modules (mypyc, see setup.py) older than their source: Python would run the old code."""
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "hhtool"
+    stale = []
+    for so in package.rglob("*.so"):
+        source = so.with_name(so.name.split(".", 1)[0] + ".py")
+        if source.exists() and source.stat().st_mtime > so.stat().st_mtime:
+            stale.append(str(source.relative_to(package.parent)))
+    return stale
+
+
+def pytest_configure(config: object) -> None:
+    stale = _stale_compiled_modules()
+    if stale:
+        import pytest
+
+        pytest.exit(f"compiled modules are older than their sources ({', '.join(stale)}): run `make install`", returncode=2)

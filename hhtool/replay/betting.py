@@ -119,16 +119,14 @@ class Betting:
         self.full_level = self.current
         self.last_increment = self.current if blind_is_bet else 0
         self.opener = opener
-        idx = self._index(opener)
+        idx = self.index_of(opener)
         self.next_index = idx if self.players[idx].can_act else self._next_after(idx)
         if not self.needs_action():
             self.next_index = None
 
-    def _index(self, name: str) -> int:
+    def index_of(self, name: str) -> int:
         """A player's position in dealing order."""
         return self._index_of[name]
-
-    index_of = _index
 
     def _owes_action(self, p: Player) -> bool:
         return p.can_act and (not p.acted or p.this_round < self.current)
@@ -333,7 +331,7 @@ class Betting:
         p = self.player(name)
         p.acted = True
         self.history.append((self.round_no, name, "check", 0))
-        self._advance(self._index(name))
+        self._advance(self.index_of(name))
 
     def fold(self, name: str) -> None:
         p = self.player(name)
@@ -341,14 +339,14 @@ class Betting:
         p.folded_round = self.round_no
         p.acted = True
         self.history.append((self.round_no, name, "fold", 0))
-        self._advance(self._index(name))
+        self._advance(self.index_of(name))
 
     def call(self, name: str, amount: int) -> None:
         p = self.player(name)
         self._put(p, amount)
         p.acted = True
         self.history.append((self.round_no, name, "call", amount))
-        self._advance(self._index(name))
+        self._advance(self.index_of(name))
 
     def bring_in(self, name: str, amount: int) -> None:
         p = self.player(name)
@@ -358,7 +356,7 @@ class Betting:
         self.current = max(self.current, p.this_round)
         self.full_level = self.current
         self.history.append((self.round_no, name, "bring_in", amount))
-        self._advance(self._index(name))
+        self._advance(self.index_of(name))
 
     def bet_to(self, name: str, to: int) -> None:
         """Apply a bet, raise or completion to ``to`` for the round."""
@@ -390,7 +388,7 @@ class Betting:
         self.aggressor = name
         kind = "complete" if completion else "bet" if before == 0 or (self.brought_in and self.bets == 1) else "raise"
         self.history.append((self.round_no, name, kind, to))
-        self._advance(self._index(name))
+        self._advance(self.index_of(name))
 
     def _full_increment(self) -> int:
         if self.structure == "fixed":

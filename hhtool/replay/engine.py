@@ -211,7 +211,7 @@ class _Replayer:
                 self.add("blind_player", e.line, f"{e.player} posts the {kind} blind, but {who} should (RULES.md §4: small blind first left of the button)")
 
     def event(self, e: object) -> None:
-        handler = self._handlers.get(type(e))
+        handler = _HANDLERS.get(type(e))
         if handler is not None:
             handler(self, e)
 
@@ -249,8 +249,6 @@ class _Replayer:
 
     def _on_street(self, e: Street) -> None:
         self.new_street(ROUND_OF_STREET[e.name], e.line)
-
-    _handlers: dict[type, Callable[[_Replayer, Any], None]] = {}
 
     # ------------------------------------------------------------ money in
 
@@ -810,7 +808,7 @@ class _Replayer:
                 self.add("summary_outcome", o.line, f"{o.player}'s summary cards differ from those shown")
 
 
-_Replayer._handlers = {
+_HANDLERS: dict[type, Callable[[_Replayer, Any], None]] = {
     PostAnte: _Replayer._on_ante,
     PostBlind: _Replayer._on_blind,
     Street: _Replayer._on_street,

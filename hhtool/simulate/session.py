@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 from datetime import datetime, timedelta, timezone
 
 from ..events import Hand
@@ -28,9 +28,12 @@ SESSION_HANDS = 2000
 _ZONES = {"CET": 1, "ET": -5, "UTC": 0, "+01:00": 1}
 
 
-@dataclass(frozen=True, slots=True)
-class SessionOutput:
-    """One session written: its text, its manifest lines (JSON) and counts."""
+class SessionOutput(NamedTuple):
+    """One session written: its text, its manifest lines (JSON) and counts.
+
+    A named tuple, not a dataclass: worker processes send it back pickled,
+    and a frozen dataclass compiled by mypyc (setup.py) cannot be unpickled.
+    """
 
     text: str
     manifest: list[dict[str, object]]  # "line": the hand's first line, counted from the session's first
