@@ -40,7 +40,7 @@ from glob import glob
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
-from .rows import ChunkResult, ChunkTask, process_chunk
+from .worker import ChunkResult, ChunkTask, process_chunk
 
 if TYPE_CHECKING:
     import duckdb

@@ -1,0 +1,102 @@
+"""The worker's half of an import: a chunk of a file's bytes in, polars frames of rows out.
+
+A worker process gets a :class:`ChunkTask` (a piece of a file cut at a
+blank line, with the number of lines before it), splits it into hands with
+the reader, parses and replays each, has :class:`~hhtool.store.rows.RowBuilder`
+turn them into rows, and returns a :class:`ChunkResult`: one polars frame
+per table, every hand numbered by ``local`` (its position in the chunk)
+instead of the ``hand_key`` that only the writer can give.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ErrorRecord, HandHistoryError
+from .rows import RowBuilder
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from ..replay import Replay
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkTask:
+    """A piece of one file: whole hands, cut at a blank line."""
+
+    unit: int  # the file's number in this import
+    index: int  # the chunk's number within the file
+    source: str  # files.path
+    data: bytes
+    line_offset: int  # lines of the file before this chunk
+    cp1252: bool  # the file switched to Windows-1252 before this chunk
+
+
+@dataclass(slots=True)
+class ChunkResult:
+    unit: int
+    index: int
+    frames: dict[str, pl.DataFrame]
+    hands: int = 0  # parsed
+    failed: int = 0
+    junk_lines: int = 0
+    replay_errors: int = 0
+    cp1252: bool = False
+    verdicts: dict[str, int] = field(default_factory=dict)
+
+
+def _hand_texts(task: ChunkTask, notes: list[str]) -> Iterator[Any]:
+    """The reader's splitting of a chunk: ``(first line, text)`` per hand, or ``Skipped`` junk.
+
+    Uses the reader's own decoder and splitter (the same reading as
+    :func:`hhtool.reader.read_file`) on the chunk; lines are relative to it.
+    """
+    from .. import reader
+
+    decoder = reader._Decoder(task.source, notes)
+    decoder.first = task.index == 0
+    decoder.cp1252 = task.cp1252
+    return reader._split_pieces(reader._pieces([task.data], decoder), task.source)
+
+
+def process_chunk(task: ChunkTask) -> ChunkResult:
+    """Parse and replay every hand of a chunk into rows (runs in a worker process)."""
+    from ..parse import parse_hand_text
+    from ..reader import Skipped
+    from ..replay import replay
+
+    builder = RowBuilder()
+    result = ChunkResult(task.unit, task.index, {})
+    notes: list[str] = []
+    offset = task.line_offset
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for item in _hand_texts(task, notes):
+            if isinstance(item, Skipped):
+                result.junk_lines += item.count
+                continue
+            start, text = item
+            raw = text + "\n"
+            try:
+                hand = parse_hand_text(text, first_line=start, source=task.source)
+            except HandHistoryError as e:
+                builder.add_failed(ErrorRecord.from_error(e, raw), task.source, start + offset, offset)
+                result.failed += 1
+                continue
+            error = None
+            try:
+                rep: Replay | None = replay(hand)
+            except Exception as e:  # a bug of ours must not lose the hand
+                rep = None
+                error = f"the replay failed ({type(e).__name__}: {e}); please report this hand"
+                result.replay_errors += 1
+            verdict = builder.add_hand(hand, raw, task.source, offset, rep, error)
+            result.hands += 1
+            result.verdicts[verdict] = result.verdicts.get(verdict, 0) + 1
+    result.cp1252 = bool(notes)
+    result.frames = builder.frames()
+    return result
