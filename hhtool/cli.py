@@ -8,6 +8,7 @@ that ``hhtool --help`` stays instant.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -284,15 +285,19 @@ def simulate(
     view: Annotated[str, typer.Option("--view", help="'audit' (every hole card) or a player's name (their own history).")] = "audit",
     site: Annotated[Optional[str], typer.Option("--site", help="Room name: Vela (€), StellaPoker ($), Tavolo (chips) or any word (€).")] = None,
     faults: Annotated[float, typer.Option("--faults", help="Share of hands to alter with a fault class; manifest in FILE.faults.jsonl.")] = 0.0,
-    jobs: Annotated[int, typer.Option("--jobs", help="Worker processes (the output does not depend on it).")] = 1,
+    jobs: Annotated[
+        int, typer.Option("--jobs", help="Worker processes; 0: one per core (the output does not depend on it).")
+    ] = 0,
 ) -> None:
     """Simulate Telesina hands that audit ok, optionally with faults and a manifest."""
     from .simulate import SimulationError, make_config, write_simulation
 
     if hands < 0:
         raise _fail(f"--hands {hands}: not a number of hands")
-    if jobs < 1:
-        raise _fail(f"--jobs {jobs}: at least 1")
+    if jobs < 0:
+        raise _fail(f"--jobs {jobs}: at least 0 (0 is one per core)")
+    if jobs == 0:
+        jobs = os.cpu_count() or 1
     try:
         config = make_config(
             rules=rules,
