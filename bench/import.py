@@ -129,6 +129,7 @@ def one_core(folder: Path, sample: int) -> dict[str, float]:
     """Per-hand seconds of each stage, one core, on the first ``sample`` hands."""
     from hhtool.errors import ErrorRecord
     from hhtool.events import Hand
+    from hhtool.grammar import START_SYMBOLS, matcher, parser
     from hhtool.reader import Cp1252Warning, read_file
     from hhtool.replay import replay
     from hhtool.store.rows import RowBuilder
@@ -137,6 +138,9 @@ def one_core(folder: Path, sample: int) -> dict[str, float]:
     texts: list[tuple[Path, int]] = []
     hands: list[Hand] = []
     warnings.simplefilter("ignore", Cp1252Warning)
+    parser()  # built once per worker process: not a per-hand cost
+    for symbol in START_SYMBOLS:
+        matcher(symbol)
     t = time.perf_counter()
     for f in files:
         for r in read_file(f):

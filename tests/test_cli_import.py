@@ -40,7 +40,8 @@ def test_import_samples_then_again(tmp_path: Path) -> None:
     result = runner.invoke(app, ["import", str(SAMPLES), "--db", str(db), "--json"])
     assert result.exit_code == 0, result.output  # nothing new, nothing failed
     summary = json.loads(result.output)
-    assert (summary["unchanged"], summary["stored"], summary["failed"]) == (summary["files"], 0, 0)
+    assert (summary["unchanged"], summary["stored"], summary["failed"]) == (summary["files"] - 2, 0, 0)
+    assert sorted(Path(p).name for p in summary["not_histories"]) == ["README.md", "empty.txt"]
     assert _rows(db, "SELECT count(*) FROM hands")[0][0] == stored
 
 

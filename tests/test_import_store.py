@@ -115,7 +115,7 @@ def test_reimport_adds_nothing_and_skips_by_hash(tmp_path: Path) -> None:
     import_paths([SAMPLES], db, workers=0)
     counts = {t.name: _count(db, t.name) for t in TABLES}
     again = import_paths([SAMPLES], db, workers=0)
-    assert again.unchanged == again.files and again.imported == 0 and again.stored == 0
+    assert again.unchanged + len(again.not_histories) == again.files and again.imported == 0 and again.stored == 0
     # the same content under another name: skipped by its hash
     copy = tmp_path / "copy.txt"
     shutil.copy(GOOD[1], copy)
@@ -273,3 +273,20 @@ def test_query_render_and_export(tmp_path: Path) -> None:
     con = duckdb.connect(str(db), read_only=True)
     assert joined == con.execute("SELECT sum(net) FROM seats").fetchone()
     con.close()
+
+
+def test_folders_skip_files_without_hands_but_named_files_are_read(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    write_files(src, 2, 3, prefix="N")
+    (src / "README.md").write_text("# my hands\nSeat 1: not a hand\n", encoding="utf-8")
+    (src / "hh_000.txt.faults.jsonl").write_text('{"hand_id": "N-1", "fault": "x"}\n', encoding="utf-8")
+    (src / "notes.txt").write_bytes(b"")
+    db = tmp_path / "h.duckdb"
+    s = import_paths([src], db, workers=0)
+    assert sorted(Path(p).name for p in s.not_histories) == ["README.md", "hh_000.txt.faults.jsonl", "notes.txt"]
+    assert (s.files, s.imported, s.stored, s.junk_lines) == (5, 2, 6, 0)
+    assert "skipped, no hand in them: " in s.text() and "README.md" in s.text()
+    assert _count(db, "files") == 2
+    # a file named on the command line is read whatever it holds: its lines are reported as junk
+    s = import_paths([src / "README.md"], db, workers=0)
+    assert (s.not_histories, s.imported, s.junk_lines) == ([], 1, 2)

@@ -69,6 +69,7 @@ class Unit:
     path: str  # files.path
     fs_path: Path
     member: str | None = None  # zip member name
+    named: bool = True  # named by the user (a path or a glob match), not found inside a folder or an archive
 
     def open(self) -> IO[bytes]:
         if self.member is None:
@@ -104,26 +105,26 @@ def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (
     their members, ``.gz`` files their content.  ``exclude``: files never
     to read (the database itself, its write-ahead log).
     """
-    files: list[Path] = []
+    files: list[tuple[Path, bool]] = []  # (file, named by the user)
     for p in paths:
         text = str(p)
         path = Path(text)
         if path.is_dir():
-            files.extend(_files_under(path))
+            files.extend((f, False) for f in _files_under(path))
         elif path.is_file():
-            files.append(path)
+            files.append((path, True))
         elif _GLOB_CHARS.search(text):
             matches = sorted(glob(text, recursive=True))
             if not matches:
                 raise ImportPathError(f"no file matches {text}")
             for m in matches:
                 mp = Path(m)
-                files.extend(_files_under(mp) if mp.is_dir() else [mp])
+                files.extend(((f, False) for f in _files_under(mp)) if mp.is_dir() else [(mp, True)])
         else:
             raise ImportPathError(f"no such file or folder: {text}")
     units: list[Unit] = []
     seen: set[str] = {str(Path(x).resolve()) for x in exclude}
-    for f in files:
+    for f, named in files:
         fs = f.resolve()
         key = str(fs)
         if key in seen:
@@ -135,16 +136,28 @@ def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (
                     names = sorted(i.filename for i in archive.infolist() if not i.is_dir())
             except zipfile.BadZipFile as e:
                 raise ImportPathError(f"{fs}: not a readable zip archive ({e})") from None
-            units.extend(Unit(f"{key}!{name}", fs, name) for name in names if not Path(name).name.startswith("."))
+            units.extend(
+                Unit(f"{key}!{name}", fs, name, named=False) for name in names if not Path(name).name.startswith(".")
+            )
         else:
-            units.append(Unit(key, fs))
+            units.append(Unit(key, fs, named=named))
     return units
 
 
-def content_hash(unit: Unit) -> tuple[str, int]:
-    """SHA-256 (hex) and size of the unit's content."""
+_HAND_HEADER = re.compile(rb"(?:^|\n)(?:\xef\xbb\xbf)?[^\s]+ Hand #[A-Za-z0-9-]+: Telesina ")
+"""The start of a hand (FORMAT.md's header), in bytes: a file without one holds no hand."""
+
+
+def content_hash(unit: Unit) -> tuple[str, int, bool]:
+    """SHA-256 (hex) and size of the unit's content, and whether it holds a hand header.
+
+    The header test rides on the read the hash needs anyway, so telling
+    hand histories from the other files of a folder costs nothing more.
+    """
     h = hashlib.sha256()
     size = 0
+    found = False
+    tail = b""
     with unit.open() as f:
         while True:
             data = f.read(CHUNK_BYTES)
@@ -152,7 +165,10 @@ def content_hash(unit: Unit) -> tuple[str, int]:
                 break
             h.update(data)
             size += len(data)
-    return h.hexdigest(), size
+            if not found:
+                found = _HAND_HEADER.search(tail + data) is not None
+                tail = data[-256:]
+    return h.hexdigest(), size, found
 
 
 _HEADER_LINE = re.compile(rb"\n(?=[^\s]+ Hand #)")
@@ -212,6 +228,7 @@ class ImportSummary:
     junk_lines: int = 0
     verdicts: dict[str, int] = field(default_factory=dict)  # of the hands stored this run
     cp1252_files: list[str] = field(default_factory=list)
+    not_histories: list[str] = field(default_factory=list)  # files found in folders or archives with no hand
     bytes: int = 0
     seconds: float = 0.0
     hash_seconds: float = 0.0  # reading every file once for its hash
@@ -227,7 +244,8 @@ class ImportSummary:
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
         verdicts = ", ".join(f"{n:,} {v}" for v, n in sorted(self.verdicts.items())) or "none"
         lines = [
-            f"files: {self.files:,} ({self.imported:,} imported, {self.unchanged:,} unchanged and skipped)",
+            f"files: {self.files:,} ({self.imported:,} imported, {self.unchanged:,} unchanged and skipped"
+            + (f", {len(self.not_histories):,} without any hand and skipped)" if self.not_histories else ")"),
             f"hands: {self.hands:,} read, {self.stored:,} stored, {self.duplicates:,} duplicates, "
             f"{self.conflicts:,} conflicts, {self.failed:,} failed",
             f"verdicts of the hands stored: {verdicts}",
@@ -239,6 +257,10 @@ class ImportSummary:
             lines.append(f"junk lines outside any hand, skipped: {self.junk_lines:,}")
         for f in self.cp1252_files:
             lines.append(f"warning: {f}: not UTF-8; read as Windows-1252")
+        if self.not_histories:
+            shown = ", ".join(Path(p).name for p in self.not_histories[:5])
+            more = f" and {len(self.not_histories) - 5:,} more" if len(self.not_histories) > 5 else ""
+            lines.append(f"skipped, no hand in them: {shown}{more}")
         if self.interrupted:
             lines.append("interrupted: everything above is committed; run the same command again to finish")
         return "\n".join(lines)
@@ -530,9 +552,13 @@ def import_paths(
         t0 = time.monotonic()
         for unit in units:
             try:
-                sha, size = content_hash(unit)
+                sha, size, has_hand = content_hash(unit)
             except (OSError, zipfile.BadZipFile, EOFError) as e:
                 raise ImportPathError(f"cannot read {unit.path}: {e}") from None
+            if not has_hand and not unit.named:
+                # a README or a manifest beside the histories; a file the user named is read whatever it holds
+                summary.not_histories.append(unit.path)
+                continue
             if sha in known:
                 summary.unchanged += 1
                 continue
@@ -692,4 +718,5 @@ def summary_dict(s: ImportSummary) -> dict[str, Any]:
         "writer_seconds": round(s.writer_seconds, 3),
         "bytes": s.bytes,
         "interrupted": s.interrupted,
+        "not_histories": list(s.not_histories),
     }
