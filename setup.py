@@ -3,9 +3,11 @@
 Why: the simulator, the replay engine and the hand evaluator spend their
 time in attribute access and small function calls, which mypyc turns into
 C (measured 1.5-2x on the simulator; see docs/performance.md).  The parser
-is not compiled: its time is in regular expressions and dictionaries, where
-mypyc measured no gain.  Every compiled module is also plain, importable
-Python: ``HHTOOL_PURE=1 pip install -e .`` builds nothing, and the code
+is not compiled by mypyc: its time is in regular expressions and
+dictionaries, where mypyc measured no gain; instead a small C extension,
+``hhtool/_scan.c`` (``SCAN``), reads the common hands and ``parse.py``
+reads the rest (see docs/performance.md, "Parsing").  Every compiled module is also plain, importable
+Python: ``HHTOOL_PURE=1 pip install -e .`` builds nothing (no ``_scan`` either), and the code
 behaves the same (the test suite runs against whichever is installed).
 
 An editable install puts the compiled modules (``*.so``) beside their
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 COMPILED = [
     "hhtool/cards.py",
@@ -38,12 +40,16 @@ COMPILED = [
 ]
 
 
+SCAN = "hhtool/_scan.c"
+
+
 def ext_modules() -> list[object]:
     if os.environ.get("HHTOOL_PURE") == "1":
         return []
     from mypyc.build import mypycify
 
-    return list(mypycify(COMPILED, opt_level="3"))
+    scan = Extension("hhtool._scan", [SCAN], extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"])
+    return [*mypycify(COMPILED, opt_level="3"), scan]
 
 
 setup(ext_modules=ext_modules())

@@ -8,7 +8,11 @@ One core, one process.  Three timings over the same hands:
   ``Hand`` objects with typed events), one pass with empty caches, after
   the grammar and the matchers of every start symbol are built (the
   one-time build is reported separately); counting each hand's actions
-  for pokerkit is done in a second, untimed pass;
+  for pokerkit is done in a second, untimed pass.  Also timed: the same
+  read keeping every hand in a list (what the cyclic GC costs a program
+  that holds the hands), and the pure-Python reader alone (the C
+  accelerator off, as with ``HHTOOL_PURE=1``; its caches are still empty,
+  since only it fills them);
 * **pokerkit**: ``pokerkit.HandHistory.loads`` on one PHH (TOML) document
   per hand, each with as many actions as the hhtool hand has action lines;
 * **floor**: read the same bytes, decode each line and match one regular
@@ -35,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from hhtool import parse  # noqa: E402
 from hhtool.events import ACTIONS, Hand  # noqa: E402
 from hhtool.grammar import START_SYMBOLS, matcher, parser  # noqa: E402
 from hhtool.reader import read_file  # noqa: E402
@@ -59,6 +64,24 @@ def time_hhtool(path: Path) -> tuple[float, int]:
         if isinstance(record, Hand):
             hands += 1
     return time.perf_counter() - start, hands
+
+
+def time_hhtool_kept(path: Path) -> float:
+    """One pass that keeps every hand, as ``list(read_file(path))`` does."""
+    start = time.perf_counter()
+    kept = list(read_file(path))
+    seconds = time.perf_counter() - start
+    del kept
+    return seconds
+
+
+def time_pure_python(path: Path) -> float:
+    """One pass with the C accelerator off: every hand read by parse.py."""
+    saved, parse.ACCELERATOR = parse.ACCELERATOR, None
+    try:
+        return time_hhtool(path)[0]
+    finally:
+        parse.ACCELERATOR = saved
 
 
 def action_counts(path: Path) -> list[int]:
@@ -161,6 +184,8 @@ def main() -> None:
         size_mb = path.stat().st_size / 1e6
         lines = sum(1 for _ in open(path, "rb"))
         seconds, hands = time_hhtool(path)
+        kept = time_hhtool_kept(path)
+        pure = time_pure_python(path)
         floor = time_floor(path)
         actions = action_counts(path)
         docs = phh_documents(actions)
@@ -168,7 +193,10 @@ def main() -> None:
 
         print(f"grammar build (once; Lark and the compiled matchers of every start symbol): {build:.2f} s")
         print(f"hands: {hands}, {size_mb:.1f} MB, {lines / hands:.1f} lines and {sum(actions) / hands:.1f} actions per hand")
-        print(f"hhtool   : {hands / seconds:8.0f} hands/s  {size_mb / seconds:6.2f} MB/s")
+        c_path = "C accelerator on" if parse.ACCELERATOR is not None else "not built: pure Python"
+        print(f"hhtool   : {hands / seconds:8.0f} hands/s  {size_mb / seconds:6.2f} MB/s  ({c_path})")
+        print(f"  kept   : {hands / kept:8.0f} hands/s  (every hand kept in a list)")
+        print(f"  Python : {hands / pure:8.0f} hands/s  (accelerator off; hhtool = {pure / seconds:.1f}x this)")
         print(f"floor    : {hands / floor:8.0f} hands/s  {size_mb / floor:6.2f} MB/s  (hhtool = {floor / seconds:.2f} of floor)")
         if pk is not None:
             print(f"pokerkit : {hands / pk:8.0f} hands/s  (PHH loads, same action counts; hhtool = {pk / seconds:.2f}x pokerkit)")

@@ -22,11 +22,18 @@ bob smith's line even when bob sits at the table too.  If no seated name
 gives a line the grammar accepts, the line is tried as chatter about
 someone not seated (``stranger``); if that fails too, Lark parses the line
 to say where it breaks and what it expected.
+
+Speed: most hands never reach this module's line loop.  A C accelerator
+(``hhtool/_scan.c``, see :func:`_accelerator`) reads a whole hand the way
+described here and builds the same events, or declines the hand, which
+this module then reads; tests/test_scan.py holds the two to the same result.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +80,7 @@ from .events import (
 from .grammar import PLACEHOLDER, Tokens, describe_terminal, lark_match, matcher
 from .money import AmountError, MoneyStyle, split_amount, to_units
 from .rules import RulesError
-from .zones import ZoneError, parse_time
+from .zones import ZoneError, parse_time, zone_info
 
 if TYPE_CHECKING:
     from .grammar import LineMatcher
@@ -159,6 +166,34 @@ def _match_header(text: str) -> tuple[str, Tokens] | None:
 def looks_like_header(line: str) -> bool:
     """Whether a line starts a hand (``<Site> Hand #<id>: Telesina ``): how the reader splits files."""
     return _HEADER_START.match(line) is not None
+
+
+def _header_problem(head: Header) -> tuple[str, str | None] | None:
+    """What is wrong with a header's profile, options and forced bets (message, text to point at), or None.
+
+    One function for both readers: the Python builder raises it as an
+    error, the C accelerator (``_scan``) asks :func:`_header_accepted`.
+    """
+    prof = head.profile
+    try:
+        rules = head.ruleset()
+    except RulesError as e:
+        return str(e), None
+    antes = head.ante is not None
+    if rules.forced_bets == "blinds" and antes:
+        return f"the {prof} profile uses blinds, not antes", " - ante"
+    if rules.forced_bets == "antes" and not antes:
+        return f"the {prof} profile uses antes, not blinds", " - blinds"
+    if rules.bring_in and head.bring_in is None:
+        return f"the {prof} profile needs a bring-in: '- ante <a>, bring-in <b> -'", None
+    if not rules.bring_in and head.bring_in is not None:
+        return f"the {prof} profile has no bring-in", ", bring-in"
+    return None
+
+
+def _header_accepted(head: Header) -> bool:
+    """Whether the header's rules and forced bets agree (the accelerator's question; it remembers the answer)."""
+    return _header_problem(head) is None
 
 
 class _Names(dict[str, str]):
@@ -363,18 +398,10 @@ class _Builder:
             started=started,
             zone=zone,
         )
-        try:
-            rules = head.ruleset()
-        except RulesError as e:
-            raise self.error(InconsistentHandError, str(e)) from None
-        if rules.forced_bets == "blinds" and antes:
-            raise self.error(InconsistentHandError, f"the {prof} profile uses blinds, not antes", self.column_of(" - ante") )
-        if rules.forced_bets == "antes" and not antes:
-            raise self.error(InconsistentHandError, f"the {prof} profile uses antes, not blinds", self.column_of(" - blinds"))
-        if rules.bring_in and head.bring_in is None:
-            raise self.error(InconsistentHandError, f"the {prof} profile needs a bring-in: '- ante <a>, bring-in <b> -'")
-        if not rules.bring_in and head.bring_in is not None:
-            raise self.error(InconsistentHandError, f"the {prof} profile has no bring-in", self.column_of(", bring-in"))
+        problem = _header_problem(head)
+        if problem is not None:
+            message, token = problem
+            raise self.error(InconsistentHandError, message, self.column_of(token) if token else None)
         return head
 
     def parse(self) -> Hand:
@@ -1153,8 +1180,56 @@ _KINDS: dict[str, tuple[Build, Convert]] = {
 }
 
 
+# ------------------------------------------------------------ the accelerator
+
+_SCAN_CLASSES: tuple[type[Any], ...] = (
+    Header, Table, Seat, PostAnte, PostBlind, Street, Vela, Deal, BringIn, Complete, Bet, Call,
+    RaiseTo, Check, Fold, UncalledBet, Expose, DoubleBetAllowed, BettingCapped, ShowDown, Shows,
+    Mucks, Collected, Disconnected, TimedOut, Said, Joins, Leaves, DoesNotShow, SeatOutcome,
+    Summary, Hand, MoneyStyle,
+)
+"""The classes ``_scan`` builds, in the order it numbers them; it checks each one's name and fields."""
+
+
+def _accelerator() -> Callable[[str, int, str], Hand | None] | None:
+    """The C reader of common hands (``hhtool/_scan.c``), configured; None when it is not built.
+
+    Why: the per-line work of :class:`_Builder` is interpreter work (about
+    7 µs for a line the caches miss, 1-1.5 µs for one they hold), and the
+    parser's speed goal needs a whole hand in tens of microseconds.  The C
+    reader builds the same events for the lines it knows and returns None
+    for any hand with anything else -- an unusual line, a name it cannot
+    place, anything that would be an error -- which this module then reads
+    as before.  ``HHTOOL_PURE=1`` builds nothing, and everything is read here.
+    """
+    try:
+        from . import _scan
+    except ImportError:
+        return None
+    shapes = [(c, f"{c.__name__}: {' '.join(f.name for f in dataclasses.fields(c))}") for c in _SCAN_CLASSES]
+    try:
+        _scan.configure(shapes, zone_info, _header_accepted)
+    except (TypeError, ValueError) as e:  # an event class changed shape: _scan.c must follow
+        warnings.warn(f"hhtool: the C parser is off ({e}); parsing in Python", RuntimeWarning, stacklevel=2)
+        return None
+    return _scan.parse_hand
+
+
+ACCELERATOR = _accelerator()
+"""``_scan.parse_hand(text, first_line, source) -> Hand | None``, or None: set it to None to read every hand in Python."""
+
+
 def parse_hand_text(text: str, *, first_line: int = 1, source: str = "") -> Hand:
-    """:func:`parse_hand` for a hand given as its lines joined by ``\\n`` (how the reader holds it)."""
+    """:func:`parse_hand` for a hand given as its lines joined by ``\\n`` (how the reader holds it).
+
+    The C accelerator reads the hand when it can (see :data:`ACCELERATOR`);
+    otherwise, and for every hand that it declines, the Python builder does.
+    """
+    fast = ACCELERATOR
+    if fast is not None:
+        hand = fast(text, first_line, source)
+        if hand is not None:
+            return hand
     return _Builder(text.split("\n"), first_line, source, text).parse()
 
 
@@ -1170,6 +1245,8 @@ def parse_hand(lines: Sequence[str], *, first_line: int = 1, source: str = "") -
     >>> hand.header.hand_id, hand.summary.total
     ('C-1001', 1140)
     """
+    if lines and not any("\n" in line for line in lines):
+        return parse_hand_text("\n".join(lines), first_line=first_line, source=source)
     return _Builder(lines, first_line, source).parse()
 
 

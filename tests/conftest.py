@@ -14,15 +14,16 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def _stale_compiled_modules() -> list[str]:
-    """Compiled modules (mypyc, see setup.py) older than their source: Python would run the old code."""
+    """Compiled modules (mypyc and ``_scan.c``, see setup.py) older than their source: Python would run the old code."""
     from pathlib import Path
 
     package = Path(__file__).resolve().parent.parent / "hhtool"
     stale = []
     for so in package.rglob("*.so"):
-        source = so.with_name(so.name.split(".", 1)[0] + ".py")
-        if source.exists() and source.stat().st_mtime > so.stat().st_mtime:
-            stale.append(str(source.relative_to(package.parent)))
+        for suffix in (".py", ".c"):
+            source = so.with_name(so.name.split(".", 1)[0] + suffix)
+            if source.exists() and source.stat().st_mtime > so.stat().st_mtime:
+                stale.append(str(source.relative_to(package.parent)))
     return stale
 
 

@@ -1,0 +1,1566 @@
+/* The parser's accelerator: one hand's text to a Hand, in C, or None.
+ *
+ * Why: hhtool/parse.py reads a hand line by line in Python; even with its
+ * caches a line costs 1-7 microseconds of interpreter work, and the goal
+ * (docs/performance.md, "Parsing") needs the whole hand in about that.
+ * This module reads the common shape of a hand -- every line kind of
+ * FORMAT.md with seated players -- and builds the same frozen event
+ * dataclasses the Python parser builds, storing their fields directly.
+ *
+ * It is an accelerator, not a second parser: the Lark grammar and
+ * hhtool/parse.py stay the authority.  Whenever a hand has anything this
+ * code does not read exactly as parse.py would -- a line it does not know,
+ * a name it cannot place, a line out of order, an amount in another
+ * currency, a control character, anything that would be an error -- it
+ * returns None and parse.py reads the hand as before (and raises its
+ * error).  So this code never reports errors; it only has to be right
+ * when it says yes.  tests/test_scan.py runs both paths over every sample,
+ * generated, simulated, mutated and hypothesis-made hand and compares the
+ * results field by field, line numbers included.
+ *
+ * How parse.py reads names, which this code follows: a body line that
+ * starts with seated names followed by ':' or ' ' is read with each of
+ * them, longest first, until one gives a player line of the grammar (then
+ * as a literal kind, then as chatter about someone not seated);
+ * `Dealt to <name> [` takes the longest seated name followed by ` [` (else
+ * a line that is exactly `Dealt to <name>`); `Uncalled bet (..) returned
+ * to <name>` the longest name that ends the line; `Seat <k>: <name> ...`
+ * the longest name followed by ' '.  Where parse.py would go on to other
+ * readings of those three, this code declines.
+ *
+ * Memory safety: the text is read as UTF-8 through (pointer, end) pairs;
+ * every read is bounds-checked against the end; there are no fixed-size
+ * buffers that input can fill (numbers are limited in digits, arrays grow
+ * on the heap).
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <datetime.h>
+#include <string.h>
+
+#define OK 0
+#define DECLINE 1 /* parse.py must read the hand */
+#define NOMATCH 2 /* no line of the grammar with this name: parse.py tries the next reading */
+#define FAIL (-1) /* a Python exception is set */
+
+/* ------------------------------------------------------------ classes */
+
+enum {
+    C_HEADER, C_TABLE, C_SEAT, C_POST_ANTE, C_POST_BLIND, C_STREET, C_VELA, C_DEAL,
+    C_BRING_IN, C_COMPLETE, C_BET, C_CALL, C_RAISE_TO, C_CHECK, C_FOLD, C_UNCALLED,
+    C_EXPOSE, C_DOUBLE_BET, C_CAPPED, C_SHOW_DOWN, C_SHOWS, C_MUCKS, C_COLLECTED,
+    C_DISCONNECTED, C_TIMED_OUT, C_SAID, C_JOINS, C_LEAVES, C_DOES_NOT_SHOW,
+    C_SEAT_OUTCOME, C_SUMMARY, C_HAND, C_MONEY, C_COUNT
+};
+
+/* What each class must look like: its name and its fields in order (checked by configure). */
+static const char *const SHAPES[C_COUNT] = {
+    "Header: line site hand_id profile vela_at_start wild exposure structure small_bet big_bet "
+    "ante bring_in small_blind big_blind started zone",
+    "Table: line name max_seats button",
+    "Seat: line seat player stack",
+    "PostAnte: line player amount all_in",
+    "PostBlind: line player blind amount all_in",
+    "Street: line name",
+    "Vela: line card",
+    "Deal: line player known new",
+    "BringIn: line player amount all_in",
+    "Complete: line player to all_in",
+    "Bet: line player amount all_in",
+    "Call: line player amount all_in",
+    "RaiseTo: line player by to all_in",
+    "Check: line player",
+    "Fold: line player",
+    "UncalledBet: line player amount",
+    "Expose: line player cards",
+    "DoubleBetAllowed: line",
+    "BettingCapped: line",
+    "ShowDown: line",
+    "Shows: line player cards description",
+    "Mucks: line player",
+    "Collected: line player amount pot side",
+    "Disconnected: line player",
+    "TimedOut: line player",
+    "Said: line player text",
+    "Joins: line player seat",
+    "Leaves: line player",
+    "DoesNotShow: line player",
+    "SeatOutcome: line seat player button blind outcome street cards amount description",
+    "Summary: line total rake main_pot side_pots vela outcomes",
+    "Hand: header table seats events summary money source",
+    "MoneyStyle: symbol cents decimals grouping",
+};
+
+#define MAX_FIELDS 16
+
+typedef struct {
+    PyTypeObject *type;
+    int n;
+    Py_ssize_t offsets[MAX_FIELDS];
+} ClassInfo;
+
+static ClassInfo classes[C_COUNT];
+static int configured = 0;
+static PyObject *zone_info = NULL;       /* hhtool.zones.zone_info */
+static PyObject *header_accepted = NULL; /* hhtool.parse._header_accepted */
+
+/* header_accepted's answers by (profile, vela, wild, exposure, antes, bring-in): 0 unknown, 1 yes, 2 no */
+#define RULE_KEYS (3 * 2 * 16 * 3 * 2 * 2)
+static signed char rule_answers[RULE_KEYS];
+
+/* Interned strings the events share (as Python's literals are shared). */
+enum {
+    S_EMPTY, S_EURO, S_DOLLAR, S_POUND,
+    S_CLASSIC, S_STELLAPOKER, S_ITALIAN,
+    S_STANDARD, S_CARTE_COPERTE, S_UNA_COPERTA,
+    S_FIXED, S_POT, S_NO,
+    S_SMALL, S_BIG, S_MAIN, S_SIDE,
+    S_2ND, S_3RD, S_4TH, S_5TH, S_VELA,
+    S_FOLDED, S_WON, S_LOST, S_MUCKED, S_COLLECTED,
+    S_COUNT
+};
+static const char *const STRING_TEXT[S_COUNT] = {
+    "", "\xe2\x82\xac", "$", "\xc2\xa3",
+    "classic", "stellapoker", "italian",
+    "standard", "carte_coperte", "una_coperta",
+    "fixed", "pot", "no",
+    "small", "big", "main", "side",
+    "2nd", "3rd", "4th", "5th", "vela",
+    "folded", "won", "lost", "mucked", "collected",
+};
+static PyObject *strings[S_COUNT];
+
+static PyObject *
+str_ref(int k)
+{
+    return Py_NewRef(strings[k]);
+}
+
+/* Why the objects built here are not tracked by the cyclic GC: a frozen event, its
+ * tuples and the hand hold only ints, strs, bools, None, datetimes and tuples of those,
+ * so no reference cycle can pass through them (CPython untracks tuples and dicts of
+ * atomic values for the same reason); reference counting frees them.  Tracked, every
+ * hand a program keeps is walked again by each collection: keeping the hands of a file
+ * in a list took 3x as long as reading them (docs/performance.md). */
+static PyObject *
+untracked(PyObject *o)
+{
+    PyObject_GC_UnTrack(o);
+    return o;
+}
+
+/* A new instance of class k with its fields set to v[0..n) (references stolen, also on failure).
+ *
+ * The classes are frozen, slotted dataclasses whose __init__ only stores
+ * its arguments (configure checks the shape): allocating the instance and
+ * storing into the slots is what that __init__ does, without running
+ * Python code per event. */
+static PyObject *
+build(int k, PyObject **v, int n)
+{
+    ClassInfo *ci = &classes[k];
+    PyObject *o = NULL;
+    int i;
+    if (n != ci->n) {
+        PyErr_Format(PyExc_SystemError, "_scan: class %d built with %d fields, has %d", k, n, ci->n);
+        goto fail;
+    }
+    for (i = 0; i < n; i++) {
+        if (v[i] == NULL)
+            goto fail;
+    }
+    o = ci->type->tp_alloc(ci->type, 0);
+    if (o == NULL)
+        goto fail;
+    for (i = 0; i < n; i++)
+        *(PyObject **)((char *)o + ci->offsets[i]) = v[i];
+    return PyType_IS_GC(ci->type) ? untracked(o) : o;
+fail:
+    for (i = 0; i < n; i++)
+        Py_XDECREF(v[i]);
+    return NULL;
+}
+
+#define NARGS(...) ((int)(sizeof((PyObject *[]){__VA_ARGS__}) / sizeof(PyObject *)))
+#define BUILD(k, ...) build((k), (PyObject *[]){__VA_ARGS__}, NARGS(__VA_ARGS__))
+
+static int
+check_class(int k, PyObject *cls, PyObject *shape)
+{
+    const char *want = SHAPES[k];
+    const char *got;
+    PyTypeObject *type;
+    const char *p, *colon;
+    int n = 0;
+
+    if (!PyType_Check(cls) || !PyUnicode_Check(shape)) {
+        PyErr_SetString(PyExc_TypeError, "_scan.configure: expected (class, shape) pairs");
+        return -1;
+    }
+    got = PyUnicode_AsUTF8(shape);
+    if (got == NULL)
+        return -1;
+    if (strcmp(got, want) != 0) {
+        PyErr_Format(PyExc_ValueError, "_scan.configure: class %d is %R, expected %s", k, shape, want);
+        return -1;
+    }
+    type = (PyTypeObject *)cls;
+    if (type->tp_new != PyBaseObject_Type.tp_new || type->tp_dictoffset != 0 || type->tp_alloc == NULL) {
+        PyErr_Format(PyExc_ValueError, "_scan.configure: %s is not a plain slotted class", type->tp_name);
+        return -1;
+    }
+    colon = strchr(want, ':');
+    p = colon + 2;
+    while (*p) {
+        const char *q = strchr(p, ' ');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        PyObject *name, *descr;
+        PyMemberDef *m;
+        if (n >= MAX_FIELDS) {
+            PyErr_SetString(PyExc_ValueError, "_scan.configure: too many fields");
+            return -1;
+        }
+        name = PyUnicode_FromStringAndSize(p, (Py_ssize_t)len);
+        if (name == NULL)
+            return -1;
+        descr = PyDict_GetItemWithError(type->tp_dict, name); /* borrowed */
+        Py_DECREF(name);
+        if (descr == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "_scan.configure: %s has no slot %.*s", type->tp_name, (int)len, p);
+            return -1;
+        }
+        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type) || ((PyDescrObject *)descr)->d_type != type) {
+            PyErr_Format(PyExc_ValueError, "_scan.configure: %s.%.*s is not a slot", type->tp_name, (int)len, p);
+            return -1;
+        }
+        m = ((PyMemberDescrObject *)descr)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY) || m->offset <= 0 ||
+            m->offset + (Py_ssize_t)sizeof(PyObject *) > type->tp_basicsize) {
+            PyErr_Format(PyExc_ValueError, "_scan.configure: %s.%.*s is not an object slot", type->tp_name, (int)len, p);
+            return -1;
+        }
+        classes[k].offsets[n++] = m->offset;
+        p = q ? q + 1 : p + len;
+    }
+    Py_XSETREF(classes[k].type, (PyTypeObject *)Py_NewRef(cls));
+    classes[k].n = n;
+    return 0;
+}
+
+static PyObject *
+configure(PyObject *self, PyObject *args)
+{
+    PyObject *pairs, *zi, *ha;
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "OOO:configure", &pairs, &zi, &ha))
+        return NULL;
+    configured = 0;
+    if (!PySequence_Check(pairs) || PySequence_Size(pairs) != C_COUNT) {
+        PyErr_Format(PyExc_ValueError, "_scan.configure: expected %d classes", C_COUNT);
+        return NULL;
+    }
+    for (i = 0; i < C_COUNT; i++) {
+        PyObject *pair = PySequence_GetItem(pairs, i);
+        int r;
+        if (pair == NULL)
+            return NULL;
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            Py_DECREF(pair);
+            PyErr_SetString(PyExc_TypeError, "_scan.configure: expected (class, shape) pairs");
+            return NULL;
+        }
+        r = check_class((int)i, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        Py_DECREF(pair);
+        if (r < 0)
+            return NULL;
+    }
+    if (!PyCallable_Check(zi) || !PyCallable_Check(ha)) {
+        PyErr_SetString(PyExc_TypeError, "_scan.configure: zone_info and header_accepted must be callable");
+        return NULL;
+    }
+    Py_XSETREF(zone_info, Py_NewRef(zi));
+    Py_XSETREF(header_accepted, Py_NewRef(ha));
+    memset(rule_answers, 0, sizeof rule_answers);
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
+/* -------------------------------------------------------------- text */
+
+#define DIG(ch) ((ch) >= '0' && (ch) <= '9')
+#define MAX_DIGITS 15 /* amounts below 10**15 (times 100 fits in 64 bits); parse.py takes the rest */
+#define MAX_INT_DIGITS 9
+
+static inline int
+has(const char *p, const char *e, const char *lit, size_t n)
+{
+    return (size_t)(e - p) >= n && memcmp(p, lit, n) == 0;
+}
+static inline int
+is(const char *p, const char *e, const char *lit, size_t n)
+{
+    return (size_t)(e - p) == n && memcmp(p, lit, n) == 0;
+}
+#define HAS(p, e, s) has((p), (e), (s), sizeof(s) - 1)
+#define IS(p, e, s) is((p), (e), (s), sizeof(s) - 1)
+/* advance p past the literal s if it is there */
+#define EAT(p, e, s) (HAS(p, e, s) ? ((p) += sizeof(s) - 1, 1) : 0)
+
+/* The index of the first of `choices` that starts at *p (and *p steps past it), or -1. */
+static int
+eat_one_of(const char **p, const char *e, const char *const *choices, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(choices[i]);
+        if (has(*p, e, choices[i], len)) {
+            *p += len;
+            return i;
+        }
+    }
+    return -1;
+}
+#define EAT_ONE_OF(p, e, choices) eat_one_of(&(p), (e), (choices), (int)(sizeof(choices) / sizeof((choices)[0])))
+
+/* The index of the one of `choices` that is all of [p, e), or -1. */
+static int
+one_of(const char *p, const char *e, const char *const *choices, int n)
+{
+    int i = eat_one_of(&p, e, choices, n);
+    return p == e ? i : -1;
+}
+#define ONE_OF(p, e, choices) one_of((p), (e), (choices), (int)(sizeof(choices) / sizeof((choices)[0])))
+
+/* A rank character of cards.py (2..9, T, J, Q, K, A) -> 2..14, or -1. */
+static int
+rank_of(char ch)
+{
+    static const char ranks[] = "23456789TJQKA";
+    const char *at = ch ? strchr(ranks, ch) : NULL;
+    return at ? (int)(at - ranks) + 2 : -1;
+}
+
+static inline int
+is_alnum(char ch)
+{
+    return DIG(ch) || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z');
+}
+
+/* A run of digits, adding to *count and to *out; *out becomes -1 past max digits (the grammar
+ * takes any number of digits; this code declines the ones it would have to hold as big ints). */
+static const char *
+digits(const char *p, const char *e, int max, long long *out, int *count)
+{
+    for (; p < e && DIG(*p); p++) {
+        ++*count;
+        *out = *out < 0 || *count > max ? -1 : *out * 10 + (*p - '0');
+    }
+    return p;
+}
+
+/* INT: NULL without a digit; *out is -1 for more than MAX_INT_DIGITS digits. */
+static const char *
+int_token(const char *p, const char *e, long *out)
+{
+    long long v = 0;
+    int n = 0;
+    p = digits(p, e, MAX_INT_DIGITS, &v, &n);
+    if (n == 0)
+        return NULL;
+    *out = (long)v;
+    return p;
+}
+
+enum { SYM_NONE, SYM_EURO, SYM_DOLLAR, SYM_POUND };
+
+typedef struct {
+    int sym;
+    long long whole; /* -1: too many digits to hold */
+    int hundredths;  /* -1: none written */
+    int grouped;
+} Raw;
+
+/* AMOUNT as the grammar reads it: [€$£]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{2})?
+ * Greedy, which is the grammar's reading whenever the line matches: no
+ * literal that may follow an amount starts with a digit, ",<digit>" or
+ * ".<digit><digit>" except where the amount ends at that '.' anyway. */
+static const char *
+raw_amount(const char *p, const char *e, Raw *r)
+{
+    static const char *const signs[] = {"\xe2\x82\xac", "$", "\xc2\xa3"}; /* SYM_EURO.. */
+    long long v = 0;
+    int n = 0;
+    r->sym = EAT_ONE_OF(p, e, signs) + 1;
+    p = digits(p, e, MAX_DIGITS, &v, &n);
+    if (n == 0)
+        return NULL;
+    r->grouped = 0;
+    if (n <= 3 && e - p >= 4 && p[0] == ',' && DIG(p[1]) && DIG(p[2]) && DIG(p[3])) {
+        r->grouped = 1;
+        while (e - p >= 4 && p[0] == ',' && DIG(p[1]) && DIG(p[2]) && DIG(p[3])) {
+            digits(p + 1, p + 4, MAX_DIGITS, &v, &n);
+            p += 4;
+        }
+    }
+    r->hundredths = -1;
+    if (e - p >= 3 && p[0] == '.' && DIG(p[1]) && DIG(p[2])) {
+        r->hundredths = (p[1] - '0') * 10 + (p[2] - '0');
+        p += 3;
+    }
+    r->whole = v;
+    return p;
+}
+
+/* ------------------------------------------------------------ a hand */
+
+enum { PRE, STREETS, SHOWDOWN, SUMMARY };
+#define IN_PRE (1 << PRE)
+#define IN_PLAY ((1 << STREETS) | (1 << SHOWDOWN))
+#define IN_BODY ((1 << PRE) | (1 << STREETS) | (1 << SHOWDOWN))
+
+#define MAX_SEATS 64
+
+typedef struct {
+    const char *name; /* UTF-8, in the text */
+    Py_ssize_t len;   /* bytes */
+    Py_ssize_t chars; /* code points: parse.py orders names by len() */
+    long seat;
+    PyObject *str;    /* the name as a str (owned) */
+} SeatName;
+
+typedef struct {
+    PyObject **items;
+    Py_ssize_t n, cap;
+} Vec;
+
+typedef struct {
+    long long line0;
+    int sym, cents, flags; /* flags: 1 decimals written, 2 thousands separators */
+    SeatName seats[MAX_SEATS];
+    int order[MAX_SEATS]; /* seat indexes, longest name first (stable) */
+    int nseats;
+    long max_seats;
+    int section, street, had_vela;
+    long long summary_line;
+    int has_total, has_main;
+    long long total, rake, main_pot;
+    int vela; /* summary vela card, -1 none */
+    PyObject *side_pots; /* tuple or NULL */
+    long last_outcome_seat;
+    Vec events, outcomes, seat_objs;
+} Hand;
+
+static int
+push(Vec *v, PyObject *o) /* steals o */
+{
+    if (o == NULL)
+        return FAIL;
+    if (v->n == v->cap) {
+        Py_ssize_t cap = v->cap ? v->cap * 2 : 64;
+        PyObject **items = PyMem_Realloc(v->items, (size_t)cap * sizeof(PyObject *));
+        if (items == NULL) {
+            Py_DECREF(o);
+            PyErr_NoMemory();
+            return FAIL;
+        }
+        v->items = items;
+        v->cap = cap;
+    }
+    v->items[v->n++] = o;
+    return OK;
+}
+
+static void
+vec_clear(Vec *v)
+{
+    Py_ssize_t i;
+    for (i = 0; i < v->n; i++)
+        Py_DECREF(v->items[i]);
+    PyMem_Free(v->items);
+    v->items = NULL;
+    v->n = v->cap = 0;
+}
+
+static PyObject *
+vec_tuple(Vec *v) /* the items as a tuple; the vector gives them up */
+{
+    PyObject *t = PyTuple_New(v->n);
+    Py_ssize_t i;
+    if (t == NULL)
+        return NULL;
+    for (i = 0; i < v->n; i++)
+        PyTuple_SET_ITEM(t, i, v->items[i]);
+    v->n = 0;
+    return untracked(t);
+}
+
+static void
+hand_clear(Hand *h)
+{
+    int i;
+    for (i = 0; i < h->nseats; i++)
+        Py_CLEAR(h->seats[i].str);
+    Py_CLEAR(h->side_pots);
+    vec_clear(&h->events);
+    vec_clear(&h->outcomes);
+    vec_clear(&h->seat_objs);
+}
+
+static PyObject *
+line_no(Hand *h, long long k)
+{
+    return PyLong_FromLongLong(h->line0 + k);
+}
+
+static PyObject *
+text_str(const char *p, const char *e)
+{
+    return PyUnicode_DecodeUTF8(p, (Py_ssize_t)(e - p), "strict");
+}
+
+static PyObject *
+bool_ref(int b)
+{
+    return Py_NewRef(b ? Py_True : Py_False);
+}
+
+/* A raw amount in the hand's money (0: another sign, or decimals in chips: parse.py's errors). */
+static int
+units(Hand *h, const Raw *r, long long *out)
+{
+    if (r->sym != h->sym || r->whole < 0)
+        return 0;
+    if (h->cents)
+        *out = r->whole * 100 + (r->hundredths < 0 ? 0 : r->hundredths);
+    else if (r->hundredths >= 0)
+        return 0;
+    else
+        *out = r->whole;
+    if (r->hundredths >= 0)
+        h->flags |= 1;
+    if (r->grouped)
+        h->flags |= 2;
+    return 1;
+}
+
+/* AMOUNT in the hand's money; NULL to decline. */
+static const char *
+amount(Hand *h, const char *p, const char *e, long long *out)
+{
+    Raw r;
+    p = raw_amount(p, e, &r);
+    if (p == NULL || !units(h, &r, out))
+        return NULL;
+    return p;
+}
+
+static int
+card_at(const char *p)
+{
+    int rank = rank_of(p[0]);
+    const char *suit = p[1] ? strchr("scdh", p[1]) : NULL; /* cards.py's SUIT_CHARS: spades lowest */
+    if (rank < 0 || suit == NULL)
+        return -1;
+    return rank * 4 + (int)(suit - "scdh");
+}
+
+/* CARDS: [2-9TJQKA][hdcs](?: [2-9TJQKA][hdcs])*, as a tuple of card ints (cards.py). */
+static const char *
+cards(const char *p, const char *e, PyObject **out)
+{
+    const char *q = p;
+    Py_ssize_t n = 0, i;
+    PyObject *t;
+    if (e - q < 2 || card_at(q) < 0)
+        return NULL;
+    q += 2;
+    n = 1;
+    while (e - q >= 3 && q[0] == ' ' && card_at(q + 1) >= 0) {
+        q += 3;
+        n++;
+    }
+    t = PyTuple_New(n);
+    if (t == NULL) {
+        *out = NULL;
+        return q; /* the caller sees *out == NULL: a Python error */
+    }
+    for (i = 0; i < n; i++) {
+        PyObject *c = PyLong_FromLong(card_at(p + 3 * i));
+        if (c == NULL) {
+            Py_DECREF(t);
+            *out = NULL;
+            return q;
+        }
+        PyTuple_SET_ITEM(t, i, c);
+    }
+    *out = untracked(t);
+    return q;
+}
+
+/* ------------------------------------------------------------ header */
+
+static int
+rule_key(int profile, int vela, long wild, int exposure, int antes, int bring)
+{
+    return ((((profile * 2 + vela) * 16 + (int)(wild ? wild : 0)) * 3 + exposure) * 2 + antes) * 2 + bring;
+}
+
+/* In the order of the S_ strings they become. */
+static const char *const PROFILES[] = {"classic", "stellapoker", "italian"};
+static const char *const EXPOSURES[] = {" [carte coperte]", " [una coperta]"};
+static const char *const STRUCTURES[] = {"Fixed Limit", "Pot Limit", "No Limit"};
+
+static int
+header(Hand *h, const char *p, const char *e, PyObject **out)
+{
+    const char *site0, *site1, *id0, *id1, *zone0;
+    int profile, vela = 0, exposure, structure, antes, i;
+    long wild = 0;
+    Raw small, big, a1, a2;
+    int have_a2 = 0;
+    long long small_v = 0, big_v = 0, a1_v = 0, a2_v = 0;
+    long date[6];
+    PyObject *zone = NULL, *tz = NULL, *started = NULL, *head;
+
+    /* SITE " Hand #" HAND_ID ": Telesina " */
+    site0 = p;
+    if (p >= e || !is_alnum(*p))
+        return DECLINE;
+    while (p < e && (is_alnum(*p) || *p == '.' || *p == '_' || *p == '-'))
+        p++;
+    site1 = p;
+    if (!EAT(p, e, " Hand #"))
+        return DECLINE;
+    id0 = p;
+    if (p >= e || !is_alnum(*p))
+        return DECLINE;
+    while (p < e && (is_alnum(*p) || *p == '-'))
+        p++;
+    id1 = p;
+    if (!EAT(p, e, ": Telesina "))
+        return DECLINE;
+    /* PROFILE [VELA_AT_START] [WILD] [EXPOSURE] " " STRUCTURE */
+    if ((profile = EAT_ONE_OF(p, e, PROFILES)) < 0)
+        return DECLINE;
+    if (EAT(p, e, " [vela at start]"))
+        vela = 1;
+    if (EAT(p, e, " [wild ")) {
+        wild = EAT(p, e, "10") ? 10 : p < e ? rank_of(*p++) : -1;
+        if (wild < 0 || !EAT(p, e, "]"))
+            return DECLINE;
+    }
+    exposure = EAT_ONE_OF(p, e, EXPOSURES) + 1; /* 0: standard */
+    if (!EAT(p, e, " ") || (structure = EAT_ONE_OF(p, e, STRUCTURES)) < 0)
+        return DECLINE;
+    /* " (" AMOUNT "/" AMOUNT ")" */
+    if (!EAT(p, e, " (") || (p = raw_amount(p, e, &small)) == NULL || !EAT(p, e, "/") ||
+        (p = raw_amount(p, e, &big)) == NULL || !EAT(p, e, ")"))
+        return DECLINE;
+    /* " - ante " AMOUNT [", bring-in " AMOUNT] | " - blinds " AMOUNT "/" AMOUNT */
+    if (EAT(p, e, " - ante ")) {
+        antes = 1;
+        if ((p = raw_amount(p, e, &a1)) == NULL)
+            return DECLINE;
+        if (EAT(p, e, ", bring-in ")) {
+            have_a2 = 1;
+            if ((p = raw_amount(p, e, &a2)) == NULL)
+                return DECLINE;
+        }
+    }
+    else if (EAT(p, e, " - blinds ")) {
+        antes = 0;
+        have_a2 = 1;
+        if ((p = raw_amount(p, e, &a1)) == NULL || !EAT(p, e, "/") || (p = raw_amount(p, e, &a2)) == NULL)
+            return DECLINE;
+    }
+    else
+        return DECLINE;
+    /* " - " DATE " " TIME " " ZONE */
+    if (!EAT(p, e, " - ") || e - p < 20)
+        return DECLINE;
+    {
+        static const char shape[] = "dddd/dd/dd dd:dd:dd ";
+        for (i = 0; i < 20; i++) {
+            if (shape[i] == 'd' ? !DIG(p[i]) : p[i] != shape[i])
+                return DECLINE;
+        }
+        date[0] = (p[0] - '0') * 1000 + (p[1] - '0') * 100 + (p[2] - '0') * 10 + (p[3] - '0');
+        date[1] = (p[5] - '0') * 10 + (p[6] - '0');
+        date[2] = (p[8] - '0') * 10 + (p[9] - '0');
+        date[3] = (p[11] - '0') * 10 + (p[12] - '0');
+        date[4] = (p[14] - '0') * 10 + (p[15] - '0');
+        date[5] = (p[17] - '0') * 10 + (p[18] - '0');
+        p += 20;
+    }
+    zone0 = p;
+    if (p < e && (*p == '+' || *p == '-')) {
+        if (e - p != 6 || !DIG(p[1]) || !DIG(p[2]) || p[3] != ':' || !DIG(p[4]) || !DIG(p[5]))
+            return DECLINE;
+    }
+    else {
+        if (e - p < 1 || e - p > 5)
+            return DECLINE;
+        for (; p < e; p++) {
+            if (*p < 'A' || *p > 'Z')
+                return DECLINE;
+        }
+    }
+
+    /* money: the small bet's sign; cents when there is a sign or any decimals */
+    h->sym = small.sym;
+    h->cents = h->sym != SYM_NONE || small.hundredths >= 0 || big.hundredths >= 0 || a1.hundredths >= 0 ||
+               (have_a2 && a2.hundredths >= 0);
+    if (!units(h, &a1, &a1_v) || (have_a2 && !units(h, &a2, &a2_v)) || !units(h, &small, &small_v) ||
+        !units(h, &big, &big_v))
+        return DECLINE;
+
+    zone = text_str(zone0, e);
+    if (zone == NULL)
+        return FAIL;
+    tz = PyObject_CallOneArg(zone_info, zone);
+    if (tz == NULL) {
+        Py_DECREF(zone);
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* ZoneError: parse.py says why */
+            PyErr_Clear();
+            return DECLINE;
+        }
+        return FAIL;
+    }
+    started = PyDateTimeAPI->DateTime_FromDateAndTime(
+        (int)date[0], (int)date[1], (int)date[2], (int)date[3], (int)date[4], (int)date[5], 0, tz,
+        PyDateTimeAPI->DateTimeType);
+    Py_DECREF(tz);
+    if (started == NULL) {
+        Py_DECREF(zone);
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* not a date: parse.py says why */
+            PyErr_Clear();
+            return DECLINE;
+        }
+        return FAIL;
+    }
+    head = BUILD(C_HEADER,
+        line_no(h, 0),
+        text_str(site0, site1),
+        text_str(id0, id1),
+        str_ref(S_CLASSIC + profile),
+        bool_ref(vela),
+        wild ? PyLong_FromLong(wild) : Py_NewRef(Py_None),
+        str_ref(S_STANDARD + exposure),
+        str_ref(S_FIXED + structure),
+        PyLong_FromLongLong(small_v),
+        PyLong_FromLongLong(big_v),
+        antes ? PyLong_FromLongLong(a1_v) : Py_NewRef(Py_None),
+        antes && have_a2 ? PyLong_FromLongLong(a2_v) : Py_NewRef(Py_None),
+        antes ? Py_NewRef(Py_None) : PyLong_FromLongLong(a1_v),
+        antes ? Py_NewRef(Py_None) : PyLong_FromLongLong(a2_v),
+        started,
+        zone);
+    if (head == NULL)
+        return FAIL;
+    /* the profile's rules and the forced bets must agree: parse.py's check, remembered */
+    {
+        int key = rule_key(profile, vela, wild, exposure, antes, have_a2);
+        if (rule_answers[key] == 0) {
+            int yes;
+            PyObject *r = PyObject_CallOneArg(header_accepted, head);
+            if (r == NULL) {
+                Py_DECREF(head);
+                return FAIL;
+            }
+            yes = PyObject_IsTrue(r);
+            Py_DECREF(r);
+            if (yes < 0) {
+                Py_DECREF(head);
+                return FAIL;
+            }
+            rule_answers[key] = yes ? 1 : 2;
+        }
+        if (rule_answers[key] != 1) {
+            Py_DECREF(head);
+            return DECLINE;
+        }
+    }
+    *out = head;
+    return OK;
+}
+
+/* ------------------------------------------------------ table and seats */
+
+static int
+table(Hand *h, const char *p, const char *e, PyObject **out)
+{
+    /* "Table '" TABLE_NAME "' " INT "-max Seat #" INT " is the button"; the tail is read from the end */
+    const char *q = e, *name0, *name1, *r;
+    long max_seats = 0, button = 0;
+    if (!EAT(p, e, "Table '"))
+        return DECLINE;
+    name0 = p;
+    if (e - p < (Py_ssize_t)(sizeof(" is the button") - 1) || memcmp(e - 14, " is the button", 14) != 0)
+        return DECLINE;
+    q = e - 14;
+    r = q;
+    while (r > name0 && DIG(r[-1]))
+        r--;
+    if (r == q || q - r > MAX_INT_DIGITS || r - name0 < 11 || memcmp(r - 11, "-max Seat #", 11) != 0)
+        return DECLINE;
+    int_token(r, q, &button);
+    q = r - 11;
+    r = q;
+    while (r > name0 && DIG(r[-1]))
+        r--;
+    if (r == q || q - r > MAX_INT_DIGITS || r - name0 < 2 || r[-2] != '\'' || r[-1] != ' ')
+        return DECLINE;
+    int_token(r, q, &max_seats);
+    name1 = r - 2;
+    /* TABLE_NAME: [^\n']+(?:'[^\n']+)* -- no quote first, last or twice in a row */
+    if (name1 <= name0 || name0[0] == '\'' || name1[-1] == '\'')
+        return DECLINE;
+    for (r = name0; r + 1 < name1; r++) {
+        if (r[0] == '\'' && r[1] == '\'')
+            return DECLINE;
+    }
+    h->max_seats = max_seats;
+    *out = BUILD(C_TABLE, line_no(h, 1), text_str(name0, name1), PyLong_FromLong(max_seats), PyLong_FromLong(button));
+    return *out == NULL ? FAIL : OK;
+}
+
+static Py_ssize_t
+chars_in(const char *p, Py_ssize_t n)
+{
+    Py_ssize_t k, c = 0;
+    for (k = 0; k < n; k++) {
+        if (((unsigned char)p[k] & 0xC0) != 0x80)
+            c++;
+    }
+    return c;
+}
+
+static int
+seat(Hand *h, long long k, const char *p, const char *e)
+{
+    /* "Seat " INT ": " SEAT_NAME " (" AMOUNT " in chips)"; the name ends at the last " (" */
+    long number;
+    long long stack;
+    const char *name0, *open = NULL, *r;
+    SeatName *s;
+    int i;
+    p += 5; /* "Seat " */
+    if ((p = int_token(p, e, &number)) == NULL || !EAT(p, e, ": "))
+        return DECLINE;
+    name0 = p;
+    for (r = e - 2; r > name0; r--) {
+        if (r[0] == ' ' && r[1] == '(') {
+            open = r;
+            break;
+        }
+    }
+    if (open == NULL)
+        return DECLINE;
+    r = open + 2;
+    if ((r = amount(h, r, e, &stack)) == NULL || !IS(r, e, " in chips)"))
+        return DECLINE;
+    /* parse.py's seat checks: each number once, on the table, each name once */
+    if (h->nseats >= MAX_SEATS || number < 1 || number > h->max_seats)
+        return DECLINE;
+    for (i = 0; i < h->nseats; i++) {
+        s = &h->seats[i];
+        if (s->seat == number || (s->len == open - name0 && memcmp(s->name, name0, (size_t)s->len) == 0))
+            return DECLINE;
+    }
+    s = &h->seats[h->nseats];
+    s->name = name0;
+    s->len = open - name0;
+    s->chars = chars_in(name0, s->len);
+    s->seat = number;
+    s->str = text_str(name0, open);
+    if (s->str == NULL)
+        return FAIL;
+    h->nseats++;
+    return push(&h->seat_objs, BUILD(C_SEAT, line_no(h, k), PyLong_FromLong(number), Py_NewRef(s->str), PyLong_FromLongLong(stack)));
+}
+
+static void
+order_names(Hand *h)
+{
+    /* longest first, seat-line order among equals: parse.py's sorted(key=-len) */
+    int i, j;
+    for (i = 0; i < h->nseats; i++) {
+        int v = h->order[i] = i;
+        for (j = i; j > 0 && h->seats[h->order[j - 1]].chars < h->seats[v].chars; j--)
+            h->order[j] = h->order[j - 1];
+        h->order[j] = v;
+    }
+}
+
+/* -------------------------------------------------------------- body */
+
+#define ADD(obj) push(&h->events, (obj))
+
+static int
+place(Hand *h, int allowed)
+{
+    return (allowed >> h->section) & 1;
+}
+
+/* "" or exactly " and is all-in" after an amount */
+static int
+all_in(const char *p, const char *e, int *out)
+{
+    if (p == e) {
+        *out = 0;
+        return 1;
+    }
+    if (IS(p, e, " and is all-in")) {
+        *out = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* The lines that are a player's name and a fixed text: ``cls(line, player)``. */
+static const struct {
+    const char *text;
+    int cls, allowed;
+} PLAIN[] = {
+    {": checks", C_CHECK, IN_PLAY},
+    {": folds", C_FOLD, IN_PLAY},
+    {": mucks hand", C_MUCKS, IN_PLAY},
+    {": doesn't show hand", C_DOES_NOT_SHOW, IN_BODY},
+    {" is disconnected", C_DISCONNECTED, IN_BODY},
+    {" has timed out", C_TIMED_OUT, IN_BODY},
+    {" leaves the table", C_LEAVES, IN_BODY},
+};
+
+/* DESCRIPTION, [a-z][^()\n]*, is all of [p, e) */
+static int
+description(const char *p, const char *e)
+{
+    if (p >= e || *p < 'a' || *p > 'z')
+        return 0;
+    for (; p < e; p++) {
+        if (*p == '(' || *p == ')')
+            return 0;
+    }
+    return 1;
+}
+
+/* What follows a seated name at the start of a line (p is just after the name).
+ *
+ * NOMATCH exactly when no player line of the grammar has this tail (then
+ * parse.py reads the line with another name, or as another kind); a tail
+ * the grammar takes but parse.py would refuse here (the wrong section,
+ * another currency) or that this code cannot hold (huge numbers) is
+ * DECLINE.  So syntax is checked first, then place and money. */
+static int
+player_line(Hand *h, long long k, int who_index, const char *p, const char *e)
+{
+    static const char *const blinds[] = {"small blind ", "big blind "};
+    static const struct {
+        const char *text;
+        int cls, allowed;
+    } ACTIONS[] = { /* AMOUNT [ALL_IN]: cls(line, player, amount, all_in) */
+        {": posts the ante ", C_POST_ANTE, IN_PRE},
+        {": brings in for ", C_BRING_IN, IN_PLAY},
+        {": completes it to ", C_COMPLETE, IN_PLAY},
+        {": bets ", C_BET, IN_PLAY},
+        {": calls ", C_CALL, IN_PLAY},
+    };
+    PyObject *who = h->seats[who_index].str, *cs;
+    Raw r1, r2;
+    long long v1, v2;
+    long n;
+    int ai, blind, shows;
+    size_t j;
+    const char *q;
+
+    for (j = 0; j < sizeof PLAIN / sizeof PLAIN[0]; j++) {
+        if (is(p, e, PLAIN[j].text, strlen(PLAIN[j].text)))
+            return place(h, PLAIN[j].allowed) ? ADD(BUILD(PLAIN[j].cls, line_no(h, k), Py_NewRef(who))) : DECLINE;
+    }
+    for (j = 0; j < sizeof ACTIONS / sizeof ACTIONS[0]; j++) {
+        q = p;
+        if (eat_one_of(&q, e, &ACTIONS[j].text, 1) < 0)
+            continue;
+        if ((q = raw_amount(q, e, &r1)) == NULL || !all_in(q, e, &ai))
+            return NOMATCH;
+        if (!place(h, ACTIONS[j].allowed) || !units(h, &r1, &v1))
+            return DECLINE;
+        return ADD(BUILD(ACTIONS[j].cls, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), bool_ref(ai)));
+    }
+    if (EAT(p, e, ": posts ")) {
+        if ((blind = EAT_ONE_OF(p, e, blinds)) < 0 || (p = raw_amount(p, e, &r1)) == NULL || !all_in(p, e, &ai))
+            return NOMATCH;
+        if (!place(h, IN_PRE) || !units(h, &r1, &v1))
+            return DECLINE;
+        return ADD(BUILD(C_POST_BLIND, line_no(h, k), Py_NewRef(who), str_ref(S_SMALL + blind), PyLong_FromLongLong(v1), bool_ref(ai)));
+    }
+    if (EAT(p, e, ": raises ")) {
+        if ((p = raw_amount(p, e, &r1)) == NULL || !EAT(p, e, " to ") || (p = raw_amount(p, e, &r2)) == NULL || !all_in(p, e, &ai))
+            return NOMATCH;
+        if (!place(h, IN_PLAY) || !units(h, &r1, &v1) || !units(h, &r2, &v2))
+            return DECLINE;
+        return ADD(BUILD(C_RAISE_TO, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), PyLong_FromLongLong(v2), bool_ref(ai)));
+    }
+    if ((shows = EAT(p, e, ": shows [")) || EAT(p, e, ": exposes [")) {
+        if ((q = cards(p, e, &cs)) == NULL)
+            return NOMATCH;
+        if (cs == NULL)
+            return FAIL;
+        if (shows ? !(EAT(q, e, "] (") && e - q >= 2 && e[-1] == ')' && description(q, e - 1)) : !IS(q, e, "]")) {
+            Py_DECREF(cs);
+            return NOMATCH;
+        }
+        if (!place(h, IN_PLAY)) {
+            Py_DECREF(cs);
+            return DECLINE;
+        }
+        if (shows)
+            return ADD(BUILD(C_SHOWS, line_no(h, k), Py_NewRef(who), cs, text_str(q, e - 1)));
+        return ADD(BUILD(C_EXPOSE, line_no(h, k), Py_NewRef(who), cs));
+    }
+    if (EAT(p, e, " collected ")) {
+        static const char *const pots[] = {"pot", "main pot"};
+        int pot;
+        n = 0;
+        if ((p = raw_amount(p, e, &r1)) == NULL || !EAT(p, e, " from "))
+            return NOMATCH;
+        if ((pot = ONE_OF(p, e, pots)) >= 0)
+            pot = pot == 0 ? S_POT : S_MAIN;
+        else if (EAT(p, e, "side pot-") && p < e && *p != '0' && int_token(p, e, &n) == e) /* [1-9][0-9]* */
+            pot = S_SIDE;
+        else
+            return NOMATCH;
+        if (n < 0 || !place(h, IN_BODY) || !units(h, &r1, &v1))
+            return DECLINE;
+        return ADD(BUILD(C_COLLECTED, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), str_ref(pot), PyLong_FromLong(n)));
+    }
+    if (EAT(p, e, " said, \"")) {
+        /* [CHAT] '"': whatever stands between the quotes */
+        if (p >= e || e[-1] != '"')
+            return NOMATCH;
+        return place(h, IN_BODY) ? ADD(BUILD(C_SAID, line_no(h, k), Py_NewRef(who), text_str(p, e - 1))) : DECLINE;
+    }
+    if (EAT(p, e, " joins the table at seat #")) {
+        if (int_token(p, e, &n) != e)
+            return NOMATCH;
+        return n >= 0 && place(h, IN_BODY) ? ADD(BUILD(C_JOINS, line_no(h, k), Py_NewRef(who), PyLong_FromLong(n))) : DECLINE;
+    }
+    return NOMATCH;
+}
+
+static int
+deal(Hand *h, long long k, const char *p, const char *e)
+{
+    int j, who = -1;
+    PyObject *known = NULL, *new = NULL;
+    if (!place(h, IN_PLAY))
+        return DECLINE;
+    p += 9; /* "Dealt to " */
+    for (j = 0; j < h->nseats; j++) {
+        SeatName *s = &h->seats[h->order[j]];
+        if (e - p >= s->len + 2 && memcmp(p, s->name, (size_t)s->len) == 0 && p[s->len] == ' ' && p[s->len + 1] == '[') {
+            who = h->order[j];
+            break;
+        }
+    }
+    if (who < 0) {
+        /* no cards: the line is exactly "Dealt to <name>" */
+        for (j = 0; j < h->nseats; j++) {
+            SeatName *s = &h->seats[h->order[j]];
+            if (e - p == s->len && memcmp(p, s->name, (size_t)s->len) == 0) {
+                who = h->order[j];
+                break;
+            }
+        }
+        if (who < 0)
+            return DECLINE;
+        return ADD(BUILD(C_DEAL, line_no(h, k), Py_NewRef(h->seats[who].str), Py_NewRef(Py_None), Py_NewRef(Py_None)));
+    }
+    p += h->seats[who].len + 2;
+    if ((p = cards(p, e, &known)) == NULL)
+        return DECLINE;
+    if (known == NULL)
+        return FAIL;
+    if (!EAT(p, e, "]"))
+        goto decline;
+    if (EAT(p, e, " [")) {
+        if ((p = cards(p, e, &new)) == NULL)
+            goto decline;
+        if (new == NULL) {
+            Py_DECREF(known);
+            return FAIL;
+        }
+        if (!IS(p, e, "]")) {
+            Py_DECREF(new);
+            goto decline;
+        }
+    }
+    else if (p != e)
+        goto decline;
+    return ADD(BUILD(C_DEAL, line_no(h, k), Py_NewRef(h->seats[who].str), known, new ? new : Py_NewRef(Py_None)));
+decline:
+    Py_DECREF(known);
+    return DECLINE;
+}
+
+static int
+uncalled(Hand *h, long long k, const char *p, const char *e)
+{
+    /* "Uncalled bet (" AMOUNT ") returned to " PLAYER: the longest name that ends the line */
+    static const char mid[] = ") returned to ";
+    const Py_ssize_t m = sizeof(mid) - 1;
+    int j, who = -1;
+    const char *tail = NULL;
+    long long v;
+    if (!place(h, IN_BODY))
+        return DECLINE;
+    for (j = 0; j < h->nseats; j++) {
+        SeatName *s = &h->seats[h->order[j]];
+        if (e - p >= s->len + m + 14 && memcmp(e - s->len, s->name, (size_t)s->len) == 0 &&
+            memcmp(e - s->len - m + 1, mid + 1, (size_t)(m - 1)) == 0) {
+            who = h->order[j];
+            tail = e - s->len - m;
+            break;
+        }
+    }
+    if (who < 0)
+        return DECLINE;
+    p += 14; /* "Uncalled bet (" */
+    if ((p = amount(h, p, tail + 1, &v)) == NULL || p != tail || *p != ')')
+        return DECLINE;
+    return ADD(BUILD(C_UNCALLED, line_no(h, k), Py_NewRef(h->seats[who].str), PyLong_FromLongLong(v)));
+}
+
+static int
+one_card(const char *p, const char *e)
+{
+    /* exactly one card, then "]" and the end */
+    if (e - p != 3 || p[2] != ']')
+        return -1;
+    return card_at(p);
+}
+
+static int
+outcome(Hand *h, long long k, const char *p, const char *e)
+{
+    /* "Seat " INT ": " PLAYER [BUTTON] [BLIND_MARK] <outcome> */
+    long number;
+    int who = -1, j, button = 0, blind, kind, street = -1;
+    PyObject *cs = NULL;
+    const char *desc = NULL;
+    long long v = -1; /* the amount won or collected; -1: none */
+    if (h->section != SUMMARY || !h->has_total)
+        return DECLINE;
+    p += 5;
+    if ((p = int_token(p, e, &number)) == NULL || !EAT(p, e, ": "))
+        return DECLINE;
+    for (j = 0; j < h->nseats; j++) {
+        SeatName *s = &h->seats[h->order[j]];
+        if (e - p > s->len && memcmp(p, s->name, (size_t)s->len) == 0 && p[s->len] == ' ') {
+            who = h->order[j];
+            break;
+        }
+    }
+    if (who < 0 || h->seats[who].seat != number || number <= h->last_outcome_seat)
+        return DECLINE;
+    p += h->seats[who].len;
+    static const char *const marks[] = {" (small blind)", " (big blind)"};
+    if (EAT(p, e, " (button)"))
+        button = 1;
+    if ((blind = EAT_ONE_OF(p, e, marks)) >= 0)
+        blind += S_SMALL;
+    if (EAT(p, e, " folded on ")) {
+        static const char *const streets[] = {"2nd Street", "3rd Street", "4th Street", "5th Street", "the Vela"};
+        kind = S_FOLDED;
+        if ((street = ONE_OF(p, e, streets)) < 0)
+            return DECLINE;
+        street += S_2ND;
+    }
+    else if (IS(p, e, " mucked"))
+        kind = S_MUCKED;
+    else if (EAT(p, e, " collected (")) {
+        kind = S_COLLECTED;
+        if ((p = amount(h, p, e, &v)) == NULL || !IS(p, e, ")"))
+            return DECLINE;
+    }
+    else if (EAT(p, e, " showed [")) {
+        if ((p = cards(p, e, &cs)) == NULL)
+            return DECLINE;
+        if (cs == NULL)
+            return FAIL;
+        if (EAT(p, e, "] and won (")) {
+            kind = S_WON;
+            if ((p = amount(h, p, e, &v)) != NULL && !EAT(p, e, ") with "))
+                p = NULL;
+        }
+        else if (EAT(p, e, "] and lost with "))
+            kind = S_LOST;
+        else
+            p = NULL;
+        if (p == NULL || !description(p, e)) { /* the description runs to the end of the line */
+            Py_DECREF(cs);
+            return DECLINE;
+        }
+        desc = p;
+    }
+    else
+        return DECLINE;
+    h->last_outcome_seat = number;
+    return push(&h->outcomes, BUILD(C_SEAT_OUTCOME,
+        line_no(h, k), PyLong_FromLong(number), Py_NewRef(h->seats[who].str), bool_ref(button),
+        blind < 0 ? Py_NewRef(Py_None) : str_ref(blind), str_ref(kind),
+        street < 0 ? Py_NewRef(Py_None) : str_ref(street),
+        cs ? cs : Py_NewRef(Py_None),
+        v >= 0 ? PyLong_FromLongLong(v) : Py_NewRef(Py_None),
+        desc ? text_str(desc, e) : Py_NewRef(Py_None)));
+}
+
+static int
+pots(Hand *h, const char *p, const char *e)
+{
+    /* "Main pot " AMOUNT "." (" Side pot-" N " " AMOUNT ".")*, numbered 1, 2, ..., adding up to the total */
+    long long main_pot, side, sum;
+    long n, expect = 1;
+    Vec sides = {NULL, 0, 0};
+    PyObject *t;
+    if (h->section != SUMMARY || !h->has_total || h->has_main || h->outcomes.n)
+        return DECLINE;
+    if ((p = amount(h, p, e, &main_pot)) == NULL || !EAT(p, e, "."))
+        return DECLINE;
+    sum = main_pot;
+    while (p < e) {
+        if (!EAT(p, e, " Side pot-") || p >= e || *p == '0' || (p = int_token(p, e, &n)) == NULL || n != expect ||
+            !EAT(p, e, " ") || (p = amount(h, p, e, &side)) == NULL || !EAT(p, e, ".")) {
+            vec_clear(&sides);
+            return DECLINE;
+        }
+        expect++;
+        sum += side;
+        if (push(&sides, PyLong_FromLongLong(side)) < 0) {
+            vec_clear(&sides);
+            return FAIL;
+        }
+    }
+    if (sum != h->total) {
+        vec_clear(&sides);
+        return DECLINE;
+    }
+    t = vec_tuple(&sides);
+    vec_clear(&sides);
+    if (t == NULL)
+        return FAIL;
+    h->has_main = 1;
+    h->main_pot = main_pot;
+    Py_XSETREF(h->side_pots, t);
+    return OK;
+}
+
+/* Chatter about someone who holds no seat (start symbol `stranger`): the name is what stands
+ * before the chatter's text.  STRANGER, [^\x1f\n].*?(?= is disconnected$| ...), is lazy, so
+ * in `said` the name ends at the first ` said, "` after the first character. */
+static int
+stranger(Hand *h, long long k, const char *p, const char *e)
+{
+    static const char said[] = " said, \"", joins[] = " joins the table at seat #";
+    const Py_ssize_t said_len = sizeof(said) - 1, joins_len = sizeof(joins) - 1;
+    const char *q;
+    size_t j;
+    long n;
+    if (!place(h, IN_BODY))
+        return DECLINE;
+    for (j = 0; j < sizeof PLAIN / sizeof PLAIN[0]; j++) {
+        size_t len = strlen(PLAIN[j].text);
+        if (PLAIN[j].text[0] == ' ' && (size_t)(e - p) > len && memcmp(e - len, PLAIN[j].text, len) == 0)
+            return ADD(BUILD(PLAIN[j].cls, line_no(h, k), text_str(p, e - len)));
+    }
+    if (e[-1] == '"') {
+        for (q = p + 1; e - q >= said_len + 1; q++) {
+            if (memcmp(q, said, (size_t)said_len) == 0)
+                return ADD(BUILD(C_SAID, line_no(h, k), text_str(p, q), text_str(q + said_len, e - 1)));
+        }
+        return DECLINE;
+    }
+    for (q = e; q > p && DIG(q[-1]); q--)
+        ;
+    if (q < e && e - q <= MAX_INT_DIGITS && q - p > joins_len && memcmp(q - joins_len, joins, (size_t)joins_len) == 0) {
+        int_token(q, e, &n);
+        return ADD(BUILD(C_JOINS, line_no(h, k), text_str(p, q - joins_len), PyLong_FromLong(n)));
+    }
+    return DECLINE;
+}
+
+/* One body line, read as parse.py reads it: the seated names that begin it followed by ':' or
+ * ' ' (longest first) until one gives a player line; then the literal kinds, then `stranger`. */
+static int
+body_line(Hand *h, long long k, const char *p, const char *e)
+{
+    int j, r, named = 0;
+    long long v, v2;
+    for (j = 0; j < h->nseats; j++) {
+        SeatName *s = &h->seats[h->order[j]];
+        if (e - p > s->len && (p[s->len] == ':' || p[s->len] == ' ') && memcmp(p, s->name, (size_t)s->len) == 0) {
+            if ((r = player_line(h, k, h->order[j], p + s->len, e)) != NOMATCH)
+                return r;
+            named = 1;
+        }
+    }
+    /* A deal is read here as parse.py's bulk replacement reads it, which is its reading only
+     * when no name begins the line (else it tries names one by one): decline that case. */
+    if (HAS(p, e, "Dealt to "))
+        return named ? DECLINE : deal(h, k, p, e);
+    if (HAS(p, e, "Seat "))
+        return outcome(h, k, p, e);
+    if (EAT(p, e, "*** ")) {
+        static const char *const streets[] = {"2nd STREET ***", "3rd STREET ***", "4th STREET ***", "5th STREET ***"};
+        int index = ONE_OF(p, e, streets), c;
+        if (index >= 0) {
+            if (h->section == SUMMARY || h->section == SHOWDOWN || index != h->street + 1)
+                return DECLINE;
+            h->street = index;
+            h->section = STREETS;
+            return ADD(BUILD(C_STREET, line_no(h, k), str_ref(S_2ND + index)));
+        }
+        if (EAT(p, e, "VELA *** [")) {
+            if ((c = one_card(p, e)) < 0 || h->section != STREETS || h->street != 3 || h->had_vela)
+                return DECLINE;
+            h->had_vela = 1;
+            return ADD(BUILD(C_VELA, line_no(h, k), PyLong_FromLong(c)));
+        }
+        if (IS(p, e, "SHOW DOWN ***")) {
+            if (h->section != STREETS)
+                return DECLINE;
+            h->section = SHOWDOWN;
+            return ADD(BUILD(C_SHOW_DOWN, line_no(h, k)));
+        }
+        if (IS(p, e, "SUMMARY ***") && h->section != SUMMARY) {
+            h->section = SUMMARY;
+            h->summary_line = h->line0 + k;
+            return OK;
+        }
+        return DECLINE;
+    }
+    if (HAS(p, e, "Uncalled bet ("))
+        return uncalled(h, k, p, e);
+    if (IS(p, e, "Pair on board - a double bet is allowed"))
+        return place(h, IN_PLAY) ? ADD(BUILD(C_DOUBLE_BET, line_no(h, k))) : DECLINE;
+    if (IS(p, e, "Betting is capped"))
+        return place(h, IN_PLAY) ? ADD(BUILD(C_CAPPED, line_no(h, k))) : DECLINE;
+    if (EAT(p, e, "Total pot ")) {
+        if (h->section != SUMMARY || h->has_total || h->outcomes.n || (p = amount(h, p, e, &v)) == NULL ||
+            !EAT(p, e, " | Rake ") || (p = amount(h, p, e, &v2)) == NULL || p != e)
+            return DECLINE;
+        h->has_total = 1;
+        h->total = v;
+        h->rake = v2;
+        return OK;
+    }
+    if (EAT(p, e, "Main pot "))
+        return pots(h, p, e);
+    if (EAT(p, e, "Vela [")) {
+        int c = one_card(p, e);
+        if (c < 0 || h->section != SUMMARY || !h->has_total || h->vela >= 0 || h->outcomes.n)
+            return DECLINE;
+        h->vela = c;
+        return OK;
+    }
+    /* no seated name and no literal kind begins the line: parse.py tries it as `stranger` */
+    return stranger(h, k, p, e);
+}
+
+/* ------------------------------------------------------------ a hand */
+
+static int
+read_hand(Hand *h, const char *p, const char *e, PyObject *source, PyObject **out)
+{
+    const char *eol;
+    long long k = 0;
+    int r;
+    PyObject *head = NULL, *tab = NULL, *seats_t = NULL, *events_t = NULL, *outcomes_t = NULL, *summary, *money;
+
+    /* header */
+    eol = memchr(p, '\n', (size_t)(e - p));
+    if (eol == NULL)
+        return DECLINE;
+    if ((r = header(h, p, eol, &head)) != OK)
+        return r;
+    /* table */
+    p = eol + 1;
+    k = 1;
+    eol = memchr(p, '\n', (size_t)(e - p));
+    if (eol == NULL)
+        eol = e;
+    if ((r = table(h, p, eol, &tab)) != OK)
+        goto done;
+    /* seats: every line that starts with "Seat "; p .. eol is then the first body line */
+    for (;;) {
+        if (eol >= e) { /* the hand ends before its body */
+            r = DECLINE;
+            goto done;
+        }
+        p = eol + 1;
+        eol = memchr(p, '\n', (size_t)(e - p));
+        if (eol == NULL)
+            eol = e;
+        k++;
+        if (!HAS(p, eol, "Seat "))
+            break;
+        if ((r = seat(h, k, p, eol)) != OK)
+            goto done;
+    }
+    if (h->nseats == 0) {
+        r = DECLINE;
+        goto done;
+    }
+    order_names(h);
+    /* body: p .. eol is line k */
+    for (;;) {
+        if (p == eol) {
+            r = DECLINE;
+            goto done;
+        }
+        if ((r = body_line(h, k, p, eol)) != OK)
+            goto done;
+        if (eol >= e)
+            break;
+        p = eol + 1;
+        eol = memchr(p, '\n', (size_t)(e - p));
+        if (eol == NULL)
+            eol = e;
+        k++;
+    }
+    if (h->section != SUMMARY || !h->has_total || h->outcomes.n < h->nseats) {
+        r = DECLINE;
+        goto done;
+    }
+    seats_t = vec_tuple(&h->seat_objs);
+    events_t = vec_tuple(&h->events);
+    outcomes_t = vec_tuple(&h->outcomes);
+    if (seats_t == NULL || events_t == NULL || outcomes_t == NULL)
+        goto fail;
+    summary = BUILD(C_SUMMARY,
+        PyLong_FromLongLong(h->summary_line),
+        PyLong_FromLongLong(h->total),
+        PyLong_FromLongLong(h->rake),
+        h->has_main ? PyLong_FromLongLong(h->main_pot) : Py_NewRef(Py_None),
+        h->side_pots ? Py_NewRef(h->side_pots) : PyTuple_New(0),
+        h->vela >= 0 ? PyLong_FromLong(h->vela) : Py_NewRef(Py_None),
+        outcomes_t);
+    outcomes_t = NULL;
+    money = BUILD(C_MONEY,
+        str_ref(h->sym == SYM_EURO ? S_EURO : h->sym == SYM_DOLLAR ? S_DOLLAR : h->sym == SYM_POUND ? S_POUND : S_EMPTY),
+        bool_ref(h->cents), bool_ref(h->flags & 1), bool_ref(h->flags & 2));
+    *out = BUILD(C_HAND, head, tab, seats_t, events_t, summary, money, Py_NewRef(source));
+    return *out == NULL ? FAIL : OK;
+fail:
+    r = FAIL;
+done:
+    Py_XDECREF(head);
+    Py_XDECREF(tab);
+    Py_XDECREF(seats_t);
+    Py_XDECREF(events_t);
+    Py_XDECREF(outcomes_t);
+    return r;
+}
+
+static PyObject *
+parse_hand(PyObject *self, PyObject *args)
+{
+    PyObject *text, *first, *source, *out = NULL;
+    const char *p, *e, *q;
+    Py_ssize_t n;
+    long long line0;
+    Hand h;
+    int r;
+    if (!PyArg_ParseTuple(args, "OOO:parse_hand", &text, &first, &source))
+        return NULL;
+    if (!configured) {
+        PyErr_SetString(PyExc_RuntimeError, "_scan.configure() was not called");
+        return NULL;
+    }
+    if (!PyUnicode_Check(text) || !PyLong_CheckExact(first) || !PyUnicode_Check(source))
+        Py_RETURN_NONE; /* whatever parse.py makes of them */
+    line0 = PyLong_AsLongLong(first);
+    if (line0 == -1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return NULL;
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (line0 > ((long long)1 << 60) || line0 < -((long long)1 << 60))
+        Py_RETURN_NONE;
+    p = PyUnicode_AsUTF8AndSize(text, &n);
+    if (p == NULL) { /* lone surrogates: parse.py reads them */
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeError))
+            return NULL;
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    e = p + n;
+    /* control characters other than the line end (the placeholder \x1f among them): parse.py */
+    for (q = p; q < e; q++) {
+        if ((unsigned char)*q < 0x20 && *q != '\n')
+            Py_RETURN_NONE;
+    }
+#ifdef SCAN_EXACT_COPY
+    /* Sanitizer builds (docs/performance.md): read a copy with no terminator, so that a read
+     * past the end of the text is outside the allocation and AddressSanitizer reports it. */
+    {
+        char *copy = PyMem_RawMalloc(n ? (size_t)n : 1);
+        if (copy == NULL)
+            return PyErr_NoMemory();
+        memcpy(copy, p, (size_t)n);
+        p = copy;
+        e = copy + n;
+    }
+#endif
+    memset(&h, 0, sizeof h);
+    h.line0 = line0;
+    h.street = -1;
+    h.vela = -1;
+    h.last_outcome_seat = -1;
+    h.section = PRE;
+    r = read_hand(&h, p, e, source, &out);
+    hand_clear(&h);
+#ifdef SCAN_EXACT_COPY
+    PyMem_RawFree((void *)p);
+#endif
+    if (r == FAIL)
+        return NULL;
+    if (r != OK)
+        Py_RETURN_NONE;
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS,
+     "configure(classes, zone_info, header_accepted): the event classes (with their shapes) and parse.py's checks"},
+    {"parse_hand", parse_hand, METH_VARARGS,
+     "parse_hand(text, first_line, source) -> Hand | None: None where parse.py must read the hand"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_scan",
+    "The parser's accelerator (see hhtool/_scan.c and hhtool/parse.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__scan(void)
+{
+    int i;
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL)
+        return NULL;
+    for (i = 0; i < S_COUNT; i++) {
+        if (strings[i] == NULL) {
+            strings[i] = PyUnicode_FromString(STRING_TEXT[i]);
+            if (strings[i] == NULL)
+                return NULL;
+            PyUnicode_InternInPlace(&strings[i]);
+        }
+    }
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,14 @@
+"""Type stub of the C accelerator ``hhtool/_scan.c`` (see :func:`hhtool.parse._accelerator`)."""
+
+from collections.abc import Callable, Sequence
+from datetime import tzinfo
+from typing import Any
+
+from .events import Hand
+
+def configure(
+    classes: Sequence[tuple[type[Any], str]],
+    zone_info: Callable[[str], tzinfo],
+    header_accepted: Callable[[Any], bool],
+) -> None: ...
+def parse_hand(text: str, first_line: int, source: str) -> Hand | None: ...
