@@ -169,7 +169,9 @@ class KeyFunction:
         sig = sum(map(SIGNATURE.__getitem__, cards))
         if ((sig >> SUIT_SHIFT) + 0x3333) & 0x8888:  # some suit counter >= 5
             return flush_key(cards, self.tie_break, self.low)
-        plan = self._plans_for(n)[sig & RANK_MASK]
+        plan = self._plans_for(n).get(sig & RANK_MASK)
+        if plan is None:  # a rank outside the deck, or one rank five times: no plan, the full evaluator
+            return evaluate(cards, rules, self.low).key  # type: ignore[arg-type]
         tie_break = self.tie_break
         if tie_break == "split":
             return plan.base
@@ -190,6 +192,23 @@ class KeyFunction:
             suits = (suits << 2) | (srt[p] & 3)
         suits <<= 2 * (5 - len(plan.groups))
         return plan.base | (singles << 10) | suits
+
+
+@lru_cache(maxsize=4)
+def category_shift(tie_break: TieBreak) -> int:
+    """Bits below the category in a key of this layout: ``key >> category_shift(t)`` is the category.
+
+    Every layout starts with the category, and the fields after it have a
+    fixed width whatever the hand (:func:`hhtool.evaluate.fields_of`), so a
+    key with category 1 and every other field 0 is ``1 << shift``.
+    """
+    rest = fields_of(HIGH_CARD, [], tie_break, 7)[1:]
+    return pack([("category", 1), *((label, 0) for label, _ in rest)]).bit_length() - 1
+
+
+def categories(cards: npt.ArrayLike, rules: RuleSet, low: int) -> np.ndarray:
+    """The category (:data:`hhtool.evaluate.HIGH_CARD` ...) of many hands at once: their :func:`keys`' top field."""
+    return keys(cards, rules, low) >> category_shift(rules.tie_break)
 
 
 def key_function(rules: RuleSet, low: int) -> Callable[[Sequence[int]], int]:
@@ -263,6 +282,7 @@ class _PlanArrays:
             slow |= ((arr >> 2) == rules.wild).any(axis=1)
         idx = np.searchsorted(self.sigs, sig & RANK_MASK)
         idx = np.minimum(idx, len(self.sigs) - 1)
+        slow |= self.sigs[idx] != (sig & RANK_MASK)  # no plan: a rank outside the deck, or one rank five times
         out: np.ndarray = self.base[idx]
         if self.tie_break != "split":
             srt = -np.sort(-arr, axis=1)

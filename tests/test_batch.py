@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from hhtool.batch import flush_key, key_function, keys
+from hhtool.batch import categories, flush_key, key_function, keys
 from hhtool.cards import Card, deck_cards
 from hhtool.evaluate import evaluate
 from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
@@ -68,3 +68,22 @@ def test_batch_handles_more_rows_than_a_chunk() -> None:
     kf = key_function(CLASSIC, 7)
     for i in range(0, 70000, 997):
         assert got[i] == kf(hands[i])
+
+
+@pytest.mark.parametrize("rules", PROFILES, ids=lambda r: f"{r.name}-wild{r.wild}")
+def test_categories_are_the_keys_top_field(rules: RuleSet) -> None:
+    rng = random.Random(5)
+    deck = deck_cards(5)
+    hands = [rng.sample(deck, 6) for _ in range(400)]
+    assert categories(np.array(hands), rules, 5).tolist() == [evaluate(h, rules, 5).category for h in hands]
+
+
+def test_a_card_outside_the_deck_takes_the_full_evaluator() -> None:
+    """An invalid hand can hold a Six in a deck from the Seven, or a rank five times with the vela:
+    no rank plan exists for those, and the key is still the evaluator's."""
+    six_low = [Card(6 * 4 + 1), Card(7 * 4), Card(8 * 4), Card(9 * 4), Card(10 * 4 + 2), Card(14 * 4 + 3)]
+    five_aces = [Card(14 * 4 + s) for s in range(4)] + [Card(14 * 4 + 3), Card(9 * 4)]
+    for hand in (six_low, five_aces):
+        want = evaluate(hand, CLASSIC, 7).key
+        assert key_function(CLASSIC, 7)(hand) == want
+        assert keys(np.array([hand]), CLASSIC, 7).tolist() == [want]

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hhtool.cli import app
-from hhtool.stats.report import SECTIONS
+from hhtool.stats.report import MAX_POINTS, SECTIONS, sample_points
 from hhtool.store.importer import import_paths
 from tests.storegen import TEMPLATE, hand
 
@@ -82,3 +82,12 @@ def test_opens_in_headless_chromium(report: Path, tmp_path: Path) -> None:
     )
     assert snap.returncode == 0, snap.stderr[-2000:]
     assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_winnings_lines_keep_evenly_spaced_points() -> None:
+    """A line of a million hands keeps MAX_POINTS of them, the first and the last among them, evenly spaced."""
+    assert sample_points(5) == [0, 1, 2, 3, 4]
+    kept = sample_points(1_000_000)
+    assert len(kept) == MAX_POINTS and kept[0] == 0 and kept[-1] == 999_999
+    steps = {b - a for a, b in zip(kept, kept[1:])}
+    assert max(steps) - min(steps) <= 1

@@ -1,17 +1,27 @@
-"""One self-contained HTML report: plotly's JavaScript inline, every hand-history string escaped."""
+"""One self-contained HTML report: plotly's JavaScript inline, every hand-history string escaped.
+
+Every section reads the database through one read-only connection, and
+each asks DuckDB for what it shows, not for the hands: the statistics
+(:func:`compute_on`), the showdowns (the cards of the players who showed,
+ranked in numpy by :mod:`hhtool.batch`), the starting cards (sums per
+rank pair), the disputed hands.  Only the winnings graph and the sessions
+need every hand of every player (:func:`load_per_hand`, a few columns),
+and the graph keeps at most :data:`MAX_POINTS` points a line.
+"""
 
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.db import connect
-from .compute import STATS, Filters, StatsResult, compute, sessions
+from .compute import STATS, Filters, StatsResult, compute_on, load_per_hand, scope, sessions
 from .render import fmt_value
 
 if TYPE_CHECKING:
+    import duckdb
+    import numpy as np
     import polars as pl
 
 SECTIONS = (
@@ -25,8 +35,8 @@ SECTIONS = (
     ("audit", "Disputed and invalid hands"),
 )
 MAX_GRAPHS = 6
-
-_SHOWS = re.compile(r"^(?P<player>.+?): shows \[[^\]]*\] \((?P<desc>[^)]*)\)\s*$", re.M)
+MAX_POINTS = 2000
+"""Points a line of the winnings graph keeps: the exact running totals at evenly spaced hands, first and last included."""
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1200px}
@@ -58,21 +68,31 @@ def _fig_html(fig: Any) -> str:
     return str(fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True}))
 
 
-def _winnings_figures(result: StatsResult) -> list[str]:
+def sample_points(n: int, most: int = MAX_POINTS) -> list[int]:
+    """Indices of at most ``most`` of ``n`` points, evenly spaced, the first and the last always among them."""
+    if n <= most:
+        return list(range(n))
+    return sorted({round(i * (n - 1) / (most - 1)) for i in range(most)})
+
+
+def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
     import plotly.graph_objects as go
     import polars as pl
 
     out = []
-    for player in result.players()[:MAX_GRAPHS]:
-        d = result.per_hand.filter(pl.col("player") == player).sort(["started_at", "hand_key"])
-        bb = d["big_bets"]
-        sd = d.select(pl.when(pl.col("went_to_showdown")).then(pl.col("big_bets")).otherwise(0.0))
-        x = list(range(1, d.height + 1))
+    top = players[:MAX_GRAPHS]
+    # one filter and one sort for all of them; each player's rows keep the order
+    by_player = per_hand.filter(pl.col("player").is_in(top)).sort(["started_at", "hand_key"]).partition_by("player", as_dict=True)
+    for player in top:
+        d = by_player[(player,)]
+        net = d["big_bets"].fill_null(0.0).cum_sum()
+        sd = d.select(pl.when(pl.col("went_to_showdown")).then(pl.col("big_bets")).otherwise(0.0).fill_null(0.0)).to_series().cum_sum()
+        keep = sample_points(d.height)
+        x = [i + 1 for i in keep]
         fig = go.Figure()
-        sd_cum = sd.to_series().cum_sum()
-        fig.add_trace(go.Scatter(x=x, y=sd_cum.to_list(), name="showdown", line={"color": "#36c"}))
-        fig.add_trace(go.Scatter(x=x, y=(bb.cum_sum() - sd_cum).to_list(), name="non-showdown", line={"color": "#c33"}))
-        fig.add_trace(go.Scatter(x=x, y=bb.cum_sum().to_list(), name="net", line={"color": "#2a7", "width": 3, "dash": "dot"}))
+        fig.add_trace(go.Scatter(x=x, y=sd.gather(keep).to_list(), name="showdown", line={"color": "#36c"}))
+        fig.add_trace(go.Scatter(x=x, y=(net - sd).gather(keep).to_list(), name="non-showdown", line={"color": "#c33"}))
+        fig.add_trace(go.Scatter(x=x, y=net.gather(keep).to_list(), name="net", line={"color": "#2a7", "width": 3, "dash": "dot"}))
         fig.update_layout(
             title={"text": e(player)},
             xaxis_title="hands",
@@ -96,68 +116,136 @@ def _aggression_figure(result: StatsResult) -> str:
     return _fig_html(fig)
 
 
-def showdown_categories(db: str | Path, result: StatsResult) -> pl.DataFrame:
-    """Per player and hand category shown at showdown: times shown, times won something, net."""
+def _card_number(column: str) -> str:
+    """SQL for the card number of :mod:`hhtool.cards` (rank * 4 + suit) of a card written ``Qs``; two parameters follow."""
+    return f"((strpos(?, left({column}, 1)) + 1) * 4 + strpos(?, right({column}, 1)) - 1)"
+
+
+SHOWN_SQL = """
+    WITH sh AS (
+        SELECT s.hand_key, s.player, s.won_at_showdown, s.net, h.profile, h.vela_at_start, h.wild_rank,
+               h.exposure, h.dealt_in, h.vela
+        FROM seats s JOIN hands h USING (hand_key)
+        WHERE {hand_where} AND {seat_where} AND s.went_to_showdown AND s.outcome IN ('won', 'lost')
+    ),
+    own AS (
+        SELECT c.hand_key, c.player, bit_or(1::BIGINT << {card}) AS cards
+        FROM cards c SEMI JOIN sh ON sh.hand_key = c.hand_key AND sh.player = c.player
+        GROUP BY c.hand_key, c.player
+    )
+    SELECT sh.player, sh.won_at_showdown, sh.net, sh.profile, sh.vela_at_start, sh.wild_rank, sh.exposure,
+           sh.dealt_in, own.cards, {vela} AS vela
+    FROM sh JOIN own USING (hand_key, player)
+    WHERE bit_count(own.cards) = 5
+"""
+
+
+def _cards_of(masks: np.ndarray, vela: np.ndarray | None) -> np.ndarray:
+    """The five cards of each 64-bit card set (bit ``c`` is card ``c``), the vela appended: an (N, 5 or 6) array."""
+    import numpy as np
+
+    bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    rows, cols = np.nonzero(bits)
+    five = cols.reshape(-1, 5).astype(np.int64)
+    return five if vela is None else np.column_stack([five, vela.astype(np.int64)])
+
+
+def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
+    """Per player and hand category shown at showdown: times shown, times won something, net.
+
+    A player *showed* when the summary says so (``seats.outcome`` won or
+    lost at a showdown) and their five cards are known; the category is
+    what those five and the vela make under the hand's own rules (profile,
+    options, the deck of that many players), ranked by the numpy batch of
+    :mod:`hhtool.batch`.  The cards travel as one 64-bit set per player.
+    """
+    import numpy as np
     import polars as pl
 
-    keys = result.per_hand.filter(pl.col("went_to_showdown"))
-    if keys.height == 0:
-        return pl.DataFrame(schema={"player": pl.Utf8, "category": pl.Utf8, "shown": pl.Int64, "won": pl.Int64, "net": pl.Int64})
-    con = connect(db, read_only=True)
-    try:
-        wanted = [int(k) for k in keys["hand_key"].unique().to_list()]
-        texts = pl.DataFrame(
-            con.execute("SELECT hand_key, raw_text FROM hands WHERE list_contains(?::BIGINT[], hand_key)", [wanted]).fetchall(),
-            schema={"hand_key": pl.Int64, "raw_text": pl.Utf8},
-            orient="row",
-        )
-    finally:
-        con.close()
-    rows = []
-    for hand_key, text in texts.iter_rows():
-        for m in _SHOWS.finditer(str(text)):
-            rows.append({"hand_key": hand_key, "player": m.group("player"), "category": m.group("desc").split(",")[0].strip()})
-    if not rows:
-        return pl.DataFrame(schema={"player": pl.Utf8, "category": pl.Utf8, "shown": pl.Int64, "won": pl.Int64, "net": pl.Int64})
-    shown = pl.DataFrame(rows, schema={"hand_key": pl.Int64, "player": pl.Utf8, "category": pl.Utf8}).unique(["hand_key", "player"])
-    j = shown.join(keys.select("hand_key", "player", "won_at_showdown", "net"), on=["hand_key", "player"])
+    from ..batch import categories
+    from ..cards import RANK_CHARS, SUIT_CHARS
+    from ..evaluate import CATEGORY_LABELS
+    from ..rules import RulesError, profile
+
+    empty = pl.DataFrame(schema={"player": pl.Utf8, "category": pl.Utf8, "shown": pl.Int64, "won": pl.Int64, "net": pl.Int64})
+    hand_where, hand_params, seat_where, seat_params = scope(filters, players)
+    sql = SHOWN_SQL.format(hand_where=hand_where, seat_where=seat_where, card=_card_number("c.card"), vela=_card_number("sh.vela"))
+    shown = pl.DataFrame(con.sql(sql, params=hand_params + seat_params + [RANK_CHARS, SUIT_CHARS] * 2))
+    if shown.height == 0:
+        return empty
+    parts = []
+    for (name, at_start, wild, exposure, dealt_in, no_vela), group in shown.group_by(
+        "profile", "vela_at_start", "wild_rank", "exposure", "dealt_in", pl.col("vela").is_null()
+    ):
+        try:
+            rules = profile(str(name)).with_options(
+                vela="at_start" if at_start else None, wild=None if wild is None else int(wild), exposure=exposure
+            )
+        except RulesError:
+            continue  # a header the rules refuse: its hands have no category
+        low = rules.lowest_rank(min(max(int(dealt_in), rules.min_players), rules.max_players))
+        cards = _cards_of(group["cards"].to_numpy(), None if no_vela else group["vela"].to_numpy())
+        parts.append(group.select("player", "won_at_showdown", "net", category=pl.Series(categories(cards, rules, low), dtype=pl.Int64)))
+    if not parts:
+        return empty
+    labels = pl.DataFrame({"category": list(range(len(CATEGORY_LABELS))), "label": list(CATEGORY_LABELS)}, schema={"category": pl.Int64, "label": pl.Utf8})
     return (
-        j.group_by(["player", "category"])
-        .agg(pl.len().alias("shown"), pl.col("won_at_showdown").cast(pl.Int64).sum().alias("won"), pl.col("net").sum().alias("net"))
-        .sort(["player", "shown"], descending=[False, True])
+        pl.concat(parts)
+        .join(labels, on="category")
+        .group_by("player", "category", "label")
+        .agg(pl.len().cast(pl.Int64).alias("shown"), pl.col("won_at_showdown").cast(pl.Int64).sum().alias("won"), pl.col("net").sum().alias("net"))
+        .sort(["player", "category"], descending=[False, True])
+        .select("player", pl.col("label").alias("category"), "shown", "won", "net")
     )
 
 
 RANK_ORDER = "AKQJT98765432"
 
 
-def starting_cards(db: str | Path, result: StatsResult) -> pl.DataFrame:
-    """Per hole rank and door rank: hands and net won in big bets (hands whose hole card is known)."""
+def starting_cards(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
+    """Per hole rank and door rank: hands and net won in big bets (hands whose hole card is known).
+
+    A player's 2nd-street cards are one face down (the hole card) and one
+    up (the door card) when both are known: own histories and audit views.
+    The seats in scope and the 2nd-street cards meet in one aggregate per
+    hand and player (cheaper than joining two tables that size): a bit
+    per card says its rank (an index in ``RANK_CHARS``), the door's in
+    bits 0-15 and the hole's in bits 16-31, beside how many cards there
+    are and the seat's net in big bets.
+    """
     import polars as pl
 
-    empty = pl.DataFrame(schema={"hole": pl.Utf8, "door": pl.Utf8, "hands": pl.Int64, "big_bets": pl.Float64})
-    ph = result.per_hand.select("hand_key", "player", "big_bets")
-    if ph.height == 0:
-        return empty
-    con = connect(db, read_only=True)
-    try:
-        wanted = [int(k) for k in ph["hand_key"].unique().to_list()]
-        rows = con.execute(
-            "SELECT hand_key, player, card, up FROM cards WHERE street = '2nd' AND list_contains(?::BIGINT[], hand_key)",
-            [wanted],
-        ).fetchall()
-    finally:
-        con.close()
-    cards = pl.DataFrame(rows, schema={"hand_key": pl.Int64, "player": pl.Utf8, "card": pl.Utf8, "up": pl.Boolean}, orient="row")
-    pairs = cards.group_by(["hand_key", "player"]).agg(
-        hole=pl.col("card").filter(~pl.col("up")).str.slice(0, 1),
-        door=pl.col("card").filter(pl.col("up")).str.slice(0, 1),
-    ).filter((pl.col("hole").list.len() == 1) & (pl.col("door").list.len() == 1))
-    pairs = pairs.with_columns(pl.col("hole").list.first(), pl.col("door").list.first())
-    j = pairs.join(ph, on=["hand_key", "player"])
-    if j.height == 0:
-        return empty
-    return j.group_by(["hole", "door"]).agg(hands=pl.len().cast(pl.Int64), big_bets=pl.col("big_bets").sum())
+    from ..cards import RANK_CHARS
+
+    hand_where, hand_params, seat_where, seat_params = scope(filters, players)
+    in_scope = "" if hand_where == "TRUE" else " AND c.hand_key IN (SELECT h.hand_key FROM hands h WHERE " + hand_where + ")"
+    rank = "strpos(?, left(c.card, 1))"  # 1..13
+    return pl.DataFrame(
+        con.sql(
+            f"""
+            WITH pairs AS (
+                SELECT hand_key, player, bit_or(bit) AS bits, count(bit) AS cards, max(big_bets) AS big_bets,
+                       bool_or(seat) AS seated
+                FROM (
+                    SELECT s.hand_key, s.player, NULL::INTEGER AS bit, s.net / h.big_bet AS big_bets, true AS seat
+                    FROM seats s JOIN hands h USING (hand_key)
+                    WHERE {hand_where} AND {seat_where}
+                    UNION ALL
+                    SELECT c.hand_key, c.player, 1 << ({rank} + CASE WHEN c.up THEN 0 ELSE 16 END), NULL, NULL
+                    FROM cards c
+                    WHERE c.street = '2nd' AND c.player IS NOT NULL{in_scope}
+                )
+                GROUP BY hand_key, player
+            )
+            SELECT substr(?, log2(bits >> 16)::INT, 1) AS hole, substr(?, log2(bits & 65535)::INT, 1) AS door,
+                   count(*)::BIGINT AS hands, sum(big_bets) AS big_bets
+            FROM pairs
+            WHERE seated AND cards = 2 AND bit_count(bits >> 16) = 1 AND bit_count(bits & 65535) = 1
+            GROUP BY ALL
+            """,
+            params=hand_params + seat_params + [RANK_CHARS] + (hand_params if in_scope else []) + [RANK_CHARS, RANK_CHARS],
+        )
+    )
 
 
 def _starting_figure(df: pl.DataFrame) -> str:
@@ -181,29 +269,19 @@ def _starting_figure(df: pl.DataFrame) -> str:
     return _fig_html(fig)
 
 
-def audit_rows(db: str | Path, filters: Filters) -> list[tuple[Any, ...]]:
-    """(site, hand id, started, verdict, code, line, message) of every disputed, invalid or error hand."""
-    from .compute import _where
-
-    where, params = _where(filters)
-    player_clause = ""
-    if filters.players:
-        player_clause = f" AND h.hand_key IN (SELECT hand_key FROM seats WHERE player IN ({', '.join('?' for _ in filters.players)}))"
-        params = params + list(filters.players)
-    con = connect(db, read_only=True)
-    try:
-        rows = con.execute(
-            f"""
-            SELECT h.site, h.hand_id, h.started_at, h.verdict, f.code, f.line, f.message, h.file
-            FROM hands h LEFT JOIN findings f ON f.hand_key = h.hand_key AND f.severity = 'error'
-            WHERE h.verdict IN ('disputed', 'invalid', 'error') AND {where}{player_clause}
-            ORDER BY h.started_at, h.hand_key, f.seq
-            LIMIT 2000
-            """,
-            params,
-        ).fetchall()
-    finally:
-        con.close()
+def audit_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[tuple[Any, ...]]:
+    """(site, hand id, started, verdict, code, line, message, file) of every disputed, invalid or error hand (2,000 at most)."""
+    hand_where, hand_params, _, _ = scope(filters)
+    rows = con.execute(
+        f"""
+        SELECT h.site, h.hand_id, h.started_at, h.verdict, f.code, f.line, f.message, h.file
+        FROM hands h LEFT JOIN findings f ON f.hand_key = h.hand_key AND f.severity = 'error'
+        WHERE h.verdict IN ('disputed', 'invalid', 'error') AND {hand_where}
+        ORDER BY h.started_at, h.hand_key, f.seq
+        LIMIT 2000
+        """,
+        hand_params,
+    ).fetchall()
     return [tuple(r) for r in rows]
 
 
@@ -212,12 +290,21 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
     from plotly.offline import get_plotlyjs
 
     f = filters or Filters()
-    result = compute(db, f)
+    con = connect(db, read_only=True)
+    try:
+        result = compute_on(con, f, Path(db))
+        players = result.players()
+        per_hand = load_per_hand(con, f, players)
+        cats = showdown_categories(con, f, players)
+        start = starting_cards(con, f, players)
+        audit = audit_rows(con, f)
+    finally:
+        con.close()
     parts: list[str] = []
 
     # summary
     t = result.table
-    total_hands = int(result.per_hand["hand_key"].n_unique()) if result.per_hand.height else 0
+    total_hands = int(per_hand["hand_key"].n_unique()) if per_hand.height else 0
     summary_rows = [
         ["players", e(t.height)],
         ["hands (distinct)", e(f"{total_hands:,}")],
@@ -227,8 +314,11 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
     ]
     parts.append(_section("summary", _table(["", "value"], summary_rows)))
 
-    graphs = _winnings_figures(result)
-    note = f'<p class="note">cumulative big bets per hand (net / big bet), at most {MAX_GRAPHS} players with the most hands.</p>'
+    graphs = _winnings_figures(per_hand, players)
+    note = (
+        f'<p class="note">cumulative big bets per hand (net / big bet), at most {MAX_GRAPHS} players with the most hands; '
+        f"a line keeps the exact totals at {MAX_POINTS:,} evenly spaced hands at most, the first and the last among them.</p>"
+    )
     parts.append(_section("winnings", note + ("".join(graphs) or "<p>no hands</p>")))
 
     header = ["statistic"] + result.players()
@@ -255,11 +345,10 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
     )
     parts.append(_section("aggression", agg_html))
 
-    cats = showdown_categories(db, result)
     cat_rows = [[e(r["player"]), e(r["category"]), e(r["shown"]), e(r["won"]), e(f"{r['net']:,}")] for r in cats.to_dicts()]
-    parts.append(_section("showdown", _table(["player", "category shown", "showdowns", "won", "net"], cat_rows, left=(0, 1))))
+    cat_note = '<p class="note">the category the shown cards make with the vela, under each hand\'s rules.</p>'
+    parts.append(_section("showdown", cat_note + _table(["player", "category shown", "showdowns", "won", "net"], cat_rows, left=(0, 1))))
 
-    start = starting_cards(db, result)
     if start.height:
         start_html = (
             '<p class="note">hands whose hole card is known (audit views and your own): '
@@ -269,7 +358,7 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
         start_html = "<p>no hand with a known hole card.</p>"
     parts.append(_section("starting", start_html))
 
-    ses = sessions(result.per_hand, gap_minutes)
+    ses = sessions(per_hand, gap_minutes)
     ses_rows = [
         [e(r["player"]), e(r["session"]), e(r["start"]), e(r["end"]), e(r["hands"]), e(f"{r['net']:,}"), e(r["big_bets"])]
         for r in ses.to_dicts()
@@ -282,7 +371,6 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
         )
     )
 
-    audit = audit_rows(db, f)
     audit_html_rows = [
         [e(site), e(hid), e(started), e(verdict), e(code or ""), e("" if line is None else line), e(msg or ""), e(file)]
         for site, hid, started, verdict, code, line, msg, file in audit

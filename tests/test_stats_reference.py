@@ -1,0 +1,371 @@
+"""Every statistic of every player against a plain Python count, on simulated hands of every kind.
+
+:func:`hhtool.stats.compute` turns action lines into bit masks and
+answers in one DuckDB query (``stats_sql``).  This file counts the same
+things the slow, obvious way that docs/stats.md words them: it walks each
+hand's lines in order, keeping who made the last aggressive action of the
+round, and each player's first turn on 2nd street.  It shares nothing
+with the query but the rows it reads.
+
+The hands: ``hhtool simulate`` of every profile, structure and italian
+option, an own view, and faults (disputed and invalid hands, lines out of
+turn); then hands long enough for the wider masks (more than 62 lines,
+more than 126) and one round too long for any.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from hhtool.simulate import make_config, simulate_text
+from hhtool.stats import Filters, compute
+from hhtool.stats.compute import STATS, STREETS, StatsLimitError
+from hhtool.store.importer import import_paths
+
+FORCED = {"ante", "small_blind", "big_blind", "bring_in", "uncalled"}
+AGGRESSIVE = {"bet", "raise", "complete", "big_blind"}  # what a player can face; the big blind counts
+
+# (profile, structure, players, italian options, view, faults, seed, hands)
+GAMES = [
+    ("classic", "fixed", 6, None, "audit", 0.0, 11, 120),
+    ("classic", "no", 4, None, "audit", 0.3, 12, 80),
+    ("stellapoker", "pot", 6, None, "audit", 0.0, 13, 100),
+    ("stellapoker", "fixed", 3, None, "audit", 0.3, 14, 60),
+    ("italian", "no", 8, "vela-at-start,wild=9", "audit", 0.0, 15, 60),
+    ("italian", "pot", 5, "carte-coperte", "audit", 0.2, 16, 60),
+    ("italian", "fixed", 6, "una-coperta", "alice", 0.0, 17, 60),
+]
+
+
+@dataclass
+class Counts:
+    """One player's statistics as (actions, opportunities) and sums, counted by hand."""
+
+    hands: int = 0
+    net: int = 0
+    sd_net: int = 0
+    nsd_net: int = 0
+    rake: float = 0.0
+    bb_n: float = 0.0
+    bb_d: int = 0
+    bl_n: float = 0.0
+    bl_d: int = 0
+    ratios: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    street: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+
+
+def reference(db: Path, players: tuple[str, ...] = (), profiles: tuple[str, ...] = (), min_hands: int = 0) -> dict[str, Counts]:
+    """docs/stats.md, hand by hand, in plain Python."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        hands = {r[0]: r for r in con.execute(
+            "SELECT hand_key, profile, structure, big_bet, coalesce(big_blind, ante, small_bet), vela IS NOT NULL, bring_in IS NOT NULL FROM hands"
+        ).fetchall()}
+        seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
+        for r in con.execute(
+            "SELECT hand_key, player, net, collected, went_to_showdown, won_at_showdown, fold_street FROM seats WHERE dealt_in"
+        ).fetchall():
+            seats[r[0]].append(r[1:])
+        lines: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
+        for hand_key, street, player, kind in con.execute("SELECT hand_key, street, player, kind FROM actions ORDER BY hand_key, seq").fetchall():
+            lines[hand_key].append((street, player, kind))
+        reached: dict[int, set[str]] = defaultdict(set)
+        for hand_key, street in con.execute("SELECT DISTINCT hand_key, street FROM cards").fetchall():
+            reached[hand_key].add(street)
+        rake: dict[tuple[int, str], float] = defaultdict(float)
+        for hand_key, pot_rake, winners, shares in con.execute("SELECT hand_key, rake, winners, shares FROM pots").fetchall():
+            for w, s in zip(winners, shares):
+                if sum(shares):
+                    rake[(hand_key, w)] += pot_rake * s / sum(shares)
+    finally:
+        con.close()
+
+    out: dict[str, Counts] = defaultdict(Counts)
+    for hand_key, (_, profile, structure, big_bet, unit, has_vela, has_bring_in) in hands.items():
+        if profiles and profile not in profiles:
+            continue
+        flags: dict[tuple[str, str], bool] = defaultdict(bool)  # (player, flag) -> any
+        per_street: dict[tuple[str, str, str], int] = defaultdict(int)
+        aggressive_in = {st: 0 for st in STREETS}
+        last_aggressor: dict[str, str | None] = {st: None for st in STREETS}
+        for street, player, kind in lines[hand_key]:
+            decision = kind not in FORCED
+            facing = aggressive_in.get(street, 0) > 0 and last_aggressor.get(street) != player
+            if street == "2nd":
+                flags[(player, "vpip_d")] |= decision
+                flags[(player, "vpip_n")] |= kind in ("call", "complete", "raise", "bet")
+                flags[(player, "complete_d")] |= decision and has_bring_in and aggressive_in["2nd"] == 0
+                flags[(player, "complete_n")] |= kind == "complete"
+                flags[(player, "raise2_d")] |= decision and facing
+                flags[(player, "raise2_n")] |= facing and kind == "raise"
+            flags[(player, f"ftb_d_{street}")] |= decision and facing
+            flags[(player, f"ftb_n_{street}")] |= decision and facing and kind == "fold"
+            if kind in ("bet", "raise", "complete"):
+                per_street[(player, street, "bets_raises")] += 1
+            elif kind in ("call", "fold"):
+                per_street[(player, street, kind + "s")] += 1
+            if kind in AGGRESSIVE and street in aggressive_in:
+                aggressive_in[street] += 1
+                last_aggressor[street] = player
+        if has_bring_in:  # the steal: each player's first turns on 2nd street, in the order they came
+            first: dict[str, str] = {}
+            second: dict[str, str] = {}
+            for street, player, kind in lines[hand_key]:
+                if street != "2nd" or kind in ("ante", "small_blind", "big_blind", "uncalled"):
+                    continue
+                if player not in first:
+                    first[player] = kind
+                elif player not in second:
+                    second[player] = kind
+            order = list(first)
+            n = len(order)
+            brought_in = "bring_in" in first.values()
+            stealer = None
+            for k, p in enumerate(order):
+                nobody_opened = all(first[q] == "fold" for q in order[1:k])
+                chance = brought_in and k >= 1 and k >= n - 2 and nobody_opened
+                flags[(p, "steal_d")] = chance
+                flags[(p, "steal_n")] = chance and first[p] == "complete"
+                if flags[(p, "steal_n")] and stealer is None:
+                    stealer = k
+            if stealer is not None and all(first[q] == "fold" for q in order[stealer + 1 :]):
+                flags[(order[0], "bi_fold_steal_d")] = True
+                flags[(order[0], "bi_fold_steal_n")] = second.get(order[0]) == "fold"
+        for player, net, collected, went, won, fold_street in seats[hand_key]:
+            if players and player not in players:
+                continue
+            c = out[player]
+            c.hands += 1
+            c.net += net or 0
+            if went:
+                c.sd_net += net or 0
+            else:
+                c.nsd_net += net or 0
+            c.rake += rake[(hand_key, player)]
+            if structure == "fixed":
+                c.bb_d += 1
+                c.bb_n += (net or 0) / big_bet
+            else:
+                c.bl_d += 1
+                c.bl_n += (net or 0) / unit
+            fold_at = STREETS.index(fold_street) if fold_street in STREETS else 99
+            saw = {
+                "3rd": "3rd" in reached[hand_key] and fold_at >= 1,
+                "4th": "4th" in reached[hand_key] and fold_at >= 2,
+                "5th": "5th" in reached[hand_key] and fold_at >= 3,
+                "vela": "5th" in reached[hand_key] and has_vela and fold_at >= 4,
+            }
+            for st, seen in saw.items():
+                c.ratios[f"saw_{st}"][0] += seen
+                c.ratios[f"saw_{st}"][1] += 1
+            pairs = {
+                "wtsd": (saw["3rd"] and went, saw["3rd"]),
+                "wsd": (won, went),
+                "wwsf": (saw["3rd"] and (collected or 0) > 0, saw["3rd"]),
+            }
+            for key in ("vpip", "complete", "raise2", "steal", "bi_fold_steal"):
+                pairs[key] = (flags[(player, f"{key}_n")], flags[(player, f"{key}_d")])
+            for key, (n_, d_) in pairs.items():
+                c.ratios[key][0] += bool(n_)
+                c.ratios[key][1] += bool(d_)
+            for st in STREETS:
+                for what in ("bets_raises", "calls", "folds"):
+                    c.street[(st, what)] += per_street[(player, st, what)]
+                c.street[(st, "fold_to_bet_n")] += flags[(player, f"ftb_n_{st}")]
+                c.street[(st, "fold_to_bet_d")] += flags[(player, f"ftb_d_{st}")]
+    for c in out.values():
+        aggr = sum(c.street[(st, "bets_raises")] for st in STREETS)
+        calls = sum(c.street[(st, "calls")] for st in STREETS)
+        folds = sum(c.street[(st, "folds")] for st in STREETS)
+        c.ratios["af"] = [aggr, calls]
+        c.ratios["afq"] = [aggr, aggr + calls + folds]
+        c.ratios["fold_to_bet"] = [sum(c.street[(st, "fold_to_bet_n")] for st in STREETS), sum(c.street[(st, "fold_to_bet_d")] for st in STREETS)]
+    return {p: c for p, c in out.items() if c.hands >= min_hands}
+
+
+def check(db: Path, **filters: object) -> int:
+    """compute() equals reference() for every player and statistic; returns how many players were compared."""
+    want = reference(db, **filters)  # type: ignore[arg-type]
+    got = compute(db, Filters(**filters))  # type: ignore[arg-type]
+    assert sorted(got.players()) == sorted(want)
+    ratio_keys = [s.key for s in STATS if s.kind in ("pct", "ratio")]
+    for player, c in want.items():
+        row = got.row(player)
+        assert (row["hands"], row["net"], row["sd_net"], row["nsd_net"]) == (c.hands, c.net, c.sd_net, c.nsd_net), player
+        assert (row["bb_d"], row["bl_d"]) == (c.bb_d, c.bl_d), player
+        for key, value in (("rake", c.rake), ("bb_n", c.bb_n), ("bl_n", c.bl_n)):
+            assert math.isclose(row[key], value, rel_tol=1e-9, abs_tol=1e-9), (player, key)
+        for key in ratio_keys:
+            r = got.ratio(player, key)
+            assert (r.actions, r.opportunities) == tuple(c.ratios[key]), (player, key)
+        by_street = {(r["street"], w): r[w] for r in got.by_street.to_dicts() if r["player"] == player for w in ("bets_raises", "calls", "folds", "fold_to_bet_n", "fold_to_bet_d")}
+        assert by_street == {k: v for k, v in c.street.items()}, player
+    return len(want)
+
+
+def long_hand(hand_id: str, raises: dict[str, int]) -> str:
+    """A heads-up no-limit stellapoker hand with a raising war of ``raises[street]`` raises on 2nd and 3rd street.
+
+    The amounts are whatever the war makes; the audit's verdict does not matter here, the lines do.
+    """
+    out = [
+        f"StellaPoker Hand #{hand_id}: Telesina stellapoker No Limit ($0.50/$1.00) - blinds $0.25/$0.50 - 2026/11/29 20:15:00 UTC",
+        "Table 'Lunga' 6-max Seat #1 is the button",
+        "Seat 1: ann ($9000.00 in chips)",
+        "Seat 2: ben ($9000.00 in chips)",
+        "ann: posts small blind $0.25",
+        "ben: posts big blind $0.50",
+        "*** 2nd STREET ***",
+        "Dealt to ann [Ts 7h]",
+        "Dealt to ben [Jd 8d]",
+    ]
+    who = ["ann", "ben"]
+    level = 50
+    for i in range(raises["2nd"]):
+        out.append(f"{who[i % 2]}: raises $0.50 to ${(level + 50) / 100:.2f}")
+        level += 50
+    out.append(f"{who[raises['2nd'] % 2]}: calls $0.50")
+    out += ["*** 3rd STREET ***", "Dealt to ann [Ts 7h] [8c]", "Dealt to ben [Jd 8d] [7c]", "ann: bets $0.50"]
+    level3 = 50
+    for i in range(raises["3rd"]):
+        out.append(f"{who[(i + 1) % 2]}: raises $0.50 to ${(level3 + 50) / 100:.2f}")
+        level3 += 50
+    last = who[raises["3rd"] % 2]
+    other = who[(raises["3rd"] + 1) % 2]
+    pot = 2 * level + 2 * level3 - 50
+    out += [
+        f"{other}: folds",
+        f"Uncalled bet ($0.50) returned to {last}",
+        f"{last} collected ${pot / 100:.2f} from pot",
+        "*** SUMMARY ***",
+        f"Total pot ${pot / 100:.2f} | Rake $0",
+        f"Seat 1: ann (button) (small blind) {'collected' if last == 'ann' else 'folded on 3rd Street'}" + (f" (${pot / 100:.2f})" if last == "ann" else ""),
+        f"Seat 2: ben (big blind) {'collected' if last == 'ben' else 'folded on 3rd Street'}" + (f" (${pot / 100:.2f})" if last == "ben" else ""),
+    ]
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("reference")
+    src = tmp / "hh"
+    src.mkdir()
+    for k, (rules, structure, players, options, view, faults, seed, hands) in enumerate(GAMES):
+        config = make_config(rules=rules, structure=structure, players=players, italian_options=options, seed=seed, view=view, faults=faults)
+        text, _ = simulate_text(config, hands)
+        (src / f"g{k}.txt").write_text(text, encoding="utf-8")
+    db = tmp / "sim.duckdb"
+    import_paths([str(src)], db, workers=0)
+    return db
+
+
+def test_every_statistic_equals_the_plain_count(simulated: Path) -> None:
+    con = duckdb.connect(str(simulated), read_only=True)
+    verdicts = dict(con.execute("SELECT verdict, count(*) FROM hands GROUP BY 1").fetchall())
+    profiles = {r[0] for r in con.execute("SELECT DISTINCT profile FROM hands").fetchall()}
+    con.close()
+    assert verdicts.get("ok", 0) > 300 and sum(v for k, v in verdicts.items() if k != "ok") > 20  # faults are in
+    assert profiles == {"classic", "stellapoker", "italian"}
+    assert check(simulated) > 10
+    names = sorted(reference(simulated))
+    assert check(simulated, players=(names[0], names[-1])) == 2
+    assert check(simulated, profiles=("classic",))
+    assert check(simulated, min_hands=150) < len(names)
+
+
+def with_long_hands(base: Path, tmp: Path, raises: dict[str, int]) -> Path:
+    db = tmp / "long.duckdb"
+    shutil.copy(base, db)
+    src = tmp / "long"
+    src.mkdir()
+    (src / "long.txt").write_text(long_hand("L-1", raises), encoding="utf-8")
+    summary = import_paths([str(src)], db, workers=0)
+    assert summary.ok
+    return db
+
+
+@pytest.mark.parametrize("raises", [{"2nd": 40, "3rd": 30}, {"2nd": 80, "3rd": 70}], ids=["126-bit masks", "a mask per round"])
+def test_long_hands(simulated: Path, tmp_path: Path, raises: dict[str, int]) -> None:
+    """More lines than a 64-bit mask holds, then than a 128-bit one: the same counts."""
+    db = with_long_hands(simulated, tmp_path, raises)
+    assert check(db) > 10
+    assert check(db, players=("ann", "ben")) == 2
+
+
+def test_a_round_too_long_is_refused(simulated: Path, tmp_path: Path) -> None:
+    db = with_long_hands(simulated, tmp_path, {"2nd": 130, "3rd": 1})
+    with pytest.raises(StatsLimitError, match="L-1"):
+        compute(db)
+
+
+def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
+    """The showdown categories (numpy batch) against :func:`hhtool.evaluate.evaluate` hand by hand, and the
+    starting cards against a plain pairing; for hands the audit passed, the category is also the one the
+    room wrote in its ``shows`` line."""
+    import re
+
+    from hhtool.cards import parse_card
+    from hhtool.evaluate import CATEGORY_LABELS, evaluate
+    from hhtool.rules import profile
+    from hhtool.stats.report import showdown_categories, starting_cards
+    from hhtool.store.db import connect
+
+    con = duckdb.connect(str(simulated), read_only=True)
+    hands = {r[0]: r[1:] for r in con.execute(
+        "SELECT hand_key, profile, vela_at_start, wild_rank, exposure, dealt_in, vela, verdict, raw_text, big_bet FROM hands"
+    ).fetchall()}
+    cards: dict[tuple[int, str], list[tuple[str, str, bool]]] = defaultdict(list)
+    for hand_key, player, street, card, up in con.execute("SELECT hand_key, player, street, card, up FROM cards WHERE player IS NOT NULL").fetchall():
+        cards[(hand_key, player)].append((street, card, up))
+    seats = con.execute("SELECT hand_key, player, went_to_showdown, outcome, won_at_showdown, net FROM seats WHERE dealt_in").fetchall()
+    con.close()
+
+    shown: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    starting: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0.0])
+    written = 0
+    for hand_key, player, went, outcome, won, net in seats:
+        name, at_start, wild, exposure, dealt_in, vela, verdict, text, big_bet = hands[hand_key]
+        mine = cards[(hand_key, player)]
+        second = [(c, up) for st, c, up in mine if st == "2nd"]
+        if sum(not up for _, up in second) == 1 and sum(up for _, up in second) == 1:
+            cell = starting[(next(c[0] for c, up in second if not up), next(c[0] for c, up in second if up))]
+            cell[0] += 1
+            cell[1] += (net or 0) / big_bet
+        if not (went and outcome in ("won", "lost") and len(mine) == 5):
+            continue
+        rules = profile(name).with_options(vela="at_start" if at_start else None, wild=wild, exposure=exposure)
+        low = rules.lowest_rank(min(max(dealt_in, rules.min_players), rules.max_players))
+        held = [parse_card(c) for _, c, _ in mine] + ([parse_card(vela)] if vela else [])
+        label = CATEGORY_LABELS[evaluate(held, rules, low).category]
+        row = shown[(player, label)]
+        row[0] += 1
+        row[1] += bool(won)
+        row[2] += net or 0
+        m = re.search(rf"^{re.escape(player)}: shows \[[^\]]*\] \(([^)]*)\)$", text, re.M)
+        if verdict == "ok" and m:
+            words = m.group(1).split(",")[0]
+            assert label == ("one pair" if words.startswith("a pair") else "high card" if words.startswith("high card") else words)
+            written += 1
+    assert written > 100
+
+    con2 = connect(simulated, read_only=True)
+    try:
+        players = compute(simulated).players()
+        got = showdown_categories(con2, Filters(), players)
+        start = starting_cards(con2, Filters(), players)
+    finally:
+        con2.close()
+    assert {(r["player"], r["category"]): [r["shown"], r["won"], r["net"]] for r in got.to_dicts()} == dict(shown)
+    assert {"pokerissimo", "a straight flush"} & {c for _, c in shown}  # the wild cards made some
+    got_start = {(r["hole"], r["door"]): (r["hands"], r["big_bets"]) for r in start.to_dicts()}
+    assert got_start.keys() == starting.keys()
+    for key, (n, bb) in starting.items():
+        assert got_start[key][0] == n and math.isclose(got_start[key][1], bb, rel_tol=1e-9, abs_tol=1e-9), key
