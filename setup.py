@@ -37,6 +37,7 @@ COMPILED = [
     "hhtool/simulate/play.py",
     "hhtool/simulate/view.py",
     "hhtool/simulate/session.py",
+    "hhtool/stats/flags.py",
 ]
 
 

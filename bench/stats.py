@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from hhtool.stats import compute  # noqa: E402
 from hhtool.stats.report import write_report  # noqa: E402
-from hhtool.store.schema import HAND_TABLES, HANDS, META  # noqa: E402
+from hhtool.store.schema import HAND_TABLES, HANDS, META, SCHEMA_VERSION  # noqa: E402
 
 CACHE = ROOT / "bench" / ".cache"
 SHIFT_DAYS = 14  # each copy starts this many days after the one before (the simulated hands span about 8)
@@ -53,7 +53,7 @@ def imported(hands: int) -> tuple[Path, float]:
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    db = CACHE / f"stats-{hands}.duckdb"
+    db = CACHE / f"stats-{hands}-v{SCHEMA_VERSION}.duckdb"
     if db.exists():
         return db, 0.0
     start = time.perf_counter()
@@ -114,7 +114,7 @@ def database(hands: int, base: int) -> tuple[Path, str]:
         raise SystemExit(f"--hands {hands} must be a multiple of --base {base}")
     copies = hands // base
     src, import_s = imported(base)
-    db = CACHE / f"stats-{hands}-from-{base}.duckdb"
+    db = CACHE / f"stats-{hands}-from-{base}-v{SCHEMA_VERSION}.duckdb"
     made = f"{copies} copies of {base:,} simulated hands (bench/stats.py replicate)"
     if db.exists():
         return db, made + " (cached)"

@@ -290,3 +290,37 @@ def test_folders_skip_files_without_hands_but_named_files_are_read(tmp_path: Pat
     # a file named on the command line is read whatever it holds: its lines are reported as junk
     s = import_paths([src / "README.md"], db, workers=0)
     assert (s.not_histories, s.imported, s.junk_lines) == ([], 1, 2)
+
+
+def test_a_database_of_another_schema_version_is_refused(tmp_path: Path) -> None:
+    """Schema 1 had no statistics' flags on seats: reading it would give wrong figures, so it is refused with what to do."""
+    from typer.testing import CliRunner
+
+    from hhtool.cli import app
+    from hhtool.store.db import SchemaVersionError
+    from hhtool.store.schema import SCHEMA_VERSION
+
+    db = tmp_path / "old.duckdb"
+    connect(db).close()
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    con.close()
+    for read_only in (True, False):
+        with pytest.raises(SchemaVersionError, match=f"schema version 1, and this hhtool reads version {SCHEMA_VERSION}.*import the hand histories again"):
+            connect(db, read_only=read_only)
+    result = CliRunner().invoke(app, ["stats", "--db", str(db)])
+    assert result.exit_code == 2 and "earlier hhtool" in result.output
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION + 1)])
+    con.close()
+    with pytest.raises(SchemaVersionError, match="newer hhtool"):
+        connect(db, read_only=True)
+
+
+def test_seat_statistics_columns_follow_the_flags() -> None:
+    """:mod:`hhtool.stats.flags` fills the ``SEAT_STATS`` columns in order: booleans first, then counts."""
+    from hhtool.stats.flags import N_FLAGS, NOT_DEALT_IN
+    from hhtool.store.schema import SEAT_STATS
+
+    assert len(NOT_DEALT_IN) == len(SEAT_STATS)
+    assert [c.sql for c in SEAT_STATS] == ["BOOLEAN"] * N_FLAGS + ["INTEGER"] * (len(SEAT_STATS) - N_FLAGS)

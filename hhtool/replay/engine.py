@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..cards import Card, card_symbol, cards_str
-from ..evaluate import HandValue, evaluate
+from ..evaluate import CATEGORY_LABELS, HandValue, evaluate
 from ..events import (
     Bet,
     BettingCapped,
@@ -80,6 +80,7 @@ class Replay:
     showdown_order: tuple[str, ...]
     rounds: tuple[str, ...]  # the pot built round by round, who opened and why
     stacks: dict[str, int]  # each player's stack after the hand, by the rules
+    categories: dict[str, str]  # each player who showed five cards: what they make with the vela (``CATEGORY_LABELS``)
 
     def fmt(self, amount: int) -> str:
         return format_amount(amount, self.hand.money)
@@ -608,6 +609,21 @@ class _Replayer:
         if value is not None and value.description != e.description:
             self.add("description", e.line, f"{name}'s hand is {value.description}, not {e.description}")
 
+    def shown_categories(self) -> dict[str, str]:
+        """What each player who showed makes, under the hand's rules (the statistics' showdown categories).
+
+        Only when the cards are beyond doubt: the player's known cards and
+        the shown ones are the same five (a hand that shows other cards
+        than were dealt has no category).
+        """
+        out: dict[str, str] = {}
+        for name, shown in self.shown.items():
+            if name in self.cards and len(set(self.cards[name].known) | set(shown)) == 5:
+                value = self.value_of(name)
+                if value is not None:
+                    out[name] = CATEGORY_LABELS[value.category]
+        return out
+
     def value_of(self, name: str) -> HandValue | None:
         own = self.cards[name].known
         if len(own) < 5:
@@ -743,6 +759,7 @@ class _Replayer:
             showdown_order=tuple(self.show_order),
             rounds=tuple(self.rounds),
             stacks=stacks,
+            categories=self.shown_categories(),
         )
 
     def _show_rule(self) -> str:

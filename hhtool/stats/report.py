@@ -2,9 +2,8 @@
 
 Every section reads the database through one read-only connection, and
 each asks DuckDB for what it shows, not for the hands: the statistics
-(:func:`compute_on`), the showdowns (the cards of the players who showed,
-ranked in numpy by :mod:`hhtool.batch`), the starting cards (sums per
-rank pair), the disputed hands.  Only the winnings graph and the sessions
+(:func:`compute_on`), the showdowns and the starting cards (sums over the
+seats, whose categories and cards the import wrote), the disputed hands.  Only the winnings graph and the sessions
 need every hand of every player (:func:`load_per_hand`, a few columns),
 and the graph keeps at most :data:`MAX_POINTS` points a line.
 """
@@ -21,7 +20,6 @@ from .render import fmt_value
 
 if TYPE_CHECKING:
     import duckdb
-    import numpy as np
     import polars as pl
 
 SECTIONS = (
@@ -116,86 +114,35 @@ def _aggression_figure(result: StatsResult) -> str:
     return _fig_html(fig)
 
 
-def _card_number(column: str) -> str:
-    """SQL for the card number of :mod:`hhtool.cards` (rank * 4 + suit) of a card written ``Qs``; two parameters follow."""
-    return f"((strpos(?, left({column}, 1)) + 1) * 4 + strpos(?, right({column}, 1)) - 1)"
-
-
-SHOWN_SQL = """
-    WITH sh AS (
-        SELECT s.hand_key, s.player, s.won_at_showdown, s.net, h.profile, h.vela_at_start, h.wild_rank,
-               h.exposure, h.dealt_in, h.vela
-        FROM seats s JOIN hands h USING (hand_key)
-        WHERE {hand_where} AND {seat_where} AND s.went_to_showdown AND s.outcome IN ('won', 'lost')
-    ),
-    own AS (
-        SELECT c.hand_key, c.player, bit_or(1::BIGINT << {card}) AS cards
-        FROM cards c SEMI JOIN sh ON sh.hand_key = c.hand_key AND sh.player = c.player
-        GROUP BY c.hand_key, c.player
-    )
-    SELECT sh.player, sh.won_at_showdown, sh.net, sh.profile, sh.vela_at_start, sh.wild_rank, sh.exposure,
-           sh.dealt_in, own.cards, {vela} AS vela
-    FROM sh JOIN own USING (hand_key, player)
-    WHERE bit_count(own.cards) = 5
-"""
-
-
-def _cards_of(masks: np.ndarray, vela: np.ndarray | None) -> np.ndarray:
-    """The five cards of each 64-bit card set (bit ``c`` is card ``c``), the vela appended: an (N, 5 or 6) array."""
-    import numpy as np
-
-    bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-    rows, cols = np.nonzero(bits)
-    five = cols.reshape(-1, 5).astype(np.int64)
-    return five if vela is None else np.column_stack([five, vela.astype(np.int64)])
-
-
 def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
     """Per player and hand category shown at showdown: times shown, times won something, net.
 
     A player *showed* when the summary says so (``seats.outcome`` won or
     lost at a showdown) and their five cards are known; the category is
-    what those five and the vela make under the hand's own rules (profile,
-    options, the deck of that many players), ranked by the numpy batch of
-    :mod:`hhtool.batch`.  The cards travel as one 64-bit set per player.
+    what those five and the vela make under the hand's own rules, as the
+    replay ranked them at import (``seats.shown_category``).
     """
-    import numpy as np
     import polars as pl
 
-    from ..batch import categories
-    from ..cards import RANK_CHARS, SUIT_CHARS
     from ..evaluate import CATEGORY_LABELS
-    from ..rules import RulesError, profile
 
-    empty = pl.DataFrame(schema={"player": pl.Utf8, "category": pl.Utf8, "shown": pl.Int64, "won": pl.Int64, "net": pl.Int64})
     hand_where, hand_params, seat_where, seat_params = scope(filters, players)
-    sql = SHOWN_SQL.format(hand_where=hand_where, seat_where=seat_where, card=_card_number("c.card"), vela=_card_number("sh.vela"))
-    shown = pl.DataFrame(con.sql(sql, params=hand_params + seat_params + [RANK_CHARS, SUIT_CHARS] * 2))
-    if shown.height == 0:
-        return empty
-    parts = []
-    for (name, at_start, wild, exposure, dealt_in, no_vela), group in shown.group_by(
-        "profile", "vela_at_start", "wild_rank", "exposure", "dealt_in", pl.col("vela").is_null()
-    ):
-        try:
-            rules = profile(str(name)).with_options(
-                vela="at_start" if at_start else None, wild=None if wild is None else int(wild), exposure=exposure
+    order = ", ".join(f"'{label}'" for label in CATEGORY_LABELS)  # constants of ours, never input
+    return pl.DataFrame(
+        con.sql(
+            f"""
+            SELECT * FROM (
+                SELECT s.player, s.shown_category AS category, count(*)::BIGINT AS shown,
+                       count_if(s.won_at_showdown)::BIGINT AS won, coalesce(sum(s.net), 0)::BIGINT AS net
+                FROM seats s JOIN hands h USING (hand_key)
+                WHERE {hand_where} AND {seat_where} AND s.went_to_showdown AND s.outcome IN ('won', 'lost')
+                      AND s.shown_category IS NOT NULL
+                GROUP BY s.player, s.shown_category
             )
-        except RulesError:
-            continue  # a header the rules refuse: its hands have no category
-        low = rules.lowest_rank(min(max(int(dealt_in), rules.min_players), rules.max_players))
-        cards = _cards_of(group["cards"].to_numpy(), None if no_vela else group["vela"].to_numpy())
-        parts.append(group.select("player", "won_at_showdown", "net", category=pl.Series(categories(cards, rules, low), dtype=pl.Int64)))
-    if not parts:
-        return empty
-    labels = pl.DataFrame({"category": list(range(len(CATEGORY_LABELS))), "label": list(CATEGORY_LABELS)}, schema={"category": pl.Int64, "label": pl.Utf8})
-    return (
-        pl.concat(parts)
-        .join(labels, on="category")
-        .group_by("player", "category", "label")
-        .agg(pl.len().cast(pl.Int64).alias("shown"), pl.col("won_at_showdown").cast(pl.Int64).sum().alias("won"), pl.col("net").sum().alias("net"))
-        .sort(["player", "category"], descending=[False, True])
-        .select("player", pl.col("label").alias("category"), "shown", "won", "net")
+            ORDER BY player, list_position([{order}], category) DESC
+            """,
+            params=hand_params + seat_params,
+        )
     )
 
 
@@ -206,44 +153,22 @@ def starting_cards(con: duckdb.DuckDBPyConnection, filters: Filters, players: li
     """Per hole rank and door rank: hands and net won in big bets (hands whose hole card is known).
 
     A player's 2nd-street cards are one face down (the hole card) and one
-    up (the door card) when both are known: own histories and audit views.
-    The seats in scope and the 2nd-street cards meet in one aggregate per
-    hand and player (cheaper than joining two tables that size): a bit
-    per card says its rank (an index in ``RANK_CHARS``), the door's in
-    bits 0-15 and the hole's in bits 16-31, beside how many cards there
-    are and the seat's net in big bets.
+    up (the door card); both are known in own histories and audit views
+    (``seats.hole_card``, ``seats.door_card``, written at import).
     """
     import polars as pl
 
-    from ..cards import RANK_CHARS
-
     hand_where, hand_params, seat_where, seat_params = scope(filters, players)
-    in_scope = "" if hand_where == "TRUE" else " AND c.hand_key IN (SELECT h.hand_key FROM hands h WHERE " + hand_where + ")"
-    rank = "strpos(?, left(c.card, 1))"  # 1..13
     return pl.DataFrame(
         con.sql(
             f"""
-            WITH pairs AS (
-                SELECT hand_key, player, bit_or(bit) AS bits, count(bit) AS cards, max(big_bets) AS big_bets,
-                       bool_or(seat) AS seated
-                FROM (
-                    SELECT s.hand_key, s.player, NULL::INTEGER AS bit, s.net / h.big_bet AS big_bets, true AS seat
-                    FROM seats s JOIN hands h USING (hand_key)
-                    WHERE {hand_where} AND {seat_where}
-                    UNION ALL
-                    SELECT c.hand_key, c.player, 1 << ({rank} + CASE WHEN c.up THEN 0 ELSE 16 END), NULL, NULL
-                    FROM cards c
-                    WHERE c.street = '2nd' AND c.player IS NOT NULL{in_scope}
-                )
-                GROUP BY hand_key, player
-            )
-            SELECT substr(?, log2(bits >> 16)::INT, 1) AS hole, substr(?, log2(bits & 65535)::INT, 1) AS door,
-                   count(*)::BIGINT AS hands, sum(big_bets) AS big_bets
-            FROM pairs
-            WHERE seated AND cards = 2 AND bit_count(bits >> 16) = 1 AND bit_count(bits & 65535) = 1
+            SELECT left(s.hole_card, 1) AS hole, left(s.door_card, 1) AS door,
+                   count(*)::BIGINT AS hands, sum(s.net / h.big_bet) AS big_bets
+            FROM seats s JOIN hands h USING (hand_key)
+            WHERE {hand_where} AND {seat_where} AND s.hole_card IS NOT NULL
             GROUP BY ALL
             """,
-            params=hand_params + seat_params + [RANK_CHARS] + (hand_params if in_scope else []) + [RANK_CHARS, RANK_CHARS],
+            params=hand_params + seat_params,
         )
     )
 

@@ -75,8 +75,42 @@ def connect(path: str | Path, *, read_only: bool = False, memory_limit: str | No
         raise StoreError(f"cannot open the database {path}: {text}") from None
     except duckdb.Error as e:
         raise StoreError(f"cannot open the database {path}: {e}") from None
+    _check_version(con, path)
     if not read_only:
         for statement in ddl():
             con.execute(statement)
         con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
     return con
+
+
+class SchemaVersionError(StoreError):
+    """A database written by another version of hhtool, with other tables."""
+
+
+def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse a database whose ``schema_version`` is not this hhtool's (a new, empty file has none yet).
+
+    The statistics' flags (schema 2) are decided when a hand is imported,
+    so a database of schema 1 lacks them: it is refused with what to do,
+    not read into wrong figures.
+    """
+    import duckdb
+
+    try:
+        rows = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+    except duckdb.CatalogException:
+        return  # no meta table: a new file
+    if not rows or rows[0][0] == str(SCHEMA_VERSION):
+        return
+    found = rows[0][0]
+    con.close()
+    newer = found.isdigit() and int(found) > SCHEMA_VERSION
+    raise SchemaVersionError(
+        f"the database {path} has schema version {found}, and this hhtool reads version {SCHEMA_VERSION}: "
+        + (
+            "it was written by a newer hhtool; use that one"
+            if newer
+            else "it was written by an earlier hhtool; import the hand histories again into a new database "
+            "(`hhtool import PATH... --db NEW.duckdb`), see docs/schema.md"
+        )
+    )

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..cards import card_str
+from ..stats.flags import NOT_DEALT_IN, hand_flags, saw_bits, seat_values
 from ..errors import ErrorRecord
 from ..events import (
     Bet,
@@ -117,6 +118,8 @@ _ACTION_KIND: dict[type, str] = {
 
 
 _POT_LISTS = ("eligible", "winners", "shares")
+_STREET_INDEX = {"2nd": 0, "3rd": 1, "4th": 2, "5th": 3, "vela": 4}
+_REACH_BIT = {"3rd": 1, "4th": 2, "5th": 4}  # a card dealt on it: :func:`hhtool.stats.flags.saw_bits`
 
 
 class RowBuilder:
@@ -211,6 +214,12 @@ class RowBuilder:
         # actions and cards, walking the events once
         add_action = self.actions.rows.append
         street = "2nd"
+        si = 0  # the street's index in _STREET_INDEX
+        lines: list[tuple[int, str, str]] = []  # (street index, player, kind) of every money line: the statistics' flags
+        add_line = lines.append
+        reached = 0  # _REACH_BIT of the streets a card was dealt on
+        starting: dict[str, tuple[int, int]] = {}  # player -> (hole, door): both 2nd-street cards known, one up
+        face_down: dict[str, tuple[int, ...]] = {}  # carte coperte: 2nd-street cards, until one is exposed on 2nd street
         seq = 0
         cards: dict[tuple[str | None, int], list[Any]] = {}  # (owner, card) -> [street, up], first seen first
         exposure = h.exposure
@@ -232,11 +241,19 @@ class RowBuilder:
                 else:
                     assert isinstance(e, (BringIn, Bet, Call))
                     add_action((local, seq, e.line + offset, street, e.player, kind, e.amount, None, e.all_in))
+                add_line((si, e.player, kind))
                 seq += 1
             elif isinstance(e, Deal):
                 owner = e.player
                 if street == "2nd":
                     dealt.add(owner)
+                    if e.new is None and e.known is not None and len(e.known) == 2:
+                        if exposure == "carte_coperte":
+                            face_down[owner] = e.known  # the door card is the one exposed on 2nd street
+                        else:
+                            starting[owner] = (e.known[0], e.known[1])
+                else:
+                    reached |= _REACH_BIT.get(street, 0)
                 if e.new is None:
                     known = e.known or ()
                     if street == "2nd":
@@ -258,23 +275,35 @@ class RowBuilder:
                             cards[(owner, c)] = [street, up]
             elif isinstance(e, Street):
                 street = e.name
+                si = _STREET_INDEX[street]
             elif isinstance(e, PostAnte):
                 dealt.add(e.player)
                 add_action((local, seq, e.line + offset, street, e.player, "ante", e.amount, None, e.all_in))
+                add_line((si, e.player, "ante"))
                 seq += 1
             elif isinstance(e, PostBlind):
                 dealt.add(e.player)
-                add_action((local, seq, e.line + offset, street, e.player, f"{e.blind}_blind", e.amount, None, e.all_in))
+                blind = f"{e.blind}_blind"
+                add_action((local, seq, e.line + offset, street, e.player, blind, e.amount, None, e.all_in))
+                add_line((si, e.player, blind))
                 seq += 1
             elif isinstance(e, UncalledBet):
                 add_action((local, seq, e.line + offset, street, e.player, "uncalled", e.amount, None, False))
+                add_line((si, e.player, "uncalled"))
                 seq += 1
             elif isinstance(e, Vela):
                 street = "vela"
+                si = 4
                 vela_card = e.card
                 if (None, e.card) not in cards:
                     cards[(None, e.card)] = ["vela", True]
             elif isinstance(e, Expose):
+                if street == "2nd":
+                    down = face_down.pop(e.player, None)
+                    if down is not None and len(e.cards) == 1 and e.cards[0] in down:
+                        starting[e.player] = (down[1] if e.cards[0] == down[0] else down[0], e.cards[0])
+                    elif e.player in starting and starting[e.player][0] in e.cards:
+                        del starting[e.player]  # the hole card up too: none is a hole card
                 for c in e.cards:
                     seen = cards.get((e.player, c))
                     if seen is None:
@@ -300,30 +329,43 @@ class RowBuilder:
         for (holder, dealt_card), (st, shown) in cards.items():
             add_card((local, holder, st, card_str(dealt_card), shown))
 
-        # seats
+        # seats, with the statistics' flags of each
         add_seat = self.seats.rows.append
         outcomes = {o.seat: o for o in s.outcomes}
+        flags = hand_flags(lines, h.bring_in is not None)
+        has_vela = vela_card is not None
+        categories: dict[str, str] = {}
         if result is not None:
             claimed = result.claimed
             due = result.payouts
             stacks = result.stacks
             dealt = set(stacks)
+            categories = result.categories
         for seat in hand.seats:
             p = seat.player
             o = outcomes.get(seat.seat)
             went = p in showdown_players
+            fold_street = o.street if o is not None else None
+            dealt_in = p in dealt
+            stats = seat_values(flags.get(p), saw_bits(reached, has_vela, fold_street)) if dealt_in else NOT_DEALT_IN
+            pair = starting.get(p)
+            extra = (
+                None if pair is None else card_str(pair[0]),
+                None if pair is None else card_str(pair[1]),
+                categories.get(p),
+            )
             if result is None:
                 add_seat((
-                    local, seat.seat, p, seat.stack, p in dealt, seat.seat == t.button, None, None, None, None,
-                    went, False, o.outcome if o is not None else None, o.street if o is not None else None,
+                    local, seat.seat, p, seat.stack, dealt_in, seat.seat == t.button, None, None, None, None,
+                    went, False, o.outcome if o is not None else None, fold_street, *stats, *extra,
                 ))
                 continue
             got = claimed.get(p, 0)
             invested = seat.stack + due.get(p, 0) - stacks[p] if p in stacks else 0
             add_seat((
-                local, seat.seat, p, seat.stack, p in dealt, seat.seat == t.button, invested, got, due.get(p, 0),
-                got - invested, went, went and got > 0, o.outcome if o is not None else None,
-                o.street if o is not None else None,
+                local, seat.seat, p, seat.stack, dealt_in, seat.seat == t.button, invested, got, due.get(p, 0),
+                got - invested, went, went and got > 0, o.outcome if o is not None else None, fold_street,
+                *stats, *extra,
             ))
 
         # pots

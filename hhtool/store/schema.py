@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the first; 2: each seat's statistics flags (``SEAT_STATS``), starting cards and shown category."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +105,46 @@ HANDS = TableSpec(
     partitioned=True,
 )
 
+STAT_STREETS = ("2nd", "3rd", "4th", "5th", "vela")
+
+
+def _seat_stats() -> tuple[Column, ...]:
+    """Each seat's statistics flags, decided at import by :mod:`hhtool.stats.flags` (``docs/stats.md``), in its order."""
+    cols = [
+        _c(f"saw_{st}", "BOOLEAN", f"dealt in, the hand reached {st}{' street' if st != 'vela' else ''} and the player had not folded before")
+        for st in STAT_STREETS[1:]
+    ]
+    ratios = (
+        ("vpip", "put money in by choice on 2nd street", "decided on 2nd street"),
+        ("complete", "completed the bring-in", "decided on 2nd street (a bring-in hand) before any completion, bet or raise"),
+        ("raise2", "raised facing a bet on 2nd street", "decided facing a bet on 2nd street"),
+        ("steal", "completed at the first turn with the chance to steal", "first 2nd-street turn among the last two, all between the bring-in and it folded"),
+        ("bi_fold_steal", "brought in and folded to a steal at the next turn", "brought in and someone stole, everyone after the stealer folded"),
+    )
+    for key, action, opportunity in ratios:
+        cols += [_c(key, "BOOLEAN", action), _c(f"{key}_opp", "BOOLEAN", f"opportunity: {opportunity}")]
+    for st in STAT_STREETS:
+        cols += [
+            _c(f"fold_to_bet_{st}", "BOOLEAN", f"folded facing a bet on {st}"),
+            _c(f"fold_to_bet_{st}_opp", "BOOLEAN", f"decided facing a bet on {st}"),
+        ]
+    for st in STAT_STREETS:
+        cols += [
+            _c(f"bets_{st}", "INTEGER", f"bets, raises and completions on {st}"),
+            _c(f"calls_{st}", "INTEGER", f"calls on {st}"),
+            _c(f"folds_{st}", "INTEGER", f"folds on {st}"),
+        ]
+    return tuple(cols)
+
+
+SEAT_STATS = _seat_stats()
+"""The ``seats`` columns of the statistics: what the player did in the hand and what they had the chance to do."""
+
 SEATS = TableSpec(
     "seats",
-    "One row per seated player per hand. Money the player put in and took out, as the replay counts it.",
+    "One row per seated player per hand. Money the player put in and took out, as the replay counts it; "
+    "the statistics' flags of the player in this hand, decided at import (definitions in `docs/stats.md`; "
+    "false and 0 for a seat not dealt in).",
     (
         HAND_KEY,
         _c("seat", "TINYINT", "seat number"),
@@ -122,6 +160,15 @@ SEATS = TableSpec(
         _c("won_at_showdown", "BOOLEAN", "went to showdown and collected something"),
         _c("outcome", "VARCHAR", "the summary's outcome: `folded`, `won`, `lost`, `mucked`, `collected` (NULL if missing)"),
         _c("fold_street", "VARCHAR", "for `folded`: `2nd`, `3rd`, `4th`, `5th` or `vela`"),
+        *SEAT_STATS,
+        _c("hole_card", "VARCHAR", "the 2nd-street card dealt face down, when both 2nd-street cards are known and one is up"),
+        _c("door_card", "VARCHAR", "the 2nd-street card dealt face up, with `hole_card`"),
+        _c(
+            "shown_category",
+            "VARCHAR",
+            "for a player who showed five cards: what they make with the vela under the hand's rules "
+            "(`high card` .. `pokerissimo`, as the replay ranks them), else NULL",
+        ),
     ),
     partitioned=True,
 )

@@ -1,0 +1,186 @@
+"""Each seat's statistics flags, decided once per hand when it is imported (``docs/stats.md``).
+
+A statistic is a count of actions over a count of opportunities, and both
+are decided per hand and player: did this player have the chance to
+complete, did they.  Deciding that needs the hand's action lines in
+order (who faced a bet, who acted first on 2nd street); summing it needs
+only the answers.  So the import decides every flag here, walking the
+lines once while the hand is in memory, and stores the answers on the
+player's ``seats`` row; the statistics are then sums over seats, the same
+whatever the size of the database, instead of re-reading millions of
+action lines in order at every query.  (This is how the big poker
+trackers do it too: a "hand player statistics" row per seat, written at
+import.)
+
+Compiled with mypyc (``setup.py``): it runs in the import's workers, once
+per hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+STREETS: tuple[str, ...] = ("2nd", "3rd", "4th", "5th", "vela")
+FORCED = frozenset(("ante", "small_blind", "big_blind", "bring_in", "uncalled"))
+"""Lines that are not decisions: nobody chooses to post them, and an uncalled bet returned is no action."""
+AGGRESSIVE = frozenset(("bet", "raise", "complete", "big_blind"))
+"""What a player can face: a posted big blind is a bet to call; the bring-in is not."""
+VOLUNTARY = frozenset(("call", "complete", "raise", "bet"))
+"""Money put in on 2nd street by choice (VPIP)."""
+TURN_SKIPPED = frozenset(("ante", "small_blind", "big_blind", "uncalled"))
+"""Lines that are no turn in the order of acting on 2nd street (the bring-in is one: it acts first)."""
+
+RATIO_FLAGS: tuple[str, ...] = ("vpip", "complete", "raise2", "steal", "bi_fold_steal")
+"""The per-hand statistics of 2nd street, each stored as ``KEY`` (the action) and ``KEY_opp`` (the opportunity)."""
+
+
+N_FLAGS = 4 + 2 * len(RATIO_FLAGS) + 2 * len(STREETS)
+"""Boolean columns first (saw, the ratio flags, fold to a bet), then three counts per street: the order of
+``hhtool.store.schema.SEAT_STATS`` (a test holds the two together)."""
+
+
+class _Seat:
+    """One player's answers while the hand is walked: flags as bits (column order), counts per street."""
+
+    def __init__(self) -> None:
+        self.bits = 0
+        self.counts = [0] * (3 * len(STREETS))
+
+
+# bit positions, in the order of the columns
+_SAW = 0  # 4 bits: 3rd, 4th, 5th, vela
+_RATIO = 4  # 2 bits per RATIO_FLAGS key: action, opportunity
+_VPIP, _COMPLETE, _RAISE2, _STEAL, _BI_FOLD = (_RATIO + 2 * i for i in range(5))
+_FTB = _RATIO + 2 * len(RATIO_FLAGS)  # 2 bits per street: folded facing a bet, decided facing a bet
+
+
+def hand_flags(
+    lines: Sequence[tuple[int, str, str]],
+    has_bring_in: bool,
+) -> dict[str, _Seat]:
+    """Walk a hand's money lines ``(street index, player, kind)`` in order: every player's 2nd-street and per-street answers.
+
+    *Faces a bet*: before this decision, in the same round, someone made
+    an aggressive line (:data:`AGGRESSIVE`) and the last one was not this
+    player's.  The steal needs each player's first and second turns on
+    2nd street, in the order they came (:func:`_steal`).
+    """
+    seats: dict[str, _Seat] = {}
+    n_streets = len(STREETS)
+    aggressive = [0] * n_streets
+    last_aggressor: list[str | None] = [None] * n_streets
+    first: dict[str, str] = {}  # the kind of each player's first turn on 2nd street, in order of acting
+    second: dict[str, str] = {}
+    for street, player, kind in lines:
+        seat = seats.get(player)
+        if seat is None:
+            seat = seats[player] = _Seat()
+        bits = seat.bits
+        decision = kind not in FORCED
+        facing = aggressive[street] > 0 and last_aggressor[street] != player
+        if street == 0:
+            if decision:
+                bits |= 1 << (_VPIP + 1)
+                if has_bring_in and aggressive[0] == 0:
+                    bits |= 1 << (_COMPLETE + 1)
+                if facing:
+                    bits |= 1 << (_RAISE2 + 1)
+            if kind in VOLUNTARY:
+                bits |= 1 << _VPIP
+            if kind == "complete":
+                bits |= 1 << _COMPLETE
+            if facing and kind == "raise":
+                bits |= 1 << _RAISE2
+            if kind not in TURN_SKIPPED:
+                if player not in first:
+                    first[player] = kind
+                elif player not in second:
+                    second[player] = kind
+        if decision and facing:
+            bits |= 1 << (_FTB + 2 * street + 1)
+            if kind == "fold":
+                bits |= 1 << (_FTB + 2 * street)
+        seat.bits = bits
+        if kind == "bet" or kind == "raise" or kind == "complete":
+            seat.counts[3 * street] += 1
+        elif kind == "call":
+            seat.counts[3 * street + 1] += 1
+        elif kind == "fold":
+            seat.counts[3 * street + 2] += 1
+        if kind in AGGRESSIVE:
+            aggressive[street] += 1
+            last_aggressor[street] = player
+    if has_bring_in and first:
+        _steal(seats, first, second)
+    return seats
+
+
+def _steal(seats: dict[str, _Seat], first: dict[str, str], second: dict[str, str]) -> None:
+    """The steal and the bring-in's answer to it, from the first turns on 2nd street.
+
+    The order of first turns is the order of acting, the bring-in first
+    (position 0).  A player at position ``k`` of ``n`` had the chance to
+    steal when a bring-in was posted, ``k`` is one of the last two
+    (``k >= n - 2``, ``k >= 1``) and everyone between the bring-in and them
+    folded; they stole by completing at that turn.  The player at
+    position 0 faced a steal when someone stole and everyone after the
+    stealer folded; they folded to it when their next turn was a fold.
+    """
+    order = list(first)
+    n = len(order)
+    brought_in = "bring_in" in first.values()
+    stealer = -1
+    folded_so_far = True  # everyone at positions 1..k-1 folded at their first turn
+    for k in range(n):
+        p = order[k]
+        kind = first[p]
+        chance = brought_in and k >= 1 and k >= n - 2 and folded_so_far
+        if chance:
+            seats[p].bits |= 1 << (_STEAL + 1)
+            if kind == "complete":
+                seats[p].bits |= 1 << _STEAL
+                if stealer < 0:
+                    stealer = k
+        if k >= 1 and kind != "fold":
+            folded_so_far = False
+    if stealer >= 0 and all(first[q] == "fold" for q in order[stealer + 1 :]):
+        bring_in = seats[order[0]]
+        bring_in.bits |= 1 << (_BI_FOLD + 1)
+        if second.get(order[0]) == "fold":
+            bring_in.bits |= 1 << _BI_FOLD
+
+
+def saw_bits(reached: int, has_vela: bool, fold_street: str | None) -> int:
+    """The four ``saw_*`` bits of a seat dealt in.
+
+    ``reached``: bit 0, 1, 2 when a card was dealt on 3rd, 4th, 5th street.
+    A player saw a street the hand reached unless they folded on an
+    earlier one; the vela, when the hand reached 5th street and a vela was
+    turned.
+    """
+    fold_at = STREETS.index(fold_street) if fold_street is not None and fold_street in STREETS else 99
+    bits = 0
+    if reached & 1 and fold_at >= 1:
+        bits |= 1
+    if reached & 2 and fold_at >= 2:
+        bits |= 2
+    if reached & 4 and fold_at >= 3:
+        bits |= 4
+        if has_vela and fold_at >= 4:
+            bits |= 8
+    return bits
+
+
+NO_SEAT = _Seat()
+"""The answers of a player with no line: every flag false, every count 0."""
+
+
+def seat_values(seat: _Seat | None, saw: int) -> tuple[object, ...]:
+    """The values of the ``SEAT_STATS`` columns for one seat dealt in (``saw`` from :func:`saw_bits`)."""
+    s = NO_SEAT if seat is None else seat
+    bits = s.bits | saw
+    return (*[(bits >> i) & 1 == 1 for i in range(N_FLAGS)], *s.counts)
+
+
+NOT_DEALT_IN: tuple[object, ...] = (*[False] * N_FLAGS, *[0] * (3 * len(STREETS)))
+"""The values of a seat not dealt in: it had no opportunity."""
