@@ -38,6 +38,7 @@ COMPILED = [
     "hhtool/simulate/view.py",
     "hhtool/simulate/session.py",
     "hhtool/stats/flags.py",
+    "hhtool/store/rows.py",
 ]
 
 

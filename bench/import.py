@@ -132,12 +132,15 @@ def one_core(folder: Path, sample: int) -> dict[str, float]:
     from hhtool.grammar import START_SYMBOLS, matcher, parser
     from hhtool.reader import Cp1252Warning, read_file
     from hhtool.replay import replay
+    from hhtool.store.frames import frames
     from hhtool.store.rows import RowBuilder
 
     files = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
     texts: list[tuple[Path, int]] = []
     hands: list[Hand] = []
     warnings.simplefilter("ignore", Cp1252Warning)
+    import polars  # noqa: F401  imported once per worker process: not a per-hand cost
+
     parser()  # built once per worker process: not a per-hand cost
     for symbol in START_SYMBOLS:
         matcher(symbol)
@@ -159,7 +162,7 @@ def one_core(folder: Path, sample: int) -> dict[str, float]:
     b = RowBuilder()
     for h, rep_h in zip(hands, results):
         b.add_hand(h, "", "f", 0, rep_h, None)
-    b.frames()
+    frames(b)
     rows = (time.perf_counter() - t) / len(hands)
     _ = ErrorRecord
     return {"hands": float(len(hands)), "parse": parse, "replay": rep, "rows": rows}

@@ -386,7 +386,7 @@ class Writer:
                 pass
             raise
         finally:
-            for name in ("b_keys", "b_new", "b_conf", "b_hands", "b_failed", *(f"b_{t}" for t in ("seats", "actions", "cards", "pots", "findings"))):
+            for name in ("b_keys", "b_conf", "b_all", "b_failed", *(f"b_{t}" for t in ("hands", "seats", "actions", "cards", "pots", "findings"))):
                 try:
                     con.unregister(name)
                 except Exception:
@@ -450,28 +450,30 @@ class Writer:
                     conflict_locals.append(local)
         if new_locals:
             n = len(new_locals)
+            every = n == hands.height  # the usual case: every hand of the batch is new, hand_key = first + local
             new = pl.DataFrame(
                 {"local": new_locals, "hand_key": range(self.next_key, self.next_key + n)},
                 schema={"local": pl.Int32, "hand_key": pl.Int64},
             )
-            self._register("b_new", new)
-            self._register("b_hands", hands)
-            con.execute("INSERT INTO hands BY NAME SELECT m.hand_key, b.* EXCLUDE (local) FROM b_hands b JOIN b_new m USING (local)")
-            for table in ("seats", "actions", "cards", "pots", "findings"):
-                df = merged.get(table)
+
+            def keyed(df: pl.DataFrame) -> pl.DataFrame:
+                """The rows of the new hands, numbered by ``hand_key`` (in polars: DuckDB then only appends)."""
+                if every:
+                    return df.with_columns(hand_key=pl.col("local").cast(pl.Int64) + self.next_key).drop("local")
+                return df.join(new, on="local", how="inner", maintain_order="left").drop("local")
+
+            for table in ("hands", "seats", "actions", "cards", "pots", "findings"):
+                df = hands if table == "hands" else merged.get(table)
                 if df is None or not df.height:
                     continue
-                self._register(f"b_{table}", df)
-                con.execute(
-                    f"INSERT INTO {table} BY NAME SELECT m.hand_key, t.* EXCLUDE (local) "
-                    f"FROM b_{table} t JOIN b_new m USING (local)"
-                )
+                self._register(f"b_{table}", keyed(df))
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM b_{table}")
         if conflict_locals:
             self._register("b_conf", pl.DataFrame({"local": conflict_locals}, schema={"local": pl.Int32}))
-            self._register("b_hands", hands)
+            self._register("b_all", hands)
             con.execute(
                 "INSERT INTO conflicts BY NAME SELECT b.site, b.hand_id, b.text_hash, b.file, b.first_line, b.raw_text, "
-                "now() AS imported_at FROM b_hands b JOIN b_conf USING (local)"
+                "now() AS imported_at FROM b_all b JOIN b_conf USING (local)"
             )
             s.conflicts_new += len(conflict_locals)
         return len(new_locals), verdicts

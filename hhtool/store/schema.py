@@ -1,7 +1,7 @@
 """The tables of the hand database: one list of columns per table, the DDL made from it.
 
 The column lists are the single source: the DDL, the polars schemas the
-workers build their frames with (:mod:`hhtool.store.rows`) and
+workers build their frames with (:mod:`hhtool.store.frames`) and
 ``docs/schema.md`` (:func:`schema_markdown`, kept in step by a test) all
 come from here.  Money is always an integer in the hand's minor units
 (cents for a hand written with a currency sign or decimals, chips

@@ -3,7 +3,7 @@
 A worker process gets a :class:`ChunkTask` (a piece of a file cut at a
 blank line, with the number of lines before it), splits it into hands with
 the reader, parses and replays each, has :class:`~hhtool.store.rows.RowBuilder`
-turn them into rows, and returns a :class:`ChunkResult`: one polars frame
+turn them into rows (:mod:`hhtool.store.frames` into frames), and returns a :class:`ChunkResult`: one polars frame
 per table, every hand numbered by ``local`` (its position in the chunk)
 instead of the ``hand_key`` that only the writer can give.
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorRecord, HandHistoryError
+from .frames import frames
 from .rows import RowBuilder
 
 if TYPE_CHECKING:
@@ -98,5 +99,5 @@ def process_chunk(task: ChunkTask) -> ChunkResult:
             result.hands += 1
             result.verdicts[verdict] = result.verdicts.get(verdict, 0) + 1
     result.cp1252 = bool(notes)
-    result.frames = builder.frames()
+    result.frames = frames(builder)
     return result

@@ -1,0 +1,99 @@
+"""A worker's rows (:class:`~hhtool.store.rows.RowBuilder`) as polars frames, one per table.
+
+The frames travel to the writer, which inserts them through Arrow.  Their
+columns are the table's (:mod:`hhtool.store.schema`) with ``local`` (the
+hand's position in its chunk) for ``hand_key`` and without
+``imported_at``, which the writer adds.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .rows import POT_LISTS, RowBuilder, Rows
+from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEATS, TableSpec
+
+if TYPE_CHECKING:
+    import polars as pl
+
+
+def polars_dtype(sql: str) -> Any:
+    import polars as pl
+
+    simple: dict[str, Any] = {
+        "BIGINT": pl.Int64,
+        "INTEGER": pl.Int32,
+        "SMALLINT": pl.Int16,
+        "TINYINT": pl.Int8,
+        "BOOLEAN": pl.Boolean,
+        "VARCHAR": pl.Utf8,
+        "TIMESTAMPTZ": pl.Datetime("us", "UTC"),
+    }
+    if sql.endswith("[]"):
+        return pl.List(simple[sql[:-2]])
+    return simple[sql]
+
+
+def frame_schema(spec: TableSpec) -> dict[str, Any]:
+    """The polars schema of a worker frame for ``spec``: ``local`` for ``hand_key``, no ``imported_at``."""
+    import polars as pl
+
+    out: dict[str, Any] = {}
+    for c in spec.columns:
+        if c.name == "hand_key":
+            out["local"] = pl.Int32
+        elif c.name != "imported_at":
+            out[c.name] = polars_dtype(c.sql)
+    return out
+
+
+def _frame(rows: Rows, schema: dict[str, Any]) -> pl.DataFrame:
+    """The columns as a frame of ``schema``; ``started_at`` is built as epoch microseconds and cast."""
+    import polars as pl
+
+    build = dict(schema)
+    if "started_at" in build:
+        build["started_at"] = pl.Int64
+    df = pl.DataFrame(dict(zip(rows.names, rows.cols)), schema=build)
+    if "started_at" in schema:
+        df = df.with_columns(pl.col("started_at").cast(schema["started_at"]))
+    return df
+
+
+def _table(rows: Rows, spec: TableSpec) -> pl.DataFrame:
+    return _frame(rows, frame_schema(spec))
+
+
+def frames(b: RowBuilder) -> dict[str, pl.DataFrame]:
+    """Every table's frame of a chunk."""
+    return {
+        "hands": _table(b.hands, HANDS),
+        "seats": _table(b.seats, SEATS),
+        "actions": _table(b.actions, ACTIONS),
+        "cards": _table(b.cards, CARDS),
+        "pots": pots_frame(b),
+        "findings": _table(b.findings, FINDINGS),
+        "failed": _table(b.failed, FAILED),
+    }
+
+
+def pots_frame(b: RowBuilder) -> pl.DataFrame:
+    """The pots, their list columns gathered from flat rows.
+
+    polars builds a list column from Python lists at about 8 µs a list;
+    from flat rows grouped by pot it is several times cheaper.
+    """
+    import polars as pl
+
+    schema = frame_schema(POTS)
+    key = ["local", "pot"]
+    base = _frame(b.pots, {n: t for n, t in schema.items() if n not in POT_LISTS})
+    eligible = _frame(b.pot_eligible, {"local": schema["local"], "pot": schema["pot"], "eligible": pl.Utf8})
+    eligible = eligible.group_by(key, maintain_order=True).agg(pl.col("eligible"))
+    winners = _frame(b.pot_winners, {"local": schema["local"], "pot": schema["pot"], "winners": pl.Utf8, "shares": pl.Int64})
+    winners = winners.group_by(key, maintain_order=True).agg(pl.col("winners"), pl.col("shares"))
+    return (
+        base.join(eligible, on=key, how="left", maintain_order="left")
+        .join(winners, on=key, how="left", maintain_order="left")
+        .select([pl.col(n).fill_null([]).cast(t) if n in POT_LISTS else pl.col(n) for n, t in schema.items()])
+    )
