@@ -251,3 +251,20 @@ def test_collections_name_pots_and_sum_to_pot_less_rake() -> None:
     for hand in _hands(simulate_text(make_config(rules="italian", structure="pot", players=7, seed=6), 200)[0]):
         paid = sum(c.amount for c in hand.events if isinstance(c, Collected))
         assert paid == hand.summary.total - hand.summary.rake
+
+
+def test_a_deal_that_runs_out_of_cards_is_dealt_again() -> None:
+    """Six stellapoker players on 5th street need 30 cards and 3 burns from 32, a hand RULES.md cannot end.
+
+    Seed 1001's session 10 (pot limit, six players) comes to that at its
+    1,742nd hand, where the simulator used to stop on an empty deck; now it
+    plays the deal again with new cards, so the hand written is valid.
+    """
+    import itertools
+
+    config = make_config(rules="stellapoker", structure="pot", players=6, seed=1001)
+    hands = list(itertools.islice(session_mod.session_hands(config, 10, 2000), 1745))
+    assert len(hands) == 1745
+    for hand in hands[1730:]:
+        result = replay(hand)
+        assert (result.verdict, result.findings) == ("ok", ()), hand.hand_id

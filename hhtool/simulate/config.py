@@ -21,6 +21,15 @@ class SimulationError(ValueError):
     """A request the simulator cannot honour (a usage error on the command line)."""
 
 
+class DeckExhausted(Exception):
+    """The deck cannot deal the next street (six stellapoker players on 5th street: 30 cards and 3 burns from 32).
+
+    RULES.md gives such a hand no valid ending (the replay's ``deck_exhausted``),
+    so the simulator plays the deal again with new cards (:func:`hhtool.simulate.session.session_hands`).  Defined here, in
+    an interpreted module: compiled with mypyc in ``play.py``, the class failed at import.
+    """
+
+
 @dataclass(frozen=True, slots=True)
 class Site:
     """How a room writes its histories: its name, money style and time zone."""

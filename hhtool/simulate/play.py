@@ -60,7 +60,7 @@ from ..replay.pots import Pot, pots_from
 from ..showdown import divide, compare, winners
 from ..showing import first_round_opener, later_round_opener
 from .bots import Situation, Style, decide, quick_category, quick_five, raise_fraction, strength
-from .config import SimConfig
+from .config import DeckExhausted, SimConfig
 
 STREETS: tuple[StreetName, ...] = ("2nd", "3rd", "4th", "5th")
 FOLD_STREET: dict[int, FoldStreet] = {1: "2nd", 2: "3rd", 3: "4th", 4: "5th", 5: "vela"}
@@ -163,6 +163,10 @@ class HandPlay:
         for rnd in range(1, 5):
             if len(self.betting.in_hand) < 2:
                 break
+            live = sum(1 for p in self.players if not p.folded)
+            need = live * (2 if rnd == 1 else 1) + (1 if rnd > 1 and rules.burns else 0)
+            if need > len(deck):
+                raise DeckExhausted(f"{need} cards needed on street {rnd}, {len(deck)} left")
             if rnd > 1:
                 saw_third = True
                 if rules.burns:

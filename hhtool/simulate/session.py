@@ -18,11 +18,14 @@ from datetime import datetime, timedelta, timezone
 
 from ..events import Hand
 from ..write import write_hand
-from .config import SimConfig, SimulationError
+from .config import DeckExhausted, SimConfig, SimulationError
 from .faults import inject
 from .play import HandPlay
 from .table import FIRST_NAMES, Table
 from .view import own_view
+
+REDEALS = 1000
+"""Deals of one hand tried before giving up when the deck keeps running out (:class:`~hhtool.simulate.config.DeckExhausted`)."""
 
 SESSION_HANDS = 2000
 _ZONES = {"CET": 1, "ET": -5, "UTC": 0, "+01:00": 1}
@@ -64,8 +67,15 @@ def session_hands(config: SimConfig, session: int, count: int) -> Iterator[Hand]
     for n in range(count):
         deal = table.next_deal()
         hand_id = f"{config.seed}-{session}-{n + 1}"
-        play = HandPlay(config, rng, hand_id, table_name, table.max_seats, deal.seats, deal.button, when)
-        stacks = play.run()
+        for _ in range(REDEALS):
+            play = HandPlay(config, rng, hand_id, table_name, table.max_seats, deal.seats, deal.button, when)
+            try:
+                stacks = play.run()
+                break
+            except DeckExhausted:
+                continue  # no valid ending (see DeckExhausted): the same players play the deal again, new cards
+        else:
+            raise SimulationError(f"hand {hand_id}: the deck ran out in {REDEALS} deals in a row")
         table.settle(stacks)
         hand = play.build(table.arrivals, table.departures)
         if config.view is not None:
