@@ -274,7 +274,6 @@ def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, d
     f = filters or Filters()
     hand_where, hand_params, seat_where, seat_params = scope(f)
     sql = stats_sql(hand_where, seat_where, bool(f.players))
-    con.execute("SET enable_progress_bar = false")  # a long query must not draw on a terminal that shows our output
     # the placeholders in the order the query has them: hs, rk, sp, HAVING
     t = pl.DataFrame(con.sql(sql, params=hand_params + seat_params + seat_params + [f.min_hands]))
     t = t.with_columns(

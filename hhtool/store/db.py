@@ -75,6 +75,7 @@ def connect(path: str | Path, *, read_only: bool = False, memory_limit: str | No
         raise StoreError(f"cannot open the database {path}: {text}") from None
     except duckdb.Error as e:
         raise StoreError(f"cannot open the database {path}: {e}") from None
+    con.execute("SET enable_progress_bar = false")  # DuckDB's own bar on a long statement: never on our terminal
     _check_version(con, path)
     if not read_only:
         for statement in ddl():

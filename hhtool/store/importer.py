@@ -52,6 +52,7 @@ BATCH_HANDS = 10_000
 """Hands per writer transaction (at most; also committed every :data:`BATCH_SECONDS`)."""
 BATCH_SECONDS = 5.0
 IN_PROCESS_BYTES = 512 << 10
+CHECKPOINT_THRESHOLD = "256MB"
 """Below this much input, parse in this process: starting workers costs more than it saves."""
 
 
@@ -529,7 +530,7 @@ def import_paths(
     *,
     workers: int | None = None,
     progress: Progress | None = None,
-    memory_limit: str | None = "512MB",
+    memory_limit: str | None = "256MB",
     batch_hands: int = BATCH_HANDS,
     on_start: Callable[[int, int], None] | None = None,
 ) -> ImportSummary:
@@ -547,6 +548,10 @@ def import_paths(
     dbp = Path(db)
     units = collect_units(paths, exclude=[dbp, dbp.with_name(dbp.name + ".wal")])
     con = connect(db, memory_limit=memory_limit)
+    # DuckDB checkpoints (writes the committed rows into the file) when its log passes this size, and a
+    # checkpoint's cost grows with the database: at the default 16 MB a million-hand database spent
+    # 184 µs a hand in COMMIT, at 256 MB 42 (docs/performance.md); the memory stays under 1 GB.
+    con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
     summary = ImportSummary(files=len(units))
     try:
         known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
