@@ -39,7 +39,7 @@ N_FLAGS = 4 + 2 * len(RATIO_FLAGS) + 2 * len(STREETS)
 ``hhtool.store.schema.SEAT_STATS`` (a test holds the two together)."""
 
 
-class _Seat:
+class SeatFlags:
     """One player's answers while the hand is walked: flags as bits (column order), counts per street."""
 
     def __init__(self) -> None:
@@ -57,7 +57,7 @@ _FTB = _RATIO + 2 * len(RATIO_FLAGS)  # 2 bits per street: folded facing a bet, 
 def hand_flags(
     lines: Sequence[tuple[int, str, str]],
     has_bring_in: bool,
-) -> dict[str, _Seat]:
+) -> dict[str, SeatFlags]:
     """Walk a hand's money lines ``(street index, player, kind)`` in order: every player's 2nd-street and per-street answers.
 
     *Faces a bet*: before this decision, in the same round, someone made
@@ -65,7 +65,7 @@ def hand_flags(
     player's.  The steal needs each player's first and second turns on
     2nd street, in the order they came (:func:`_steal`).
     """
-    seats: dict[str, _Seat] = {}
+    seats: dict[str, SeatFlags] = {}
     n_streets = len(STREETS)
     aggressive = [0] * n_streets
     last_aggressor: list[str | None] = [None] * n_streets
@@ -74,7 +74,7 @@ def hand_flags(
     for street, player, kind in lines:
         seat = seats.get(player)
         if seat is None:
-            seat = seats[player] = _Seat()
+            seat = seats[player] = SeatFlags()
         bits = seat.bits
         decision = kind not in FORCED
         facing = aggressive[street] > 0 and last_aggressor[street] != player
@@ -115,7 +115,7 @@ def hand_flags(
     return seats
 
 
-def _steal(seats: dict[str, _Seat], first: dict[str, str], second: dict[str, str]) -> None:
+def _steal(seats: dict[str, SeatFlags], first: dict[str, str], second: dict[str, str]) -> None:
     """The steal and the bring-in's answer to it, from the first turns on 2nd street.
 
     The order of first turns is the order of acting, the bring-in first
@@ -171,11 +171,11 @@ def saw_bits(reached: int, has_vela: bool, fold_street: str | None) -> int:
     return bits
 
 
-NO_SEAT = _Seat()
+NO_SEAT = SeatFlags()
 """The answers of a player with no line: every flag false, every count 0."""
 
 
-def seat_values(seat: _Seat | None, saw: int) -> tuple[object, ...]:
+def seat_values(seat: SeatFlags | None, saw: int) -> tuple[object, ...]:
     """The values of the ``SEAT_STATS`` columns for one seat dealt in (``saw`` from :func:`saw_bits`)."""
     s = NO_SEAT if seat is None else seat
     bits = s.bits | saw

@@ -1,7 +1,7 @@
 """A parsed and replayed hand to the rows of every table, in the columns of :mod:`hhtool.store.schema`.
 
 Runs in the import's worker processes (:mod:`hhtool.store.worker`), once
-per hand: rows are tuples appended to one list per table, which
+per hand: each row goes into one list per column of its table, which
 :mod:`hhtool.store.frames` turns into polars frames once per chunk.  Rows
 are numbered by ``local``, the hand's position in its chunk; the writer
 replaces it with ``hand_key``.  Compiled with mypyc (``setup.py``), so it
@@ -15,7 +15,6 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..cards import card_str
-from ..stats.flags import NOT_DEALT_IN, hand_flags, saw_bits, seat_values
 from ..errors import ErrorRecord
 from ..events import (
     Bet,
@@ -38,6 +37,7 @@ from ..events import (
     UncalledBet,
     Vela,
 )
+from ..stats.flags import NOT_DEALT_IN, hand_flags, saw_bits, seat_values
 from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEATS, TableSpec
 
 if TYPE_CHECKING:
@@ -72,9 +72,6 @@ class Rows:
     def add(self, row: tuple[Any, ...]) -> None:
         for col, value in zip(self.cols, row):
             col.append(value)
-
-    def __len__(self) -> int:
-        return len(self.cols[0])
 
 
 _ACTION_KIND: dict[type, str] = {
