@@ -37,7 +37,7 @@ COMPILED = [
     "hhtool/simulate/play.py",
     "hhtool/simulate/view.py",
     "hhtool/simulate/session.py",
-    "hhtool/stats/flags.py",
+    "hhtool/store/flags.py",
     "hhtool/store/rows.py",
 ]
 

@@ -12,7 +12,8 @@ Measured in the same run:
 * **end to end**: ``python -m hhtool.cli import DIR --db NEW.duckdb --json``
   as a subprocess on every core: hands/s, peak memory of the whole process
   tree (the writer and its workers, summed, sampled from ``/proc`` every
-  50 ms), database bytes per hand, the writer's share;
+  50 ms), database bytes per hand, the writer's share, and the CPU time of
+  every process per hand (the budget: cores / 5,000 hands/s);
 * **one core, in process**, on the first ``--sample`` hands: the parse-only
   rate (``read_file``), replay alone, and the rows a worker builds, so the
   per-hand cost of each stage is known.
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -109,6 +111,7 @@ def end_to_end(folder: Path, workers: int | None) -> dict[str, object]:
     if workers is not None:
         cmd += ["--workers", str(workers)]
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = 0
     while proc.poll() is None:
@@ -116,12 +119,14 @@ def end_to_end(folder: Path, workers: int | None) -> dict[str, object]:
         time.sleep(0.05)
     out, err = proc.communicate()
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the import and its workers, once all have exited
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if proc.returncode not in (0, 1):
         raise SystemExit(f"import failed ({proc.returncode}): {err}")
     summary: dict[str, object] = json.loads(out)
     size = db.stat().st_size + (db.with_name(db.name + ".wal").stat().st_size if db.with_name(db.name + ".wal").exists() else 0)
     shutil.rmtree(tmp)
-    summary.update(wall=wall, peak_rss=peak, db_bytes=size)
+    summary.update(wall=wall, peak_rss=peak, db_bytes=size, cpu=cpu)
     return summary
 
 
@@ -193,6 +198,11 @@ def main() -> None:
         f"  peak memory (writer + workers): {int(e['peak_rss']) / 2**20:,.0f} MB; "  # type: ignore[call-overload]
         f"database {int(e['db_bytes']) / 2**20:,.1f} MB = {int(e['db_bytes']) / max(hands, 1):,.0f} bytes/hand; "  # type: ignore[call-overload]
         f"hashing {e['hash_seconds']} s, writer transactions {e['writer_seconds']} s"
+    )
+    cpu_per_hand = float(e["cpu"]) / max(hands, 1)  # type: ignore[arg-type]
+    print(
+        f"  CPU of every process: {cpu_per_hand * 1e6:,.0f} µs a hand ({float(e['cpu']) / wall / (os.cpu_count() or 1):.0%} of the cores); "  # type: ignore[arg-type]
+        f"5,000 hands/s on {os.cpu_count()} cores leaves {(os.cpu_count() or 1) / 5000 * 1e6:,.0f} µs a hand"
     )
 
     c = one_core(folder, args.sample)

@@ -318,8 +318,8 @@ def test_a_database_of_another_schema_version_is_refused(tmp_path: Path) -> None
 
 
 def test_seat_statistics_columns_follow_the_flags() -> None:
-    """:mod:`hhtool.stats.flags` fills the ``SEAT_STATS`` columns in order: booleans first, then counts."""
-    from hhtool.stats.flags import N_FLAGS, NOT_DEALT_IN
+    """:mod:`hhtool.store.flags` fills the ``SEAT_STATS`` columns in order: booleans first, then counts."""
+    from hhtool.store.flags import N_FLAGS, NOT_DEALT_IN
     from hhtool.store.schema import SEAT_STATS
 
     assert len(NOT_DEALT_IN) == len(SEAT_STATS)

@@ -1,7 +1,7 @@
 """Every statistic of every player against a plain Python count, on simulated hands of every kind.
 
 :func:`hhtool.stats.compute` sums the flags the import decided for each
-seat (:mod:`hhtool.stats.flags`, from the parsed events).  This file counts
+seat (:mod:`hhtool.store.flags`, from the parsed events).  This file counts
 the same things from the stored tables the slow, obvious way that
 docs/stats.md words them: it walks each hand's action lines in order,
 keeping who made the last aggressive action of the round, and each
@@ -28,7 +28,7 @@ import pytest
 from hhtool.simulate import make_config, simulate_text
 from hhtool.stats import Filters, compute
 from hhtool.stats.compute import STATS
-from hhtool.stats.flags import STREETS
+from hhtool.store.flags import STREETS
 from hhtool.store.importer import import_paths
 
 FORCED = {"ante", "small_blind", "big_blind", "bring_in", "uncalled"}

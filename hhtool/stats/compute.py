@@ -1,7 +1,7 @@
 """Player statistics over the hand database: counts of actions over counts of opportunities.
 
 Every flag is decided per hand and player, as ``docs/stats.md`` defines
-them, when the hand is imported (:mod:`hhtool.stats.flags`, stored on the
+them, when the hand is imported (:mod:`hhtool.store.flags`, stored on the
 ``seats`` rows), and summed per player here inside DuckDB, in one query
 (:func:`stats_sql`); only the per-player totals travel to Python (polars,
 through Arrow).  A statistic with no opportunity is ``None`` and shows
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.db import connect
-from .flags import RATIO_FLAGS, STREETS
+from ..store.flags import RATIO_FLAGS, STREETS
 
 if TYPE_CHECKING:
     import duckdb
@@ -184,7 +184,7 @@ def stats_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
     """The one query behind :func:`compute`: a row per player, every statistic's actions and opportunities.
 
     Every flag of docs/stats.md was decided per hand and player when the
-    hand was imported (:mod:`hhtool.stats.flags`, stored on ``seats``), so
+    hand was imported (:mod:`hhtool.store.flags`, stored on ``seats``), so
     a statistic is a sum over the seats in scope: one pass over one table,
     joined to the hands only for the filters and the win rates' units.
     The rake is each pot's rake shared among its winners (``rk``), the one

@@ -2,7 +2,8 @@
 
 Modules: :mod:`.schema` (the tables, documented in ``docs/schema.md``),
 :mod:`.db` (opening the file, one writer at a time), :mod:`.rows` (a
-worker's chunk of hands into polars frames), :mod:`.importer` (files,
+worker's hands into rows, with the statistics' flags of :mod:`.flags`),
+:mod:`.frames` (those rows as polars frames), :mod:`.importer` (files,
 workers and the single writer), :mod:`.query` (read-only SQL, Parquet).
 
 Nothing here imports polars or duckdb at module level except through

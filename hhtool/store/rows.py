@@ -37,7 +37,7 @@ from ..events import (
     UncalledBet,
     Vela,
 )
-from ..stats.flags import NOT_DEALT_IN, hand_flags, saw_bits, seat_values
+from .flags import NOT_DEALT_IN, hand_flags, saw_bits, seat_values
 from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEATS, TableSpec
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ _ACTION_KIND: dict[type, str] = {
 
 POT_LISTS = ("eligible", "winners", "shares")
 _STREET_INDEX = {"2nd": 0, "3rd": 1, "4th": 2, "5th": 3, "vela": 4}
-_REACH_BIT = {"3rd": 1, "4th": 2, "5th": 4}  # a card dealt on it: :func:`hhtool.stats.flags.saw_bits`
+_REACH_BIT = {"3rd": 1, "4th": 2, "5th": 4}  # a card dealt on it: :func:`hhtool.store.flags.saw_bits`
 
 
 class RowBuilder:

@@ -109,7 +109,7 @@ STAT_STREETS = ("2nd", "3rd", "4th", "5th", "vela")
 
 
 def _seat_stats() -> tuple[Column, ...]:
-    """Each seat's statistics flags, decided at import by :mod:`hhtool.stats.flags` (``docs/stats.md``), in its order."""
+    """Each seat's statistics flags, decided at import by :mod:`hhtool.store.flags` (``docs/stats.md``), in its order."""
     cols = [
         _c(f"saw_{st}", "BOOLEAN", f"dealt in, the hand reached {st}{' street' if st != 'vela' else ''} and the player had not folded before")
         for st in STAT_STREETS[1:]

@@ -13,7 +13,9 @@ trackers do it too: a "hand player statistics" row per seat, written at
 import.)
 
 Compiled with mypyc (``setup.py``): it runs in the import's workers, once
-per hand.
+per hand.  It lives with the import rather than in :mod:`hhtool.stats`
+(which sums what it stores) so that the compiled import path needs
+nothing of polars or DuckDB to build.
 """
 
 from __future__ import annotations
