@@ -382,3 +382,29 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
     assert got_start.keys() == starting.keys()
     for key, (n, bb) in starting.items():
         assert got_start[key][0] == n and math.isclose(got_start[key][1], bb, rel_tol=1e-9, abs_tol=1e-9), key
+
+
+def test_each_seat_flag_implies_its_opportunity(simulated: Path) -> None:
+    """Laws of the stored flags on every seat of valid hands: an action implies its opportunity, a later
+    street seen implies the earlier ones, and a seat not dealt in has no flag and no count."""
+    from hhtool.store.schema import SEAT_STATS
+
+    implied = [("vpip", "vpip_opp"), ("raise2", "raise2_opp"), ("steal", "steal_opp"), ("bi_fold_steal", "bi_fold_steal_opp")]
+    implied += [(f"fold_to_bet_{st}", f"fold_to_bet_{st}_opp") for st in STREETS]
+    implied += [("saw_4th", "saw_3rd"), ("saw_5th", "saw_4th"), ("saw_vela", "saw_5th")]
+    con = duckdb.connect(str(simulated), read_only=True)
+    try:
+        valid = "hand_key IN (SELECT hand_key FROM hands WHERE verdict = 'ok')"
+        for action, opportunity in implied:
+            (broken,) = con.execute(f"SELECT count(*) FROM seats WHERE {valid} AND {action} AND NOT {opportunity}").fetchone()  # type: ignore[misc]
+            assert broken == 0, (action, opportunity)
+        (completes,) = con.execute(f"SELECT count_if(complete AND NOT complete_opp) FROM seats WHERE {valid}").fetchone()  # type: ignore[misc]
+        assert completes == 0
+        flags = " OR ".join(c.name for c in SEAT_STATS if c.sql == "BOOLEAN")
+        counts = " + ".join(c.name for c in SEAT_STATS if c.sql == "INTEGER")
+        (out,) = con.execute(f"SELECT count(*) FROM seats WHERE NOT dealt_in AND (({flags}) OR ({counts}) <> 0)").fetchone()  # type: ignore[misc]
+        assert out == 0
+        (seen,) = con.execute(f"SELECT count_if(saw_vela) FROM seats WHERE {valid}").fetchone()  # type: ignore[misc]
+        assert seen > 0  # the laws were tested on hands that go the distance
+    finally:
+        con.close()
