@@ -232,7 +232,6 @@ def stats_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
         f"({' + '.join(f'count_if(s.fold_to_bet_{st}_opp)' for st in STREETS)})::BIGINT AS fold_to_bet_d",
         f"coalesce(sum({aggr}), 0)::BIGINT AS af_n",
         f"coalesce(sum({calls}), 0)::BIGINT AS af_d",
-        f"coalesce(sum({aggr}), 0)::BIGINT AS afq_n",
         f"coalesce(sum({aggr} + {calls} + {folds}), 0)::BIGINT AS afq_d",
         *per_street,
     ]
@@ -261,7 +260,7 @@ def stats_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
         GROUP BY s.player
         HAVING count(*) >= ?
     )
-    SELECT sp.*, coalesce(rk.rake, 0)::DOUBLE AS rake
+    SELECT sp.*, sp.af_n AS afq_n, coalesce(rk.rake, 0)::DOUBLE AS rake
     FROM sp LEFT JOIN rk USING (player)
     ORDER BY hands DESC, player
     """

@@ -3,9 +3,10 @@
 Every section reads the database through one read-only connection, and
 each asks DuckDB for what it shows, not for the hands: the statistics
 (:func:`compute_on`), the showdowns and the starting cards (sums over the
-seats, whose categories and cards the import wrote), the disputed hands.  Only the winnings graph and the sessions
-need every hand of every player (:func:`load_per_hand`, a few columns),
-and the graph keeps at most :data:`MAX_POINTS` points a line.
+seats, whose categories and cards the import wrote), the disputed hands.
+Only the winnings graph and the sessions need every hand of every player
+(:func:`load_per_hand`, a few columns), and the graph keeps at most
+:data:`MAX_POINTS` points a line.
 """
 
 from __future__ import annotations

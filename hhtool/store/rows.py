@@ -37,7 +37,7 @@ from ..events import (
     UncalledBet,
     Vela,
 )
-from .flags import NOT_DEALT_IN, hand_flags, saw_bits, seat_values
+from .flags import NOT_DEALT_IN, STREETS, hand_flags, saw_bits, seat_values
 from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEATS, TableSpec
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ _ACTION_KIND: dict[type, str] = {
 
 
 POT_LISTS = ("eligible", "winners", "shares")
-_STREET_INDEX = {"2nd": 0, "3rd": 1, "4th": 2, "5th": 3, "vela": 4}
+_STREET_INDEX = {name: i for i, name in enumerate(STREETS)}
 _REACH_BIT = {"3rd": 1, "4th": 2, "5th": 4}  # a card dealt on it: :func:`hhtool.store.flags.saw_bits`
 
 
@@ -225,7 +225,7 @@ class RowBuilder:
                 seq += 1
             elif isinstance(e, Vela):
                 street = "vela"
-                si = 4
+                si = _STREET_INDEX["vela"]
                 vela_card = e.card
                 if (None, e.card) not in cards:
                     cards[(None, e.card)] = ["vela", True]

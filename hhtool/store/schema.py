@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .flags import RATIO_FLAGS, STREETS
+
 SCHEMA_VERSION = 2
 """1: the first; 2: each seat's statistics flags (``SEAT_STATS``), starting cards and shown category."""
 
@@ -105,14 +107,11 @@ HANDS = TableSpec(
     partitioned=True,
 )
 
-STAT_STREETS = ("2nd", "3rd", "4th", "5th", "vela")
-
-
 def _seat_stats() -> tuple[Column, ...]:
     """Each seat's statistics flags, decided at import by :mod:`hhtool.store.flags` (``docs/stats.md``), in its order."""
     cols = [
         _c(f"saw_{st}", "BOOLEAN", f"dealt in, the hand reached {st}{' street' if st != 'vela' else ''} and the player had not folded before")
-        for st in STAT_STREETS[1:]
+        for st in STREETS[1:]
     ]
     ratios = (
         ("vpip", "put money in by choice on 2nd street", "decided on 2nd street"),
@@ -121,14 +120,15 @@ def _seat_stats() -> tuple[Column, ...]:
         ("steal", "completed at the first turn with the chance to steal", "first 2nd-street turn among the last two, all between the bring-in and it folded"),
         ("bi_fold_steal", "brought in and folded to a steal at the next turn", "brought in and someone stole, everyone after the stealer folded"),
     )
+    assert tuple(key for key, _, _ in ratios) == RATIO_FLAGS  # the order flags.py fills them in
     for key, action, opportunity in ratios:
         cols += [_c(key, "BOOLEAN", action), _c(f"{key}_opp", "BOOLEAN", f"opportunity: {opportunity}")]
-    for st in STAT_STREETS:
+    for st in STREETS:
         cols += [
             _c(f"fold_to_bet_{st}", "BOOLEAN", f"folded facing a bet on {st}"),
             _c(f"fold_to_bet_{st}_opp", "BOOLEAN", f"decided facing a bet on {st}"),
         ]
-    for st in STAT_STREETS:
+    for st in STREETS:
         cols += [
             _c(f"bets_{st}", "INTEGER", f"bets, raises and completions on {st}"),
             _c(f"calls_{st}", "INTEGER", f"calls on {st}"),
