@@ -5,7 +5,8 @@
  * (docs/performance.md, "Parsing") needs the whole hand in about that.
  * This module reads the common shape of a hand -- every line kind of
  * FORMAT.md with seated players -- and builds the same frozen event
- * dataclasses the Python parser builds, storing their fields directly.
+ * dataclasses the Python parser builds (compiled by mypyc), setting their
+ * fields through the classes' own C setters.
  *
  * It is an accelerator, not a second parser: the Lark grammar and
  * hhtool/parse.py stay the authority.  Whenever a hand has anything this
@@ -36,7 +37,6 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
 #include <datetime.h>
 #include <string.h>
 
@@ -98,10 +98,12 @@ static const char *const SHAPES[C_COUNT] = {
 typedef struct {
     PyTypeObject *type;
     int n;
-    Py_ssize_t offsets[MAX_FIELDS];
+    setter setters[MAX_FIELDS]; /* each field's C setter, and its closure */
+    void *closures[MAX_FIELDS];
 } ClassInfo;
 
 static ClassInfo classes[C_COUNT];
+static PyObject *empty_args = NULL; /* () for a compiled class's tp_new */
 static int configured = 0;
 static PyObject *zone_info = NULL;       /* hhtool.zones.zone_info */
 static PyObject *header_accepted = NULL; /* hhtool.parse._header_accepted */
@@ -153,10 +155,13 @@ untracked(PyObject *o)
 
 /* A new instance of class k with its fields set to v[0..n) (references stolen, also on failure).
  *
- * The classes are frozen, slotted dataclasses whose __init__ only stores
- * its arguments (configure checks the shape): allocating the instance and
- * storing into the slots is what that __init__ does, without running
- * Python code per event. */
+ * The classes are frozen dataclasses compiled by mypyc (setup.py): fields
+ * are native C members (an int is not a PyObject * there), so the class's
+ * tp_new allocates the instance and each field's C setter converts and
+ * stores its value.  Calling the class instead would run the __init__ that
+ * the dataclass decorator writes in Python (a frozen one sets every field
+ * through object.__setattr__): a microsecond an event, more than the whole
+ * reading of a hand's line. */
 static PyObject *
 build(int k, PyObject **v, int n)
 {
@@ -171,12 +176,18 @@ build(int k, PyObject **v, int n)
         if (v[i] == NULL)
             goto fail;
     }
-    o = ci->type->tp_alloc(ci->type, 0);
+    o = ci->type->tp_new(ci->type, empty_args, NULL);
     if (o == NULL)
         goto fail;
+    for (i = 0; i < n; i++) {
+        if (ci->setters[i](o, v[i], ci->closures[i]) < 0) {
+            Py_DECREF(o);
+            goto fail;
+        }
+    }
     for (i = 0; i < n; i++)
-        *(PyObject **)((char *)o + ci->offsets[i]) = v[i];
-    return PyType_IS_GC(ci->type) ? untracked(o) : o;
+        Py_DECREF(v[i]);
+    return PyObject_GC_IsTracked(o) ? untracked(o) : o;
 fail:
     for (i = 0; i < n; i++)
         Py_XDECREF(v[i]);
@@ -207,8 +218,10 @@ check_class(int k, PyObject *cls, PyObject *shape)
         return -1;
     }
     type = (PyTypeObject *)cls;
-    if (type->tp_new != PyBaseObject_Type.tp_new || type->tp_dictoffset != 0 || type->tp_alloc == NULL) {
-        PyErr_Format(PyExc_ValueError, "_scan.configure: %s is not a plain slotted class", type->tp_name);
+    /* compiled by mypyc (its own tp_new, fields behind C setters): a pure build has no _scan */
+    if (type->tp_new == PyBaseObject_Type.tp_new || type->tp_dictoffset != 0 ||
+        PyObject_HasAttrString(cls, "__mypyc_attrs__") != 1) {
+        PyErr_Format(PyExc_ValueError, "_scan.configure: %s is not a compiled class", type->tp_name);
         return -1;
     }
     colon = strchr(want, ':');
@@ -217,7 +230,7 @@ check_class(int k, PyObject *cls, PyObject *shape)
         const char *q = strchr(p, ' ');
         size_t len = q ? (size_t)(q - p) : strlen(p);
         PyObject *name, *descr;
-        PyMemberDef *m;
+        PyGetSetDef *gs;
         if (n >= MAX_FIELDS) {
             PyErr_SetString(PyExc_ValueError, "_scan.configure: too many fields");
             return -1;
@@ -229,22 +242,22 @@ check_class(int k, PyObject *cls, PyObject *shape)
         Py_DECREF(name);
         if (descr == NULL) {
             if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "_scan.configure: %s has no slot %.*s", type->tp_name, (int)len, p);
+                PyErr_Format(PyExc_ValueError, "_scan.configure: %s has no field %.*s", type->tp_name, (int)len, p);
             return -1;
         }
-        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type) || ((PyDescrObject *)descr)->d_type != type) {
-            PyErr_Format(PyExc_ValueError, "_scan.configure: %s.%.*s is not a slot", type->tp_name, (int)len, p);
+        if (!Py_IS_TYPE(descr, &PyGetSetDescr_Type) || ((PyDescrObject *)descr)->d_type != type ||
+            ((PyGetSetDescrObject *)descr)->d_getset->set == NULL) {
+            PyErr_Format(PyExc_ValueError, "_scan.configure: %s.%.*s is not a compiled field", type->tp_name, (int)len, p);
             return -1;
         }
-        m = ((PyMemberDescrObject *)descr)->d_member;
-        if (m->type != T_OBJECT_EX || (m->flags & READONLY) || m->offset <= 0 ||
-            m->offset + (Py_ssize_t)sizeof(PyObject *) > type->tp_basicsize) {
-            PyErr_Format(PyExc_ValueError, "_scan.configure: %s.%.*s is not an object slot", type->tp_name, (int)len, p);
-            return -1;
-        }
-        classes[k].offsets[n++] = m->offset;
+        gs = ((PyGetSetDescrObject *)descr)->d_getset;
+        classes[k].setters[n] = gs->set;
+        classes[k].closures[n] = gs->closure;
+        n++;
         p = q ? q + 1 : p + len;
     }
+    if (empty_args == NULL && (empty_args = PyTuple_New(0)) == NULL)
+        return -1;
     Py_XSETREF(classes[k].type, (PyTypeObject *)Py_NewRef(cls));
     classes[k].n = n;
     return 0;

@@ -15,13 +15,13 @@ the bring-in, decides what it means.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Union
+from typing import Literal, Union
 
 from .cards import Card
 from .money import MoneyStyle
+from .pickling import picklable
 from .rules import Exposure, RuleSet, Structure, profile
 
 StreetName = Literal["2nd", "3rd", "4th", "5th"]
@@ -388,48 +388,9 @@ class Hand:
         return self.summary.vela
 
 
-# ------------------------------------------------------- construction speed
-
-
-def _fast_init(cls: type[Any]) -> None:
-    """Give a frozen, slotted dataclass an ``__init__`` that stores through its slot descriptors.
-
-    The ``__init__`` that ``dataclass(frozen=True)`` writes sets every field
-    with ``object.__setattr__(self, name, value)``, a global lookup, an
-    attribute lookup and a generic call per field; the parser builds tens
-    of events a hand, and that was a fifth of its time.  This one has the
-    same signature and defaults and calls each slot's ``__set__`` directly
-    (bound once, here).  The classes stay frozen: assigning to a field
-    still raises ``FrozenInstanceError``.
-    """
-    params: list[str] = []
-    body: list[str] = []
-    namespace: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.default is not dataclasses.MISSING:
-            namespace[f"_d_{f.name}"] = f.default
-            params.append(f"{f.name}=_d_{f.name}")
-        elif f.default_factory is not dataclasses.MISSING or not f.init:  # pragma: no cover - none here
-            raise TypeError(f"{cls.__name__}.{f.name}: only plain fields and defaults are supported")
-        else:
-            params.append(f.name)
-        namespace[f"_s_{f.name}"] = getattr(cls, f.name).__set__
-        body.append(f"    _s_{f.name}(self, {f.name})\n")
-    source = f"def __init__(self, {', '.join(params)}):\n{''.join(body)}"
-    exec(source, namespace)  # noqa: S102 - built from the dataclass's own field names
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
-    init.__doc__ = cls.__init__.__doc__
-    init.__annotations__ = dict(cls.__init__.__annotations__)
-    cls.__init__ = init
-
-
-for _cls in (
+picklable(
     Header, Table, Seat, PostAnte, PostBlind, Street, Vela, Deal, BringIn, Complete, Bet, Call,
     RaiseTo, Check, Fold, UncalledBet, Expose, DoubleBetAllowed, BettingCapped, ShowDown, Shows,
     Mucks, Collected, Disconnected, TimedOut, Said, Joins, Leaves, DoesNotShow, SeatOutcome,
     Summary, Hand,
-):
-    _fast_init(_cls)
-del _cls
+)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .pickling import picklable
+
 CURRENCY_SIGNS = "€$£"
 
 _AMOUNT = re.compile(r"([€$£]?)([0-9][0-9,]*)(?:\.([0-9]{2}))?")
@@ -84,3 +86,6 @@ def format_amount(value: int, style: MoneyStyle) -> str:
 
 def _group(n: int) -> str:
     return f"{n:,}"
+
+
+picklable(MoneyStyle, RawAmount)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .cards import ACE, lowest_rank
+from .pickling import picklable
 
 Deck = Literal["fixed32", "by_players"]
 ForcedBets = Literal["antes", "blinds"]
@@ -167,3 +168,6 @@ def profile(name: str) -> RuleSet:
         return PROFILES[name.strip().lower()]
     except KeyError:
         raise RulesError(f"unknown rule profile {name!r}: expected one of {', '.join(PROFILE_NAMES)}") from None
+
+
+picklable(RuleSet)

@@ -40,18 +40,34 @@ def showing_value(up: Sequence[Card], rules: RuleSet, low: int) -> HandValue:
     return evaluate(up, _showing_rules(rules, rules.showing_tie == "suits"), low)
 
 
-_GROUP_CATEGORY = {(1, 0): 0, (1, 1): 0, (2, 0): 1, (2, 1): 1, (2, 2): 2, (3, 0): 3, (3, 1): 3, (4, 0): 7}
-
-
 def _groups(up: Sequence[Card]) -> tuple[int, list[Card]]:
-    """Category and cards in order of significance of fewer than five cards (groups only)."""
-    counts: dict[int, int] = {}
+    """Category and cards in order of significance of fewer than five cards (groups only).
+
+    Why not a dict of counts and ``sorted(key=...)``: every betting round of
+    every hand asks this of every player, and with at most four cards
+    counting each card's rank among the others and sorting plain ints is
+    several times cheaper.  A card is ``rank << 2 | suit`` < 64, so
+    ``count << 6 | card`` sorts by group size, then rank, then suit.
+    """
+    keyed: list[int] = []
     for c in up:
-        r = c >> 2
-        counts[r] = counts.get(r, 0) + 1
-    order = sorted(up, key=lambda c: (counts[c >> 2], c), reverse=True)
-    sizes = sorted(counts.values(), reverse=True)
-    return _GROUP_CATEGORY[(sizes[0], sizes[1] if len(sizes) > 1 else 0)], order
+        count = 0
+        for d in up:
+            if d >> 2 == c >> 2:
+                count += 1
+        keyed.append(count << 6 | c)
+    keyed.sort(reverse=True)
+    largest = keyed[0] >> 6
+    second = keyed[largest] >> 6 if largest < len(keyed) else 0
+    if largest == 1:
+        category = 0  # high card
+    elif largest == 2:
+        category = 2 if second == 2 else 1  # two pair, one pair
+    elif largest == 3:
+        category = 3  # three of a kind
+    else:
+        category = 7  # four of a kind
+    return category, [Card(k & 63) for k in keyed]
 
 
 def showing_description(up: Sequence[Card], rules: RuleSet, low: int) -> str:
@@ -73,32 +89,29 @@ _DESCRIPTION_CACHE: dict[tuple[tuple[Card, ...], int], str] = {}
 
 
 def showing_key(up: Sequence[Card], rules: RuleSet, low: int, suits: bool) -> int:
-    """:func:`_showing_key`, remembered: two- and three-card showing hands recur all the time."""
-    k = (tuple(up), suits, low, rules.wild)
-    key = _KEY_CACHE.get(k)
-    if key is None:
-        if len(_KEY_CACHE) > 200_000:
-            _KEY_CACHE.clear()
-        key = _KEY_CACHE[k] = _showing_key(up, rules, low, suits)
-    return key
-
-
-def _showing_key(up: Sequence[Card], rules: RuleSet, low: int, suits: bool) -> int:
     """:func:`showing_value`'s key, fast: the betting of every hand asks for it.
 
     With fewer than five cards only groups count, so the key is the group
     category and the ranks (then the suits) in order of significance, packed
-    as :mod:`hhtool.evaluate` packs them; five or more cards, or wild cards,
-    take the full evaluator.
+    as :mod:`hhtool.evaluate` packs them, computed on the spot; five or more
+    cards, or wild cards, take the full evaluator, whose results are kept
+    (the same five-card showing hands recur).
     """
     if len(up) >= 5 or rules.wild is not None or not up:
-        return evaluate(up, _showing_rules(rules, suits), low).key
+        k = (tuple(up), suits, low, rules.wild)
+        cached = _KEY_CACHE.get(k)
+        if cached is None:
+            if len(_KEY_CACHE) > 200_000:
+                _KEY_CACHE.clear()
+            cached = _KEY_CACHE[k] = evaluate(up, _showing_rules(rules, suits), low).key
+        return cached
     key, order = _groups(up)
+    n = len(order)
     for i in range(5):
-        key = (key << 4) | (order[i] >> 2 if i < len(order) else 0)
+        key = (key << 4) | (order[i] >> 2 if i < n else 0)
     if suits:
         for i in range(5):
-            key = (key << 2) | (order[i] & 3 if i < len(order) else 0)
+            key = (key << 2) | (order[i] & 3 if i < n else 0)
     return key
 
 
@@ -122,19 +135,32 @@ def later_round_opener(
     ``vela`` is added to every player's showing cards (pass it only where
     the profile counts it: classic's vela round).
     """
-    extra = [vela] if vela is not None else []
     suits = rules.showing_tie == "suits"
-    shown = {i: [*u, *extra] for i, u in enumerate(ups) if u is not None}
-    if not shown:
+    best = -1
+    best_key = -1
+    tied = False  # another player's showing hand equals the best one
+    for i, u in enumerate(ups):
+        if u is None:
+            continue
+        key = showing_key([*u, vela] if vela is not None else u, rules, low, suits)
+        if key > best_key:
+            best, best_key, tied = i, key, False
+        elif key == best_key:
+            tied = True  # the player dealt first keeps it: position breaks the tie
+    if best < 0:
         raise ValueError("nobody can act")
-    keys = {i: showing_key(cards, rules, low, suits) for i, cards in shown.items()}
-    # max() keeps the first of equal keys: the player dealt first wins position ties
-    best = max(keys, key=keys.__getitem__)
-    why = f"best showing hand, {showing_description(shown[best], rules, low)}"
-    if any(k == keys[best] and i != best for i, k in keys.items()):
+    best_up = ups[best]
+    assert best_up is not None
+    best_cards = [*best_up, vela] if vela is not None else list(best_up)
+    why = f"best showing hand, {showing_description(best_cards, rules, low)}"
+    if tied:
         why += " (tied on ranks; the player dealt first opens)"
     elif suits:
-        rank_only = {i: showing_key(cards, rules, low, False) for i, cards in shown.items()}
-        if sum(1 for k in rank_only.values() if k == rank_only[best]) > 1:
+        rank_key = showing_key(best_cards, rules, low, False)
+        same = 0
+        for u in ups:
+            if u is not None and showing_key([*u, vela] if vela is not None else u, rules, low, False) == rank_key:
+                same += 1
+        if same > 1:
             why += " (tied on ranks; suits decide)"
     return Opener(best, why)

@@ -59,6 +59,23 @@ def test_line_numbers_are_not_part_of_equality() -> None:
     assert parse_text("\n\n" + EXAMPLE).events[0].line == 9
 
 
+def test_hands_and_rule_sets_survive_pickling() -> None:
+    """Hands cross process boundaries (a user's pool, the simulator's workers) in every build.
+
+    Compiled by mypyc, a frozen dataclass refuses the field-by-field way
+    back of a plain pickle; hhtool.pickling registers them.
+    """
+    import pickle
+
+    hand = parse_text(EXAMPLE)
+    back = pickle.loads(pickle.dumps(hand))
+    assert back == hand
+    assert [e.line for e in back.events] == [e.line for e in hand.events]  # not part of equality: compared apart
+    rules = hand.header.ruleset()
+    assert pickle.loads(pickle.dumps(rules)) == rules
+    assert pickle.loads(pickle.dumps(hand.money)) == hand.money
+
+
 def test_names_with_spaces_colons_brackets_and_prefixes() -> None:
     hand = parse_text((SAMPLES / "070_classic_no_limit_names_and_chatter.txt").read_text(encoding="utf-8"))
     assert hand.players == ("Il Vecchio", "Il", "ciro:napoli", "[VIP] Zia (IT)")

@@ -11,7 +11,7 @@ verdict.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..cards import Card, card_symbol, cards_str
@@ -86,12 +86,12 @@ class Replay:
         return format_amount(amount, self.hand.money)
 
 
-@dataclass
 class _Cards:
-    """What is known of one player's cards, in the order dealt."""
+    """What is known of one player's cards, in the order dealt (a plain class: compiled, its ``__init__`` is C)."""
 
-    cards: list[Card | None] = field(default_factory=list)
-    up: list[Card] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.cards: list[Card | None] = []
+        self.up: list[Card] = []
 
     @property
     def known(self) -> list[Card]:
@@ -106,8 +106,8 @@ class _Replayer:
         if rules is None:
             try:
                 rules = header.ruleset()
-            except RulesError as e:
-                self.add("rules_option", header.line, str(e))
+            except RulesError as err:
+                self.add("rules_option", header.line, str(err))
                 from ..rules import profile
 
                 rules = profile(header.profile)
@@ -153,8 +153,8 @@ class _Replayer:
         n = len(self.players)
         try:
             self.rules.check_players(n)
-        except RulesError as e:
-            self.add("players", hand.header.line, str(e))
+        except RulesError as err:  # not ``e``: compiled, a name keeps its first type (the loop's event above)
+            self.add("players", hand.header.line, str(err))
         self.low = self.rules.lowest_rank(max(n, self.rules.min_players)) if self.rules.deck == "by_players" else 7
         if self.rules.deck == "by_players" and n > self.rules.max_players:
             self.low = self.rules.lowest_rank(self.rules.max_players)
@@ -203,13 +203,13 @@ class _Replayer:
         if len(self.players) < 2:
             return
         sb, bb = self.players[0].name, self.players[1].name
-        blinds = {e.blind: e for e in posts if isinstance(e, PostBlind)}
-        for kind, who, amount in (("small", sb, h.small_blind), ("big", bb, h.big_blind)):
-            e = blinds.get(kind)  # type: ignore[call-overload]
-            if e is None:
+        blinds: dict[str, PostBlind] = {e.blind: e for e in posts if isinstance(e, PostBlind)}
+        for kind, who in (("small", sb), ("big", bb)):
+            blind = blinds.get(kind)
+            if blind is None:
                 self.add("blind_missing", first_line, f"no {kind} blind was posted ({who} owes it)")
-            elif e.player != who:
-                self.add("blind_player", e.line, f"{e.player} posts the {kind} blind, but {who} should (RULES.md §4: small blind first left of the button)")
+            elif blind.player != who:
+                self.add("blind_player", blind.line, f"{blind.player} posts the {kind} blind, but {who} should (RULES.md §4: small blind first left of the button)")
 
     def event(self, e: object) -> None:
         handler = _HANDLERS.get(type(e))

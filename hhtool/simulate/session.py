@@ -34,8 +34,9 @@ _ZONES = {"CET": 1, "ET": -5, "UTC": 0, "+01:00": 1}
 class SessionOutput(NamedTuple):
     """One session written: its text, its manifest lines (JSON) and counts.
 
-    A named tuple, not a dataclass: worker processes send it back pickled,
-    and a frozen dataclass compiled by mypyc (setup.py) cannot be unpickled.
+    A named tuple: worker processes send it back pickled, which a frozen
+    dataclass compiled by mypyc (setup.py) only allows when registered
+    with :func:`hhtool.pickling.picklable`.
     """
 
     text: str
