@@ -318,9 +318,9 @@ def test_a_database_of_another_schema_version_is_refused(tmp_path: Path) -> None
 
 
 def test_seat_statistics_columns_follow_the_flags() -> None:
-    """:mod:`hhtool.store.flags` fills the ``SEAT_STATS`` columns in order: booleans first, then counts."""
+    """:mod:`hhtool.store.flags` fills the ``SEAT_STATS`` columns in order: booleans first (packed as bits), then counts."""
     from hhtool.store.flags import N_FLAGS, NOT_DEALT_IN
     from hhtool.store.schema import SEAT_STATS
 
-    assert len(NOT_DEALT_IN) == len(SEAT_STATS)
+    assert len(NOT_DEALT_IN) == 1 + len(SEAT_STATS) - N_FLAGS  # the bits, then the counts
     assert [c.sql for c in SEAT_STATS] == ["BOOLEAN"] * N_FLAGS + ["INTEGER"] * (len(SEAT_STATS) - N_FLAGS)

@@ -176,13 +176,19 @@ def saw_bits(reached: int, has_vela: bool, fold_street: str | None) -> int:
 NO_SEAT = SeatFlags()
 """The answers of a player with no line: every flag false, every count 0."""
 
+FLAG_BITS = "flag_bits"
+"""The worker's one column for the ``N_FLAGS`` boolean columns: bit ``i`` is the ``i``-th
+(:mod:`hhtool.store.frames` expands it; an int a seat instead of 24 booleans in Python)."""
 
-def seat_values(seat: SeatFlags | None, saw: int) -> tuple[object, ...]:
-    """The values of the ``SEAT_STATS`` columns for one seat dealt in (``saw`` from :func:`saw_bits`)."""
+
+def seat_values(seat: SeatFlags | None, saw: int) -> tuple[int, ...]:
+    """The worker's values of the ``SEAT_STATS`` columns for one seat dealt in: the flags as bits, then the counts.
+
+    ``saw`` from :func:`saw_bits`.
+    """
     s = NO_SEAT if seat is None else seat
-    bits = s.bits | saw
-    return (*[(bits >> i) & 1 == 1 for i in range(N_FLAGS)], *s.counts)
+    return (s.bits | saw, *s.counts)
 
 
-NOT_DEALT_IN: tuple[object, ...] = (*[False] * N_FLAGS, *[0] * (3 * len(STREETS)))
-"""The values of a seat not dealt in: it had no opportunity."""
+NOT_DEALT_IN: tuple[int, ...] = (0, *[0] * (3 * len(STREETS)))
+"""The worker's values of a seat not dealt in: it had no opportunity."""

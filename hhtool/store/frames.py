@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .rows import POT_LISTS, RowBuilder, Rows
-from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEATS, TableSpec
+from .flags import FLAG_BITS, N_FLAGS
+from .rows import POT_LISTS, RowBuilder, Rows, worker_columns
+from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
 
 if TYPE_CHECKING:
     import polars as pl
@@ -35,20 +36,18 @@ def polars_dtype(sql: str) -> Any:
 
 
 def frame_schema(spec: TableSpec) -> dict[str, Any]:
-    """The polars schema of a worker frame for ``spec``: ``local`` for ``hand_key``, no ``imported_at``."""
+    """The polars schema of the columns a worker fills for ``spec`` (:func:`~hhtool.store.rows.worker_columns`)."""
     import polars as pl
 
-    out: dict[str, Any] = {}
-    for c in spec.columns:
-        if c.name == "hand_key":
-            out["local"] = pl.Int32
-        elif c.name != "imported_at":
-            out[c.name] = polars_dtype(c.sql)
-    return out
+    types = {c.name: polars_dtype(c.sql) for c in spec.columns}
+    types["local"] = pl.Int32
+    types[FLAG_BITS] = pl.Int32
+    return {name: types[name] for name in worker_columns(spec)}
 
 
 def _frame(rows: Rows, schema: dict[str, Any]) -> pl.DataFrame:
-    """The columns as a frame of ``schema``; ``started_at`` is built as epoch microseconds and cast."""
+    """The columns as a frame of ``schema``; ``started_at`` is built as epoch microseconds and cast;
+    ``flag_bits`` becomes the boolean statistics columns it packs (bit ``i``: the ``i``-th of ``SEAT_STATS``)."""
     import polars as pl
 
     build = dict(schema)
@@ -57,6 +56,9 @@ def _frame(rows: Rows, schema: dict[str, Any]) -> pl.DataFrame:
     df = pl.DataFrame(dict(zip(rows.names, rows.cols)), schema=build)
     if "started_at" in schema:
         df = df.with_columns(pl.col("started_at").cast(schema["started_at"]))
+    if FLAG_BITS in schema:
+        bits = pl.col(FLAG_BITS)
+        df = df.with_columns([((bits & (1 << i)) != 0).alias(c.name) for i, c in enumerate(SEAT_STATS[:N_FLAGS])]).drop(FLAG_BITS)
     return df
 
 

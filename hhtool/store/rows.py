@@ -37,8 +37,8 @@ from ..events import (
     UncalledBet,
     Vela,
 )
-from .flags import NOT_DEALT_IN, STREETS, hand_flags, saw_bits, seat_values
-from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEATS, TableSpec
+from .flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, hand_flags, saw_bits, seat_values
+from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
 
 if TYPE_CHECKING:
     from ..replay import Replay
@@ -66,12 +66,31 @@ class Rows:
 
     @staticmethod
     def of(spec: TableSpec) -> Rows:
-        """The columns of a worker's frame of ``spec``: ``local`` for ``hand_key``, no ``imported_at``."""
-        return Rows(["local" if c.name == "hand_key" else c.name for c in spec.columns if c.name != "imported_at"])
+        """The columns of a worker's frame of ``spec``: ``local`` for ``hand_key``, no ``imported_at``.
+
+        ``seats`` has one column, ``flag_bits``, for its boolean statistics flags (see :func:`worker_columns`).
+        """
+        return Rows(worker_columns(spec))
 
     def add(self, row: tuple[Any, ...]) -> None:
         for col, value in zip(self.cols, row):
             col.append(value)
+
+
+def worker_columns(spec: TableSpec) -> list[str]:
+    """The columns a worker fills for ``spec``: ``local`` for ``hand_key``, no ``imported_at``, and in
+    ``seats`` the one ``flag_bits`` where the table has its ``N_FLAGS`` boolean statistics columns."""
+    flags = {c.name for c in SEAT_STATS[:N_FLAGS]}
+    out: list[str] = []
+    for c in spec.columns:
+        if c.name == "hand_key":
+            out.append("local")
+        elif c.name in flags:
+            if FLAG_BITS not in out:
+                out.append(FLAG_BITS)
+        elif c.name != "imported_at":
+            out.append(c.name)
+    return out
 
 
 _ACTION_KIND: dict[type, str] = {
