@@ -276,10 +276,12 @@ def _straight_cards(best_of_rank: dict[int, int], top: int, low: int) -> tuple[i
 # Evaluation
 
 
-@dataclass(frozen=True, slots=True)
 class _Candidate:
-    category: int
-    played: tuple[int, ...]
+    """One kind of hand the cards make (a plain class: see :class:`hhtool.showing.Opener`)."""
+
+    def __init__(self, category: int, played: tuple[int, ...]) -> None:
+        self.category: Final = category
+        self.played: Final = played
 
 
 def _candidates(cards: Sequence[int], low: int, want_all_sf: bool) -> list[_Candidate]:

@@ -502,8 +502,8 @@ class _Replayer:
             if err.code in ("action_after_fold", "action_not_in_hand"):
                 return
         self.apply(e, p)
-        all_in_flag = getattr(e, "all_in", None)
-        if all_in_flag is not None and not isinstance(e, (Check, Fold)):
+        if not isinstance(e, (Check, Fold)):
+            all_in_flag = e.all_in
             if all_in_flag and p.behind > 0:
                 self.add("all_in_flag", e.line, f"{name} is written all-in with {self.fmt(p.behind)} behind")
             elif not all_in_flag and p.behind == 0:

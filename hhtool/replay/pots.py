@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from typing import Final
 
 
 
-@dataclass(frozen=True, slots=True)
 class Pot:
-    """A pot: its amount and the players still in the hand who may win it."""
+    """A pot: its amount and the players still in the hand who may win it.
 
-    amount: int
-    eligible: tuple[str, ...]
+    A plain class with ``Final`` fields for the reason given at :class:`hhtool.showing.Opener`.
+    """
+
+    def __init__(self, amount: int, eligible: tuple[str, ...]) -> None:
+        self.amount: Final = amount
+        self.eligible: Final = eligible
+
+    def __repr__(self) -> str:
+        return f"Pot(amount={self.amount!r}, eligible={self.eligible!r})"
 
 
 def pots_from(contributions: Mapping[str, int], folded: Collection[str]) -> list[Pot]:

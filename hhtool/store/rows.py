@@ -73,8 +73,9 @@ class Rows:
         return Rows(worker_columns(spec))
 
     def add(self, row: tuple[Any, ...]) -> None:
-        for col, value in zip(self.cols, row):
-            col.append(value)
+        cols = self.cols
+        for i in range(len(cols)):  # compiled: an index loop, no zip iterator and pairs
+            cols[i].append(row[i])
 
 
 def worker_columns(spec: TableSpec) -> list[str]:
