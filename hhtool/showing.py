@@ -145,30 +145,30 @@ def later_round_opener(
     the profile counts it: classic's vela round).
     """
     suits = rules.showing_tie == "suits"
+    shown = ups if vela is None else [None if u is None else [*u, vela] for u in ups]
     best = -1
     best_key = -1
     tied = False  # another player's showing hand equals the best one
-    for i, u in enumerate(ups):
+    for i, u in enumerate(shown):
         if u is None:
             continue
-        key = showing_key([*u, vela] if vela is not None else u, rules, low, suits)
+        key = showing_key(u, rules, low, suits)
         if key > best_key:
             best, best_key, tied = i, key, False
         elif key == best_key:
             tied = True  # the player dealt first keeps it: position breaks the tie
     if best < 0:
         raise ValueError("nobody can act")
-    best_up = ups[best]
-    assert best_up is not None
-    best_cards = [*best_up, vela] if vela is not None else list(best_up)
+    best_cards = shown[best]
+    assert best_cards is not None
     why = f"best showing hand, {showing_description(best_cards, rules, low)}"
     if tied:
         why += " (tied on ranks; the player dealt first opens)"
     elif suits:
         rank_key = showing_key(best_cards, rules, low, False)
         same = 0
-        for u in ups:
-            if u is not None and showing_key([*u, vela] if vela is not None else u, rules, low, False) == rank_key:
+        for u in shown:
+            if u is not None and showing_key(u, rules, low, False) == rank_key:
                 same += 1
         if same > 1:
             why += " (tied on ranks; suits decide)"

@@ -14,7 +14,7 @@ the current betting round (blinds count in round 1; antes never do).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..rules import RuleSet, Structure
 
@@ -32,22 +32,24 @@ class IllegalAction(Exception):
 class Player:
     """One player's money and state in the hand.
 
-    ``init=False`` and a written ``__init__``: compiled by mypyc, the one the
-    dataclass decorator writes still runs as Python (340 ns against 70 for
-    this one), and the replay and the simulator make one a player a hand.
+    ``init=False`` and a written ``__init__``, which holds the starting
+    values (the fields below declare the types for the dataclass's repr
+    and equality): compiled by mypyc, the ``__init__`` the decorator writes
+    still runs as Python (340 ns against 70 for this one), and the replay
+    and the simulator make one a player a hand.
     """
 
     name: str
     seat: int
     stack: int  # at the start of the hand
     behind: int  # still in front of the player
-    total: int = 0  # put in this hand (antes included), less uncalled bets returned
-    this_round: int = 0
-    folded: bool = False
-    folded_round: int = 0
-    all_in: bool = False
-    acted: bool = False  # acted since the last full bet or raise
-    may_raise: bool = True  # a short all-in does not reopen the betting to those who acted
+    total: int  # put in this hand (antes included), less uncalled bets returned
+    this_round: int
+    folded: bool
+    folded_round: int
+    all_in: bool
+    acted: bool  # acted since the last full bet or raise
+    may_raise: bool  # a short all-in does not reopen the betting to those who acted
 
     def __init__(self, name: str, seat: int, stack: int, behind: int, total: int = 0) -> None:
         self.name = name
@@ -71,7 +73,7 @@ class Player:
 class Betting:
     """One hand's betting: players in dealing order (from the button's left).
 
-    A written ``__init__`` for the reason given at :class:`Player`.
+    A written ``__init__`` with the starting values, for the reason given at :class:`Player`.
     """
 
     rules: RuleSet
@@ -81,20 +83,20 @@ class Betting:
     bring_in_amount: int | None
     big_blind: int | None
     players: list[Player]
-    round_no: int = 0
-    current: int = 0  # the bet to match this round
-    full_level: int = 0  # the level of the last full bet or raise (or the bring-in)
-    last_increment: int = 0
-    bets: int = 0  # full bets and raises this round, for the cap
-    aggressor: str | None = None  # last bettor or raiser this round
-    opener: str | None = None
-    next_index: int | None = None
-    brought_in: bool = False
-    completed: bool = False
-    big_option: bool = False  # round 2 with a pair showing: bets may be big
-    big_made: bool = False
-    history: list[tuple[int, str, str, int]] = field(default_factory=list)  # round, player, kind, amount
-    opener_reason: str = ""  # why the opener opens, for the finding of a wrong opener
+    round_no: int
+    current: int  # the bet to match this round
+    full_level: int  # the level of the last full bet or raise (or the bring-in)
+    last_increment: int
+    bets: int  # full bets and raises this round, for the cap
+    aggressor: str | None  # last bettor or raiser this round
+    opener: str | None
+    next_index: int | None
+    brought_in: bool
+    completed: bool
+    big_option: bool  # round 2 with a pair showing: bets may be big
+    big_made: bool
+    history: list[tuple[int, str, str, int]]  # round, player, kind, amount
+    opener_reason: str  # why the opener opens, for the finding of a wrong opener
 
     def __init__(
         self,
