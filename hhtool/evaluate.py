@@ -49,6 +49,7 @@ from .cards import (
     Card,
     make_card,
 )
+from .frozen import written_init
 from .rules import RuleSet, TieBreak
 
 # Categories, lowest first (RULES.md §2: flush above full house).
@@ -104,9 +105,9 @@ _GROUP_CATEGORY: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class HandValue:
-    """The value of a player's best hand under one rule profile.
+    """The value of a player's best hand under one rule profile (its written ``__init__``: see :mod:`hhtool.frozen`).
 
     ``five`` holds the cards played, in order of significance (for a wild
     card, the wild card itself; ``played`` says what it stood for).
@@ -120,9 +121,31 @@ class HandValue:
     played: tuple[Card, ...]
     tie_break: TieBreak
     low: int
-    min_sf: bool = False
-    max_sf: bool = False
-    alternatives: tuple[HandValue, ...] = ()
+    min_sf: bool
+    max_sf: bool
+    alternatives: tuple[HandValue, ...]
+
+    def __init__(
+        self,
+        key: int,
+        category: int,
+        five: tuple[Card, ...],
+        played: tuple[Card, ...],
+        tie_break: TieBreak,
+        low: int,
+        min_sf: bool = False,
+        max_sf: bool = False,
+        alternatives: tuple[HandValue, ...] = (),
+    ) -> None:
+        self.key = key  # type: ignore[misc]
+        self.category = category  # type: ignore[misc]
+        self.five = five  # type: ignore[misc]
+        self.played = played  # type: ignore[misc]
+        self.tie_break = tie_break  # type: ignore[misc]
+        self.low = low  # type: ignore[misc]
+        self.min_sf = min_sf  # type: ignore[misc]
+        self.max_sf = max_sf  # type: ignore[misc]
+        self.alternatives = alternatives  # type: ignore[misc]
 
     @property
     def category_name(self) -> str:
@@ -135,6 +158,9 @@ class HandValue:
     def fields(self) -> list[tuple[str, int]]:
         """The key's fields, labelled, for explanations."""
         return fields_of(self.category, self.played, self.tie_break, self.low)
+
+
+written_init(HandValue)
 
 
 # ---------------------------------------------------------------------------

@@ -22,16 +22,32 @@ from .rules import RuleSet, TieBreak
 
 
 class Opener:
-    """The player who opens, as an index into the list given, and why.
+    """The player who opens, as an index into the list given, and why (:attr:`reason`).
 
-    A plain class with ``Final`` fields, not a frozen dataclass: compiled by
-    mypyc, a dataclass is still built by the ``__init__`` its decorator
-    writes in Python (about 0.6 µs), and every betting round builds one.
+    The reason is written when asked: an audit or a wrong-opener finding
+    reads it, an import of many hands never does, and the words cost more
+    than finding the opener.  A plain class with ``Final`` fields, not a
+    frozen dataclass: compiled by mypyc, a dataclass is still built by the
+    ``__init__`` its decorator writes in Python (about 0.6 µs), and every
+    betting round builds one.
     """
 
-    def __init__(self, index: int, reason: str) -> None:
+    def __init__(
+        self, index: int, door: Card | None = None, cards: tuple[Card, ...] = (), rules: RuleSet | None = None, low: int = 0, note: str = ""
+    ) -> None:
         self.index: Final = index
-        self.reason: Final = reason
+        self._door: Final = door  # round 1: the highest door card
+        self._cards: Final = cards  # later rounds: the opener's showing cards (a copy: the hand goes on)
+        self._rules: Final = rules
+        self._low: Final = low
+        self._note: Final = note  # how a tie was broken
+
+    @property
+    def reason(self) -> str:
+        if self._door is not None:
+            return f"highest door card {card_symbol(self._door)} (card order: rank, then suit)"
+        assert self._rules is not None
+        return f"best showing hand, {showing_description(self._cards, self._rules, self._low)}{self._note}"
 
     def __repr__(self) -> str:
         return f"Opener(index={self.index!r}, reason={self.reason!r})"
@@ -133,7 +149,7 @@ def first_round_opener(doors: Sequence[Card | None]) -> Opener:
     best = max((i for i, d in enumerate(doors) if d is not None), key=lambda i: doors[i] or 0)
     door = doors[best]
     assert door is not None
-    return Opener(best, f"highest door card {card_symbol(door)} (card order: rank, then suit)")
+    return Opener(best, door=door)
 
 
 def later_round_opener(
@@ -161,9 +177,9 @@ def later_round_opener(
         raise ValueError("nobody can act")
     best_cards = shown[best]
     assert best_cards is not None
-    why = f"best showing hand, {showing_description(best_cards, rules, low)}"
+    note = ""
     if tied:
-        why += " (tied on ranks; the player dealt first opens)"
+        note = " (tied on ranks; the player dealt first opens)"
     elif suits:
         rank_key = showing_key(best_cards, rules, low, False)
         same = 0
@@ -171,5 +187,5 @@ def later_round_opener(
             if u is not None and showing_key(u, rules, low, False) == rank_key:
                 same += 1
         if same > 1:
-            why += " (tied on ranks; suits decide)"
-    return Opener(best, why)
+            note = " (tied on ranks; suits decide)"
+    return Opener(best, cards=tuple(best_cards), rules=rules, low=low, note=note)

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hhtool.events import Hand
 from hhtool.reader import read_text
-from hhtool.replay import replay
+from hhtool.replay import Replay, replay
 from tests.handgen import generate_hand
 from tests.test_replay_samples import HANDS
 
 
 def _check(hand: Hand) -> None:
     r = replay(hand)
+    _same_without_words(r, replay(hand, explain=False))
     start = {s.player: s.stack for s in hand.seats if s.player in r.stacks}
     put_in = {n: start[n] - (r.stacks[n] - r.payouts.get(n, 0)) for n in r.stacks}
     rake = sum(p.rake for p in r.pots)
@@ -28,6 +30,15 @@ def _check(hand: Hand) -> None:
         # payouts are the pots less the rake, so the chips are conserved
         assert sum(r.payouts.values()) == sum(put_in.values()) - rake
         assert sum(r.stacks.values()) + rake == sum(start.values())
+
+
+def _same_without_words(r: Replay, quiet: Replay) -> None:
+    """``explain=False`` (the import's replay) drops the words only: everything stored is the same."""
+    assert quiet.rounds == () and all(p.reason == "" for p in quiet.pots)
+    assert quiet.verdict == r.verdict and quiet.findings == r.findings
+    assert [replace(p, reason="") for p in r.pots] == list(quiet.pots)
+    assert (quiet.payouts, quiet.claimed, quiet.stacks, quiet.categories) == (r.payouts, r.claimed, r.stacks, r.categories)
+    assert quiet.showdown_order == r.showdown_order
 
 
 def test_samples_conserve_chips() -> None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..rules import RuleSet, Structure
+from ..showing import Opener
 
 
 class IllegalAction(Exception):
@@ -96,7 +97,7 @@ class Betting:
     big_option: bool  # round 2 with a pair showing: bets may be big
     big_made: bool
     history: list[tuple[int, str, str, int]]  # round, player, kind, amount
-    opener_reason: str  # why the opener opens, for the finding of a wrong opener
+    opener_reason: str | Opener  # why the opener opens, for the finding of a wrong opener (words only when asked)
 
     def __init__(
         self,
@@ -269,7 +270,7 @@ class Betting:
         if expected != name:
             if self.aggressor is None and not any(q.acted for q in self.players):
                 raise IllegalAction(
-                    "wrong_opener", f"{name} opens the betting round, but {expected} should ({self.opener_reason})"
+                    "wrong_opener", f"{name} opens the betting round, but {expected} should ({_words(self.opener_reason)})"
                 )
             raise IllegalAction("out_of_turn", f"{name} acts out of turn: it is {expected}'s turn")
         return p
@@ -448,6 +449,10 @@ class Betting:
         if self.current == 0:
             return self.small_bet
         return max(self.last_increment, self.small_bet)
+
+
+def _words(why: str | Opener) -> str:
+    return why if isinstance(why, str) else why.reason
 
 
 def deal_order(seats: Sequence[tuple[int, str]], button: int) -> list[tuple[int, str]]:

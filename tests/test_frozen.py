@@ -1,0 +1,66 @@
+"""Frozen dataclasses with a written ``__init__`` (hhtool.frozen): built fast, frozen all the same."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import FrozenInstanceError, dataclass
+
+import pytest
+
+from hhtool.cards import parse_cards
+from hhtool.evaluate import evaluate
+from hhtool.frozen import written_init
+from hhtool.replay import replay
+from hhtool.rules import profile
+from tests.test_replay_samples import HANDS
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class _Point:
+    """Interpreted here whatever the build: the path ``HHTOOL_PURE=1`` takes for the library's classes."""
+
+    x: int
+    y: int
+
+    def __init__(self, x: int, y: int = 0) -> None:
+        self.x = x  # type: ignore[misc]
+        self.y = y  # type: ignore[misc]
+
+
+written_init(_Point)
+
+
+def test_an_interpreted_class_sets_its_fields_once() -> None:
+    p = _Point(1, 2)
+    assert (p.x, p.y) == (1, 2) and p == _Point(1, 2) and hash(p) == hash(_Point(1, 2))
+    assert repr(p) == "_Point(x=1, y=2)"
+    assert dataclasses.replace(p, y=5) == _Point(1, 5)
+    with pytest.raises(FrozenInstanceError):
+        p.x = 3  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        p.y = 0  # type: ignore[misc]
+    assert (p.x, p.y) == (1, 2)
+
+
+def test_only_frozen_dataclasses_are_accepted() -> None:
+    @dataclass
+    class Loose:
+        x: int
+
+    with pytest.raises(TypeError):
+        written_init(Loose)
+
+
+def test_the_replay_results_stay_frozen() -> None:
+    """``Replay``, ``PotResult`` and ``HandValue`` have written ``__init__``s (compiled: direct stores)."""
+    r = replay(HANDS[0])
+    rules = profile("classic")
+    value = evaluate(parse_cards("As Ks Qs Js 9h"), rules, rules.lowest_rank(4))
+    for obj, name in ((r, "verdict"), (r.pots[0], "reason"), (value, "key")):
+        with pytest.raises(FrozenInstanceError):
+            setattr(obj, name, None)
+    assert replay(HANDS[0]) == r and hash(value) == hash(evaluate(parse_cards("9h Js Qs Ks As"), rules, rules.lowest_rank(4)))
+    assert dataclasses.replace(r.pots[0], reason="x").reason == "x"
+    assert [f.name for f in dataclasses.fields(value)] == [
+        "key", "category", "five", "played", "tie_break", "low", "min_sf", "max_sf", "alternatives",
+    ]
