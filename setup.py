@@ -49,6 +49,7 @@ COMPILED = [
 
 
 SCAN = "hhtool/_scan.c"
+COLUMNS = "hhtool/_columns.c"  # the row building's appends and UTF-8 (hhtool/store/rows.py)
 
 
 def ext_modules() -> list[object]:
@@ -56,8 +57,10 @@ def ext_modules() -> list[object]:
         return []
     from mypyc.build import mypycify
 
-    scan = Extension("hhtool._scan", [SCAN], extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"])
-    return [*mypycify(COMPILED, opt_level="3"), scan]
+    flags = ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"]
+    scan = Extension("hhtool._scan", [SCAN], extra_compile_args=flags)
+    columns = Extension("hhtool._columns", [COLUMNS], extra_compile_args=flags)
+    return [*mypycify(COMPILED, opt_level="3"), scan, columns]
 
 
 setup(ext_modules=ext_modules())

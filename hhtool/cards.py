@@ -11,7 +11,7 @@ in :mod:`hhtool.evaluate` never builds objects.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NewType
+from typing import Final, NewType
 
 Card = NewType("Card", int)
 
@@ -80,8 +80,14 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
     return [parse_card(p) for p in parts]
 
 
+_CARD_STRS: Final = tuple(RANK_CHARS[(c >> 2) - 2] + SUIT_CHARS[c & 3] if c >= 8 else "" for c in range(60))
+"""Every card's notation, made once: the import writes about 25 a hand."""
+
+
 def card_str(card: int) -> str:
     """``"Ah"``: the hand-history notation."""
+    if 8 <= card < 60:
+        return _CARD_STRS[card]
     return RANK_CHARS[rank_of(card) - 2] + SUIT_CHARS[suit_of(card)]
 
 

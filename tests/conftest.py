@@ -14,7 +14,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def _stale_compiled_modules() -> list[str]:
-    """Compiled modules (mypyc and ``_scan.c``, see setup.py) older than their source: Python would run the old code."""
+    """Compiled modules (mypyc, ``_scan.c`` and ``_columns.c``, see setup.py) older than their source: Python would run the old code."""
     from pathlib import Path
 
     package = Path(__file__).resolve().parent.parent / "hhtool"
