@@ -51,6 +51,8 @@ CHUNK_BYTES = 1 << 20
 BATCH_HANDS = 10_000
 """Hands per writer transaction (at most; also committed every :data:`BATCH_SECONDS`)."""
 BATCH_SECONDS = 5.0
+WRITER_QUEUE = 12
+"""Chunk results waiting for the writer thread (about 10,000 hands, 30 MB of frames)."""
 IN_PROCESS_BYTES = 512 << 10
 CHECKPOINT_THRESHOLD = "256MB"
 """Below this much input, parse in this process: starting workers costs more than it saves."""
@@ -660,7 +662,9 @@ def _tasks(todo: list[_UnitState]) -> Iterator[tuple[ChunkTask, _UnitState, bool
 def _run(todo: list[_UnitState], writer: Writer, summary: ImportSummary, progress: Progress, workers: int) -> None:
     done_bytes = 0
 
-    def consume(result: ChunkResult, state: _UnitState, last: bool, size: int) -> None:
+    def consume(
+        result: ChunkResult, state: _UnitState, last: bool, size: int, write: Callable[[ChunkResult, _UnitState | None], None] = writer.add
+    ) -> None:
         nonlocal done_bytes
         state.hands += result.hands + result.failed
         state.failed += result.failed
@@ -672,7 +676,7 @@ def _run(todo: list[_UnitState], writer: Writer, summary: ImportSummary, progres
         if last and state.cp1252:
             summary.cp1252_files.append(state.unit.path)
         _check_interrupt()
-        writer.add(result, state if last else None)
+        write(result, state if last else None)
         done_bytes += size
         progress.update(done_bytes, summary.hands)
         _check_interrupt()
@@ -688,21 +692,113 @@ def _run(todo: list[_UnitState], writer: Writer, summary: ImportSummary, progres
 
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(),))
     inflight: deque[tuple[Future[ChunkResult], _UnitState, bool, int]] = deque()
-    limit = 2 * workers + 2
+    # Chunks given to the workers and not yet returned: enough that they go on while the writer commits
+    # (a batch takes about a second; two chunks each, as before, left a core idle for part of it).
+    limit = 6 * workers + 2
+    thread = _WriterThread(writer)
     try:
         for task, state, last in _tasks(todo):
             while len(inflight) >= limit:
                 fut, st, ls, size = inflight.popleft()
-                consume(fut.result(), st, ls, size)
+                consume(fut.result(), st, ls, size, thread.hand_over)
             inflight.append((pool.submit(process_chunk, task), state, last, len(task.data)))
         while inflight:
             fut, st, ls, size = inflight.popleft()
-            consume(fut.result(), st, ls, size)
-        writer.flush()
+            consume(fut.result(), st, ls, size, thread.hand_over)
+        thread.finish()
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
+        thread.abandon()
         raise
     pool.shutdown(wait=True)
+
+
+class _WriterThread:
+    """The writer in a thread of its own, so that handing chunks to the workers never waits for a commit.
+
+    A commit takes about a second, a checkpoint several (DuckDB releases
+    the interpreter meanwhile); with the writer in the thread that also
+    feeds the workers, they ran out of work during both.  Results wait in
+    a bounded queue (:data:`WRITER_QUEUE`: memory stays bounded).  The
+    writer thread alone uses the connection until :meth:`finish` or
+    :meth:`abandon` returns.
+    """
+
+    def __init__(self, writer: Writer) -> None:
+        import queue
+        import threading
+
+        self.writer = writer
+        self.queue: queue.Queue[tuple[ChunkResult, _UnitState | None] | None] = queue.Queue(maxsize=WRITER_QUEUE)
+        self.failure: BaseException | None = None
+        self.dropping = threading.Event()  # stop writing: drop what is queued (an interrupt, or an error)
+        self.thread = threading.Thread(target=self._run, name="hhtool-writer", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                item = self.queue.get()
+                if item is None or self._stopping():
+                    break
+                self.writer.add(*item)
+            if not self._stopping():
+                self.writer.flush()
+        except BaseException as e:  # handed to the main thread by hand_over/finish
+            self.failure = e
+            self.dropping.set()
+
+    def _stopping(self) -> bool:
+        """Dropping, or Ctrl-C was pressed: the main thread sees it too and stops the import."""
+        return self.dropping.is_set() or _INTERRUPTED[0]
+
+    def hand_over(self, result: ChunkResult, finished: _UnitState | None) -> None:
+        self._put((result, finished))
+
+    def _put(self, item: tuple[ChunkResult, _UnitState | None] | None) -> None:
+        import queue
+
+        while True:
+            if self.failure is not None:
+                raise self.failure
+            _check_interrupt()
+            try:
+                self.queue.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                pass
+
+    def finish(self) -> None:
+        """Write what is queued and the last batch; raise what the writer raised (or a Ctrl-C meanwhile)."""
+        self._put(None)
+        while self.thread.is_alive():
+            _check_interrupt()
+            self.thread.join(0.2)
+        _check_interrupt()  # the writer stopped early for it
+        if self.failure is not None:
+            raise self.failure
+
+    def abandon(self) -> None:
+        """Stop after the transaction in progress, dropping what is queued; a second Ctrl-C interrupts that too."""
+        import queue
+
+        self.dropping.set()
+        while True:
+            try:
+                self.queue.get_nowait()
+            except queue.Empty:
+                break
+        try:
+            self.queue.put_nowait(None)
+        except queue.Full:  # pragma: no cover - just emptied; the thread is stopping anyway
+            pass
+        try:
+            while self.thread.is_alive():
+                self.thread.join(0.2)
+        except KeyboardInterrupt:
+            self.writer.con.interrupt()  # the transaction in progress rolls back
+            self.thread.join()
+            raise
 
 
 def summary_dict(s: ImportSummary) -> dict[str, Any]:
