@@ -47,6 +47,19 @@ def test_schema_doc_is_generated() -> None:
     assert (ROOT / "docs" / "schema.md").read_text(encoding="utf-8") == schema_markdown()
 
 
+def test_texts_are_stored_with_zstd_and_read_back_exactly(tmp_path: Path) -> None:
+    """The hands' texts take zstd (schema.TEXT_COMPRESSION): cheaper to checkpoint and smaller than DuckDB's own choice."""
+    db = tmp_path / "h.duckdb"
+    import_paths([SAMPLES], db, workers=0)
+    con = duckdb.connect(str(db), read_only=True)
+    used = {r[0] for r in con.execute("SELECT DISTINCT compression FROM pragma_storage_info('hands') WHERE column_name = 'raw_text' AND segment_type = 'VARCHAR'").fetchall()}
+    assert used == {"ZSTD"}, used
+    texts = dict(con.execute("SELECT hand_id, raw_text FROM hands").fetchall())
+    for h in read_file(GOOD[0]):
+        if isinstance(h, Hand):
+            assert texts[h.hand_id].startswith(f"{h.header.site} Hand #{h.hand_id}:") and texts[h.hand_id].endswith("\n")
+
+
 def test_default_db_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HHTOOL_DB", str(tmp_path / "x.duckdb"))
     assert default_db_path() == tmp_path / "x.duckdb"

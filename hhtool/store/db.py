@@ -78,8 +78,13 @@ def connect(path: str | Path, *, read_only: bool = False, memory_limit: str | No
     con.execute("SET enable_progress_bar = false")  # DuckDB's own bar on a long statement: never on our terminal
     _check_version(con, path)
     if not read_only:
-        for statement in ddl():
-            con.execute(statement)
+        for statement, plain in zip(ddl(), ddl(compression=False)):
+            try:
+                con.execute(statement)
+            except duckdb.Error:
+                if statement == plain:
+                    raise
+                con.execute(plain)  # a DuckDB (or a file's storage version) without that compression: its own choice
         con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
     return con
 

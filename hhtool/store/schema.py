@@ -26,6 +26,7 @@ class Column:
     name: str
     sql: str  # the DuckDB type
     doc: str
+    compression: str = ""  # DuckDB's compression for the column, where its own choice costs more (see ddl)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +42,13 @@ class TableSpec:
         return [c.name for c in self.columns]
 
 
-def _c(name: str, sql: str, doc: str) -> Column:
-    return Column(name, sql, doc)
+def _c(name: str, sql: str, doc: str, compression: str = "") -> Column:
+    return Column(name, sql, doc, compression)
+
+
+TEXT_COMPRESSION = "zstd"
+"""For the hands' texts: DuckDB's own choice (dictionary and FSST) for 1.4 kB of text a hand made a
+third of the import's checkpoint time; zstd is cheaper to write and a third smaller (docs/performance.md)."""
 
 
 HAND_KEY = _c("hand_key", "BIGINT", "the hand (`hands.hand_key`)")
@@ -101,7 +107,7 @@ HANDS = TableSpec(
         _c("verdict", "VARCHAR", "the replay's verdict: `ok`, `disputed`, `invalid`, or `error` when the replay itself failed"),
         _c("findings", "SMALLINT", "how many findings (rows in `findings`)"),
         _c("text_hash", "BIGINT", "64-bit BLAKE2b of `raw_text`: same id and same hash is a duplicate, a different hash a conflict"),
-        _c("raw_text", "VARCHAR", "the hand's text as read (UTF-8, `\\n` line ends, ending with `\\n`)"),
+        _c("raw_text", "VARCHAR", "the hand's text as read (UTF-8, `\\n` line ends, ending with `\\n`)", TEXT_COMPRESSION),
     ),
     key=("site", "hand_id"),
     partitioned=True,
@@ -251,7 +257,7 @@ FAILED = TableSpec(
         _c("message", "VARCHAR", "the error"),
         _c("line_text", "VARCHAR", "the offending line"),
         _c("expected", "VARCHAR", "what the parser expected there, comma separated"),
-        _c("raw_text", "VARCHAR", "the hand's text as read"),
+        _c("raw_text", "VARCHAR", "the hand's text as read", TEXT_COMPRESSION),
         _c("imported_at", "TIMESTAMPTZ", "when it was stored"),
     ),
     key=("raw_hash",),
@@ -266,7 +272,7 @@ CONFLICTS = TableSpec(
         _c("text_hash", "BIGINT", "64-bit BLAKE2b of this `raw_text`"),
         _c("file", "VARCHAR", "`files.path` it was read from"),
         _c("first_line", "INTEGER", "line of its header in that file"),
-        _c("raw_text", "VARCHAR", "the other text"),
+        _c("raw_text", "VARCHAR", "the other text", TEXT_COMPRESSION),
         _c("imported_at", "TIMESTAMPTZ", "when it was seen"),
     ),
     key=("site", "hand_id", "text_hash"),
@@ -284,11 +290,12 @@ HAND_TABLES: tuple[TableSpec, ...] = (SEATS, ACTIONS, CARDS, POTS, FINDINGS)
 """The tables with one or more rows per stored hand, keyed by ``hand_key``."""
 
 
-def ddl() -> list[str]:
-    """``CREATE TABLE IF NOT EXISTS`` for every table."""
+def ddl(compression: bool = True) -> list[str]:
+    """``CREATE TABLE IF NOT EXISTS`` for every table; ``compression``: with the columns' own compression
+    (``USING COMPRESSION``: zstd for texts needs DuckDB's storage of version 1.2 or later)."""
     out = []
     for t in TABLES:
-        cols = [f"    {c.name} {c.sql}" for c in t.columns]
+        cols = [f"    {c.name} {c.sql}" + (f" USING COMPRESSION {c.compression}" if compression and c.compression else "") for c in t.columns]
         if t.key:
             cols.append(f"    PRIMARY KEY ({', '.join(t.key)})")
         out.append(f"CREATE TABLE IF NOT EXISTS {t.name} (\n" + ",\n".join(cols) + "\n)")
@@ -344,7 +351,8 @@ def schema_markdown() -> str:
         lines.append("|---|---|---|")
         for c in t.columns:
             doc = c.doc.replace("|", "\\|")
-            lines.append(f"| `{c.name}` | {c.sql} | {doc} |")
+            stored = f" (stored with {c.compression} compression)" if c.compression else ""
+            lines.append(f"| `{c.name}` | {c.sql} | {doc}{stored} |")
         lines.append("")
     lines += [
         "## Example queries",
