@@ -337,3 +337,13 @@ def test_seat_statistics_columns_follow_the_flags() -> None:
 
     assert len(NOT_DEALT_IN) == 1 + len(SEAT_STATS) - N_FLAGS  # the bits, then the counts
     assert [c.sql for c in SEAT_STATS] == ["BOOLEAN"] * N_FLAGS + ["INTEGER"] * (len(SEAT_STATS) - N_FLAGS)
+
+
+def test_checkpoints_come_more_seldom_as_the_database_grows() -> None:
+    """64 MB of log for a new database (a short tail), 256 MB from 256,000 hands (checkpoints cost more there)."""
+    from hhtool.store.importer import checkpoint_threshold
+
+    sizes = [checkpoint_threshold(n) for n in (0, 10_000, 100_000, 200_000, 262_144, 1_000_000, 10**8)]
+    assert sizes == sorted(sizes)
+    assert sizes[0] == sizes[1] == 64 << 20 and sizes[-1] == sizes[-2] == sizes[-3] == 256 << 20
+    assert 64 << 20 < sizes[3] < 256 << 20

@@ -54,8 +54,24 @@ BATCH_SECONDS = 5.0
 WRITER_QUEUE = 12
 """Chunk results waiting for the writer thread (about 10,000 hands, 30 MB of frames)."""
 IN_PROCESS_BYTES = 512 << 10
-CHECKPOINT_THRESHOLD = "256MB"
 """Below this much input, parse in this process: starting workers costs more than it saves."""
+CHECKPOINT_MIN = 64 << 20
+CHECKPOINT_MAX = 256 << 20
+CHECKPOINT_PER_HAND = 1 << 10
+
+
+def checkpoint_threshold(hands: int) -> int:
+    """Bytes of log after which DuckDB checkpoints (writes the committed rows into the file), for a database of ``hands``.
+
+    A checkpoint's cost grows with the database (at the default 16 MB a
+    million-hand database spent 184 µs a hand in COMMIT, at 256 MB 42), so
+    the threshold grows with it, from 64 MB to 256 MB (reached at 256,000
+    hands).  Small at first because the last checkpoint is the tail of an
+    import, when the workers have nothing left to do: at 100,000 hands,
+    256 MB left all of it to the end (3 s with a core idle), 64 MB a
+    quarter.  The memory stays under 1 GB (docs/performance.md).
+    """
+    return max(CHECKPOINT_MIN, min(CHECKPOINT_MAX, hands * CHECKPOINT_PER_HAND))
 
 
 class ImportPathError(Exception):
@@ -337,6 +353,8 @@ class Writer:
         self.summary = summary
         row = con.execute("SELECT coalesce(max(hand_key), 0) FROM hands").fetchone()
         self.next_key = int(row[0]) + 1 if row else 1
+        self.threshold = 0
+        self._tune_checkpoints()
         self.pending: list[ChunkResult] = []
         self.pending_hands = 0
         self.done_units: list[_UnitState] = []
@@ -349,6 +367,12 @@ class Writer:
             self.done_units.append(finished)
         if self.pending_hands >= self.batch_hands or time.monotonic() - self.last_commit >= BATCH_SECONDS:
             self.flush()
+
+    def _tune_checkpoints(self) -> None:
+        threshold = checkpoint_threshold(self.next_key - 1)
+        if threshold != self.threshold:
+            self.con.execute(f"SET checkpoint_threshold = '{threshold}B'")
+            self.threshold = threshold
 
     def _register(self, name: str, df: pl.DataFrame) -> None:
         self.con.register(name, _Arrow(df))
@@ -395,6 +419,7 @@ class Writer:
                 except Exception:
                     pass
         self.next_key += stored
+        self._tune_checkpoints()
         s = self.summary
         s.stored += stored
         for v, n in verdicts.items():
@@ -550,10 +575,6 @@ def import_paths(
     dbp = Path(db)
     units = collect_units(paths, exclude=[dbp, dbp.with_name(dbp.name + ".wal")])
     con = connect(db, memory_limit=memory_limit)
-    # DuckDB checkpoints (writes the committed rows into the file) when its log passes this size, and a
-    # checkpoint's cost grows with the database: at the default 16 MB a million-hand database spent
-    # 184 µs a hand in COMMIT, at 256 MB 42 (docs/performance.md); the memory stays under 1 GB.
-    con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
     summary = ImportSummary(files=len(units))
     try:
         known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
