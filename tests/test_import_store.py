@@ -186,6 +186,9 @@ def test_zip_gz_folder_glob(tmp_path: Path) -> None:
     (tmp_path / "g.txt.gz").write_bytes(gzip.compress((src / "hh_001.txt").read_bytes()))
     units = collect_units([tmp_path / "z.zip", tmp_path / "g.txt.gz"])
     assert [u.path[len(str(tmp_path)) + 1 :] for u in units] == ["z.zip!inner/hh_000.txt", "z.zip!inner/more.txt.gz", "g.txt.gz"]
+    # sizes known before reading (the progress bar, the choice of workers): the content's, but a .gz member's compressed size
+    sizes = [len((src / "hh_000.txt").read_bytes()), len(gzip.compress(hand("ZIPGZ-1").encode())), len((src / "hh_001.txt").read_bytes())]
+    assert [u.content_size() for u in units] == sizes
     db = tmp_path / "h.duckdb"
     s = import_paths([tmp_path / "z.zip", tmp_path / "g.txt.gz"], db, workers=0)
     assert (s.files, s.stored) == (3, 9)

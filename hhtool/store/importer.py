@@ -89,6 +89,7 @@ class Unit:
     fs_path: Path
     member: str | None = None  # zip member name
     named: bool = True  # named by the user (a path or a glob match), not found inside a folder or an archive
+    member_size: int = 0  # a zip member's size, from the archive's directory
 
     def open(self) -> IO[bytes]:
         if self.member is None:
@@ -103,6 +104,25 @@ class Unit:
 
     def mtime(self) -> datetime:
         return datetime.fromtimestamp(self.fs_path.stat().st_mtime, tz=timezone.utc)
+
+    def content_size(self) -> int:
+        """Bytes of content, known without reading it (for the progress bar and the choice of workers).
+
+        A ``.gz`` file's trailer holds its size modulo 4 GiB; a zip member's
+        is in the archive's directory (for a ``.gz`` member, its compressed
+        size).  0 for a file that cannot be read: reading it fails later,
+        with the error.
+        """
+        if self.member is not None:
+            return self.member_size
+        try:
+            if self.fs_path.suffix == ".gz":
+                with open(self.fs_path, "rb") as f:
+                    f.seek(-4, os.SEEK_END)
+                    return int.from_bytes(f.read(4), "little")
+            return self.fs_path.stat().st_size
+        except OSError:
+            return 0
 
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -152,11 +172,13 @@ def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (
         if fs.suffix.lower() == ".zip":
             try:
                 with zipfile.ZipFile(fs) as archive:
-                    names = sorted(i.filename for i in archive.infolist() if not i.is_dir())
+                    members = sorted((i.filename, i.file_size) for i in archive.infolist() if not i.is_dir())
             except zipfile.BadZipFile as e:
                 raise ImportPathError(f"{fs}: not a readable zip archive ({e})") from None
             units.extend(
-                Unit(f"{key}!{name}", fs, name, named=False) for name in names if not Path(name).name.startswith(".")
+                Unit(f"{key}!{name}", fs, name, named=False, member_size=size)
+                for name, size in members
+                if not Path(name).name.startswith(".")
             )
         else:
             units.append(Unit(key, fs, named=named))
@@ -564,7 +586,8 @@ def import_paths(
     """Import every hand under ``paths`` into the database ``db``.
 
     ``workers``: processes that parse and replay (default: one per core;
-    0 parses in this process); ``batch_hands``: hands per transaction.  Raises :class:`ImportPathError` for a bad
+    0 parses in this process); ``batch_hands``: hands per transaction; ``on_start(files, bytes)``:
+    called once with the files found and their size before any is read.  Raises :class:`ImportPathError` for a bad
     path and :class:`~hhtool.store.db.StoreError` for a database that
     cannot be opened.  ``KeyboardInterrupt`` stops after rolling back the
     batch in progress; the summary then says ``interrupted``.
@@ -578,27 +601,11 @@ def import_paths(
     summary = ImportSummary(files=len(units))
     try:
         known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
-        todo: list[_UnitState] = []
-        t0 = time.monotonic()
-        for unit in units:
-            try:
-                sha, size, has_hand = content_hash(unit)
-            except (OSError, zipfile.BadZipFile, EOFError) as e:
-                raise ImportPathError(f"cannot read {unit.path}: {e}") from None
-            if not has_hand and not unit.named:
-                # a README or a manifest beside the histories; a file the user named is read whatever it holds
-                summary.not_histories.append(unit.path)
-                continue
-            if sha in known:
-                summary.unchanged += 1
-                continue
-            known.add(sha)  # the same content twice in one run: once
-            todo.append(_UnitState(unit, sha, size))
-        summary.hash_seconds = time.monotonic() - t0
-        total = sum(u.size for u in todo)
-        summary.bytes = total
+        # Each file is hashed when its turn comes (_tasks), not all before the first chunk: the workers
+        # start at once instead of after a pass over every file (3.9 s for 1.4 GB, one core busy).
+        total = sum(u.content_size() for u in units)
         if on_start is not None:
-            on_start(len(todo), total)
+            on_start(len(units), total)
         if progress is None:
             progress = Progress(total, enabled=False)
         progress.total = max(total, 1)
@@ -608,7 +615,7 @@ def import_paths(
         writer = Writer(con, summary, batch_hands)
         previous = _defer_interrupts()
         try:
-            _run(todo, writer, summary, progress, workers)
+            _run(_Todo(units, known, summary), writer, summary, progress, workers)
         except KeyboardInterrupt:
             summary.interrupted = True
         except Exception as e:
@@ -664,8 +671,40 @@ def _is_interrupt(e: BaseException) -> bool:
     )
 
 
-def _tasks(todo: list[_UnitState]) -> Iterator[tuple[ChunkTask, _UnitState, bool]]:
-    for number, state in enumerate(todo):
+@dataclass(slots=True)
+class _Todo:
+    """The files of an import, hashed one at a time as the import reaches them."""
+
+    units: list[Unit]
+    known: set[str]  # content hashes already imported (or met earlier in this run)
+    summary: ImportSummary
+
+    def states(self, skipped: Callable[[int], None]) -> Iterator[_UnitState]:
+        """The files to read, in order; the others (unchanged, or no hand in them) counted and passed by."""
+        summary = self.summary
+        for unit in self.units:
+            t0 = time.monotonic()
+            try:
+                sha, size, has_hand = content_hash(unit)
+            except (OSError, zipfile.BadZipFile, EOFError) as e:
+                raise ImportPathError(f"cannot read {unit.path}: {e}") from None
+            summary.hash_seconds += time.monotonic() - t0
+            if not has_hand and not unit.named:
+                # a README or a manifest beside the histories; a file the user named is read whatever it holds
+                summary.not_histories.append(unit.path)
+                skipped(size)
+                continue
+            if sha in self.known:
+                summary.unchanged += 1
+                skipped(size)
+                continue
+            self.known.add(sha)  # the same content twice in one run: once
+            summary.bytes += size
+            yield _UnitState(unit, sha, size)
+
+
+def _tasks(todo: _Todo, skipped: Callable[[int], None]) -> Iterator[tuple[ChunkTask, _UnitState, bool]]:
+    for number, state in enumerate(todo.states(skipped)):
         cp1252 = False
         with state.unit.open() as stream:
             for index, (data, lines, last) in enumerate(_lookahead(read_chunks(stream))):
@@ -680,8 +719,13 @@ def _tasks(todo: list[_UnitState]) -> Iterator[tuple[ChunkTask, _UnitState, bool
                 yield task, state, last
 
 
-def _run(todo: list[_UnitState], writer: Writer, summary: ImportSummary, progress: Progress, workers: int) -> None:
+def _run(todo: _Todo, writer: Writer, summary: ImportSummary, progress: Progress, workers: int) -> None:
     done_bytes = 0
+
+    def skipped(size: int) -> None:
+        nonlocal done_bytes
+        done_bytes += size
+        progress.update(done_bytes, summary.hands)
 
     def consume(
         result: ChunkResult, state: _UnitState, last: bool, size: int, write: Callable[[ChunkResult, _UnitState | None], None] = writer.add
@@ -703,7 +747,7 @@ def _run(todo: list[_UnitState], writer: Writer, summary: ImportSummary, progres
         _check_interrupt()
 
     if workers <= 0:
-        for task, state, last in _tasks(todo):
+        for task, state, last in _tasks(todo, skipped):
             consume(process_chunk(task), state, last, len(task.data))
         writer.flush()
         return
@@ -718,7 +762,7 @@ def _run(todo: list[_UnitState], writer: Writer, summary: ImportSummary, progres
     limit = 6 * workers + 2
     thread = _WriterThread(writer)
     try:
-        for task, state, last in _tasks(todo):
+        for task, state, last in _tasks(todo, skipped):
             while len(inflight) >= limit:
                 fut, st, ls, size = inflight.popleft()
                 consume(fut.result(), st, ls, size, thread.hand_over)
