@@ -49,7 +49,7 @@ COMPILED = [
 
 
 SCAN = "hhtool/_scan.c"
-COLUMNS = "hhtool/_columns.c"  # the row building's appends and UTF-8 (hhtool/store/rows.py)
+COLUMNS = "hhtool/_columns.c"  # the row building's UTF-8 (hhtool/store/rows.py)
 
 
 def ext_modules() -> list[object]:

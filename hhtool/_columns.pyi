@@ -1,6 +1,3 @@
-"""Type stub of the C helpers ``hhtool/_columns.c`` (used by :mod:`hhtool.store.rows`)."""
+"""Type stub of the C helper ``hhtool/_columns.c`` (used by :mod:`hhtool.store.rows`)."""
 
-from typing import Any
-
-def append_row(cols: list[list[Any]], row: tuple[Any, ...]) -> None: ...
 def utf8(text: str) -> bytes: ...

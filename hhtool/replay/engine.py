@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from ..cards import Card, card_symbol, cards_str
 from ..evaluate import CATEGORY_LABELS, HandValue, evaluate
@@ -50,8 +50,8 @@ from .findings import CODES, Finding, finding
 from .pots import Pot, pots_from
 
 Verdict = Literal["ok", "disputed", "invalid"]
-ROUND_OF_STREET = {"2nd": 1, "3rd": 2, "4th": 3, "5th": 4}
-STREET_OF_ROUND = {1: "2nd street", 2: "3rd street", 3: "4th street", 4: "5th street", 5: "the vela round"}
+ROUND_OF_STREET: Final = {"2nd": 1, "3rd": 2, "4th": 3, "5th": 4}
+STREET_OF_ROUND: Final = {1: "2nd street", 2: "3rd street", 3: "4th street", 4: "5th street", 5: "the vela round"}
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -875,7 +875,7 @@ class _Replayer:
                 self.add("summary_outcome", o.line, f"{o.player}'s summary cards differ from those shown")
 
 
-_HANDLERS: dict[type, Callable[[_Replayer, Any], None]] = {
+_HANDLERS: Final[dict[type, Callable[[_Replayer, Any], None]]] = {
     PostAnte: _Replayer._on_ante,
     PostBlind: _Replayer._on_blind,
     Street: _Replayer._on_street,

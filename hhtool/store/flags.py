@@ -21,22 +21,23 @@ nothing of polars or DuckDB to build.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
-STREETS: tuple[str, ...] = ("2nd", "3rd", "4th", "5th", "vela")
-FORCED = frozenset(("ante", "small_blind", "big_blind", "bring_in", "uncalled"))
+STREETS: Final[tuple[str, ...]] = ("2nd", "3rd", "4th", "5th", "vela")
+FORCED: Final = frozenset(("ante", "small_blind", "big_blind", "bring_in", "uncalled"))
 """Lines that are not decisions: nobody chooses to post them, and an uncalled bet returned is no action."""
-AGGRESSIVE = frozenset(("bet", "raise", "complete", "big_blind"))
+AGGRESSIVE: Final = frozenset(("bet", "raise", "complete", "big_blind"))
 """What a player can face: a posted big blind is a bet to call; the bring-in is not."""
-VOLUNTARY = frozenset(("call", "complete", "raise", "bet"))
+VOLUNTARY: Final = frozenset(("call", "complete", "raise", "bet"))
 """Money put in on 2nd street by choice (VPIP)."""
-TURN_SKIPPED = frozenset(("ante", "small_blind", "big_blind", "uncalled"))
+TURN_SKIPPED: Final = frozenset(("ante", "small_blind", "big_blind", "uncalled"))
 """Lines that are no turn in the order of acting on 2nd street (the bring-in is one: it acts first)."""
 
-RATIO_FLAGS: tuple[str, ...] = ("vpip", "complete", "raise2", "steal", "bi_fold_steal")
+RATIO_FLAGS: Final[tuple[str, ...]] = ("vpip", "complete", "raise2", "steal", "bi_fold_steal")
 """The per-hand statistics of 2nd street, each stored as ``KEY`` (the action) and ``KEY_opp`` (the opportunity)."""
 
 
-N_FLAGS = 4 + 2 * len(RATIO_FLAGS) + 2 * len(STREETS)
+N_FLAGS: Final = 4 + 2 * len(RATIO_FLAGS) + 2 * len(STREETS)
 """Boolean columns first (saw, the ratio flags, fold to a bet), then three counts per street: the order of
 ``hhtool.store.schema.SEAT_STATS`` (a test holds the two together)."""
 
@@ -49,11 +50,15 @@ class SeatFlags:
         self.counts = [0] * (3 * len(STREETS))
 
 
-# bit positions, in the order of the columns
-_SAW = 0  # 4 bits: 3rd, 4th, 5th, vela
-_RATIO = 4  # 2 bits per RATIO_FLAGS key: action, opportunity
-_VPIP, _COMPLETE, _RAISE2, _STEAL, _BI_FOLD = (_RATIO + 2 * i for i in range(5))
-_FTB = _RATIO + 2 * len(RATIO_FLAGS)  # 2 bits per street: folded facing a bet, decided facing a bet
+# bit positions, in the order of the columns (Final: compiled, a constant, not a lookup in the module)
+_SAW: Final = 0  # 4 bits: 3rd, 4th, 5th, vela
+_RATIO: Final = 4  # 2 bits per RATIO_FLAGS key: action, opportunity
+_VPIP: Final = _RATIO
+_COMPLETE: Final = _RATIO + 2
+_RAISE2: Final = _RATIO + 4
+_STEAL: Final = _RATIO + 6
+_BI_FOLD: Final = _RATIO + 8
+_FTB: Final = _RATIO + 2 * len(RATIO_FLAGS)  # 2 bits per street: folded facing a bet, decided facing a bet
 
 
 def hand_flags(
@@ -173,10 +178,10 @@ def saw_bits(reached: int, has_vela: bool, fold_street: str | None) -> int:
     return bits
 
 
-NO_SEAT = SeatFlags()
+NO_SEAT: Final = SeatFlags()
 """The answers of a player with no line: every flag false, every count 0."""
 
-FLAG_BITS = "flag_bits"
+FLAG_BITS: Final = "flag_bits"
 """The worker's one column for the ``N_FLAGS`` boolean columns: bit ``i`` is the ``i``-th
 (:mod:`hhtool.store.frames` expands it; an int a seat instead of 24 booleans in Python)."""
 
@@ -190,5 +195,5 @@ def seat_values(seat: SeatFlags | None, saw: int) -> tuple[int, ...]:
     return (s.bits | saw, *s.counts)
 
 
-NOT_DEALT_IN: tuple[int, ...] = (0, *[0] * (3 * len(STREETS)))
+NOT_DEALT_IN: Final[tuple[int, ...]] = (0, *[0] * (3 * len(STREETS)))
 """The worker's values of a seat not dealt in: it had no opportunity."""
