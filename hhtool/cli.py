@@ -201,8 +201,9 @@ def import_(
     """Import hand histories into the database: every hand once, replayed, with its verdict and findings.
 
     Exit codes: 0 when every hand was stored (or already was), whatever its
-    verdict; 1 when a hand failed to parse or replay, or conflicted with a
-    stored hand of the same id; 2 for usage errors (no such path, the
+    verdict; 1 when a hand failed to parse or replay, conflicted with a
+    stored hand of the same id, or a file could not be read (a truncated
+    .gz: the other files are imported); 2 for usage errors (no such path, the
     database in use by another process); 130 when interrupted (run the
     same command again to finish).
     """
@@ -218,6 +219,11 @@ def import_(
         raise _fail(str(e)) from None
     except StoreError as e:
         raise _fail(str(e)) from None
+    if summary.interrupted:
+        import signal
+
+        # stopped and committed already: more Ctrl-Cs would only cut the summary and the workers' exit short
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     if as_json:
         typer.echo(json.dumps({"db": str(path), **summary_dict(summary)}, ensure_ascii=False))
     else:

@@ -42,4 +42,7 @@ def written_init(*classes: type) -> None:
             continue
         if not (dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen):  # type: ignore[attr-defined]
             raise TypeError(f"{cls.__name__} is not a frozen dataclass")
+        if "__slots__" not in cls.__dict__:
+            # without slots, a field's class-level default would read as "set", and new attributes could be added
+            raise TypeError(f"{cls.__name__} needs slots=True")
         cls.__setattr__ = _set_once  # type: ignore[method-assign]

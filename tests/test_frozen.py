@@ -50,6 +50,13 @@ def test_only_frozen_dataclasses_are_accepted() -> None:
     with pytest.raises(TypeError):
         written_init(Loose)
 
+    @dataclass(frozen=True)
+    class Unslotted:
+        x: int = 0
+
+    with pytest.raises(TypeError):
+        written_init(Unslotted)
+
 
 def test_the_replay_results_stay_frozen() -> None:
     """``Replay``, ``PotResult`` and ``HandValue`` have written ``__init__``s (compiled: direct stores)."""

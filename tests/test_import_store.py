@@ -350,3 +350,39 @@ def test_checkpoints_come_more_seldom_as_the_database_grows() -> None:
     assert sizes == sorted(sizes)
     assert sizes[0] == sizes[1] == 64 << 20 and sizes[-1] == sizes[-2] == sizes[-3] == 256 << 20
     assert 64 << 20 < sizes[3] < 256 << 20
+
+
+def test_an_unreadable_file_is_reported_and_the_others_imported(tmp_path: Path) -> None:
+    """A truncated .gz among good files: named in the summary (exit 1), every other file imported."""
+    src = tmp_path / "in"
+    good, _ = write_files(src, 3, 5, prefix="U")
+    whole = gzip.compress((src / "hh_001.txt").read_bytes())
+    (src / "hh_001.txt").unlink()
+    (src / "hh_001.txt.gz").write_bytes(whole[: len(whole) // 2])
+    db = tmp_path / "h.duckdb"
+    s = import_paths([src], db, workers=0)
+    assert len(s.unreadable) == 1 and "hh_001.txt.gz" in s.unreadable[0] and not s.ok
+    assert "cannot read" in s.text() and s.stored == good - 5 and s.imported == 2
+    assert _count(db, "hands") == good - 5 and _count(db, "files") == 2
+    (src / "hh_001.txt.gz").write_bytes(whole)  # mended: a rerun adds it
+    again = import_paths([src], db, workers=0)
+    assert (again.unreadable, again.stored, again.unchanged) == ([], 5, 2)
+
+
+def test_an_error_in_the_writer_thread_reaches_the_import(tmp_path: Path) -> None:
+    """The writer's thread fails (a frame without the hands' columns): finish() raises it, nothing is committed."""
+    import polars as pl
+
+    from hhtool.store.importer import ImportSummary, Writer, _WriterThread
+    from hhtool.store.worker import ChunkResult
+
+    con = connect(tmp_path / "h.duckdb")
+    try:
+        thread = _WriterThread(Writer(con, ImportSummary(), batch_hands=1))
+        thread.hand_over(ChunkResult(0, 0, {"hands": pl.DataFrame({"local": [0]})}, hands=1), None)
+        with pytest.raises(pl.exceptions.ColumnNotFoundError):
+            thread.finish()
+        assert thread.done.is_set() and not thread.thread.is_alive()
+        assert con.execute("SELECT count(*) FROM hands").fetchone() == (0,)
+    finally:
+        con.close()

@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hhtool.events import Hand
-from hhtool.reader import read_text
+from hhtool.reader import hands, read_text
 from hhtool.replay import Replay, replay
 from tests.handgen import generate_hand
+from tests.sample_paths import SAMPLES
 from tests.test_replay_samples import HANDS
 
 
@@ -39,6 +40,20 @@ def _same_without_words(r: Replay, quiet: Replay) -> None:
     assert [replace(p, reason="") for p in r.pots] == list(quiet.pots)
     assert (quiet.payouts, quiet.claimed, quiet.stacks, quiet.categories) == (r.payouts, r.claimed, r.stacks, r.categories)
     assert quiet.showdown_order == r.showdown_order
+
+
+def test_one_known_hand_in_a_contested_pot_is_explained() -> None:
+    """Only one contender's cards known: the pot's reason says so (it used to crash the words only)."""
+    text = (SAMPLES / "060_italian_una_coperta_own_view.txt").read_text(encoding="utf-8")
+    shown = "Bruno: shows [Th Ah 9h Qh Jh] (a flush, Hearts)\n"
+    won = "Seat 6: Bruno showed [Th Ah 9h Qh Jh] and won ($198) with a flush, Hearts"
+    assert shown in text and won in text
+    hand = next(hands(read_text(text.replace(shown, "").replace(won, "Seat 6: Bruno collected ($198)"))))
+    r = replay(hand)
+    _same_without_words(r, replay(hand, explain=False))
+    assert "cards_unknown" in {f.code for f in r.findings}
+    assert any("the only hand known" in p.reason for p in r.pots), [p.reason for p in r.pots]
+    _check(hand)
 
 
 def test_samples_conserve_chips() -> None:

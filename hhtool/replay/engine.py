@@ -829,6 +829,8 @@ class _Replayer:
         w = won[0]
         wv = values[names.index(w)]
         others = [(nm, v) for nm, v in zip(names, values) if nm != w]
+        if not others:  # the other contenders' cards are unknown (a cards_unknown finding says so)
+            return f"{w}'s {wv.description} is the only hand known in it: nothing to compare it with"
         best_other = max(others, key=lambda t: t[1].key)
         r = explain(wv, best_other[1], self.rules, n)
         if r.decided_by is not None and wv.category == best_other[1].category and "ranks first" not in r.rule:

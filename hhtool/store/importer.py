@@ -31,6 +31,7 @@ import signal
 import sys
 import time
 import zipfile
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
@@ -270,6 +271,7 @@ class ImportSummary:
     verdicts: dict[str, int] = field(default_factory=dict)  # of the hands stored this run
     cp1252_files: list[str] = field(default_factory=list)
     not_histories: list[str] = field(default_factory=list)  # files found in folders or archives with no hand
+    unreadable: list[str] = field(default_factory=list)  # "path: error" of each file that could not be read (skipped)
     bytes: int = 0
     seconds: float = 0.0
     hash_seconds: float = 0.0  # reading every file once for its hash
@@ -278,8 +280,8 @@ class ImportSummary:
 
     @property
     def ok(self) -> bool:
-        """Nothing failed to parse or replay, and no conflict."""
-        return not (self.failed or self.conflicts or self.replay_errors)
+        """Nothing failed to parse or replay, no file was unreadable, and no conflict."""
+        return not (self.failed or self.conflicts or self.replay_errors or self.unreadable)
 
     def text(self) -> str:
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
@@ -296,6 +298,8 @@ class ImportSummary:
             lines.append(f"replay errors: {self.replay_errors:,} (stored with verdict 'error'; please report them)")
         if self.junk_lines:
             lines.append(f"junk lines outside any hand, skipped: {self.junk_lines:,}")
+        for f in self.unreadable:
+            lines.append(f"error: cannot read {f}; skipped (its hands are not imported)")
         for f in self.cp1252_files:
             lines.append(f"warning: {f}: not UTF-8; read as Windows-1252")
         if self.not_histories:
@@ -554,6 +558,8 @@ def _init_worker(parent: int) -> None:
     """
     import threading
 
+    import polars  # noqa: F401  - first: its own SIGINT handler (see import_paths) is then replaced
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
@@ -599,6 +605,7 @@ def import_paths(
     units = collect_units(paths, exclude=[dbp, dbp.with_name(dbp.name + ".wal")])
     con = connect(db, memory_limit=memory_limit)
     summary = ImportSummary(files=len(units))
+    previous: object = None
     try:
         known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
         # Each file is hashed when its turn comes (_tasks), not all before the first chunk: the workers
@@ -613,7 +620,12 @@ def import_paths(
         if workers is None:
             workers = 0 if total < IN_PROCESS_BYTES else (os.cpu_count() or 1)
         writer = Writer(con, summary, batch_hands)
-        previous = _defer_interrupts()
+        # polars, when first imported, puts its own SIGINT handler in place, and a Ctrl-C then raises
+        # KeyboardInterrupt in whatever thread runs polars code -- the process pool's, unpickling a
+        # chunk's frames, which breaks the pool.  Imported first, its handler is replaced by ours.
+        import polars  # noqa: F401
+
+        previous = _defer_interrupts(con if workers > 0 else None)
         try:
             _run(_Todo(units, known, summary), writer, summary, progress, workers)
         except KeyboardInterrupt:
@@ -623,10 +635,12 @@ def import_paths(
                 raise
             summary.interrupted = True  # Ctrl-C reached DuckDB in the middle of a statement
         finally:
-            _restore_interrupts(previous)
             progress.close()
     finally:
-        con.close()
+        try:
+            con.close()  # its last checkpoint: a Ctrl-C meanwhile still only sets the flag (or interrupts DuckDB)
+        finally:
+            _restore_interrupts(previous)
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -634,9 +648,14 @@ def import_paths(
 _INTERRUPTED = [False]
 
 
-def _defer_interrupts() -> object:
+def _defer_interrupts(threaded: duckdb.DuckDBPyConnection | None = None) -> object:
     """Ctrl-C sets a flag that the import checks between chunks, at a point where no
-    DuckDB statement is running; a second Ctrl-C stops at once.  Returns the old handler."""
+    DuckDB statement is running; a second Ctrl-C stops at once.  Returns the old handler.
+
+    With the writer in its own thread (``threaded``: its connection), the second Ctrl-C
+    interrupts the writer's statement (its transaction rolls back) instead of raising in
+    the main thread, where it could land anywhere, the process pool's shutdown included.
+    """
     import threading
 
     if threading.current_thread() is not threading.main_thread():
@@ -644,9 +663,15 @@ def _defer_interrupts() -> object:
     _INTERRUPTED[0] = False
 
     def handler(signum: int, frame: object) -> None:
-        if _INTERRUPTED[0]:
+        if not _INTERRUPTED[0]:
+            _INTERRUPTED[0] = True
+        elif threaded is not None:
+            try:
+                threaded.interrupt()
+            except Exception:  # closed already (the import is ending): nothing left to interrupt
+                pass
+        else:
             raise KeyboardInterrupt
-        _INTERRUPTED[0] = True
 
     return signal.signal(signal.SIGINT, handler)
 
@@ -686,8 +711,10 @@ class _Todo:
             t0 = time.monotonic()
             try:
                 sha, size, has_hand = content_hash(unit)
-            except (OSError, zipfile.BadZipFile, EOFError) as e:
-                raise ImportPathError(f"cannot read {unit.path}: {e}") from None
+            except (OSError, zipfile.BadZipFile, EOFError, zlib.error) as e:
+                # a truncated .gz, a damaged zip member, a file gone or unreadable: the others go on (exit 1)
+                summary.unreadable.append(f"{unit.path}: {e}")
+                continue
             summary.hash_seconds += time.monotonic() - t0
             if not has_hand and not unit.named:
                 # a README or a manifest beside the histories; a file the user named is read whatever it holds
@@ -772,8 +799,10 @@ def _run(todo: _Todo, writer: Writer, summary: ImportSummary, progress: Progress
             consume(fut.result(), st, ls, size, thread.hand_over)
         thread.finish()
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        thread.abandon()
+        try:
+            thread.abandon()
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
 
@@ -786,7 +815,9 @@ class _WriterThread:
     feeds the workers, they ran out of work during both.  Results wait in
     a bounded queue (:data:`WRITER_QUEUE`: memory stays bounded).  The
     writer thread alone uses the connection until :meth:`finish` or
-    :meth:`abandon` returns.
+    :meth:`abandon` returns, and both return only once it has ended
+    (``done``, an event: a ``Thread.join`` that a Ctrl-C interrupts can
+    report a running thread as ended).
     """
 
     def __init__(self, writer: Writer) -> None:
@@ -797,6 +828,7 @@ class _WriterThread:
         self.queue: queue.Queue[tuple[ChunkResult, _UnitState | None] | None] = queue.Queue(maxsize=WRITER_QUEUE)
         self.failure: BaseException | None = None
         self.dropping = threading.Event()  # stop writing: drop what is queued (an interrupt, or an error)
+        self.done = threading.Event()  # the thread has ended: the connection is the main thread's again
         self.thread = threading.Thread(target=self._run, name="hhtool-writer", daemon=True)
         self.thread.start()
 
@@ -812,6 +844,8 @@ class _WriterThread:
         except BaseException as e:  # handed to the main thread by hand_over/finish
             self.failure = e
             self.dropping.set()
+        finally:
+            self.done.set()
 
     def _stopping(self) -> bool:
         """Dropping, or Ctrl-C was pressed: the main thread sees it too and stops the import."""
@@ -836,34 +870,39 @@ class _WriterThread:
     def finish(self) -> None:
         """Write what is queued and the last batch; raise what the writer raised (or a Ctrl-C meanwhile)."""
         self._put(None)
-        while self.thread.is_alive():
+        while not self.done.wait(0.2):
             _check_interrupt()
-            self.thread.join(0.2)
         _check_interrupt()  # the writer stopped early for it
         if self.failure is not None:
             raise self.failure
 
     def abandon(self) -> None:
-        """Stop after the transaction in progress, dropping what is queued; a second Ctrl-C interrupts that too."""
+        """Stop after the transaction in progress, dropping what is queued; return once the thread has ended.
+
+        A further Ctrl-C meanwhile interrupts that transaction (it rolls
+        back) and is raised once the thread has ended, never before.
+        """
         import queue
 
         self.dropping.set()
-        while True:
+        interrupted = False
+        while not self.done.is_set():
             try:
-                self.queue.get_nowait()
-            except queue.Empty:
-                break
-        try:
-            self.queue.put_nowait(None)
-        except queue.Full:  # pragma: no cover - just emptied; the thread is stopping anyway
-            pass
-        try:
-            while self.thread.is_alive():
-                self.thread.join(0.2)
-        except KeyboardInterrupt:
-            self.writer.con.interrupt()  # the transaction in progress rolls back
-            self.thread.join()
-            raise
+                while True:  # empty the queue, so that the thread, if it waits for an item, gets the end
+                    try:
+                        self.queue.get_nowait()
+                    except queue.Empty:
+                        break
+                try:
+                    self.queue.put_nowait(None)
+                except queue.Full:
+                    pass
+                self.done.wait(0.2)
+            except KeyboardInterrupt:
+                interrupted = True
+                self.writer.con.interrupt()
+        if interrupted:
+            raise KeyboardInterrupt
 
 
 def summary_dict(s: ImportSummary) -> dict[str, Any]:
@@ -887,4 +926,5 @@ def summary_dict(s: ImportSummary) -> dict[str, Any]:
         "bytes": s.bytes,
         "interrupted": s.interrupted,
         "not_histories": list(s.not_histories),
+        "unreadable": list(s.unreadable),
     }
