@@ -80,7 +80,11 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
     return [parse_card(p) for p in parts]
 
 
-_CARD_STRS: Final = tuple(RANK_CHARS[(c >> 2) - 2] + SUIT_CHARS[c & 3] if c >= 8 else "" for c in range(60))
+def _notation(card: int) -> str:
+    return RANK_CHARS[rank_of(card) - 2] + SUIT_CHARS[suit_of(card)]
+
+
+_CARD_STRS: Final = tuple(_notation(c) if c >= 8 else "" for c in range(60))
 """Every card's notation, made once: the import writes about 25 a hand."""
 
 
@@ -88,7 +92,7 @@ def card_str(card: int) -> str:
     """``"Ah"``: the hand-history notation."""
     if 8 <= card < 60:
         return _CARD_STRS[card]
-    return RANK_CHARS[rank_of(card) - 2] + SUIT_CHARS[suit_of(card)]
+    return _notation(card)
 
 
 def card_symbol(card: int) -> str:

@@ -352,6 +352,17 @@ def test_checkpoints_come_more_seldom_as_the_database_grows() -> None:
     assert 64 << 20 < sizes[3] < 256 << 20
 
 
+def test_the_writer_sets_the_checkpoint_threshold(tmp_path: Path) -> None:
+    from hhtool.store.importer import ImportSummary, Writer
+
+    con = connect(tmp_path / "h.duckdb")
+    try:
+        Writer(con, ImportSummary())
+        assert con.execute("SELECT current_setting('checkpoint_threshold')").fetchone() == ("64.0 MiB",)
+    finally:
+        con.close()
+
+
 def test_an_unreadable_file_is_reported_and_the_others_imported(tmp_path: Path) -> None:
     """A truncated .gz among good files: named in the summary (exit 1), every other file imported."""
     src = tmp_path / "in"
