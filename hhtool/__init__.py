@@ -1,9 +1,40 @@
 """hhtool: parse, audit and analyse Telesina hand histories.
 
-The stages, in the order a hand travels through them: ``cards`` and
-``rules`` (the rules as data), ``evaluate`` and ``showdown`` (hand values
-and who wins a pot), ``showing`` (who opens a betting round), ``rank``
-(the ``hhtool rank`` library behind the CLI), ``cli`` (thin typer layer).
+Use from Python (each name's help says more; ``README.md`` shows them at work)::
+
+    import hhtool
+    for record in hhtool.read_file("table.txt"):   # Hand, ErrorRecord or Skipped
+        ...
+    hand = hhtool.parse_hand(text)                  # exactly one hand
+    result = hhtool.replay_hand(hand)               # verdict, findings, payouts
+    summary = hhtool.import_paths(["histories/"], "hands.duckdb")
+    stats = hhtool.statistics("hands.duckdb")
+
+The names are defined in :mod:`hhtool.api`, which imports what each one
+needs only when it is called, so that ``import hhtool`` (and ``hhtool
+--help``) stays instant.  The
+pipeline's stages live in the subpackages: the text and its reading
+(``grammar``, ``parse``, ``events``, ``reader``, ``write``), the rules and
+hand values (``cards``, ``rules``, ``evaluate``, ``showdown``,
+``showing``), ``replay`` and ``audit``, ``simulate``, ``store`` (DuckDB),
+``stats`` (statistics and the report), and ``cli``.
 """
 
+from __future__ import annotations
+
+from . import api
+from .api import (
+    audit_paths,
+    audit_report,
+    import_paths,
+    parse_hand,
+    profile,
+    read_file,
+    read_text,
+    replay_hand,
+    statistics,
+    write_report,
+)
+
 __version__ = "0.1.0"
+__all__ = ["__version__", *api.__all__]

@@ -1,0 +1,173 @@
+"""The library's entry points, one function per job the command line does.
+
+``import hhtool`` gives these names; each imports what it needs when it is
+called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
+
+- :func:`read_file`, :func:`read_text`: hand-history files or text to
+  records: a parsed :class:`~hhtool.events.Hand`, an
+  :class:`~hhtool.errors.ErrorRecord` for a hand that failed (with its text),
+  or a :class:`~hhtool.reader.Skipped` run of lines outside any hand;
+- :func:`parse_hand`: exactly one hand's text to a ``Hand`` (raises
+  :class:`~hhtool.errors.HandHistoryError` with file, line and column);
+- :func:`replay_hand`: a hand replayed under its rules (or another
+  profile's): verdict, findings, who is paid what and why;
+- :func:`audit_paths`, :func:`audit_report`: what ``hhtool audit`` prints;
+- :func:`import_paths`: files, folders, globs and archives into a DuckDB file;
+- :func:`statistics`, :func:`write_report`: what ``hhtool stats`` and
+  ``hhtool report`` compute from that file;
+- :func:`profile`: a rule profile (``classic``, ``stellapoker``, ``italian``).
+
+Why a module of its own: the modules behind these names are compiled with
+mypyc for speed, and compiled functions lose their docstrings; these plain
+Python functions keep them (``help(hhtool.replay_hand)`` works in every
+build) and give the library one stable surface, whatever moves behind it.
+Each is a thin call: the work, and its documentation in depth, stays in the
+module it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .audit import AuditResult
+    from .events import Hand
+    from .reader import Record
+    from .replay import Replay
+    from .rules import RuleSet
+    from .stats import Filters, StatsResult
+    from .store.importer import ImportSummary
+
+
+def read_file(path: str | Path, *, strict: bool = False) -> Iterator[Record]:
+    """Every hand of a hand-history file, in file order, as records.
+
+    A record is a parsed ``Hand``, an ``ErrorRecord`` (a hand that failed:
+    file, line, column, hand id, what was expected, and the hand's raw
+    text) or a ``Skipped`` run of lines outside any hand.  One broken hand
+    never stops the others; ``strict=True`` raises the first failure
+    instead.  The file is streamed (a megabyte at a time), in UTF-8 or,
+    from its first line that is not, Windows-1252.
+    """
+    from .reader import read_file as _read_file
+
+    return _read_file(path, strict=strict)
+
+
+def read_text(text: str, source: str = "", *, strict: bool = False) -> Iterator[Record]:
+    """Like :func:`read_file`, for text already in memory (``source`` names it in errors)."""
+    from .reader import read_text as _read_text
+
+    return _read_text(text, source, strict=strict)
+
+
+def parse_hand(text: str, *, source: str = "") -> Hand:
+    """Parse exactly one hand's text (blank lines around it are ignored).
+
+    Raises :class:`~hhtool.errors.HandHistoryError` (its ``line``,
+    ``column`` and ``line_text`` say where and what was expected) when the
+    text is not one whole, consistent hand.
+    """
+    from .parse import parse_text
+
+    return parse_text(text, source=source)
+
+
+def replay_hand(hand: Hand, rules: str | RuleSet | None = None) -> Replay:
+    """Replay ``hand`` under its header's rules, or under ``rules`` (a profile name or rule set).
+
+    The result's ``verdict`` is ``ok``, ``disputed`` (the rules pay
+    someone else), ``invalid`` (it could not have happened under its
+    rules); ``findings`` say what and where, each with its line;
+    ``payouts`` is what the rules pay each player, ``claimed`` what the
+    history says was collected, ``pots`` each pot with its winners and why.
+    """
+    from .replay import replay
+    from .rules import profile as _profile
+
+    ruleset = _profile(rules) if isinstance(rules, str) else rules
+    return replay(hand, ruleset)
+
+
+def audit_paths(
+    paths: Sequence[str | Path], *, hand_id: str | None = None, rules: str | RuleSet | None = None
+) -> Iterator[AuditResult]:
+    """Replay every hand of the files ``paths`` (only ``hand_id`` if given): one result per hand.
+
+    A hand that did not parse gives a result with its ``error`` and the
+    verdict ``unparsed``; render a result with :func:`audit_report`.
+    """
+    from .audit import audit_paths as _audit_paths
+    from .rules import profile as _profile
+
+    ruleset = _profile(rules) if isinstance(rules, str) else rules
+    return _audit_paths(paths, hand_id=hand_id, rules=ruleset)
+
+
+def audit_report(result: AuditResult, fmt: Literal["text", "json"] = "text") -> str:
+    """One hand's audit as ``hhtool audit`` prints it: text for a person, or one JSON object."""
+    from .audit import to_json, to_text
+
+    if fmt == "json":
+        import json
+
+        return json.dumps(to_json(result), ensure_ascii=False)
+    return to_text(result)
+
+
+def import_paths(paths: Iterable[str | Path], db: str | Path, *, workers: int | None = None) -> ImportSummary:
+    """Import every hand under ``paths`` (files, folders, globs, ``.zip``, ``.gz``) into the DuckDB file ``db``.
+
+    Every hand is stored once, with its verdict and findings; a hand that
+    failed keeps its text; a file already imported is skipped.  ``workers``:
+    processes that parse and replay (default: one per core for big inputs,
+    0: all in this process).  The summary counts what was read, stored,
+    duplicated, in conflict and failed (``summary.text()`` prints it as the
+    command does).  Tables: ``docs/schema.md``.
+    """
+    from .store.importer import import_paths as _import_paths
+
+    return _import_paths(paths, db, workers=workers)
+
+
+def statistics(db: str | Path, filters: Filters | None = None) -> StatsResult:
+    """Each player's statistics in the database ``db``, as ``hhtool stats`` computes them.
+
+    ``filters`` (:class:`hhtool.stats.Filters`) narrows the hands and
+    players; each statistic is actions over opportunities
+    (``docs/stats.md``).  ``result.players()`` lists the players and
+    ``result.ratio(player, key)`` gives one statistic.
+    """
+    from .stats import compute
+
+    return compute(db, filters)
+
+
+def write_report(db: str | Path, out: str | Path, filters: Filters | None = None) -> Path:
+    """Write ``hhtool report``'s self-contained HTML file to ``out``; returns its path."""
+    from .stats.report import write_report as _write_report
+
+    return _write_report(db, out, filters)
+
+
+def profile(name: str) -> RuleSet:
+    """The rule profile ``name``: ``classic``, ``stellapoker`` or ``italian`` (RULES.md)."""
+    from .rules import profile as _profile
+
+    return _profile(name)
+
+
+__all__ = [
+    "audit_paths",
+    "audit_report",
+    "import_paths",
+    "parse_hand",
+    "profile",
+    "read_file",
+    "read_text",
+    "replay_hand",
+    "statistics",
+    "write_report",
+]
