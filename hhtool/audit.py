@@ -15,7 +15,8 @@ from typing import Any
 
 from .errors import ErrorRecord
 from .money import format_amount
-from .reader import Cp1252Warning, Skipped, read_file
+from .inputs import InputReport, read_inputs
+from .reader import Cp1252Warning, Skipped
 from .replay import Replay, replay
 from .rules import RuleSet
 
@@ -45,37 +46,42 @@ def audit_paths(
     hand_id: str | None = None,
     rules: RuleSet | None = None,
     notes: list[str] | None = None,
+    report: InputReport | None = None,
 ) -> Iterator[AuditResult]:
-    """Replay every hand of every file (only ``hand_id`` if given)."""
-    for path in paths:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Cp1252Warning)
-            for record in read_file(path, notes=notes):
-                if isinstance(record, Skipped):
-                    continue
-                if isinstance(record, ErrorRecord):
-                    if hand_id is None or record.hand_id == hand_id:
-                        yield AuditResult(str(path), None, record)
-                    continue
-                if hand_id is not None and record.hand_id != hand_id:
-                    continue
-                try:
-                    result = replay(record, rules)
-                except Exception as e:  # a bug of ours must not stop the other hands
-                    err = ErrorRecord(
-                        kind="internal",
-                        message=f"the replay failed ({type(e).__name__}: {e}); please report this hand",
-                        source=str(path),
-                        line=record.first_line,
-                        column=None,
-                        hand_id=record.hand_id,
-                        line_text=None,
-                        expected=(),
-                        raw="",
-                    )
-                    yield AuditResult(str(path), None, err)
-                    continue
-                yield AuditResult(str(path), result, None)
+    """Replay every hand of every input (only ``hand_id`` if given).
+
+    Inputs are what ``hhtool import`` takes: files, folders, globs, ``.zip``
+    and ``.gz`` (:func:`hhtool.inputs.read_inputs`); ``report`` learns
+    which held no hand or could not be read.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Cp1252Warning)
+        for source, record in read_inputs(paths, notes=notes, report=report):
+            if isinstance(record, Skipped):
+                continue
+            if isinstance(record, ErrorRecord):
+                if hand_id is None or record.hand_id == hand_id:
+                    yield AuditResult(source, None, record)
+                continue
+            if hand_id is not None and record.hand_id != hand_id:
+                continue
+            try:
+                result = replay(record, rules)
+            except Exception as e:  # a bug of ours must not stop the other hands
+                err = ErrorRecord(
+                    kind="internal",
+                    message=f"the replay failed ({type(e).__name__}: {e}); please report this hand",
+                    source=source,
+                    line=record.first_line,
+                    column=None,
+                    hand_id=record.hand_id,
+                    line_text=None,
+                    expected=(),
+                    raw="",
+                )
+                yield AuditResult(source, None, err)
+                continue
+            yield AuditResult(source, result, None)
 
 
 def to_json(result: AuditResult) -> dict[str, Any]:

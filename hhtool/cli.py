@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 
 if TYPE_CHECKING:
+    from .inputs import InputReport
     from .stats import Filters
 
 app = typer.Typer(
@@ -24,16 +25,64 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help: options as `--player NAME`, choices as <a|b>, flags bare, at any width
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
+ProfileName = Literal["classic", "stellapoker", "italian"]
+StructureName = Literal["fixed", "pot", "no"]
+Format = Literal["table", "csv", "json"]
+
+
+def _examples(*lines: str) -> str:
+    """A command's help epilog: its examples, one command line each, kept as written (click's \\b)."""
+    return "Examples:\n\n\b\n" + "\n".join(f"  hhtool {line}" for line in lines)
+
+
+def _plain_argument_types() -> None:
+    """Print an argument by its metavar alone (``PATH...``), not beside its Python type (``<list[str]>``).
+
+    typer shows the annotation of a positional argument next to its name in
+    help; an option's metavar already replaces it.  The name we give says
+    what to write; the type only confuses a person.
+    """
+    from typer.core import TyperArgument
+
+    shown = getattr(TyperArgument, "display_type_rich", None)
+    if shown is None or getattr(shown, "_hhtool", False):
+        return
+
+    def display_type_rich(self: TyperArgument, ctx: object) -> str | None:
+        return None if self.metavar else shown(self, ctx)
+
+    setattr(display_type_rich, "_hhtool", True)
+    setattr(TyperArgument, "display_type_rich", display_type_rich)
+
+
+_plain_argument_types()
+
+
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"hhtool {__version__}")
+        raise typer.Exit(EXIT_OK)
+
 
 @app.callback()
-def _root() -> None:
-    """Parse, audit and analyse Telesina hand histories."""
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print hhtool's version and exit.", is_eager=True, callback=_version)] = False,
+) -> None:
+    """Parse, audit and analyse Telesina hand histories.
+
+    Exit codes: 0 ok, 1 findings or failures, 2 usage errors.
+    """
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
@@ -41,15 +90,19 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     return typer.Exit(code)
 
 
-@app.command()
+@app.command(epilog=_examples(
+    'rank --rules classic --vela Ks "Qc Qs 9c Jc Jd" "Js Jh 8d Qh Qd"',
+    'rank --json --vela Ks "Qc Qs 9c Jc Jd" "Js Jh 8d Qh Qd"',
+    "rank --batch hands.jsonl",
+))
 def rank(
-    hands: Annotated[Optional[list[str]], typer.Argument(help='One player\'s own cards each, in quotes: "Qc Qs 9c Jc Jd".')] = None,
-    rules: Annotated[str, typer.Option("--rules", help="Rule profile: classic, stellapoker or italian.")] = "classic",
-    vela: Annotated[Optional[str], typer.Option("--vela", help="The vela (community card), e.g. Ks.")] = None,
-    players: Annotated[Optional[int], typer.Option("--players", help="Players dealt in (sizes the italian deck); default: the number of hands.")] = None,
-    wild: Annotated[Optional[str], typer.Option("--wild", help="Italian only: the wild rank, e.g. 7.")] = None,
+    hands: Annotated[Optional[list[str]], typer.Argument(metavar="HAND", help='One player\'s own cards each, in quotes: "Qc Qs 9c Jc Jd".', show_default=False)] = None,
+    rules: Annotated[ProfileName, typer.Option("--rules", help="The rule profile (RULES.md).")] = "classic",
+    vela: Annotated[Optional[str], typer.Option("--vela", metavar="CARD", help="The vela (community card), e.g. Ks.")] = None,
+    players: Annotated[Optional[int], typer.Option("--players", metavar="N", help="Players dealt in (sizes the italian deck); default: the number of hands.")] = None,
+    wild: Annotated[Optional[str], typer.Option("--wild", metavar="RANK", help="Italian only: the wild rank, e.g. 7.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON array, in input order.")] = False,
-    batch: Annotated[Optional[Path], typer.Option("--batch", help="Read JSON lines {hands, vela, players}; '-' is standard input.")] = None,
+    batch: Annotated[Optional[Path], typer.Option("--batch", metavar="FILE", help="Read JSON lines {hands, vela, players}; '-' is standard input.")] = None,
 ) -> None:
     """Rank Telesina hands under a rule profile and say why the winner wins."""
     from . import rank as rank_mod
@@ -85,9 +138,25 @@ def rank(
         typer.echo(rank_mod.to_text(table))
 
 
-@app.command()
+InputsArg = Annotated[
+    list[str],
+    typer.Argument(metavar="PATH", help="Files, folders (recursively), globs, .zip and .gz archives: what import reads.", show_default=False),
+]
+
+
+def _input_problems(report: "InputReport") -> bool:
+    """Say what the inputs held besides hands (on standard error); True when that is a failure (exit 1)."""
+    for note in report.notes():
+        typer.echo(note, err=True)
+    problems = report.problems()
+    for problem in problems:
+        typer.echo(f"hhtool: {problem}", err=True)
+    return bool(problems)
+
+
+@app.command(epilog=_examples("parse sample_histories/", "parse --json table.txt > hands.jsonl", "parse --strict histories/*.txt"))
 def parse(
-    files: Annotated[list[Path], typer.Argument(help="Hand-history files to read.")],
+    files: InputsArg,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per hand (or failed hand), one per line.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first hand that does not parse.")] = False,
 ) -> None:
@@ -96,70 +165,72 @@ def parse(
     import warnings
 
     from .errors import ErrorRecord, HandHistoryError
+    from .inputs import InputReport, read_inputs
     from .jsonify import error_dict, hand_dict
-    from .reader import Cp1252Warning, Skipped, read_file
+    from .reader import Cp1252Warning, Skipped
+    from .store.importer import ImportPathError
 
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        raise _fail(f"no such file: {', '.join(missing)}")
-    counts = {"files": 0, "hands": 0, "errors": 0, "skipped": 0}
+    counts = {"hands": 0, "errors": 0, "skipped": 0}
     problems: list[str] = []
     notes: list[str] = []
+    report = InputReport()
     warnings.simplefilter("ignore", Cp1252Warning)  # reported below as a warning line
-    for path in files:
-        counts["files"] += 1
-        try:
-            for record in read_file(path, strict=strict, notes=notes):
-                if isinstance(record, Skipped):
-                    counts["skipped"] += record.count
-                    problems.append(f"{record.source}:{record.line}: skipped {record.count} line(s) outside any hand: {record.first_text[:60]!r}")
-                elif isinstance(record, ErrorRecord):
-                    counts["errors"] += 1
-                    problems.append(str(record))
-                    if as_json:
-                        typer.echo(json.dumps(error_dict(record), ensure_ascii=False))
-                else:
-                    counts["hands"] += 1
-                    if as_json:
-                        typer.echo(json.dumps(hand_dict(record), ensure_ascii=False))
-        except HandHistoryError as e:
-            typer.echo(f"hhtool: {e}", err=True)
-            if e.line_text is not None:
-                typer.echo(f"    {e.line_text}", err=True)
-                if e.column is not None:
-                    typer.echo("    " + " " * (e.column - 1) + "^", err=True)
-            raise typer.Exit(EXIT_FINDINGS) from None
-        except OSError as e:
-            raise _fail(f"cannot read {path}: {e.strerror}") from None
+    try:
+        for _name, record in read_inputs(files, strict=strict, notes=notes, report=report):
+            if isinstance(record, Skipped):
+                counts["skipped"] += record.count
+                problems.append(f"{record.source}:{record.line}: skipped {record.count} line(s) outside any hand: {record.first_text[:60]!r}")
+            elif isinstance(record, ErrorRecord):
+                counts["errors"] += 1
+                problems.append(str(record))
+                if as_json:
+                    typer.echo(json.dumps(error_dict(record), ensure_ascii=False))
+            else:
+                counts["hands"] += 1
+                if as_json:
+                    typer.echo(json.dumps(hand_dict(record), ensure_ascii=False))
+    except ImportPathError as e:
+        raise _fail(str(e)) from None
+    except HandHistoryError as e:
+        typer.echo(f"hhtool: {e}", err=True)
+        if e.line_text is not None:
+            typer.echo(f"    {e.line_text}", err=True)
+            if e.column is not None:
+                typer.echo("    " + " " * (e.column - 1) + "^", err=True)
+        raise typer.Exit(EXIT_FINDINGS) from None
     for note in notes:
         typer.echo(f"warning: {note}", err=True)
     out = sys.stderr if as_json else sys.stdout
     for problem in problems:
         print(problem, file=out)
     print(
-        f"{counts['files']} file(s), {counts['hands']} hand(s) parsed, {counts['errors']} failed"
+        f"{report.files} file(s), {counts['hands']} hand(s) parsed, {counts['errors']} failed"
         + (f", {counts['skipped']} junk line(s) skipped" if counts["skipped"] else ""),
         file=out,
     )
-    raise typer.Exit(EXIT_FINDINGS if counts["errors"] else EXIT_OK)
+    failed = _input_problems(report)
+    raise typer.Exit(EXIT_FINDINGS if counts["errors"] or failed else EXIT_OK)
 
 
-@app.command()
+@app.command(epilog=_examples(
+    "audit sample_histories/000_format_example.txt",
+    "audit histories/ --hand C-1001 --rules stellapoker",
+    "audit table.txt.gz --json > audit.jsonl",
+))
 def audit(
-    files: Annotated[list[Path], typer.Argument(help="Hand-history files to replay.")],
-    hand: Annotated[Optional[str], typer.Option("--hand", help="Only the hand with this id.")] = None,
-    rules: Annotated[Optional[str], typer.Option("--rules", help="Replay under this profile instead of the header's (what if?).")] = None,
+    files: InputsArg,
+    hand: Annotated[Optional[str], typer.Option("--hand", metavar="ID", help="Only the hand with this id.")] = None,
+    rules: Annotated[Optional[ProfileName], typer.Option("--rules", help="Replay under this profile instead of the header's (what if?).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
 ) -> None:
     """Replay hands under their rules: who should have won what, and every finding."""
     import json
 
     from . import audit as audit_mod
+    from .inputs import InputReport
     from .rules import RulesError, profile
+    from .store.importer import ImportPathError
 
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        raise _fail(f"no such file: {', '.join(missing)}")
     override = None
     if rules is not None:
         try:
@@ -167,35 +238,41 @@ def audit(
         except RulesError as e:
             raise _fail(str(e)) from None
     counts: dict[str, int] = {}
+    report = InputReport()
     try:
-        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override):
+        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, report=report):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             if as_json:
                 typer.echo(json.dumps(audit_mod.to_json(result), ensure_ascii=False))
             else:
                 typer.echo(audit_mod.to_text(result))
-    except OSError as e:
-        raise _fail(f"cannot read: {e}") from None
-    if hand is not None and not counts:
+    except ImportPathError as e:
+        raise _fail(str(e)) from None
+    failed = _input_problems(report)
+    if hand is not None and not counts and not failed:
         raise _fail(f"no hand {hand!r} in {', '.join(str(f) for f in files)}")
     total = sum(counts.values())
     summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
     typer.echo(f"{total} hand(s) audited: {summary or 'none'}", err=as_json)
-    raise typer.Exit(EXIT_OK if counts.get("ok", 0) == total else EXIT_FINDINGS)
+    raise typer.Exit(EXIT_OK if counts.get("ok", 0) == total and not failed else EXIT_FINDINGS)
 
 
 DbOption = Annotated[
     Optional[Path],
-    typer.Option("--db", help="The database file (default: $HHTOOL_DB, else ~/.local/share/hhtool/hhtool.duckdb or under $XDG_DATA_HOME)."),
+    typer.Option("--db", metavar="FILE", help="The database file (default: $HHTOOL_DB, else ~/.local/share/hhtool/hhtool.duckdb or under $XDG_DATA_HOME)."),
 ]
 
 
-@app.command("import")
+@app.command("import", epilog=_examples(
+    "import sample_histories/ --db hands.duckdb",
+    "import 'histories/**/*.txt' archive.zip old.txt.gz",
+    "import histories/ --json",
+))
 def import_(
-    paths: Annotated[list[str], typer.Argument(help="Files, folders (recursively), globs, .zip and .gz archives.")],
+    paths: InputsArg,
     db: DbOption = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", help="Worker processes that parse and replay (default: one per core; 0: none).")] = None,
-    batch: Annotated[int, typer.Option("--batch", min=1, help="Hands per transaction: what an interrupted import may have to redo.")] = 10_000,
+    workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", help="Worker processes that parse and replay (default: one per core; 0: none).")] = None,
+    batch: Annotated[int, typer.Option("--batch", min=1, metavar="HANDS", help="Hands per transaction: what an interrupted import may have to redo.")] = 10_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
 ) -> None:
     """Import hand histories into the database: every hand once, replayed, with its verdict and findings.
@@ -234,12 +311,15 @@ def import_(
     raise typer.Exit(EXIT_OK if summary.ok else EXIT_FINDINGS)
 
 
-@app.command()
+@app.command(epilog=_examples(
+    'query "SELECT verdict, count(*) AS hands FROM hands GROUP BY verdict"',
+    'query --format csv --out seats.csv "SELECT * FROM seats"',
+))
 def query(
-    sql: Annotated[str, typer.Argument(help='SQL to run read-only, e.g. "SELECT verdict, count(*) FROM hands GROUP BY verdict".')],
+    sql: Annotated[str, typer.Argument(metavar="SQL", show_default=False, help='SQL to run read-only, e.g. "SELECT verdict, count(*) FROM hands GROUP BY verdict".')],
     db: DbOption = None,
-    fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write to this file instead of standard output.")] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="How to print the result.")] = "table",
+    out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", help="Write to this file instead of standard output.")] = None,
 ) -> None:
     """Run read-only SQL on the database and print the result (tables in docs/schema.md)."""
     from .store.db import StoreError, resolve_db_path
@@ -251,7 +331,7 @@ def query(
         df = run_query(resolve_db_path(db), sql)
     except StoreError as e:
         raise _fail(str(e)) from None
-    text = render(df, fmt)  # type: ignore[arg-type]
+    text = render(df, fmt)
     if out is not None:
         try:
             out.write_text(text, encoding="utf-8")
@@ -261,9 +341,9 @@ def query(
         sys.stdout.write(text)
 
 
-@app.command()
+@app.command(epilog=_examples("export --parquet exported/ --db hands.duckdb"))
 def export(
-    parquet: Annotated[Path, typer.Option("--parquet", help="Folder to write the tables to, as Parquet partitioned by date.")],
+    parquet: Annotated[Path, typer.Option("--parquet", metavar="DIR", help="Folder to write the tables to, as Parquet partitioned by date.")],
     db: DbOption = None,
 ) -> None:
     """Export every table as Parquet (hand tables partitioned by date=YYYY-MM-DD) for DuckDB, Spark or Trino."""
@@ -279,20 +359,24 @@ def export(
     typer.echo(", ".join(f"{name} {n:,}" for name, n in counts.items()) + f" rows written under {parquet}")
 
 
-@app.command()
+@app.command(epilog=_examples(
+    "simulate --hands 1000 --rules classic --out classic.txt",
+    "simulate --rules italian --italian-options wild=7 --out italian.txt",
+    "simulate --hands 200 --faults 0.1 --seed 7 --out faulty.txt",
+))
 def simulate(
-    out: Annotated[Path, typer.Option("--out", help="The hand-history file to write.")],
-    hands: Annotated[int, typer.Option("--hands", help="How many hands.")] = 1000,
-    rules: Annotated[str, typer.Option("--rules", help="Rule profile: classic, stellapoker or italian.")] = "classic",
-    structure: Annotated[str, typer.Option("--structure", help="fixed, pot or no (limit).")] = "fixed",
-    players: Annotated[int, typer.Option("--players", help="Players at the table: 2-6 (italian 2-8).")] = 6,
-    italian_options: Annotated[Optional[str], typer.Option("--italian-options", help="Comma list: vela-at-start, wild=RANK, carte-coperte | una-coperta.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="The same seed writes the same bytes.")] = 0,
-    view: Annotated[str, typer.Option("--view", help="'audit' (every hole card) or a player's name (their own history).")] = "audit",
-    site: Annotated[Optional[str], typer.Option("--site", help="Room name: Vela (€), StellaPoker ($), Tavolo (chips) or any word (€).")] = None,
-    faults: Annotated[float, typer.Option("--faults", help="Share of hands to alter with a fault class; manifest in FILE.faults.jsonl.")] = 0.0,
+    out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The hand-history file to write.")],
+    hands: Annotated[int, typer.Option("--hands", metavar="N", help="How many hands.")] = 1000,
+    rules: Annotated[ProfileName, typer.Option("--rules", help="The rule profile (RULES.md).")] = "classic",
+    structure: Annotated[StructureName, typer.Option("--structure", help="Fixed, pot or no limit.")] = "fixed",
+    players: Annotated[int, typer.Option("--players", metavar="N", help="Players at the table: 2-6 (italian 2-8).")] = 6,
+    italian_options: Annotated[Optional[str], typer.Option("--italian-options", metavar="LIST", help="Comma list: vela-at-start, wild=RANK, carte-coperte | una-coperta.")] = None,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="The same seed writes the same bytes.")] = 0,
+    view: Annotated[str, typer.Option("--view", metavar="NAME", help="'audit' (every hole card) or a player's name (their own history).")] = "audit",
+    site: Annotated[Optional[str], typer.Option("--site", metavar="NAME", help="Room name: Vela (€), StellaPoker ($), Tavolo (chips) or any word (€).")] = None,
+    faults: Annotated[float, typer.Option("--faults", metavar="SHARE", help="Share of hands to alter with a fault class; manifest in FILE.faults.jsonl.")] = 0.0,
     jobs: Annotated[
-        int, typer.Option("--jobs", help="Worker processes; 0: one per core (the output does not depend on it).")
+        int, typer.Option("--jobs", metavar="N", help="Worker processes; 0: one per core (the output does not depend on it).")
     ] = 0,
 ) -> None:
     """Simulate Telesina hands that audit ok, optionally with faults and a manifest."""
@@ -374,19 +458,23 @@ def _stats_filters(
     )
 
 
-PlayerOpt = Annotated[Optional[list[str]], typer.Option("--player", help="Only this player (repeatable).")]
-FromOpt = Annotated[Optional[str], typer.Option("--from", help="First day (YYYY-MM-DD, UTC date the hand started).")]
-ToOpt = Annotated[Optional[str], typer.Option("--to", help="Last day, inclusive (YYYY-MM-DD).")]
-SiteOpt = Annotated[Optional[list[str]], typer.Option("--site", help="Only this site (repeatable).")]
-ProfileOpt = Annotated[Optional[list[str]], typer.Option("--profile", help="classic, stellapoker or italian (repeatable).")]
-StructureOpt = Annotated[Optional[list[str]], typer.Option("--structure", help="fixed, pot or no (repeatable).")]
-SeatsOpt = Annotated[Optional[list[int]], typer.Option("--max-seats", help="Table size, e.g. 6 for 6-max (repeatable).")]
-MinHandsOpt = Annotated[int, typer.Option("--min-hands", min=0, help="Only players with at least this many hands.")]
-StakesOpt = Annotated[Optional[list[str]], typer.Option("--stakes", help="Small/big bet as in the header, e.g. 0.50/1.00 (repeatable).")]
-DayStartOpt = Annotated[int, typer.Option("--day-start", min=0, max=23, help="Hour (UTC) at which a day starts, for --from/--to.")]
+PlayerOpt = Annotated[Optional[list[str]], typer.Option("--player", metavar="NAME", help="Only this player (repeatable).")]
+FromOpt = Annotated[Optional[str], typer.Option("--from", metavar="DATE", help="First day (YYYY-MM-DD, UTC date the hand started).")]
+ToOpt = Annotated[Optional[str], typer.Option("--to", metavar="DATE", help="Last day, inclusive (YYYY-MM-DD).")]
+SiteOpt = Annotated[Optional[list[str]], typer.Option("--site", metavar="NAME", help="Only this site (repeatable).")]
+ProfileOpt = Annotated[Optional[list[str]], typer.Option("--profile", metavar="<classic|stellapoker|italian>", help="Only this rule profile (repeatable).")]
+StructureOpt = Annotated[Optional[list[str]], typer.Option("--structure", metavar="<fixed|pot|no>", help="Only this betting structure (repeatable).")]
+SeatsOpt = Annotated[Optional[list[int]], typer.Option("--max-seats", metavar="N", help="Table size, e.g. 6 for 6-max (repeatable).")]
+MinHandsOpt = Annotated[int, typer.Option("--min-hands", min=0, metavar="N", help="Only players with at least this many hands.")]
+StakesOpt = Annotated[Optional[list[str]], typer.Option("--stakes", metavar="SMALL/BIG", help="Small/big bet as in the header, e.g. 0.50/1.00 (repeatable).")]
+DayStartOpt = Annotated[int, typer.Option("--day-start", min=0, max=23, metavar="HOUR", help="Hour (UTC) at which a day starts, for --from/--to.")]
 
 
-@app.command()
+@app.command(epilog=_examples(
+    "stats --db hands.duckdb",
+    "stats --player alice --from 2026-11-01 --to 2026-11-30",
+    "stats --structure fixed --min-hands 100 --format csv > stats.csv",
+))
 def stats(
     db: DbOption = None,
     player: PlayerOpt = None,
@@ -399,7 +487,7 @@ def stats(
     min_hands: MinHandsOpt = 0,
     stakes: StakesOpt = None,
     day_start: DayStartOpt = 0,
-    fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
+    fmt: Annotated[Format, typer.Option("--format", help="How to print the statistics.")] = "table",
 ) -> None:
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
     from .stats import compute
@@ -417,9 +505,12 @@ def stats(
     sys.stdout.write(render(result))
 
 
-@app.command()
+@app.command(epilog=_examples(
+    "report --db hands.duckdb --out report.html",
+    "report --player alice --session-gap 45 --out alice.html",
+))
 def report(
-    out: Annotated[Path, typer.Option("--out", help="The HTML file to write (one self-contained file).")],
+    out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The HTML file to write (one self-contained file).")],
     db: DbOption = None,
     player: PlayerOpt = None,
     date_from: FromOpt = None,
@@ -431,7 +522,7 @@ def report(
     min_hands: MinHandsOpt = 0,
     stakes: StakesOpt = None,
     day_start: DayStartOpt = 0,
-    gap: Annotated[int, typer.Option("--session-gap", min=1, help="Minutes without a hand that start a new session.")] = 30,
+    gap: Annotated[int, typer.Option("--session-gap", min=1, metavar="MINUTES", help="Minutes without a hand that start a new session.")] = 30,
 ) -> None:
     """Write one self-contained HTML report: winnings graph, statistics, aggression, showdowns, sessions, audit."""
     from .stats.report import write_report

@@ -59,6 +59,9 @@ def test_usage_errors_exit_2() -> None:
     assert runner.invoke(app, ["parse", "--bogus", str(GOOD[0])]).exit_code == 2
 
 
-def test_empty_file_exits_0() -> None:
-    result = runner.invoke(app, ["parse", str(SAMPLES / "broken" / "empty.txt")])
-    assert result.exit_code == 0 and "0 hand(s) parsed" in result.output
+def test_empty_file_says_so_and_exits_1() -> None:
+    """A file with no hand is not an answer of "0 hands": the user named the wrong file (issue 16)."""
+    path = SAMPLES / "broken" / "empty.txt"
+    result = runner.invoke(app, ["parse", str(path)])
+    assert result.exit_code == 1 and "0 hand(s) parsed" in result.output
+    assert f"{path}: no hand in it" in result.output
