@@ -539,8 +539,38 @@ def report(
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: whatever happens, a person gets a line of words, never a traceback.
+
+    A bug of ours (an exception no command maps to an exit code) ends in
+    one line naming the exception and where it was raised, exit 1;
+    ``HHTOOL_DEBUG=1`` lets the traceback through for whoever fixes it.  A
+    reader that went away (``hhtool audit ... | head``) ends the command
+    quietly; Ctrl-C ends it with 130, as shells expect.
+    """
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("hhtool: interrupted", err=True)
+        raise SystemExit(130) from None
+    except BrokenPipeError:
+        # the reader of our output is gone: say nothing more, and let no flush at exit fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(EXIT_FINDINGS) from None
+    except Exception as e:
+        if os.environ.get("HHTOOL_DEBUG") == "1":
+            raise
+        import traceback
+
+        frames = traceback.extract_tb(e.__traceback__)
+        where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+        text = f"{type(e).__name__}: {e}"[:500]
+        printable = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
+        typer.echo(
+            f"hhtool: internal error: {printable}{where}. This is a bug in hhtool: please report it with the "
+            "command and the input that caused it (HHTOOL_DEBUG=1 shows the traceback).",
+            err=True,
+        )
+        raise SystemExit(EXIT_FINDINGS) from None
 
 
 if __name__ == "__main__":

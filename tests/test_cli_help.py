@@ -68,3 +68,36 @@ def test_the_examples_that_need_no_files_of_their_own_run(tmp_path: Path) -> Non
         r = subprocess.run([sys.executable, "-m", "hhtool.cli", *shlex.split(line)], capture_output=True, text=True, cwd=ROOT, timeout=120)
         assert r.returncode in (0, 1), (line, r.stderr)
         assert "Traceback" not in r.stderr, (line, r.stderr)
+
+
+def _run_with_command(body: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real entry point with one extra command registered (the way a bug would surface in any command)."""
+    import os
+
+    code = f"import sys\nimport hhtool.cli as cli\n@cli.app.command('boom')\ndef boom() -> None:\n    {body}\nsys.argv = ['hhtool', 'boom']\ncli.main()\n"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})})
+
+
+def test_an_internal_error_is_one_line_of_words_not_a_traceback() -> None:
+    r = _run_with_command("raise KeyError('seat \\x1b[2J 9')")
+    assert r.returncode == 1
+    assert "Traceback" not in r.stderr
+    assert "hhtool: internal error: KeyError" in r.stderr and "please report it" in r.stderr
+    assert "\x1b" not in r.stderr and "\\x1b" in r.stderr
+    debug = _run_with_command("raise KeyError('seat')", env={"HHTOOL_DEBUG": "1"})
+    assert "Traceback" in debug.stderr
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """``hhtool parse --json big.txt | head -c 10``: far more output than a pipe holds, and the reader goes away."""
+    example = (ROOT / "sample_histories" / "000_format_example.txt").read_text(encoding="utf-8")
+    big = tmp_path / "big.txt"
+    big.write_text("\n\n".join(example.replace("C-1001", f"C-{n}") for n in range(400)), encoding="utf-8")
+    code = f"import sys\nimport hhtool.cli as cli\nsys.argv = ['hhtool', 'parse', '--json', {str(big)!r}]\ncli.main()\n"
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.read(10)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 1
+    assert "Traceback" not in err and err == ""
