@@ -19,13 +19,14 @@ $(STAMP): pyproject.toml setup.py $(COMPILED)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	touch $(STAMP)
 
-# The HTML report's test opens it in a real headless Chromium (Debian's).
+# The HTML report's tests open it in a real headless Chromium (Debian's), driven by Selenium through
+# Debian's chromedriver (never a driver or browser downloaded at run time).
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Debian's chromium for the report test"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium not found and cannot be installed here: the browser test will be skipped"; fi; }
+	    echo "installing Debian's chromium and chromium-driver for the report tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else echo "chromium or chromedriver not found and cannot be installed here: the browser tests will be skipped"; fi; }
 
 test: install browser
 	$(BIN)/python -m mypy

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .currency import currency_of
 from .errors import ErrorRecord
 from .money import format_amount
 from .inputs import InputReport, read_inputs
@@ -102,11 +103,17 @@ def to_json(result: AuditResult) -> dict[str, Any]:
             },
         }
     r = result.replay
+    money = r.hand.money
+    cur = currency_of(money.symbol, "cent" if money.cents else "chip")
     return {
         "hand_id": r.hand.hand_id,
         "site": r.hand.header.site,
         "source": result.source,
         "profile": r.rules.name,
+        # every amount below is an integer in this unit: cents of the currency, or chips
+        "currency": cur.code,
+        "unit": "cent" if money.cents else "chip",
+        "decimals": cur.decimals,
         "verdict": r.verdict,
         "findings": [f.to_json() for f in r.findings],
         "payouts": r.payouts,

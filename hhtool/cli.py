@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, Optional
 import typer
 
 if TYPE_CHECKING:
+    from .currency import Rates
     from .inputs import InputReport
     from .stats import Filters
 
@@ -468,12 +469,34 @@ SeatsOpt = Annotated[Optional[list[int]], typer.Option("--max-seats", metavar="N
 MinHandsOpt = Annotated[int, typer.Option("--min-hands", min=0, metavar="N", help="Only players with at least this many hands.")]
 StakesOpt = Annotated[Optional[list[str]], typer.Option("--stakes", metavar="SMALL/BIG", help="Small/big bet as in the header, e.g. 0.50/1.00 (repeatable).")]
 DayStartOpt = Annotated[int, typer.Option("--day-start", min=0, max=23, metavar="HOUR", help="Hour (UTC) at which a day starts, for --from/--to.")]
+CurrencyOpt = Annotated[
+    Optional[str],
+    typer.Option("--currency", metavar="CODE", help="Add every currency with a --rate into this one (e.g. EUR); chips never convert."),
+]
+RateOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--rate", metavar="CODE=RATE", help="With --currency: one unit of CODE is worth RATE of it, e.g. USD=0.92 (repeatable)."),
+]
+
+
+def _rates(currency: Optional[str], rate: Optional[list[str]]) -> "Rates | None":
+    from .currency import Rates, RatesError
+
+    if currency is None:
+        if rate:
+            raise _fail("--rate needs --currency: the currency the rates convert to, e.g. --currency EUR")
+        return None
+    try:
+        return Rates.parse(currency, rate or [])
+    except RatesError as e:
+        raise _fail(str(e)) from None
 
 
 @app.command(epilog=_examples(
     "stats --db hands.duckdb",
     "stats --player alice --from 2026-11-01 --to 2026-11-30",
     "stats --structure fixed --min-hands 100 --format csv > stats.csv",
+    "stats --player alice --currency EUR --rate USD=0.92 --rate GBP=1.17",
 ))
 def stats(
     db: DbOption = None,
@@ -487,6 +510,8 @@ def stats(
     min_hands: MinHandsOpt = 0,
     stakes: StakesOpt = None,
     day_start: DayStartOpt = 0,
+    currency: CurrencyOpt = None,
+    rate: RateOpt = None,
     fmt: Annotated[Format, typer.Option("--format", help="How to print the statistics.")] = "table",
 ) -> None:
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
@@ -497,17 +522,19 @@ def stats(
     if fmt not in ("table", "csv", "json"):
         raise _fail(f"unknown format {fmt!r}: use table, csv or json")
     filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
+    rates = _rates(currency, rate)
     try:
         result = compute(resolve_db_path(db), filters)
     except StoreError as e:
         raise _fail(str(e)) from None
     render = {"table": to_text, "csv": to_csv, "json": to_json}[fmt]
-    sys.stdout.write(render(result))
+    sys.stdout.write(render(result, rates))
 
 
 @app.command(epilog=_examples(
     "report --db hands.duckdb --out report.html",
     "report --player alice --session-gap 45 --out alice.html",
+    "report --currency EUR --rate USD=0.92 --rate GBP=1.17 --out report.html",
 ))
 def report(
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The HTML file to write (one self-contained file).")],
@@ -522,15 +549,20 @@ def report(
     min_hands: MinHandsOpt = 0,
     stakes: StakesOpt = None,
     day_start: DayStartOpt = 0,
+    currency: CurrencyOpt = None,
+    rate: RateOpt = None,
     gap: Annotated[int, typer.Option("--session-gap", min=1, metavar="MINUTES", help="Minutes without a hand that start a new session.")] = 30,
 ) -> None:
     """Write one self-contained HTML report: winnings graph, statistics, aggression, showdowns, sessions, audit."""
-    from .stats.report import write_report
+    from .stats.report import EmptyReportError, write_report
     from .store.db import StoreError, resolve_db_path
 
     filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
+    rates = _rates(currency, rate)
     try:
-        path = write_report(resolve_db_path(db), out, filters, gap_minutes=gap)
+        path = write_report(resolve_db_path(db), out, filters, gap_minutes=gap, rates=rates)
+    except EmptyReportError as e:
+        raise _fail(str(e), EXIT_FINDINGS) from None
     except StoreError as e:
         raise _fail(str(e)) from None
     except OSError as e:

@@ -37,18 +37,25 @@ def test_money(example_db: Path) -> None:
     r = compute(example_db)
     # alice: ante 10 + bring-in 20 + 30 + 50 + 100 + raise to 200 + 100 = 510, collects 0.
     # bob: ante 10 + 20 + 30 + 50 + 100 + 100 + 100 + 100 = 510, collects 1090 (pot 1140 - rake 50).
-    assert r.row("alice")["net"] == -510
-    assert r.row("bob")["net"] == 580
-    assert r.row("carol")["net"] == -10
-    assert r.row("dave")["net"] == -110
+    (euro,) = r.currencies()
+    assert euro.code == "EUR" and euro.sign == "€" and euro.decimals == 2
+
+    def money(player: str) -> dict[str, int]:
+        return r.money_of(player)[euro]
+
+    assert money("alice")["net"] == -510
+    assert money("bob")["net"] == 580
+    assert money("carol")["net"] == -10
+    assert money("dave")["net"] == -110
     # the whole rake (50) goes to bob, the only winner.
-    assert r.row("bob")["rake"] == 50
-    assert r.row("alice")["rake"] == 0
-    # fixed limit, big bet 100: bob won 5.8 big bets in one hand -> 580 per 100.
+    assert money("bob")["rake"] == 50
+    assert money("alice")["rake"] == 0
+    # big bet 100: bob won 5.8 big bets in one hand -> 580 per 100; ante 10: 58 antes -> 5,800 per 100.
     assert r.row("bob")["bb100"] == pytest.approx(580.0)
-    assert r.row("bob")["bl100"] is None  # no pot/no-limit hand: "-"
-    assert r.row("alice")["sd_net"] == -510 and r.row("alice")["nsd_net"] == 0
-    assert r.row("dave")["nsd_net"] == -110 and r.row("dave")["sd_net"] == 0
+    assert r.row("bob")["ante100"] == pytest.approx(5800.0)
+    assert r.row("bob")["bbl100"] is None  # no blinds in a classic hand: "-"
+    assert money("alice")["sd_net"] == -510 and money("alice")["nsd_net"] == 0
+    assert money("dave")["nsd_net"] == -110 and money("dave")["sd_net"] == 0
 
 
 def test_ratios(example_db: Path) -> None:
@@ -114,8 +121,8 @@ def test_cli_formats_and_untrusted_name(tmp_path: Path) -> None:
     assert max(len(line) for line in res.output.splitlines()) <= 80
     assert "completed the bring-in" in res.output and "-  0/0" in res.output
     res = runner.invoke(app, ["stats", "--db", str(db), "--player", "bob", "--format", "json"])
-    rows = json.loads(res.output)
-    assert rows[0]["player"] == "bob" and rows[0]["net"] == 580 and rows[0]["complete_opportunities"] == 1
+    rows = json.loads(res.output)["players"]
+    assert rows[0]["player"] == "bob" and rows[0]["money"][0]["net"] == 580 and rows[0]["complete_opportunities"] == 1
     assert rows[0]["raise2"] == 0.0
     res = runner.invoke(app, ["stats", "--db", str(db), "--player", "dave", "--format", "csv"])
     assert res.output.splitlines()[1].startswith("dave,1,")

@@ -51,14 +51,13 @@ class Counts:
     """One player's statistics as (actions, opportunities) and sums, counted by hand."""
 
     hands: int = 0
-    net: int = 0
-    sd_net: int = 0
-    nsd_net: int = 0
-    rake: float = 0.0
+    money: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0, 0, 0]))  # hands, net, sd, nsd, rake
     bb_n: float = 0.0
     bb_d: int = 0
     bl_n: float = 0.0
     bl_d: int = 0
+    an_n: float = 0.0
+    an_d: int = 0
     ratios: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     street: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
 
@@ -68,7 +67,7 @@ def reference(db: Path, players: tuple[str, ...] = (), profiles: tuple[str, ...]
     con = duckdb.connect(str(db), read_only=True)
     try:
         hands = {r[0]: r for r in con.execute(
-            "SELECT hand_key, profile, structure, big_bet, coalesce(big_blind, ante, small_bet), vela IS NOT NULL, bring_in IS NOT NULL FROM hands"
+            "SELECT hand_key, profile, big_bet, big_blind, ante, vela IS NOT NULL, bring_in IS NOT NULL, currency, unit FROM hands"
         ).fetchall()}
         seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
         for r in con.execute(
@@ -81,16 +80,16 @@ def reference(db: Path, players: tuple[str, ...] = (), profiles: tuple[str, ...]
         reached: dict[int, set[str]] = defaultdict(set)
         for hand_key, street in con.execute("SELECT DISTINCT hand_key, street FROM cards").fetchall():
             reached[hand_key].add(street)
-        rake: dict[tuple[int, str], float] = defaultdict(float)
+        rake: dict[tuple[int, str], int] = defaultdict(int)
         for hand_key, pot_rake, winners, shares in con.execute("SELECT hand_key, rake, winners, shares FROM pots").fetchall():
             for w, s in zip(winners, shares):
-                if sum(shares):
-                    rake[(hand_key, w)] += pot_rake * s / sum(shares)
+                if sum(shares):  # each pot's rake shared by the winners' shares, to the nearest minor unit
+                    rake[(hand_key, w)] += math.floor(pot_rake * s / sum(shares) + 0.5)
     finally:
         con.close()
 
     out: dict[str, Counts] = defaultdict(Counts)
-    for hand_key, (_, profile, structure, big_bet, unit, has_vela, has_bring_in) in hands.items():
+    for hand_key, (_, profile, big_bet, big_blind, ante, has_vela, has_bring_in, currency, unit) in hands.items():
         if profiles and profile not in profiles:
             continue
         flags: dict[tuple[str, str], bool] = defaultdict(bool)  # (player, flag) -> any
@@ -145,18 +144,15 @@ def reference(db: Path, players: tuple[str, ...] = (), profiles: tuple[str, ...]
                 continue
             c = out[player]
             c.hands += 1
-            c.net += net or 0
-            if went:
-                c.sd_net += net or 0
-            else:
-                c.nsd_net += net or 0
-            c.rake += rake[(hand_key, player)]
-            if structure == "fixed":
-                c.bb_d += 1
-                c.bb_n += (net or 0) / big_bet
-            else:
-                c.bl_d += 1
-                c.bl_n += (net or 0) / unit
+            m = c.money[(currency, unit)]
+            m[0] += 1
+            m[1] += net or 0
+            m[2 if went else 3] += net or 0
+            m[4] += rake[(hand_key, player)]
+            for per, n_attr, d_attr in ((big_bet, "bb_n", "bb_d"), (big_blind, "bl_n", "bl_d"), (ante, "an_n", "an_d")):
+                if per:  # a win rate counts the hands that have its forced bet
+                    setattr(c, d_attr, getattr(c, d_attr) + 1)
+                    setattr(c, n_attr, getattr(c, n_attr) + (net or 0) / per)
             fold_at = STREETS.index(fold_street) if fold_street in STREETS else 99
             saw = {
                 "3rd": "3rd" in reached[hand_key] and fold_at >= 1,
@@ -200,9 +196,11 @@ def check(db: Path, **filters: object) -> int:
     ratio_keys = [s.key for s in STATS if s.kind in ("pct", "ratio")]
     for player, c in want.items():
         row = got.row(player)
-        assert (row["hands"], row["net"], row["sd_net"], row["nsd_net"]) == (c.hands, c.net, c.sd_net, c.nsd_net), player
-        assert (row["bb_d"], row["bl_d"]) == (c.bb_d, c.bl_d), player
-        for key, value in (("rake", c.rake), ("bb_n", c.bb_n), ("bl_n", c.bl_n)):
+        assert row["hands"] == c.hands, player
+        money = {(cur.sign, "chip" if cur.chips else "cent"): [f["hands"], f["net"], f["sd_net"], f["nsd_net"], f["rake"]] for cur, f in got.money_of(player).items()}
+        assert money == dict(c.money), player
+        assert (row["bb_d"], row["bl_d"], row["an_d"]) == (c.bb_d, c.bl_d, c.an_d), player
+        for key, value in (("bb_n", c.bb_n), ("bl_n", c.bl_n), ("an_n", c.an_n)):
             assert math.isclose(row[key], value, rel_tol=1e-9, abs_tol=1e-9), (player, key)
         for key in ratio_keys:
             r = got.ratio(player, key)
@@ -333,7 +331,7 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
 
     con = duckdb.connect(str(simulated), read_only=True)
     hands = {r[0]: r[1:] for r in con.execute(
-        "SELECT hand_key, profile, vela_at_start, wild_rank, exposure, dealt_in, vela, verdict, raw_text, big_bet FROM hands"
+        "SELECT hand_key, profile, vela_at_start, wild_rank, exposure, dealt_in, vela, verdict, raw_text, big_bet, currency, unit FROM hands"
     ).fetchall()}
     cards: dict[tuple[int, str], list[tuple[str, str, bool]]] = defaultdict(list)
     for hand_key, player, street, card, up in con.execute("SELECT hand_key, player, street, card, up FROM cards WHERE player IS NOT NULL").fetchall():
@@ -341,11 +339,11 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
     seats = con.execute("SELECT hand_key, player, went_to_showdown, outcome, won_at_showdown, net FROM seats WHERE dealt_in").fetchall()
     con.close()
 
-    shown: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    shown: dict[tuple[str, str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])  # per player, category and money
     starting: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0.0])
     written = 0
     for hand_key, player, went, outcome, won, net in seats:
-        name, at_start, wild, exposure, dealt_in, vela, verdict, text, big_bet = hands[hand_key]
+        name, at_start, wild, exposure, dealt_in, vela, verdict, text, big_bet, currency, unit = hands[hand_key]
         mine = cards[(hand_key, player)]
         pair = hole_and_door(text, player, exposure)
         if pair is not None:
@@ -358,7 +356,7 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
         low = rules.lowest_rank(min(max(dealt_in, rules.min_players), rules.max_players))
         held = [parse_card(c) for _, c, _ in mine] + ([parse_card(vela)] if vela else [])
         label = CATEGORY_LABELS[evaluate(held, rules, low).category]
-        row = shown[(player, label)]
+        row = shown[(player, label, currency, unit)]
         row[0] += 1
         row[1] += bool(won)
         row[2] += net or 0
@@ -376,8 +374,8 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
         start = starting_cards(con2, Filters(), players)
     finally:
         con2.close()
-    assert {(r["player"], r["category"]): [r["shown"], r["won"], r["net"]] for r in got.to_dicts()} == dict(shown)
-    assert {"pokerissimo", "a straight flush"} & {c for _, c in shown}  # the wild cards made some
+    assert {(r["player"], r["category"], r["currency"], r["unit"]): [r["shown"], r["won"], r["net"]] for r in got.to_dicts()} == dict(shown)
+    assert {"pokerissimo", "a straight flush"} & {c for _, c, _, _ in shown}  # the wild cards made some
     got_start = {(r["hole"], r["door"]): (r["hands"], r["big_bets"]) for r in start.to_dicts()}
     assert got_start.keys() == starting.keys()
     for key, (n, bb) in starting.items():

@@ -16,7 +16,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store.db import connect
+from ..currency import Currency, currency_of
+from ..store.db import StoreError, connect
 from ..store.flags import RATIO_FLAGS, STREETS
 
 if TYPE_CHECKING:
@@ -63,11 +64,12 @@ class StatDef:
 STATS: tuple[StatDef, ...] = (
     StatDef("hands", "hands", "count"),
     StatDef("net", "net won", "money"),
-    StatDef("rake", "rake paid", "money"),
-    StatDef("bb100", "win rate, big bets/100 (fixed)", "rate"),
-    StatDef("bl100", "win rate, bb or antes/100 (pot, no)", "rate"),
     StatDef("sd_net", "showdown winnings", "money"),
     StatDef("nsd_net", "non-showdown winnings", "money"),
+    StatDef("rake", "rake paid", "money"),
+    StatDef("bb100", "big bets/100 hands", "rate"),
+    StatDef("bbl100", "big blinds/100 (blind games)", "rate"),
+    StatDef("ante100", "antes/100 (ante games)", "rate"),
     StatDef("vpip", "VPIP (2nd street)", "pct"),
     StatDef("complete", "completed the bring-in", "pct"),
     StatDef("raise2", "2nd-street raise", "pct"),
@@ -85,11 +87,27 @@ STATS: tuple[StatDef, ...] = (
     StatDef("wwsf", "won when saw 3rd street", "pct"),
 )
 RATIO_KINDS = ("pct", "ratio")
+MONEY_KEYS = tuple(s.key for s in STATS if s.kind == "money")
+RATES = {"bb100": ("bb_n", "bb_d"), "bbl100": ("bl_n", "bl_d"), "ante100": ("an_n", "an_d")}
+"""Each win rate's numerator (net in forced-bet units) and denominator (the hands where that unit applies)."""
+
+
+def name_key(name: str) -> tuple[str, str]:
+    """The order a person expects names in: case and accents ignored (``Ännchen`` with the As), then as written."""
+    import unicodedata
+
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return (plain.casefold(), name)
 
 
 @dataclass
 class StatsResult:
-    """Per-player totals (``table``) and per-street aggression (``by_street``).
+    """Per-player totals (``table``), their money per currency (``money``) and per-street aggression (``by_street``).
+
+    ``table`` has a row per player, in the order a person expects names
+    (:func:`name_key`); ``money`` a row per player and currency with the
+    exact sums in minor units (``net``, ``sd_net``, ``nsd_net``, ``rake``):
+    amounts of different currencies are never added.
 
     ``per_hand`` (one row per hand and player, with the money of the hand)
     is not part of the statistics: it is read from the database only when
@@ -99,8 +117,22 @@ class StatsResult:
 
     table: pl.DataFrame
     by_street: pl.DataFrame
+    money: pl.DataFrame
     filters: Filters = field(default_factory=Filters)
     db: Path | None = None
+
+    def currencies(self) -> list[Currency]:
+        """Every currency of the hands in scope, euro, dollar, pound first, chips last."""
+        return sorted({currency_of(c, u) for c, u in self.money.select("currency", "unit").unique().iter_rows()}, key=currency_rank)
+
+    def money_of(self, player: str) -> dict[Currency, dict[str, int]]:
+        """The player's money figures per currency: ``{Currency: {"hands": n, "net": minor units, ...}}``."""
+        import polars as pl
+
+        out: dict[Currency, dict[str, int]] = {}
+        for r in self.money.filter(pl.col("player") == player).to_dicts():
+            out[currency_of(r["currency"], r["unit"])] = {k: int(r[k]) for k in ("hands", *MONEY_KEYS)}
+        return dict(sorted(out.items(), key=lambda kv: currency_rank(kv[0])))
 
     def players(self) -> list[str]:
         return [str(p) for p in self.table["player"].to_list()]
@@ -180,17 +212,16 @@ def scope(f: Filters, players: list[str] | None = None) -> tuple[str, list[Any],
     return where, params, "s.dealt_in AND list_contains(?::VARCHAR[], s.player)", [names]
 
 
-def stats_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
+def stats_sql(hand_where: str, seat_where: str) -> str:
     """The one query behind :func:`compute`: a row per player, every statistic's actions and opportunities.
 
     Every flag of docs/stats.md was decided per hand and player when the
     hand was imported (:mod:`hhtool.store.flags`, stored on ``seats``), so
     a statistic is a sum over the seats in scope: one pass over one table,
-    joined to the hands only for the filters and the win rates' units.
-    The rake is each pot's rake shared among its winners (``rk``), the one
-    figure read from another table.  Placeholders, in order:
-    ``hand_where``'s, the player list of ``rk`` (when ``named``),
-    ``seat_where``'s, ``min_hands``.
+    joined to the hands only for the filters and the win rates' units
+    (net over the big bet, the big blind, the ante, each over the hands
+    that have one).  Money per currency is :func:`money_sql`'s.
+    Placeholders, in order: ``hand_where``'s, ``seat_where``'s, ``min_hands``.
     """
 
     def street_sum(column: str) -> str:
@@ -212,13 +243,12 @@ def stats_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
     per_seat = [
         "s.player",
         "count(*) AS hands",
-        "coalesce(sum(s.net), 0)::BIGINT AS net",
-        "coalesce(sum(s.net) FILTER (WHERE s.went_to_showdown), 0)::BIGINT AS sd_net",
-        "coalesce(sum(s.net) FILTER (WHERE s.went_to_showdown IS NOT TRUE), 0)::BIGINT AS nsd_net",
-        "coalesce(sum(s.net / hs.big_bet) FILTER (WHERE hs.fixed), 0)::DOUBLE AS bb_n",
-        "count_if(hs.fixed)::BIGINT AS bb_d",
-        "coalesce(sum(s.net / hs.blind_unit) FILTER (WHERE NOT hs.fixed), 0)::DOUBLE AS bl_n",
-        "count_if(NOT hs.fixed)::BIGINT AS bl_d",
+        "coalesce(sum(s.net / hs.big_bet) FILTER (WHERE hs.big_bet > 0), 0)::DOUBLE AS bb_n",
+        "count_if(coalesce(hs.big_bet, 0) > 0)::BIGINT AS bb_d",
+        "coalesce(sum(s.net / hs.big_blind) FILTER (WHERE hs.big_blind > 0), 0)::DOUBLE AS bl_n",
+        "count_if(coalesce(hs.big_blind, 0) > 0)::BIGINT AS bl_d",
+        "coalesce(sum(s.net / hs.ante) FILTER (WHERE hs.ante > 0), 0)::DOUBLE AS an_n",
+        "count_if(coalesce(hs.ante, 0) > 0)::BIGINT AS an_d",
         *(f"count_if(s.saw_{st})::BIGINT AS saw_{st}_n" for st in STREETS[1:]),
         *(f"count(*) AS saw_{st}_d" for st in STREETS[1:]),
         "count_if(s.saw_3rd AND s.went_to_showdown)::BIGINT AS wtsd_n",
@@ -235,23 +265,10 @@ def stats_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
         f"coalesce(sum({aggr} + {calls} + {folds}), 0)::BIGINT AS afq_d",
         *per_street,
     ]
-    player_cond = "list_contains(?::VARCHAR[], x.player)" if named else "TRUE"
     return f"""
     WITH hs AS (
-        SELECT h.hand_key, h.structure = 'fixed' AS fixed, h.big_bet,
-               coalesce(h.big_blind, h.ante, h.small_bet) AS blind_unit
+        SELECT h.hand_key, h.big_bet, h.big_blind, h.ante
         FROM hands h WHERE {hand_where}
-    ),
-    out AS (SELECT s.hand_key, s.player FROM seats s JOIN hs USING (hand_key) WHERE NOT s.dealt_in),
-    rk AS (
-        SELECT player, sum(share)::DOUBLE AS rake
-        FROM (
-            SELECT p.hand_key, u.w AS player, p.rake * u.s / NULLIF(list_sum(p.shares), 0) AS share
-            FROM pots p JOIN hs USING (hand_key), LATERAL (SELECT unnest(p.winners) AS w, unnest(p.shares) AS s) u
-        ) x
-        ANTI JOIN out ON out.hand_key = x.hand_key AND out.player = x.player
-        WHERE {player_cond}
-        GROUP BY player
     ),
     sp AS (
         SELECT {', '.join(per_seat)}
@@ -260,9 +277,47 @@ def stats_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
         GROUP BY s.player
         HAVING count(*) >= ?
     )
-    SELECT sp.*, sp.af_n AS afq_n, coalesce(rk.rake, 0)::DOUBLE AS rake
-    FROM sp LEFT JOIN rk USING (player)
-    ORDER BY hands DESC, player
+    SELECT sp.*, sp.af_n AS afq_n
+    FROM sp
+    """
+
+
+def money_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
+    """Each player's money per currency: exact sums in minor units, never one currency added to another.
+
+    Sums are HUGEINT (128 bits): no stored amount can make them overflow.
+    The rake a player paid is each pot's rake shared among its winners in
+    proportion to their shares, rounded to the minor unit per pot.
+    Placeholders: ``hand_where``'s, the player list of ``rk`` (when
+    ``named``), ``seat_where``'s, ``min_hands``.
+    """
+    player_cond = "list_contains(?::VARCHAR[], x.player)" if named else "TRUE"
+    return f"""
+    WITH hs AS (SELECT h.hand_key, h.currency, h.unit FROM hands h WHERE {hand_where}),
+    out AS (SELECT s.hand_key, s.player FROM seats s JOIN hs USING (hand_key) WHERE NOT s.dealt_in),
+    rk AS (
+        SELECT player, currency, unit, sum(share)::HUGEINT AS rake
+        FROM (
+            SELECT p.hand_key, hs.currency, hs.unit, u.w AS player,
+                   round(p.rake::HUGEINT * u.s / NULLIF(list_sum(p.shares), 0))::HUGEINT AS share
+            FROM pots p JOIN hs USING (hand_key), LATERAL (SELECT unnest(p.winners) AS w, unnest(p.shares) AS s) u
+        ) x
+        ANTI JOIN out ON out.hand_key = x.hand_key AND out.player = x.player
+        WHERE {player_cond}
+        GROUP BY ALL
+    ),
+    sm AS (
+        SELECT s.player, hs.currency, hs.unit, count(*) AS hands,
+               coalesce(sum(s.net::HUGEINT), 0) AS net,
+               coalesce(sum(s.net::HUGEINT) FILTER (WHERE s.went_to_showdown), 0) AS sd_net,
+               coalesce(sum(s.net::HUGEINT) FILTER (WHERE s.went_to_showdown IS NOT TRUE), 0) AS nsd_net
+        FROM seats s JOIN hs USING (hand_key)
+        WHERE {seat_where}
+        GROUP BY ALL
+    )
+    SELECT sm.*, coalesce(rk.rake, 0)::HUGEINT AS rake
+    FROM sm LEFT JOIN rk USING (player, currency, unit)
+    WHERE sm.player IN (SELECT s.player FROM seats s JOIN hs USING (hand_key) WHERE {seat_where} GROUP BY s.player HAVING count(*) >= ?)
     """
 
 
@@ -271,16 +326,65 @@ def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, d
     import polars as pl
 
     f = filters or Filters()
+    check_players(con, f.players)
     hand_where, hand_params, seat_where, seat_params = scope(f)
-    sql = stats_sql(hand_where, seat_where, bool(f.players))
-    # the placeholders in the order the query has them: hs, rk, sp, HAVING
-    t = pl.DataFrame(con.sql(sql, params=hand_params + seat_params + seat_params + [f.min_hands]))
+    # the placeholders in the order each query has them: hs, (rk,) sp, HAVING
+    t = pl.DataFrame(con.sql(stats_sql(hand_where, seat_where), params=hand_params + seat_params + [f.min_hands]))
     t = t.with_columns(
-        bb100=pl.when(pl.col("bb_d") > 0).then(pl.col("bb_n") / pl.col("bb_d") * 100),
-        bl100=pl.when(pl.col("bl_d") > 0).then(pl.col("bl_n") / pl.col("bl_d") * 100),
+        **{key: pl.when(pl.col(d) > 0).then(pl.col(n) / pl.col(d) * 100) for key, (n, d) in RATES.items()}
     )
+    t = _by_name(t)
+    m = pl.DataFrame(
+        con.sql(
+            money_sql(hand_where, seat_where, bool(f.players)),
+            params=hand_params + seat_params + seat_params + seat_params + [f.min_hands],  # hs, rk, sm, the HAVING's seats
+        )
+    )
+    m = m.with_columns(pl.col(c).cast(pl.Decimal(38, 0)) for c in MONEY_KEYS) if m.height else m
     street_cols = [f"{c}_{st}" for st in STREETS for c in ("aggr", "calls", "folds", "ftb_n", "ftb_d")]
-    return StatsResult(table=t.drop(street_cols), by_street=street_aggression(t), filters=f, db=db)
+    return StatsResult(table=t.drop(street_cols), by_street=street_aggression(t), money=m, filters=f, db=db)
+
+
+def _by_name(t: pl.DataFrame) -> pl.DataFrame:
+    """Rows in the order a person expects the names (:func:`name_key`)."""
+    import polars as pl
+
+    if t.height == 0:
+        return t
+    order = sorted(range(t.height), key=lambda i: name_key(str(t["player"][i])))
+    return t[pl.Series(order)]
+
+
+def currency_rank(c: Currency) -> tuple[int, str]:
+    return ({"EUR": 0, "USD": 1, "GBP": 2, "chips": 9}.get(c.code, 5), c.code)
+
+
+class UnknownPlayerError(StoreError):
+    """A ``--player`` that has no hand in the database (a usage error), with the names it may have meant."""
+
+
+def check_players(con: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
+    """Raise :class:`UnknownPlayerError` for a name with no seat in the database: "did you mean 'alice'?".
+
+    A misspelt name would otherwise give an empty table, or a report with
+    nothing in it, that looks like an answer.
+    """
+    if not names:
+        return
+    known = {str(r[0]) for r in con.execute("SELECT DISTINCT player FROM seats WHERE list_contains(?::VARCHAR[], player)", [list(names)]).fetchall()}
+    missing = [n for n in names if n not in known]
+    if not missing:
+        return
+    import difflib
+
+    everyone = [str(r[0]) for r in con.execute("SELECT DISTINCT player FROM seats").fetchall()]
+    folded = {name_key(p)[0]: p for p in everyone}
+    parts = []
+    for name in missing:
+        close = difflib.get_close_matches(name_key(name)[0], list(folded), n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(repr(folded[c]) for c in close)}?" if close else ""
+        parts.append(f"no player {name!r} in this database{hint}")
+    raise UnknownPlayerError("; ".join(parts))
 
 
 def compute(db: str | Path, filters: Filters | None = None) -> StatsResult:
@@ -323,6 +427,7 @@ def street_aggression(table: pl.DataFrame) -> pl.DataFrame:
 def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]) -> pl.DataFrame:
     """One row per hand and player of ``players`` in scope: the money of the hand, in no particular order.
 
+    ``net`` is in the hand's minor unit of its ``currency``/``unit``;
     ``big_bets`` is net over the hand's big bet (the winnings graph's unit).
     """
     import polars as pl
@@ -331,7 +436,8 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
     return pl.DataFrame(
         con.sql(
             f"""
-            SELECT s.hand_key, s.player, h.started_at, s.net, s.went_to_showdown, s.net / h.big_bet AS big_bets
+            SELECT s.hand_key, s.player, h.started_at, h.currency, h.unit, s.net, s.went_to_showdown,
+                   s.net / h.big_bet AS big_bets
             FROM seats s JOIN hands h USING (hand_key)
             WHERE {hand_where} AND {seat_where}
             """,
@@ -341,24 +447,29 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
 
 
 def sessions(per_hand_df: pl.DataFrame, gap_minutes: int = 30) -> pl.DataFrame:
-    """Per player: a new session after ``gap_minutes`` without a hand.  Start, end, hands, net, big bets."""
+    """Per player and currency: a new session after ``gap_minutes`` without a hand.  Start, end, hands, net, big bets.
+
+    A player's euro hands and dollar hands are sessions apart (a session's
+    net is one money); big bets are rounded to two decimals.
+    """
     import polars as pl
 
     if per_hand_df.height == 0:
         return pl.DataFrame(schema={"player": pl.Utf8, "session": pl.Int64})
     # in time order (a sort on numbers, cheaper than one on the name first); each player's hands keep that
     # order, and the windows per player key on a number for the name (a categorical's code)
-    d = per_hand_df.sort(["started_at", "hand_key"]).with_columns(who=pl.col("player").cast(pl.Categorical).to_physical())
+    who = pl.concat_str(pl.col("player"), pl.lit("\x00"), pl.col("currency").fill_null(""), pl.col("unit").fill_null(""))
+    d = per_hand_df.sort(["started_at", "hand_key"]).with_columns(who=who.cast(pl.Categorical).to_physical())
     d = d.with_columns(gap=(pl.col("started_at").diff().over("who") > pl.duration(minutes=gap_minutes)).fill_null(False))
     d = d.with_columns(session=pl.col("gap").cast(pl.Int64).cum_sum().over("who") + 1)
     return (
-        d.group_by(["player", "session"])
+        d.group_by(["player", "currency", "unit", "session"])
         .agg(
             pl.col("started_at").min().alias("start"),
             pl.col("started_at").max().alias("end"),
             pl.len().alias("hands"),
-            pl.col("net").sum().alias("net"),
+            pl.col("net").cast(pl.Int128).sum().alias("net"),
             pl.col("big_bets").sum().round(2).alias("big_bets"),
         )
-        .sort(["player", "session"])
+        .sort(["player", "start", "session"])
     )

@@ -1,12 +1,24 @@
-"""Statistics as text (80 columns), CSV or JSON."""
+"""Statistics as text (80 columns), CSV or JSON: money per currency, numbers a program can read back.
+
+For a person (:func:`to_text`): a block per player, each amount in its own
+money (``€-202.70`` is written ``-€202.70``, chips as ``1,136 chips``), one
+line per currency; percentages with one decimal, ratios and win rates
+with two; ``-`` where there was no opportunity.  For programs
+(:func:`to_csv`, :func:`to_json`): a row (object) per player, numbers as
+numbers, no opportunity as an empty cell (``null``), money as integer
+minor units named by currency and unit (``net_EUR_cents``) -- exact,
+never a float.  ``docs/stats.md`` gives the shapes.
+"""
 
 from __future__ import annotations
 
 import json
 import unicodedata
+from decimal import Decimal
 from typing import Any
 
-from .compute import RATIO_KINDS, STATS, StatDef, StatsResult
+from ..currency import Currency, Rates, format_money, format_rate
+from .compute import MONEY_KEYS, RATES, RATIO_KINDS, STATS, StatDef, StatsResult
 
 
 def safe_text(s: object) -> str:
@@ -20,81 +32,170 @@ def safe_text(s: object) -> str:
     return "".join(out)
 
 
-def money(v: float, unit_note: str = "") -> str:
-    return f"{v:,.0f}{unit_note}"
+def ratio_value(s: StatDef, row: dict[str, Any]) -> float | None:
+    """A ratio statistic's value (a percentage for ``pct``), None without opportunity."""
+    n, d = row[f"{s.key}_n"], int(row[f"{s.key}_d"])
+    if d == 0:
+        return None
+    return float(n) / d * (100 if s.kind == "pct" else 1)
 
 
 def fmt_value(s: StatDef, row: dict[str, Any]) -> tuple[str, str]:
-    """(value, detail) of one statistic for one player row; '-' when there was no opportunity."""
+    """(value, detail) of one statistic that is not money, for one player row; '-' when there was no opportunity."""
     if s.kind == "count":
         return f"{int(row[s.key]):,}", ""
-    if s.kind == "money":
-        return money(float(row[s.key])), "minor units"
     if s.kind == "rate":
         v = row[s.key]
-        d = int(row["bb_d" if s.key == "bb100" else "bl_d"])
-        return ("-" if v is None else f"{v:.2f}"), f"over {d:,} hands"
+        d = int(row[RATES[s.key][1]])
+        return ("-" if v is None else f"{v:,.2f}"), f"over {_hands(d)}"
+    if s.kind == "money":
+        raise ValueError(f"{s.key} is money: use money_lines")
     n, d = row[f"{s.key}_n"], int(row[f"{s.key}_d"])
     counts = f"{n:,.0f}/{d:,}"
-    if d == 0:
+    v = ratio_value(s, row)
+    if v is None:
         return "-", counts
-    if s.kind == "pct":
-        return f"{100 * n / d:.1f} %", counts
-    return f"{n / d:.2f}", counts
+    return (f"{v:.1f} %" if s.kind == "pct" else f"{v:.2f}"), counts
 
 
-def to_rows(result: StatsResult) -> list[dict[str, Any]]:
-    """One flat dict per player: each statistic's value (None for '-') and its counts."""
-    rows = []
-    for r in result.table.to_dicts():
-        out: dict[str, Any] = {"player": r["player"]}
-        for s in STATS:
-            if s.kind in RATIO_KINDS:
-                n, d = r[f"{s.key}_n"], int(r[f"{s.key}_d"])
-                v = None if d == 0 else (n / d * (100 if s.kind == "pct" else 1))
-                out[s.key] = None if v is None else round(v, 4)
-                out[f"{s.key}_actions"] = n
-                out[f"{s.key}_opportunities"] = d
-            elif s.kind == "rate":
-                out[s.key] = None if r[s.key] is None else round(float(r[s.key]), 4)
-            elif s.kind == "money":
-                out[s.key] = round(float(r[s.key]), 2)
-            else:
-                out[s.key] = r[s.key]
-        rows.append(out)
-    return rows
+def converted(result: StatsResult, player: str, key: str, rates: Rates) -> tuple[Decimal | None, list[Currency]]:
+    """``key`` (a money statistic) of ``player`` summed in the target currency, and the currencies it includes.
+
+    Only currencies with a rate convert; the others (and chips) are left out
+    of the sum and keep their own figures.
+    """
+    total: Decimal | None = None
+    used = []
+    for cur, figures in result.money_of(player).items():
+        value = rates.convert(figures[key], cur)
+        if value is not None:
+            total = value if total is None else total + value
+            used.append(cur)
+    return total, used
 
 
-def to_text(result: StatsResult) -> str:
+def money_lines(result: StatsResult, player: str, key: str, rates: Rates | None = None) -> list[tuple[str, str]]:
+    """(amount, detail) lines of one money statistic: one per currency, or the converted sum and what did not convert."""
+    figures = result.money_of(player)
+    lines: list[tuple[str, str]] = []
+    left = list(figures)
+    if rates is not None:
+        total, used = converted(result, player, key, rates)
+        if total is not None:
+            hands = sum(figures[c]["hands"] for c in used)
+            lines.append((format_money(total, rates.target), f"{_hands(hands)}, in {rates.target.code}"))
+            left = [c for c in left if c not in used]
+    for cur in left:
+        lines.append((format_money(figures[cur][key], cur), _hands(figures[cur]["hands"], cur.name)))
+    return lines or [("-", "no hand")]
+
+
+def heading(result: StatsResult, player: str) -> str:
+    """``alice: 12 hands, in € and chips``: whose figures and in which money."""
+    row = result.row(player)
+    monies = [c.name for c in result.money_of(player)]
+    named = " and ".join(monies) if len(monies) <= 2 else ", ".join(monies[:-1]) + " and " + monies[-1]
+    return f"{player}: {_hands(int(row['hands']))}" + (f", in {named}" if monies else "")
+
+
+def _hands(n: int, money: str = "") -> str:
+    """``1 hand``, ``12 € hands``."""
+    return f"{n:,} {money + ' ' if money else ''}hand{'' if n == 1 else 's'}"
+
+
+def to_text(result: StatsResult, rates: Rates | None = None) -> str:
     """A block per player, at most 80 columns wide."""
     if result.table.height == 0:
         return "no hands match\n"
     lines: list[str] = []
     for r in result.table.to_dicts():
-        name = safe_text(r["player"])
-        lines.append(f"== {name[:74]}")
+        player = str(r["player"])
+        lines.append(f"== {safe_text(heading(result, player))[:77]}")
         for s in STATS:
+            if s.kind == "money":
+                for i, (value, detail) in enumerate(money_lines(result, player, s.key, rates)):
+                    label = s.label if i == 0 else ""
+                    lines.append(f"  {label:<34} {value:>18}  {detail[:22]}".rstrip())
+                continue
             value, detail = fmt_value(s, r)
-            lines.append(f"  {s.label:<38} {value:>14}  {detail[:22]}".rstrip())
+            lines.append(f"  {s.label:<34} {value:>18}  {detail[:22]}".rstrip())
         lines.append("")
-    lines.append("money in the hands' minor units (cents or chips); '-' = no opportunity")
+    lines.append("'-' = no opportunity; a win rate is in the forced bet it names,")
+    lines.append("per 100 of the hands that have one (docs/stats.md)")
+    if rates is not None:
+        lines.append(f"money converted {rates.describe()}; chips never convert")
     return "\n".join(lines) + "\n"
 
 
-def to_csv(result: StatsResult) -> str:
+def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, Any]]:
+    """One flat dict per player for CSV: numbers as numbers, None without opportunity, money in minor units per currency."""
+    currencies = result.currencies()
+    rows = []
+    for r in result.table.to_dicts():
+        player = str(r["player"])
+        out: dict[str, Any] = {"player": player, "hands": int(r["hands"])}
+        figures = result.money_of(player)
+        for cur in currencies:
+            mine = figures.get(cur)
+            out[f"hands_{cur.code}"] = mine["hands"] if mine else 0
+            for key in MONEY_KEYS:
+                out[f"{key}_{cur.code}_{cur.minor_name}"] = mine[key] if mine else 0
+        if rates is not None:
+            for key in MONEY_KEYS:
+                total, _ = converted(result, player, key, rates)
+                out[f"{key}_in_{rates.target.code}_cents"] = None if total is None else int(total.quantize(Decimal(1)))
+        for s in STATS:
+            if s.kind in RATIO_KINDS:
+                v = ratio_value(s, r)
+                out[s.key] = None if v is None else round(v, 4)
+                out[f"{s.key}_actions"] = r[f"{s.key}_n"]
+                out[f"{s.key}_opportunities"] = int(r[f"{s.key}_d"])
+            elif s.kind == "rate":
+                out[s.key] = None if r[s.key] is None else round(float(r[s.key]), 4)
+                out[f"{s.key}_hands"] = int(r[RATES[s.key][1]])
+        rows.append(out)
+    return rows
+
+
+def to_csv(result: StatsResult, rates: Rates | None = None) -> str:
+    """A header and a row per player; an empty cell where there was no opportunity (docs/stats.md)."""
     import csv
     import io
 
-    rows = to_rows(result)
-    buf = io.StringIO()
+    rows = to_rows(result, rates)
     if not rows:
         return ""
+    buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
     w.writeheader()
     for row in rows:
-        w.writerow({k: ("-" if v is None else v) for k, v in row.items()})
+        w.writerow({k: ("" if v is None else v) for k, v in row.items()})
     return buf.getvalue()
 
 
-def to_json(result: StatsResult) -> str:
-    return json.dumps(to_rows(result), ensure_ascii=False, indent=1) + "\n"
+def to_json(result: StatsResult, rates: Rates | None = None) -> str:
+    """``{"rates": ..., "players": [...]}``: each player's statistics, money per currency in integer minor units (docs/stats.md)."""
+    players = []
+    for row, flat in zip(result.table.to_dicts(), to_rows(result, None)):
+        player = str(row["player"])
+        obj: dict[str, Any] = {"player": player, "hands": flat["hands"]}
+        obj["money"] = [
+            {"currency": cur.code, "decimals": cur.decimals, "hands": f["hands"], **{key: f[key] for key in MONEY_KEYS}}
+            for cur, f in result.money_of(player).items()
+        ]
+        if rates is not None:
+            conv: dict[str, Any] = {"currency": rates.target.code, "decimals": rates.target.decimals}
+            for key in MONEY_KEYS:
+                total, used = converted(result, player, key, rates)
+                conv[key] = None if total is None else int(total.quantize(Decimal(1)))
+                conv["from"] = [c.code for c in used]
+            obj["converted"] = conv
+        obj.update({k: v for k, v in flat.items() if k not in obj and not k.startswith(("hands_", *(f"{m}_" for m in MONEY_KEYS)))})
+        players.append(obj)
+    doc = {
+        "rates": None
+        if rates is None
+        else {"currency": rates.target.code, "rates": {code: format_rate(rate) for code, rate in rates.rates}},
+        "players": players,
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"

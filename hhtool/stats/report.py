@@ -12,12 +12,14 @@ Only the winnings graph and the sessions need every hand of every player
 from __future__ import annotations
 
 import html
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store.db import connect
-from .compute import STATS, Filters, StatsResult, compute_on, load_per_hand, scope, sessions
-from .render import fmt_value
+from ..currency import Currency, Rates, currency_of, format_money
+from ..store.db import StoreError, connect
+from .compute import MONEY_KEYS, STATS, Filters, StatsResult, compute_on, currency_rank, load_per_hand, name_key, scope, sessions
+from .render import converted, fmt_value, heading, ratio_value
 
 if TYPE_CHECKING:
     import duckdb
@@ -25,7 +27,8 @@ if TYPE_CHECKING:
 
 SECTIONS = (
     ("summary", "Summary"),
-    ("winnings", "Winnings over hands"),
+    ("winnings", "Winnings"),
+    ("results", "Results by stakes, site and table size"),
     ("stats", "Statistics"),
     ("aggression", "Aggression by street"),
     ("showdown", "Showdown results by hand category"),
@@ -38,14 +41,41 @@ MAX_POINTS = 2000
 """Points a line of the winnings graph keeps: the exact running totals at evenly spaced hands, first and last included."""
 
 _CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1200px}
-table{border-collapse:collapse;margin:.5em 0;font-size:.9em}
-th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}
+body{font-family:system-ui,sans-serif;margin:1.5em auto;padding:0 1em;color:#222;max-width:1320px}
+table{border-collapse:collapse;margin:.5em 0;font-size:.85em}
+th,td{border:1px solid #ccc;padding:.2em .3em;text-align:right}
+td{white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 td.l{text-align:left}
+td.name{max-width:12em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+th.sort{cursor:pointer;user-select:none}th.sort:after{content:" \\2195";color:#aaa}
+.wide{overflow-x:auto;max-width:100%}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;margin-top:1.5em}
+nav ol{columns:2;font-size:.9em}
 .note{color:#666;font-size:.85em}
+.js-plotly-plot,.plotly-graph-div{max-width:100%}
 """
+
+_SORT_JS = """
+document.querySelectorAll("table.sortable").forEach(function (t) {
+  t.querySelectorAll("th").forEach(function (th, i) {
+    th.classList.add("sort");
+    th.addEventListener("click", function () {
+      var body = t.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+      var down = th.dataset.dir !== "down"; th.dataset.dir = down ? "down" : "up";
+      function key(r) { var c = r.cells[i], v = c.dataset.v; return v === undefined ? c.textContent.toLowerCase() : parseFloat(v); }
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        if (typeof x === "number" && isNaN(x)) return 1;
+        if (typeof y === "number" && isNaN(y)) return -1;
+        return (x < y ? -1 : x > y ? 1 : 0) * (down ? -1 : 1);
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+"""
+"""Click a column's heading to sort by it (again to reverse); numbers sort by value (``data-v``), '-' last."""
 
 
 def e(value: object) -> str:
@@ -53,14 +83,25 @@ def e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _table(header: list[str], rows: list[list[str]], left: tuple[int, ...] = (0,)) -> str:
-    """``rows`` must already be escaped."""
-    head = "".join(f"<th>{e(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f'<td class="l">{c}</td>' if i in left else f"<td>{c}</td>" for i, c in enumerate(r)) + "</tr>"
-        for r in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def _table(header: list[str], rows: list[list[str]], left: tuple[int, ...] = (0,), *, sortable: bool = False, titles: list[str] | None = None) -> str:
+    """``rows`` must already be escaped (a cell may be a whole ``<td ...>...</td>`` of its own, see :func:`_num`)."""
+    head = "".join(f'<th title="{e(t)}">{e(h)}</th>' if t else f"<th>{e(h)}</th>" for h, t in zip(header, titles or [""] * len(header)))
+
+    def cell(i: int, c: str) -> str:
+        if c.startswith("<td"):
+            return c
+        return f'<td class="l">{c}</td>' if i in left else f"<td>{c}</td>"
+
+    body = "".join("<tr>" + "".join(cell(i, c) for i, c in enumerate(r)) + "</tr>" for r in rows)
+    cls = ' class="sortable"' if sortable else ""
+    return f'<div class="wide"><table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _num(text: str, value: float | int | None, detail: str = "") -> str:
+    """A numeric cell that sorts by ``value`` (``-`` sorts last); ``detail`` shows on hover."""
+    v = "NaN" if value is None else repr(float(value))
+    title = f' title="{e(detail)}"' if detail else ""
+    return f'<td data-v="{v}"{title}>{e(text)}</td>'
 
 
 def _fig_html(fig: Any) -> str:
@@ -75,15 +116,27 @@ def sample_points(n: int, most: int = MAX_POINTS) -> list[int]:
 
 
 def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
+    """Per player (the first :data:`MAX_GRAPHS`): big bets over hands (net, showdown, non-showdown), and money over dates.
+
+    Big bets add across currencies (a big bet is a big bet); money never
+    does: the money graph has one net line per currency, in its units.
+    """
     import plotly.graph_objects as go
     import polars as pl
 
+    from plotly.subplots import make_subplots
+
     out = []
-    top = players[:MAX_GRAPHS]
+    counts = per_hand.group_by("player").len()
+    most = dict(zip(counts["player"].to_list(), counts["len"].to_list()))
+    top = sorted(players, key=lambda p: (-most.get(p, 0), name_key(p)))[:MAX_GRAPHS]
     # one filter and one sort for all of them; each player's rows keep the order
     by_player = per_hand.filter(pl.col("player").is_in(top)).sort(["started_at", "hand_key"]).partition_by("player", as_dict=True)
+    layout = {"height": 320, "margin": {"l": 60, "r": 20, "t": 40, "b": 40}}
     for player in top:
-        d = by_player[(player,)]
+        d = by_player.get((player,))
+        if d is None:
+            continue
         net = d["big_bets"].fill_null(0.0).cum_sum()
         sd = d.select(pl.when(pl.col("went_to_showdown")).then(pl.col("big_bets")).otherwise(0.0).fill_null(0.0)).to_series().cum_sum()
         keep = sample_points(d.height)
@@ -92,14 +145,38 @@ def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
         fig.add_trace(go.Scatter(x=x, y=sd.gather(keep).to_list(), name="showdown", line={"color": "#36c"}))
         fig.add_trace(go.Scatter(x=x, y=(net - sd).gather(keep).to_list(), name="non-showdown", line={"color": "#c33"}))
         fig.add_trace(go.Scatter(x=x, y=net.gather(keep).to_list(), name="net", line={"color": "#2a7", "width": 3, "dash": "dot"}))
-        fig.update_layout(
-            title={"text": e(player)},
-            xaxis_title="hands",
-            yaxis_title="big bets",
-            height=340,
-            margin={"l": 50, "r": 20, "t": 40, "b": 40},
-        )
+        fig.update_layout(title={"text": e(f"{player}: big bets over hands")}, xaxis_title="hands", yaxis_title="big bets", **layout)
         out.append(_fig_html(fig))
+        # money over dates: a panel per currency, each on its own scale (never one axis for euros and chips)
+        parts = sorted(
+            ((currency_of(str(sign or ""), str(unit)), part) for (sign, unit), part in d.group_by(["currency", "unit"])),
+            key=lambda cp: currency_rank(cp[0]),
+        )
+        money = make_subplots(rows=len(parts), cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=[c.name for c, _ in parts])
+        for row, (cur, part) in enumerate(parts, start=1):
+            running = part["net"].cast(pl.Int64).cum_sum()
+            idx = sample_points(part.height)
+            totals = running.gather(idx).to_list()
+            money.add_trace(
+                go.Scatter(
+                    x=part["started_at"].gather(idx).to_list(),
+                    y=[v / 10**cur.decimals for v in totals],
+                    text=[format_money(v, cur) for v in totals],
+                    hovertemplate="%{x}: %{text}<extra></extra>",
+                    name=f"net won, {cur.name}",
+                    mode="lines",
+                ),
+                row=row,
+                col=1,
+            )
+            money.update_yaxes(title_text=cur.name, row=row, col=1)
+        money.update_layout(
+            title={"text": e(f"{player}: net won over dates, each money apart")},
+            height=180 + 150 * len(parts),
+            margin={"l": 60, "r": 20, "t": 60, "b": 40},
+            showlegend=False,
+        )
+        out.append(_fig_html(money))
     return out
 
 
@@ -116,7 +193,7 @@ def _aggression_figure(result: StatsResult) -> str:
 
 
 def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
-    """Per player and hand category shown at showdown: times shown, times won something, net.
+    """Per player, hand category shown at showdown and currency: times shown, times won something, net, big bets.
 
     A player *showed* when the summary says so (``seats.outcome`` won or
     lost at a showdown) and their five cards are known; the category is
@@ -133,12 +210,13 @@ def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, player
         con.sql(
             f"""
             SELECT * FROM (
-                SELECT s.player, s.shown_category AS category, count(*)::BIGINT AS shown,
-                       count_if(s.won_at_showdown)::BIGINT AS won, coalesce(sum(s.net), 0)::BIGINT AS net
+                SELECT s.player, s.shown_category AS category, h.currency, h.unit, count(*)::BIGINT AS shown,
+                       count_if(s.won_at_showdown)::BIGINT AS won, coalesce(sum(s.net::HUGEINT), 0) AS net,
+                       sum(s.net / h.big_bet) AS big_bets
                 FROM seats s JOIN hands h USING (hand_key)
                 WHERE {hand_where} AND {seat_where} AND s.went_to_showdown AND s.outcome IN ('won', 'lost')
                       AND s.shown_category IS NOT NULL
-                GROUP BY s.player, s.shown_category
+                GROUP BY s.player, s.shown_category, h.currency, h.unit
             )
             ORDER BY player, list_position([{order}], category) DESC
             """,
@@ -211,8 +289,60 @@ def audit_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[tuple[A
     return [tuple(r) for r in rows]
 
 
-def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes: int = 30, title: str = "hhtool report") -> str:
-    """The whole report as one HTML string."""
+def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
+    """The seats in scope summed by site, stakes, structure, table size and currency: hands, net (exact), big bets."""
+    import polars as pl
+
+    hand_where, hand_params, seat_where, seat_params = scope(filters, players)
+    return pl.DataFrame(
+        con.sql(
+            f"""
+            SELECT h.site, h.small_bet, h.big_bet, h.structure, h.max_seats, h.currency, h.unit,
+                   count(*)::BIGINT AS hands, coalesce(sum(s.net::HUGEINT), 0) AS net, sum(s.net / h.big_bet) AS big_bets
+            FROM seats s JOIN hands h USING (hand_key)
+            WHERE {hand_where} AND {seat_where}
+            GROUP BY ALL
+            """,
+            params=hand_params + seat_params,
+        )
+    )
+
+
+class EmptyReportError(StoreError):
+    """No hand matches the filters: a report would say nothing (the CLI exits 1 and writes no file)."""
+
+
+_SHORT = {
+    "VPIP (2nd street)": "VPIP",
+    "completed the bring-in": "compl.",
+    "2nd-street raise": "raise 2nd",
+    "steal (late completion)": "steal",
+    "bring-in folds to a steal": "BI fold",
+    "saw 3rd street": "saw 3rd",
+    "saw 4th street": "saw 4th",
+    "saw 5th street": "saw 5th",
+    "saw the vela": "saw vela",
+    "aggression factor": "AF",
+    "aggression frequency": "AFq",
+    "fold to a bet": "fold to bet",
+    "went to showdown (of saw 3rd)": "WTSD",
+    "won money at showdown": "W$SD",
+    "won when saw 3rd street": "WWSF",
+    "big bets/100 hands": "bets/100",
+    "big blinds/100 (blind games)": "blinds/100",
+    "antes/100 (ante games)": "antes/100",
+}
+"""Column headings of the statistics table, short enough for thirty players' rows to fit a screen; the full name is the heading's tooltip."""
+
+
+def _money_cell(minor: int | Decimal | None, cur: Currency, detail: str = "") -> str:
+    return _num("-" if minor is None else format_money(minor, cur), None if minor is None else float(minor) / 10**cur.decimals, detail)
+
+
+def build_report(
+    db: str | Path, filters: Filters | None = None, *, gap_minutes: int = 30, title: str = "hhtool report", rates: Rates | None = None
+) -> str:
+    """The whole report as one HTML string; :class:`EmptyReportError` when no hand matches the filters."""
     from plotly.offline import get_plotlyjs
 
     f = filters or Filters()
@@ -220,43 +350,68 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
     try:
         result = compute_on(con, f, Path(db))
         players = result.players()
+        if not players:
+            raise EmptyReportError("no hands match the filters: no report written" + ("" if f == Filters() else f" ({_filters_text(f)})"))
         per_hand = load_per_hand(con, f, players)
         cats = showdown_categories(con, f, players)
         start = starting_cards(con, f, players)
+        games = results_by_game(con, f, players)
         audit = audit_rows(con, f)
     finally:
         con.close()
     parts: list[str] = []
+    whose = players[0] if len(players) == 1 else "all players"
+    currencies = result.currencies()
 
-    # summary
+    # summary: one figure per currency, never added across
     t = result.table
     total_hands = int(per_hand["hand_key"].n_unique()) if per_hand.height else 0
     summary_rows = [
         ["players", e(t.height)],
         ["hands (distinct)", e(f"{total_hands:,}")],
-        ["player-hands", e(f"{int(t['hands'].sum()) if t.height else 0:,}")],
-        ["net won, all players (minor units)", e(f"{float(t['net'].sum()) if t.height else 0:,.0f}")],
-        ["rake paid, all players (minor units)", e(f"{float(t['rake'].sum()) if t.height else 0:,.0f}")],
+        ["player-hands", e(f"{int(t['hands'].sum()):,}")],
     ]
+    for cur in currencies:
+        figures = [result.money_of(p).get(cur) for p in players]
+        net = sum(x["net"] for x in figures if x)
+        rake = sum(x["rake"] for x in figures if x)
+        hands = sum(x["hands"] for x in figures if x)
+        summary_rows.append([e(f"net won, {whose}, {cur.name} hands ({hands:,})"), e(format_money(net, cur))])
+        summary_rows.append([e(f"rake paid, {whose}, {cur.name} hands"), e(format_money(rake, cur))])
+    if rates is not None:
+        for key, label in (("net", "net won"), ("rake", "rake paid")):
+            total = [converted(result, p, key, rates)[0] for p in players]
+            known = [x for x in total if x is not None]
+            summary_rows.append([e(f"{label}, {whose}, {rates.describe()}"), e(format_money(sum(known, Decimal(0)), rates.target) if known else "-")])
     parts.append(_section("summary", _table(["", "value"], summary_rows)))
 
     graphs = _winnings_figures(per_hand, players)
     note = (
-        f'<p class="note">cumulative big bets per hand (net / big bet), at most {MAX_GRAPHS} players with the most hands; '
+        f'<p class="note">for the {MAX_GRAPHS} players with the most hands at most: cumulative big bets over hands '
+        "(net / big bet, every currency alike), and cumulative net won over dates in each money apart; "
         f"a line keeps the exact totals at {MAX_POINTS:,} evenly spaced hands at most, the first and the last among them.</p>"
     )
     parts.append(_section("winnings", note + ("".join(graphs) or "<p>no hands</p>")))
 
-    header = ["statistic"] + result.players()
+    parts.append(_section("results", _results_html(result, games, rates)))
+
+    # the statistics: a row per player, sortable, every figure with its counts on hover
+    ratio_stats = [s for s in STATS if s.kind not in ("money", "count")]
+    header = ["player", "hands"] + [_SHORT.get(s.label, s.label) for s in ratio_stats]
+    titles = ["", ""] + [s.label for s in ratio_stats]
     stat_rows = []
-    per_player = t.to_dicts()
-    for s in STATS:
-        row = [e(s.label)]
-        for r in per_player:
+    for r in sorted(t.to_dicts(), key=lambda r: name_key(str(r["player"]))):
+        row = [f'<td class="l name" title="{e(r["player"])}">{e(r["player"])}</td>', _num(f"{int(r['hands']):,}", int(r["hands"]))]
+        for s in ratio_stats:
             v, d = fmt_value(s, r)
-            row.append(f'<span title="{e(d)}">{e(v)}</span>')
+            value = r[s.key] if s.kind == "rate" else ratio_value(s, r)
+            row.append(_num(v, value, d))
         stat_rows.append(row)
-    parts.append(_section("stats", '<p class="note">"-": no opportunity; hover a value for actions/opportunities.</p>' + _table(header, stat_rows)))
+    stats_note = (
+        '<p class="note">a row per player; click a heading to sort, hover a value for actions/opportunities '
+        "(win rates: the hands they are over); \"-\": no opportunity. Money per currency is under Results.</p>"
+    )
+    parts.append(_section("stats", stats_note + _table(header, stat_rows, sortable=True, titles=titles)))
 
     bs = result.by_street
     agg_rows = []
@@ -267,13 +422,19 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
             ftb = "-" if not r["fold_to_bet_d"] else f"{100 * r['fold_to_bet_n'] / r['fold_to_bet_d']:.1f} %"
             agg_rows.append([e(r["player"]), e(r["street"]), e(r["bets_raises"]), e(r["calls"]), e(r["folds"]), e(af), e(afq), e(ftb)])
     agg_html = (_aggression_figure(result) if bs.height else "") + _table(
-        ["player", "street", "bets+raises", "calls", "folds", "AF", "AFq", "fold to bet"], agg_rows, left=(0, 1)
+        ["player", "street", "bets+raises", "calls", "folds", "AF", "AFq", "fold to bet"], agg_rows, left=(0, 1), sortable=True
     )
     parts.append(_section("aggression", agg_html))
 
-    cat_rows = [[e(r["player"]), e(r["category"]), e(r["shown"]), e(r["won"]), e(f"{r['net']:,}")] for r in cats.to_dicts()]
-    cat_note = '<p class="note">the category the shown cards make with the vela, under each hand\'s rules.</p>'
-    parts.append(_section("showdown", cat_note + _table(["player", "category shown", "showdowns", "won", "net"], cat_rows, left=(0, 1))))
+    cat_rows = []
+    for r in cats.to_dicts():
+        cur = currency_of(r["currency"], r["unit"])
+        bb = float(r["big_bets"] or 0.0)
+        cat_rows.append([e(r["player"]), e(r["category"]), _num(f"{r['shown']:,}", r["shown"]), _num(f"{r['won']:,}", r["won"]), _money_cell(int(r["net"]), cur), _num(f"{bb:,.2f}", bb)])
+    cat_note = '<p class="note">the category the shown cards make with the vela, under each hand\'s rules; net in each money apart.</p>'
+    parts.append(
+        _section("showdown", cat_note + _table(["player", "category shown", "showdowns", "won", "net", "big bets"], cat_rows, left=(0, 1), sortable=True))
+    )
 
     if start.height:
         start_html = (
@@ -285,15 +446,19 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
     parts.append(_section("starting", start_html))
 
     ses = sessions(per_hand, gap_minutes)
-    ses_rows = [
-        [e(r["player"]), e(r["session"]), e(r["start"]), e(r["end"]), e(r["hands"]), e(f"{r['net']:,}"), e(r["big_bets"])]
-        for r in ses.to_dicts()
-    ] if "start" in ses.columns else []
+    ses_rows = []
+    if "start" in ses.columns:
+        for r in ses.to_dicts():
+            cur = currency_of(r["currency"], r["unit"])
+            ses_rows.append([
+                e(r["player"]), _num(str(r["session"]), r["session"]), e(r["start"]), e(r["end"]), _num(f"{r['hands']:,}", r["hands"]),
+                _money_cell(int(r["net"]), cur), _num(f"{float(r['big_bets']):,.2f}", float(r["big_bets"])),
+            ])
     parts.append(
         _section(
             "sessions",
-            f'<p class="note">a gap of more than {gap_minutes} minutes starts a new session.</p>'
-            + _table(["player", "session", "start", "end", "hands", "net", "big bets"], ses_rows, left=(0,)),
+            f'<p class="note">a gap of more than {gap_minutes} minutes starts a new session; a player\'s hands in each money are sessions apart.</p>'
+            + _table(["player", "session", "start", "end", "hands", "net", "big bets"], ses_rows, left=(0,), sortable=True),
         )
     )
 
@@ -309,12 +474,64 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
         )
     )
     filt = _filters_text(f)
+    toc = "<nav><ol>" + "".join(f'<li><a href="#{key}">{e(label)}</a></li>' for key, label in SECTIONS) + "</ol></nav>"
+    money_note = ", ".join(c.name for c in currencies) or "none"
+    rates_note = f"; converted {rates.describe()}" if rates is not None else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{e(title)}</title><style>{_CSS}</style>"
         f"<script type=\"text/javascript\">{get_plotlyjs()}</script></head><body>"
-        f"<h1>{e(title)}</h1><p class=\"note\">{e(filt)}</p>" + "".join(parts) + "</body></html>\n"
+        f"<h1>{e(title)}: {e(heading(result, players[0]) if len(players) == 1 else f'{len(players):,} players')}</h1>"
+        f'<p class="note">{e(filt)}; money: {e(money_note)}{e(rates_note)}</p>'
+        + toc
+        + "".join(parts)
+        + f"<script>{_SORT_JS}</script></body></html>\n"
     )
+
+
+def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None) -> str:
+    """Each player's money per currency, then the results by stakes, site and table size (each money apart)."""
+    rows = []
+    for player in sorted(result.players(), key=name_key):
+        for cur, fig in result.money_of(player).items():
+            rows.append([
+                f'<td class="l name" title="{e(player)}">{e(player)}</td>', e(cur.name), _num(f"{fig['hands']:,}", fig["hands"]),
+                *(_money_cell(fig[key], cur) for key in MONEY_KEYS),
+            ])
+        if rates is not None:
+            conv = [converted(result, player, key, rates) for key in MONEY_KEYS]
+            if any(total is not None for total, _ in conv):
+                used = conv[0][1]
+                rows.append([
+                    f'<td class="l name">{e(player)}</td>', e(f"in {rates.target.code} ({', '.join(c.name for c in used)})"), _num("", None),
+                    *(_money_cell(total, rates.target) for total, _ in conv),
+                ])
+    html_parts = [
+        '<p class="note">each money apart (amounts of different currencies are never added'
+        + (f"; the converted rows use the rates given: {e(rates.describe())}" if rates is not None else "")
+        + "); click a heading to sort.</p>",
+        _table(["player", "money", "hands", "net won", "showdown", "non-showdown", "rake paid"], rows, left=(0, 1), sortable=True),
+    ]
+    if games.height:
+        import polars as pl
+
+        def by(columns: list[str], label: str, show: Any) -> str:
+            g = games.group_by([*columns, "currency", "unit"]).agg(
+                pl.col("hands").sum(), pl.col("net").cast(pl.Int128).sum(), pl.col("big_bets").sum()
+            ).sort([*columns, "currency"])
+            body = []
+            for r in g.to_dicts():
+                cur = currency_of(r["currency"], r["unit"])
+                bb100 = 100 * float(r["big_bets"] or 0.0) / r["hands"] if r["hands"] else None
+                body.append([e(show(r, cur)), e(cur.name), _num(f"{r['hands']:,}", r["hands"]), _money_cell(int(r["net"]), cur),
+                             _num("-" if bb100 is None else f"{bb100:,.2f}", bb100)])
+            return f"<h3>{e(label)}</h3>" + _table([label, "money", "hands", "net won", "big bets/100"], body, left=(0, 1), sortable=True)
+
+        html_parts.append(by(["small_bet", "big_bet", "structure"], "stakes", lambda r, cur: f"{format_money(r['small_bet'], cur)}/{format_money(r['big_bet'], cur)} {r['structure']} limit"))
+        html_parts.append(by(["site"], "site", lambda r, cur: r["site"]))
+        html_parts.append(by(["max_seats"], "table size", lambda r, cur: f"{r['max_seats']}-max"))
+    return "".join(html_parts)
 
 
 def _section(key: str, body: str) -> str:
@@ -334,8 +551,9 @@ def _filters_text(f: Filters) -> str:
     return "filters: " + ("; ".join(bits) if bits else "none")
 
 
-def write_report(db: str | Path, out: str | Path, filters: Filters | None = None, *, gap_minutes: int = 30) -> Path:
-    text = build_report(db, filters, gap_minutes=gap_minutes)
+def write_report(db: str | Path, out: str | Path, filters: Filters | None = None, *, gap_minutes: int = 30, rates: Rates | None = None) -> Path:
+    """Write the report to ``out``; nothing is written when no hand matches (:class:`EmptyReportError`)."""
+    text = build_report(db, filters, gap_minutes=gap_minutes, rates=rates)
     p = Path(out)
     p.write_text(text, encoding="utf-8")
     return p

@@ -1,0 +1,263 @@
+"""Money as players count it: one figure per currency everywhere a person or a program reads it.
+
+The corpus: thirty players at euro, dollar, pound and play-chip tables,
+six of them at all four; every figure of ``stats`` (table, CSV, JSON) and
+of the report is checked against a plain recount from the stored seats,
+and the converted figures against the recount times the rates.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import unicodedata
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from hhtool.currency import Currency, Rates, currency_of, format_money
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+BASE_NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
+GROUPS = (
+    ("alice", "bob", "carol", "dave", "erin", "frank"),  # at every kind of table
+    ("Ännchen", "Bruno", "zed", "Émile", "olga", "Pia"),
+    ("quinn", "Rolf", "sam", "Tess", "ugo", "Vera"),
+    ("walt", "Xena", "yuri", "Zoë", "amir", "Beto"),
+    ("ciro", "Dina", "ezio", "Fabia", "gus", "Hana"),
+)
+RATES = {"USD": Decimal("0.92"), "GBP": Decimal("1.17")}
+
+
+def hhtool(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hhtool.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def rename(text: str, names: tuple[str, ...], prefix: str) -> str:
+    for old, new in zip(BASE_NAMES, names):
+        text = re.sub(rf"\b{old}\b", new, text)
+    return re.sub(r" Hand #", f" Hand #{prefix}-", text)
+
+
+@pytest.fixture(scope="module")
+def money_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("money")
+    base = {}
+    for rules, site in (("classic", "Vela"), ("stellapoker", "StellaPoker"), ("italian", "Tavolo")):
+        out = tmp / f"{rules}.txt"
+        r = hhtool("simulate", "--hands", "30", "--rules", rules, "--players", "6", "--seed", "3", "--site", site, "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        base[rules] = out.read_text(encoding="utf-8")
+    pound = base["classic"].replace("€", "£").replace("Vela Hand #", "Albion Hand #").replace("Table 'Vela", "Table 'Albion")
+    games = {"eur": base["classic"], "usd": base["stellapoker"], "chips": base["italian"], "gbp": pound}
+    src = tmp / "histories"
+    src.mkdir()
+    for kind, text in games.items():  # the first six at every table
+        (src / f"all-{kind}.txt").write_text(rename(text, GROUPS[0], f"A{kind}"), encoding="utf-8")
+    for names, kind in zip(GROUPS[1:], games):  # the others at one kind each
+        (src / f"{kind}-{names[0]}.txt").write_text(rename(games[kind], names, f"B{kind}"), encoding="utf-8")
+    db = tmp / "money.duckdb"
+    r = hhtool("import", str(src), "--db", str(db), "--workers", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    return db
+
+
+def recount(db: Path) -> dict[str, dict[Currency, tuple[int, int]]]:
+    """player -> currency -> (hands, net): straight from the stored seats."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT s.player, h.currency, h.unit, count(*), sum(s.net) FROM seats s JOIN hands h USING (hand_key) WHERE s.dealt_in GROUP BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+    out: dict[str, dict[Currency, tuple[int, int]]] = {}
+    for player, sign, unit, hands, net in rows:
+        out.setdefault(player, {})[currency_of(sign, unit)] = (int(hands), int(net))
+    return out
+
+
+def test_the_corpus_has_every_money(money_db: Path) -> None:
+    counted = recount(money_db)
+    assert len(counted) >= 30  # the simulator's newcomers (gina, hugo) join the thirty named here
+    assert {c.code for c in counted["alice"]} == {"EUR", "USD", "GBP", "chips"}
+
+
+def test_json_money_is_per_currency_and_exact(money_db: Path) -> None:
+    r = hhtool("stats", "--db", str(money_db), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    counted = recount(money_db)
+    assert doc["rates"] is None
+    for p in doc["players"]:
+        got = {m["currency"]: (m["hands"], m["net"]) for m in p["money"]}
+        assert got == {c.code: v for c, v in counted[p["player"]].items()}, p["player"]
+        assert all(isinstance(m["net"], int) and m["decimals"] == (0 if m["currency"] == "chips" else 2) for m in p["money"])
+
+
+def test_text_writes_each_money_in_its_notation(money_db: Path) -> None:
+    r = hhtool("stats", "--db", str(money_db), "--player", "alice")
+    assert r.returncode == 0, r.stderr
+    assert "minor units" not in r.stdout
+    counted = recount(money_db)["alice"]
+    assert r.stdout.startswith(f"== alice: {sum(h for h, _ in counted.values())} hands, in €, $, £ and chips\n")
+    net_block = r.stdout.split("  net won", 1)[1].split("  showdown winnings", 1)[0]
+    for cur, (hands, net) in counted.items():
+        assert format_money(net, cur) in net_block
+        assert f"{hands} {cur.name} hands" in net_block
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+
+
+def test_rates_convert_the_currencies_given_and_never_chips(money_db: Path) -> None:
+    args = ["--currency", "EUR", "--rate", "USD=0.92", "--rate", "GBP=1.17"]
+    r = hhtool("stats", "--db", str(money_db), "--player", "alice", "--format", "json", *args)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["rates"] == {"currency": "EUR", "rates": {"GBP": "1.17", "USD": "0.92"}}
+    (alice,) = doc["players"]
+    counted = {c.code: net for c, (_, net) in recount(money_db)["alice"].items()}
+    want = Decimal(counted["EUR"]) + Decimal(counted["USD"]) * RATES["USD"] + Decimal(counted["GBP"]) * RATES["GBP"]
+    assert alice["converted"]["net"] == int(want.quantize(Decimal(1)))
+    assert alice["converted"]["from"] == ["EUR", "USD", "GBP"]
+    text = hhtool("stats", "--db", str(money_db), "--player", "alice", *args).stdout
+    rates = Rates.parse("EUR", ["USD=0.92", "GBP=1.17"])
+    assert format_money(want, rates.target) in text
+    assert format_money(counted["chips"], Currency("chips", "", 0)) in text  # chips keep their own figure
+    assert "money converted in EUR at GBP 1 = 1.17 EUR, USD 1 = 0.92 EUR; chips never convert" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rate", "USD=0.92"], "--rate needs --currency"),
+        (["--currency", "EUR", "--rate", "USD"], "write CODE=RATE"),
+        (["--currency", "EUR", "--rate", "USD=abc"], "is not a number"),
+        (["--currency", "EUR", "--rate", "USD=-1"], "a rate is a positive number"),
+        (["--currency", "chips"], "play chips never convert"),
+    ],
+)
+def test_bad_rates_are_usage_errors(money_db: Path, args: list[str], message: str) -> None:
+    r = hhtool("stats", "--db", str(money_db), *args)
+    assert r.returncode == 2 and message in r.stderr
+
+
+def test_csv_reads_back_with_numeric_types_and_exact_money(money_db: Path, tmp_path: Path) -> None:
+    r = hhtool("stats", "--db", str(money_db), "--format", "csv", "--currency", "EUR", "--rate", "USD=0.92")
+    assert r.returncode == 0, r.stderr
+    path = tmp_path / "stats.csv"
+    path.write_text(r.stdout, encoding="utf-8")
+    df = pl.read_csv(path)
+    assert df.height == len(recount(money_db))
+    for name, dtype in df.schema.items():
+        if name == "player":
+            assert dtype == pl.String
+        elif df[name].null_count() < df.height:  # a column empty in every row (no opportunity anywhere) has no type to infer
+            assert dtype.is_numeric(), (name, dtype)
+        if name.endswith(("_cents", "_chips")) or name.startswith("hands"):
+            assert dtype.is_integer(), (name, dtype)
+    counted = recount(money_db)
+    for row in df.iter_rows(named=True):
+        for cur, (hands, net) in counted[row["player"]].items():
+            assert row[f"net_{cur.code}_{cur.minor_name}"] == net
+            assert row[f"hands_{cur.code}"] == hands
+    # no opportunity: an empty cell, read back as null; never a "-" in a numeric column
+    import csv
+
+    cells = [c for row in csv.reader(r.stdout.splitlines()[1:]) for c in row[1:]]
+    assert "-" not in cells and "" in cells
+    assert df["bi_fold_steal"].null_count() > 0
+
+
+def test_names_come_in_the_order_a_person_expects(money_db: Path) -> None:
+    doc = json.loads(hhtool("stats", "--db", str(money_db), "--format", "json").stdout)
+    names = [p["player"] for p in doc["players"]]
+
+    def plain(s: str) -> str:
+        return "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c)).casefold()
+
+    assert names == sorted(names, key=plain)
+    assert names.index("Ännchen") < names.index("Beto") < names.index("bob") < names.index("Bruno")
+
+
+@pytest.mark.parametrize("command", ["stats", "report"])
+def test_a_misspelt_player_gets_a_suggestion(money_db: Path, tmp_path: Path, command: str) -> None:
+    extra = ["--out", str(tmp_path / "r.html")] if command == "report" else []
+    r = hhtool(command, "--db", str(money_db), "--player", "alcie", *extra)
+    assert r.returncode == 2
+    assert "no player 'alcie' in this database; did you mean 'alice'?" in r.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_report_with_no_hands_is_not_written(money_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    r = hhtool("report", "--db", str(money_db), "--site", "Nowhere", "--out", str(out))
+    assert r.returncode == 1
+    assert "no hands match the filters: no report written" in r.stderr
+    assert not out.exists()
+
+
+@pytest.fixture(scope="module")
+def report_html(money_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report") / "money.html"
+    r = hhtool("report", "--db", str(money_db), "--out", str(out), "--currency", "EUR", "--rate", "USD=0.92", "--rate", "GBP=1.17")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_report_money_is_per_currency(money_db: Path, report_html: Path) -> None:
+    text = report_html.read_text(encoding="utf-8")
+    assert "minor units" not in text
+    results = text[text.index('<section id="results">') : text.index('<section id="stats">')]
+    for player, figures in recount(money_db).items():
+        for cur, (_, net) in figures.items():
+            assert format_money(net, cur) in results, (player, cur)
+    assert "in EUR at GBP 1 = 1.17 EUR, USD 1 = 0.92 EUR" in text
+    for heading in ("stakes", "site", "table size"):
+        assert f"<h3>{heading}</h3>" in results
+    assert '<nav><ol><li><a href="#summary">' in text
+
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="Debian's chromium and chromium-driver are not installed (make test installs them)")
+def test_report_for_thirty_players_fits_a_1400_pixel_window(report_html: Path, tmp_path: Path) -> None:
+    """The real headless Chromium at 1,400 pixels: the page never scrolls sideways; the statistics sort on a click."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--window-size=1400,1000", f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    try:
+        driver.set_window_size(1400, 1000)
+        driver.get(report_html.as_uri())
+        inner = driver.execute_script("return window.innerWidth")
+        page = driver.execute_script("return document.documentElement.scrollWidth")
+        assert page <= inner, f"the page is {page} px wide in a {inner} px window"
+        stats = driver.find_element(By.CSS_SELECTOR, "#stats table")
+        table_width = driver.execute_script("return arguments[0].getBoundingClientRect().width", stats)
+        assert table_width <= inner
+        rows = stats.find_elements(By.CSS_SELECTOR, "tbody tr")
+        assert len(rows) >= 30
+        hands_heading = stats.find_elements(By.CSS_SELECTOR, "thead th")[1]
+        hands_heading.click()
+        first = [int(r.find_elements(By.TAG_NAME, "td")[1].text.replace(",", "")) for r in stats.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        assert first == sorted(first, reverse=True)
+        ARTIFACTS.mkdir(exist_ok=True)
+        driver.execute_script("document.getElementById('stats').scrollIntoView()")
+        driver.save_screenshot(str(ARTIFACTS / "report-30-players-1400px.png"))
+    finally:
+        driver.quit()
