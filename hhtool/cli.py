@@ -41,6 +41,15 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _check_files(files: list[Path]) -> None:
+    """Every file named is a regular file, before any is read: a FIFO or a device would hang the read (exit 2)."""
+    from .files import not_a_file
+
+    problems = [f"{why}: {f}" for f in files if (why := not_a_file(f)) is not None]
+    if problems:
+        raise _fail("; ".join(problems))
+
+
 @app.command()
 def rank(
     hands: Annotated[Optional[list[str]], typer.Argument(help='One player\'s own cards each, in quotes: "Qc Qs 9c Jc Jd".')] = None,
@@ -99,9 +108,7 @@ def parse(
     from .jsonify import error_dict, hand_dict
     from .reader import Cp1252Warning, Skipped, read_file
 
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        raise _fail(f"no such file: {', '.join(missing)}")
+    _check_files(files)
     counts = {"files": 0, "hands": 0, "errors": 0, "skipped": 0}
     problems: list[str] = []
     notes: list[str] = []
@@ -157,9 +164,7 @@ def audit(
     from . import audit as audit_mod
     from .rules import RulesError, profile
 
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        raise _fail(f"no such file: {', '.join(missing)}")
+    _check_files(files)
     override = None
     if rules is not None:
         try:
