@@ -144,14 +144,14 @@ def safe_member_name(name: str) -> tuple[str, str | None]:
 class Finder:
     """The files under the paths given, each found once, with every path skipped and why.
 
-    ``files``: (path, named by the user: a path or a glob match, not found
-    inside a folder); ``skipped``: path -> why it was not read, nothing
+    ``files``: (real path, links resolved; named by the user: a path or a
+    glob match, not found inside a folder); ``skipped``: path -> why it was not read, nothing
     lost (a loop, a FIFO, a device, a socket, a link past the bound);
     ``unreadable``: path -> why it could not be read (hands may be lost).
     """
 
     def __init__(self) -> None:
-        self.files: list[tuple[Path, bool]] = []
+        self.files: list[tuple[str, bool]] = []
         self.skipped: dict[str, str] = {}
         self.unreadable: dict[str, str] = {}
         self._walked: set[DirId] = set()  # folders whose files are found already (each walked once)
@@ -192,7 +192,7 @@ class Finder:
         if stat.S_ISDIR(st.st_mode):
             self.walk(path, (st.st_dev, st.st_ino))
         elif stat.S_ISREG(st.st_mode):
-            self.files.append((path, named))
+            self.files.append((os.path.realpath(path), named))
         elif explicit:
             self.unreadable[str(path)] = f"{kind(st.st_mode)}, not a regular file: not read (an import reads regular files only)"
         else:
@@ -200,14 +200,16 @@ class Finder:
 
     def walk(self, top: Path, ident: DirId) -> None:
         """Every file under the folder ``top`` (recursively, hidden entries skipped), in name order."""
-        for _folder, others in self._folders(top, ident, self._walked):
+        for folder, others in self._folders(top, ident, self._walked):
+            real = os.path.realpath(folder)  # once a folder: a file's real path is its real folder's and its name
             for entry in others:
                 try:
                     regular = entry.is_file()  # from the directory listing, without a stat, for most files
+                    link = entry.is_symlink()
                 except OSError:
                     regular = False
                 if regular:
-                    self.files.append((Path(entry.path), False))
+                    self.files.append((os.path.realpath(entry.path) if link else os.path.join(real, entry.name), False))
                 else:
                     self._found(Path(entry.path), named=False)
 

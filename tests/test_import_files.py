@@ -11,6 +11,7 @@ fails nowhere the first run succeeded.  The rules: docs/format-notes.md,
 from __future__ import annotations
 
 import ctypes
+import gzip
 import json
 import os
 import shutil
@@ -144,12 +145,19 @@ def test_damaged_archives_are_reported_and_unsafe_member_names_read_under_safe_n
     stored = _zip(folder / "damaged.zip", {"d.txt": C.read_bytes()}, zipfile.ZIP_STORED)
     (folder / "damaged.zip").write_bytes(stored.replace(b"Telesina", b"Telesinx", 1))  # the member's CRC no longer matches
     _zip(folder / "names.zip", {"..\\..\\x.txt": C.read_bytes(), "/abs.txt": D.read_bytes()})
+    plain = _zip(folder / "encrypted.zip", {"e.txt": C.read_bytes()})
+    at = plain.index(b"PK\x01\x02") + 8  # the central directory's flags: bit 0, encrypted
+    (folder / "encrypted.zip").write_bytes(plain[:at] + bytes([plain[at] | 1]) + plain[at + 1 :])
+    packed = gzip.compress(C.read_bytes())
+    (folder / "truncated.txt.gz").write_bytes(packed[: len(packed) // 2])
     db = tmp_path / "h.duckdb"
     code, summary = _import(str(folder), "--db", str(db))
     assert code == 1, summary  # archives that could not be read: exit 1, as for a truncated .gz
     assert _stored(db) == _hand_ids(A) | _hand_ids(B) | _hand_ids(C) | _hand_ids(D)
     bad = _unreadable(summary)
-    assert set(bad) == {"truncated.zip", "garbage.zip", "damaged.zip!d.txt"}, bad
+    assert set(bad) == {"truncated.zip", "garbage.zip", "damaged.zip!d.txt", "encrypted.zip!e.txt", "truncated.txt.gz"}, bad
+    assert bad["encrypted.zip!e.txt"] == "an encrypted zip member (a password is needed): not read"
+    assert bad["truncated.txt.gz"].startswith("damaged, truncated or of an unsupported kind (")
     assert bad["truncated.zip"].startswith("not a readable zip archive (") and bad["garbage.zip"].startswith("not a readable zip archive (")
     assert "Bad CRC-32" in bad["damaged.zip!d.txt"]
     names = folder / "names.zip"
@@ -164,7 +172,7 @@ def test_damaged_archives_are_reported_and_unsafe_member_names_read_under_safe_n
     again = _run("import", str(folder), "--db", str(db))
     assert again.returncode == 1 and "Traceback" not in again.stderr
     assert "0 stored" in again.stdout and "4 unchanged and skipped" in again.stdout
-    for name in ("truncated.zip", "garbage.zip", "damaged.zip!d.txt"):
+    for name in bad:
         assert f"error: cannot read {folder / name}: " in again.stdout
     assert f"note: {names}!x.txt: read from the zip member '..\\\\..\\\\x.txt', an unsafe name (backslashes, '..' parts)" in again.stdout
 

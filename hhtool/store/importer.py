@@ -120,6 +120,7 @@ class Unit:
         if self.member is not None:
             return self.member_size
         try:
+            check_regular(self.fs_path)
             if self.fs_path.suffix == ".gz":
                 with open(self.fs_path, "rb") as f:
                     f.seek(-4, os.SEEK_END)
@@ -155,16 +156,11 @@ def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (
     report = summary if summary is not None else ImportSummary()
     units: list[Unit] = []
     seen: set[str] = {str(Path(x).resolve()) for x in exclude}
-    for f, named in finder.files:
-        try:
-            fs = f.resolve(strict=True)
-        except (OSError, RuntimeError) as e:  # gone, or made a loop, since it was found
-            finder.unreadable[str(f)] = str(e)
-            continue
-        key = str(fs)
+    for key, named in finder.files:  # real paths: the same file through two links is read once
         if key in seen:
             continue
         seen.add(key)
+        fs = Path(key)
         if fs.suffix.lower() == ".zip":
             units.extend(_members(fs, key, finder.unreadable, report.renamed))
         else:
