@@ -73,6 +73,19 @@ def _stat_error(path: Path, e: OSError) -> tuple[str, bool]:
     return e.strerror or str(e), True
 
 
+def display(path: str) -> str:
+    """``path`` as text that can be shown and stored: bytes of a file name that are not UTF-8 written ``\\xff``.
+
+    Python gives such bytes as lone surrogates, which no UTF-8 output (the
+    terminal, JSON, DuckDB) can hold; the file itself is opened by its own name.
+    """
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def _real_ancestors(folder: Path) -> set[DirId]:
     """The folders that really contain ``folder`` (itself included): a link to one of them is a loop."""
     ids: set[DirId] = set()

@@ -85,11 +85,13 @@ def test_links_fifos_devices_and_sockets_in_a_folder_are_skipped_with_a_note(tmp
     folder.mkdir()
     shutil.copy(A, folder)
     shutil.copy(B, folder)
+    shutil.copy(C, os.fsdecode(os.fsencode(folder) + b"/\xff-not-utf8.txt"))  # a name that is not UTF-8: read, shown escaped
     _odd_objects(folder)
     db = tmp_path / "h.duckdb"
     code, summary = _import(str(folder), "--db", str(db))
     assert code == 0, summary  # nothing that could hold a hand was lost: the exit code of a clean import
-    assert _stored(db) == _hand_ids(A) | _hand_ids(B)
+    assert _stored(db) == _hand_ids(A) | _hand_ids(B) | _hand_ids(C)
+    assert f"{folder}/\\xff-not-utf8.txt" in {r[0] for r in _rows(db, "SELECT path FROM files")}
     assert _skipped(summary) == {
         "self": "a symbolic link loop",
         "up": "a link to a folder that contains it (a loop): not followed",
@@ -97,13 +99,13 @@ def test_links_fifos_devices_and_sockets_in_a_folder_are_skipped_with_a_note(tmp
         "zero.txt": "a character device, not a regular file",
         "sock": "a socket, not a regular file",
     }
-    assert summary["unreadable"] == [] and summary["files"] == 2
+    assert summary["unreadable"] == [] and summary["files"] == 3
     # the text summary names each of them; a re-run adds nothing and exits as the first did
     again = _run("import", str(folder), "--db", str(db))
     assert again.returncode == 0, again.stdout + again.stderr
     for name in ("self", "up", "fifo.txt", "zero.txt", "sock"):
         assert f"skipped {folder / name}: " in again.stdout
-    assert "2 unchanged and skipped" in again.stdout and "0 stored" in again.stdout
+    assert "3 unchanged and skipped" in again.stdout and "0 stored" in again.stdout
 
 
 def test_named_fifo_device_and_loop_do_not_hang_and_are_errors(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
-from ..files import Finder, NoSuchPath, check_regular, safe_member_name
+from ..files import Finder, NoSuchPath, check_regular, display, safe_member_name
 from .worker import ChunkResult, ChunkTask, process_chunk
 
 if TYPE_CHECKING:
@@ -162,12 +162,12 @@ def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (
         seen.add(key)
         fs = Path(key)
         if fs.suffix.lower() == ".zip":
-            units.extend(_members(fs, key, finder.unreadable, report.renamed))
+            units.extend(_members(fs, display(key), finder.unreadable, report.renamed))
         else:
-            units.append(Unit(key, fs, named=named))
+            units.append(Unit(display(key), fs, named=named))
     # shown absolute, as the files are; not resolved (a loop cannot be)
-    report.skipped.extend((os.path.abspath(path), why) for path, why in finder.skipped.items())
-    report.unreadable.extend(f"{os.path.abspath(path)}: {why}" for path, why in finder.unreadable.items())
+    report.skipped.extend((display(os.path.abspath(path)), why) for path, why in finder.skipped.items())
+    report.unreadable.extend(f"{display(os.path.abspath(path))}: {why}" for path, why in finder.unreadable.items())
     return units
 
 
