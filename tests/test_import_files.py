@@ -284,3 +284,31 @@ def test_an_unreadable_folder_and_file_are_reported_the_rest_imported() -> None:
         assert f"error: cannot read {folder / 'locked'}: a folder that cannot be read (Permission denied)" in again.stdout
         assert "0 stored" in again.stdout
         assert _stored(db) == _hand_ids(A)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["*.txt", "**/*.txt", "a/**/*.txt", "*/b/*", "**/b/**/*.gz", "a/*", "[ab]/*.txt", "?/?", "**/.h*/*", ".h*/*", "nothing/*"],
+)
+def test_the_glob_matches_as_glob_glob_does_on_a_tree_without_links(tmp_path: Path, pattern: str) -> None:
+    """Same matches as :func:`glob.glob` (recursive, hidden names only for a part starting with '.') where links do not loop."""
+    import glob
+
+    from hhtool.files import Finder
+
+    for name in ("x.txt", "a/y.txt", "a/b/z.txt", "a/b/c/w.gz", "a/b/.hidden.txt", ".h/v.txt", "a/.h/u.txt", "b/t.txt", "c/b/s"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    full = str(tmp_path / pattern)
+    assert Finder().glob(full) == sorted(glob.glob(full, recursive=True))
+
+
+def test_unsafe_member_names_are_made_safe() -> None:
+    from hhtool.files import safe_member_name
+
+    assert safe_member_name("hands/2026-01.txt") == ("hands/2026-01.txt", None)
+    assert safe_member_name("..\\..\\x.txt") == ("x.txt", "backslashes, '..' parts")
+    assert safe_member_name("/abs.txt") == ("abs.txt", "an absolute path")
+    assert safe_member_name("C:\\Users\\me\\h.txt") == ("Users/me/h.txt", "backslashes, an absolute path")
+    assert safe_member_name("a/../../b/./c.txt") == ("a/b/c.txt", "'..' parts")
+    assert safe_member_name("../") == ("unnamed", "'..' parts")

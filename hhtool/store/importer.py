@@ -332,7 +332,7 @@ class ImportSummary:
         for path, why in self.skipped[:SHOWN_SKIPS]:
             lines.append(f"skipped {path}: {why}")
         if len(self.skipped) > SHOWN_SKIPS:
-            lines.append(f"skipped {len(self.skipped) - SHOWN_SKIPS:,} more paths that are not regular files (--json lists them all)")
+            lines.append(f"skipped {len(self.skipped) - SHOWN_SKIPS:,} more paths (--json lists them all)")
         for path, name, why in self.renamed:
             lines.append(f"note: {path}: read from the zip member {name!r}, an unsafe name ({why}); members are never extracted")
         for f in self.cp1252_files:
