@@ -280,8 +280,10 @@ def import_(
 
     Exit codes: 0 when every hand was stored (or already was), whatever its
     verdict; 1 when a hand failed to parse or replay, conflicted with a
-    stored hand of the same id, or a file could not be read (a truncated
-    .gz: the other files are imported); 2 for usage errors (no such path, the
+    stored hand of the same id, or a file, folder or archive could not be
+    read (a truncated .gz or .zip: the other files are imported; FIFOs,
+    devices, sockets and link loops met in a folder are skipped with a
+    note, docs/format-notes.md); 2 for usage errors (no such path, the
     database in use by another process); 130 when interrupted (run the
     same command again to finish).
     """

@@ -36,6 +36,8 @@ class InputReport:
     hands: int = 0  # hand records (parsed or failed)
     empty: list[str] = field(default_factory=list)  # files named by the user that hold no hand
     not_histories: list[str] = field(default_factory=list)  # files found in a folder or archive with no hand (a README)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why) not read on purpose: a loop, a FIFO, a device
+    renamed: list[tuple[str, str]] = field(default_factory=list)  # (shown as, name in the archive) of unsafe zip member names
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # (name, why) of each file that could not be read
 
     def problems(self) -> list[str]:
@@ -48,11 +50,13 @@ class InputReport:
 
     def notes(self) -> list[str]:
         """What was passed over on purpose, as the import says it."""
-        if not self.not_histories:
-            return []
-        shown = ", ".join(self.not_histories[:5])
-        more = f" and {len(self.not_histories) - 5:,} more" if len(self.not_histories) > 5 else ""
-        return [f"skipped, no hand in them: {shown}{more}"]
+        lines = [f"skipped {path}: {why}" for path, why in self.skipped]
+        lines += [f"note: read {shown} (named {name!r} in the archive, an unsafe name)" for shown, name in self.renamed]
+        if self.not_histories:
+            shown = ", ".join(self.not_histories[:5])
+            more = f" and {len(self.not_histories) - 5:,} more" if len(self.not_histories) > 5 else ""
+            lines.append(f"skipped, no hand in them: {shown}{more}")
+        return lines
 
     @property
     def ok(self) -> bool:
@@ -72,8 +76,12 @@ class _Names:
         self.given: dict[Path, str] = {}
         for p in paths:
             path = Path(p)
-            if path.exists():
-                self.given.setdefault(path.resolve(), str(p))
+            self.given.setdefault(Path(os.path.abspath(path)), str(p))
+            try:
+                if path.exists():
+                    self.given.setdefault(path.resolve(), str(p))
+            except (OSError, RuntimeError):  # a link loop: its absolute path is enough
+                pass
 
     def __call__(self, fs_path: Path, member: str | None = None) -> str:
         name = self.given.get(fs_path)
@@ -103,15 +111,21 @@ def read_inputs(
     anything is read.  A file that cannot be read is named in ``report``
     and skipped; the others are read.
     """
-    from .store.importer import collect_units
+    from .store.importer import ARCHIVE_ERRORS, ImportSummary, collect_units
 
     report = report if report is not None else InputReport()
     paths = list(paths)
-    units = collect_units(paths)
+    found_by = ImportSummary()
+    units = collect_units(paths, summary=found_by)
     names = _Names(paths)
     report.files = len(units)
+    for text in found_by.unreadable:  # "path: why"
+        path, _, why = text.partition(": ")
+        report.unreadable.append((names(Path(path)), why or "cannot be read"))
+    report.skipped.extend((names(Path(path)), why) for path, why in found_by.skipped)
+    report.renamed.extend((path, name) for path, name, _ in found_by.renamed)
     for unit in units:
-        name = names(unit.fs_path, unit.member)
+        name = names(unit.fs_path, unit.path.split("!", 1)[1] if unit.member is not None else None)
         found = False
         try:
             with unit.open() as stream:
@@ -120,7 +134,7 @@ def read_inputs(
                         found = True
                         report.hands += 1
                     yield name, record
-        except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as e:
+        except (*ARCHIVE_ERRORS, EOFError, zlib.error, zipfile.BadZipFile) as e:
             report.unreadable.append((name, _why(e)))
             continue
         if not found:

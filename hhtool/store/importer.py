@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import lzma
 import os
 import re
 import signal
@@ -37,10 +38,10 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from glob import glob
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
+from ..files import Finder, NoSuchPath, check_regular, display, safe_member_name
 from .worker import ChunkResult, ChunkTask, process_chunk
 
 if TYPE_CHECKING:
@@ -93,6 +94,8 @@ class Unit:
     member_size: int = 0  # a zip member's size, from the archive's directory
 
     def open(self) -> IO[bytes]:
+        # checked again at the open: a FIFO put in the file's place since it was found would hang the read
+        check_regular(self.fs_path)
         if self.member is None:
             if self.fs_path.suffix == ".gz":
                 return cast(BinaryIO, gzip.open(self.fs_path, "rb"))
@@ -117,6 +120,7 @@ class Unit:
         if self.member is not None:
             return self.member_size
         try:
+            check_regular(self.fs_path)
             if self.fs_path.suffix == ".gz":
                 with open(self.fs_path, "rb") as f:
                     f.seek(-4, os.SEEK_END)
@@ -126,63 +130,78 @@ class Unit:
             return 0
 
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
+ARCHIVE_ERRORS = (OSError, EOFError, zipfile.BadZipFile, zlib.error, lzma.LZMAError, ValueError, NotImplementedError, RuntimeError)
+"""What reading a damaged, truncated or unsupported archive raises (:mod:`zipfile` raises all of these on garbage;
+``RuntimeError``: an encrypted member)."""
 
 
-def _files_under(folder: Path) -> Iterator[Path]:
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            if not name.startswith("."):
-                yield Path(root) / name
-
-
-def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> list[Unit]:
+def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (), summary: ImportSummary | None = None) -> list[Unit]:
     """Every file to import, once each, in a stable order.
 
     A path is a file, a folder (walked recursively, hidden entries
     skipped) or a glob (``**`` recurses); ``.zip`` archives contribute
     their members, ``.gz`` files their content.  ``exclude``: files never
-    to read (the database itself, its write-ahead log).
+    to read (the database itself, its write-ahead log).  Links are
+    followed within bounds and only regular files read (:mod:`hhtool.files`);
+    what is skipped goes into ``summary``: a loop, a FIFO, a device or a
+    socket in ``skipped``, a folder or an archive that cannot be read in
+    ``unreadable``, a zip member read under a safe name in ``renamed``.
     """
-    files: list[tuple[Path, bool]] = []  # (file, named by the user)
+    finder = Finder()
     for p in paths:
-        text = str(p)
-        path = Path(text)
-        if path.is_dir():
-            files.extend((f, False) for f in _files_under(path))
-        elif path.is_file():
-            files.append((path, True))
-        elif _GLOB_CHARS.search(text):
-            matches = sorted(glob(text, recursive=True))
-            if not matches:
-                raise ImportPathError(f"no file matches {text}")
-            for m in matches:
-                mp = Path(m)
-                files.extend(((f, False) for f in _files_under(mp)) if mp.is_dir() else [(mp, True)])
-        else:
-            raise ImportPathError(f"no such file or folder: {text}")
+        try:
+            finder.add(str(p))
+        except NoSuchPath as e:
+            raise ImportPathError(str(e)) from None
+    report = summary if summary is not None else ImportSummary()
     units: list[Unit] = []
     seen: set[str] = {str(Path(x).resolve()) for x in exclude}
-    for f, named in files:
-        fs = f.resolve()
-        key = str(fs)
+    for key, named in finder.files:  # real paths: the same file through two links is read once
         if key in seen:
             continue
         seen.add(key)
+        fs = Path(key)
         if fs.suffix.lower() == ".zip":
-            try:
-                with zipfile.ZipFile(fs) as archive:
-                    members = sorted((i.filename, i.file_size) for i in archive.infolist() if not i.is_dir())
-            except zipfile.BadZipFile as e:
-                raise ImportPathError(f"{fs}: not a readable zip archive ({e})") from None
-            units.extend(
-                Unit(f"{key}!{name}", fs, name, named=False, member_size=size)
-                for name, size in members
-                if not Path(name).name.startswith(".")
-            )
+            units.extend(_members(fs, display(key), finder.unreadable, report.renamed))
         else:
-            units.append(Unit(key, fs, named=named))
+            units.append(Unit(display(key), fs, named=named))
+    # shown absolute, as the files are; not resolved (a loop cannot be)
+    report.skipped.extend((display(os.path.abspath(path)), why) for path, why in finder.skipped.items())
+    report.unreadable.extend(f"{display(os.path.abspath(path))}: {why}" for path, why in finder.unreadable.items())
+    return units
+
+
+def _members(fs: Path, key: str, unreadable: dict[str, str], renamed: list[tuple[str, str, str]]) -> list[Unit]:
+    """The members of the zip archive ``fs`` to read; a damaged archive or member is recorded in ``unreadable``.
+
+    A member with an unsafe name (absolute, ``..`` parts, backslashes) is
+    read -- members are never extracted, so reading it is harmless -- under
+    the safe name of :func:`~hhtool.files.safe_member_name`, and recorded in
+    ``renamed`` as (the path it is shown and stored as, the name in the archive, why it is unsafe).
+    """
+    try:
+        check_regular(fs)
+        with zipfile.ZipFile(fs) as archive:
+            infos = [i for i in archive.infolist() if not i.is_dir()]
+    except ARCHIVE_ERRORS as e:
+        unreadable[key] = f"not a readable zip archive ({e or type(e).__name__})"
+        return []
+    units: list[Unit] = []
+    used: set[str] = set()
+    for info in sorted(infos, key=lambda i: i.filename):
+        name, unsafe = safe_member_name(info.filename)
+        if Path(name).name.startswith("."):
+            continue
+        if name in used:  # two names made the same: the archive's index keeps them apart
+            name = f"{name}#{infos.index(info) + 1}"
+        used.add(name)
+        path = f"{key}!{name}"
+        if info.flag_bits & 0x1:
+            unreadable[path] = "an encrypted zip member (a password is needed): not read"
+            continue
+        if unsafe is not None:
+            renamed.append((path, info.filename, unsafe))
+        units.append(Unit(path, fs, info.filename, named=False, member_size=info.file_size))
     return units
 
 
@@ -200,16 +219,21 @@ def content_hash(unit: Unit) -> tuple[str, int, bool]:
     size = 0
     found = False
     tail = b""
-    with unit.open() as f:
-        while True:
-            data = f.read(CHUNK_BYTES)
-            if not data:
-                break
-            h.update(data)
-            size += len(data)
-            if not found:
-                found = _HAND_HEADER.search(tail + data) is not None
-                tail = data[-256:]
+    try:
+        with unit.open() as f:
+            while True:
+                data = f.read(CHUNK_BYTES)
+                if not data:
+                    break
+                h.update(data)
+                size += len(data)
+                if not found:
+                    found = _HAND_HEADER.search(tail + data) is not None
+                    tail = data[-256:]
+    except ARCHIVE_ERRORS as e:  # an OSError with a plain message, so that the file is skipped and named
+        if isinstance(e, OSError) and e.strerror:
+            raise OSError(e.strerror) from e  # "Permission denied": the path is shown beside it
+        raise OSError(f"damaged, truncated or of an unsupported kind ({e or type(e).__name__})") from e
     return h.hexdigest(), size, found
 
 
@@ -253,6 +277,9 @@ def read_chunks(stream: IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> Iterator[t
 
 # ------------------------------------------------------------------ summary
 
+SHOWN_SKIPS = 20
+"""Skipped paths listed one a line in the text summary; the others are counted (``--json`` lists all)."""
+
 
 @dataclass(slots=True)
 class ImportSummary:
@@ -272,6 +299,8 @@ class ImportSummary:
     cp1252_files: list[str] = field(default_factory=list)
     not_histories: list[str] = field(default_factory=list)  # files found in folders or archives with no hand
     unreadable: list[str] = field(default_factory=list)  # "path: error" of each file that could not be read (skipped)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why): not read, nothing lost (a loop, a FIFO, a device...)
+    renamed: list[tuple[str, str, str]] = field(default_factory=list)  # zip members with unsafe names: (path read as, name, why)
     bytes: int = 0
     seconds: float = 0.0
     hash_seconds: float = 0.0  # reading every file once for its hash
@@ -300,6 +329,12 @@ class ImportSummary:
             lines.append(f"junk lines outside any hand, skipped: {self.junk_lines:,}")
         for f in self.unreadable:
             lines.append(f"error: cannot read {f}; skipped (its hands are not imported)")
+        for path, why in self.skipped[:SHOWN_SKIPS]:
+            lines.append(f"skipped {path}: {why}")
+        if len(self.skipped) > SHOWN_SKIPS:
+            lines.append(f"skipped {len(self.skipped) - SHOWN_SKIPS:,} more paths (--json lists them all)")
+        for path, name, why in self.renamed:
+            lines.append(f"note: {path}: read from the zip member {name!r}, an unsafe name ({why}); members are never extracted")
         for f in self.cp1252_files:
             lines.append(f"warning: {f}: not UTF-8; read as Windows-1252")
         if self.not_histories:
@@ -602,9 +637,10 @@ def import_paths(
 
     started = time.monotonic()
     dbp = Path(db)
-    units = collect_units(paths, exclude=[dbp, dbp.with_name(dbp.name + ".wal")])
+    summary = ImportSummary()
+    units = collect_units(paths, exclude=[dbp, dbp.with_name(dbp.name + ".wal")], summary=summary)
+    summary.files = len(units)
     con = connect(db, memory_limit=memory_limit)
-    summary = ImportSummary(files=len(units))
     previous: object = None
     try:
         known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
@@ -927,4 +963,6 @@ def summary_dict(s: ImportSummary) -> dict[str, Any]:
         "interrupted": s.interrupted,
         "not_histories": list(s.not_histories),
         "unreadable": list(s.unreadable),
+        "skipped": [{"path": p, "reason": why} for p, why in s.skipped],
+        "renamed": [{"path": p, "member": name, "reason": why} for p, name, why in s.renamed],
     }
