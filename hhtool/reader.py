@@ -403,7 +403,7 @@ def _pieces(chunks: Iterable[bytes | Unread], decoder: _Decoder) -> Iterator[tup
         cut = data.rfind(b"\n") + 1
         if not cut:
             if len(data) > LINE_BYTES:
-                keep = _char_start(data, LINE_BYTES)
+                keep = char_start(data, LINE_BYTES)
                 yield carry + decoder.decode(data[:keep]), False
                 carry, pending = "", b""
                 tally = Tally()
@@ -433,8 +433,8 @@ def _pieces(chunks: Iterable[bytes | Unread], decoder: _Decoder) -> Iterator[tup
         yield (text[:-1] if not last else text), True
 
 
-def _char_start(data: bytes, at: int) -> int:
-    """``at``, or up to three bytes before it: not inside a UTF-8 character, so ``data[:at]`` decodes whole."""
+def char_start(data: bytes, at: int) -> int:
+    """``at``, or up to three bytes before it: not inside a UTF-8 character, so ``data[:k]`` decodes whole."""
     k = at
     while k > at - 3 and 0x80 <= data[k] < 0xC0:
         k -= 1

@@ -249,7 +249,7 @@ def read_chunks(stream: IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> Iterator[C
     worker reports the hand's true size, as :func:`hhtool.reader.read_file` does.
     """
     from ..bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS
-    from ..reader import Tally
+    from ..reader import Tally, char_start
 
     head_bytes = MAX_CHAR_BYTES * (MAX_HAND_CHARS + MAX_LINE_CHARS)  # holds all that the reader keeps of a hand
     buf = b""
@@ -274,9 +274,7 @@ def read_chunks(stream: IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> Iterator[C
         if len(buf) <= head_bytes + chunk_bytes:
             continue
         # One hand (or junk) from buf's start, over the bound: send its first part, count the rest.
-        keep = head_bytes
-        while 0x80 <= buf[keep] < 0xC0 and keep > head_bytes - 3:  # not inside a UTF-8 character
-            keep -= 1
+        keep = char_start(buf, head_bytes)
         while buf[keep - 1] in b"\r\n":  # the first part ends inside a line (buf has no blank line)
             keep -= 1
         head = buf[:keep]
