@@ -37,6 +37,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .bounds import MAX_LINE_CHARS, line_too_long
 from .cards import Card, parse_card
 from .errors import HandHistoryError, HandParseError, IncompleteHandError, InconsistentHandError
 from .events import (
@@ -256,6 +257,8 @@ class _Builder:
         """Ask Lark where ``text`` (``self.text`` with a name replaced at ``at``) breaks."""
         from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+        if len(self.text) > MAX_LINE_CHARS:  # Lark's time and memory grow fast with the line (the reader cuts such hands first)
+            return self.error(HandParseError, line_too_long(len(self.text)), MAX_LINE_CHARS + 1)
         try:
             lark_match(start, text)
         except UnexpectedInput as e:

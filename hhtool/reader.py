@@ -15,6 +15,13 @@ common case -- a block of lines between blank lines that starts with a
 header and holds no other -- is recognised a block at a time; anything
 else goes through the same rules a line at a time.
 
+Bounds (:mod:`hhtool.bounds`): a line over 4,096 characters or a hand over
+262,144 is cut where it is read -- a line read 16 KB without its line end
+has the rest counted, not kept (:class:`Tally`), and a hand keeps its first
+lines up to the bound -- and the hand becomes a failed hand saying how long
+it was, with the text kept; so time and memory stay linear in the file
+and bounded, whatever it holds.
+
 Lenient (the default): a hand that fails becomes an
 :class:`~hhtool.errors.ErrorRecord` (file, line, column, hand id, the
 line, what was expected, the hand's raw text) and reading goes on.
@@ -30,15 +37,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from .errors import ErrorRecord, HandHistoryError
+from .bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS, hand_too_large, line_too_long
+from .errors import ErrorRecord, HandHistoryError, HandParseError
 from .events import Hand
 from .parse import looks_like_header, parse_hand_text
 
 CHUNK_BYTES = 1 << 20
 """How much of a file is read and decoded at once."""
+LINE_BYTES = MAX_CHAR_BYTES * (MAX_LINE_CHARS + 1)
+"""A line read this far without its line end is over the bound in any encoding: the rest is counted, not kept."""
 
 _BOM = b"\xef\xbb\xbf"
 _HEADER_START = re.compile(r"\S+ Hand #[A-Za-z0-9-]+: Telesina ")  # = parse.looks_like_header
+_HAND_ID = re.compile(r"\S+ Hand #([A-Za-z0-9-]+)")
+_CONTINUATION = bytes(range(0x80, 0xC0))  # the bytes 10xxxxxx: inside a UTF-8 character, never its first byte
 _BLANKISH_LINE = re.compile(r"\n[^\S\n]*(?:\n|\Z)")  # an empty or whitespace-only line after the first
 
 
@@ -59,6 +71,96 @@ class Skipped:
 Record = Union[Hand, ErrorRecord, Skipped]
 HandText = tuple[int, str]
 """A hand as (file line number of its header, its lines joined by ``\\n``)."""
+CutHand = tuple[int, ErrorRecord]
+"""A hand over the size bounds: (file line number of its header, the failure, with the text kept)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """Bytes of a file counted and not kept: the rest of the line read last, then whole lines.
+
+    The reader makes one for the rest of a line longer than :data:`LINE_BYTES`;
+    the import's chunker (:func:`hhtool.store.importer.read_chunks`) one for
+    the rest of a hand with no end in sight, so that a worker given only the
+    hand's first part reports its true size.  Characters are counted as the
+    decoder would give them (``\\r\\n`` is one line end): the ``*_cont``
+    bytes (UTF-8 continuation bytes) are no characters in UTF-8 and one
+    each in Windows-1252.
+    """
+
+    more: int  # bytes of the rest of the line read last (its line end not counted)
+    more_cont: int
+    lines: int  # whole lines after it (the last one may lack a line end, at the end of the file)
+    rest: int  # bytes of those lines, each line end counted as one
+    rest_cont: int
+
+    def chars(self, cp1252: bool) -> tuple[int, int, int]:
+        """(characters of the rest of the line, lines after it, their characters) as the decoder would read them."""
+        if cp1252:
+            return self.more, self.lines, self.rest
+        return self.more - self.more_cont, self.lines, self.rest - self.rest_cont
+
+
+class Tally:
+    """Counts a stream of bytes into an :class:`Unread` without keeping them: time linear, memory constant."""
+
+    __slots__ = ("in_line", "more", "more_cont", "newlines", "rest", "rest_cont", "cr", "open_line")
+
+    def __init__(self) -> None:
+        self.in_line = True  # still in the line whose start was kept
+        self.more = self.more_cont = self.newlines = self.rest = self.rest_cont = 0
+        self.cr = False  # the bytes so far end with "\\r" (a "\\r\\n" across two reads is one line end)
+        self.open_line = False  # the last line after the first has no line end (yet)
+
+    def add(self, data: bytes, *, line_only: bool = False) -> int:
+        """Count ``data`` (``line_only``: only up to the first line's end).  Returns where that is in it, or -1."""
+        if not data:
+            return -1
+        cr_before, self.cr = self.cr, data.endswith(b"\r")
+        end = -1
+        if self.in_line:
+            end = data.find(b"\n")
+            part = data if end < 0 else data[:end]
+            self.more += len(part)
+            self.more_cont += _continuation_bytes(part)
+            if end < 0:
+                return -1
+            if part.endswith(b"\r") or (not part and cr_before):
+                self.more -= 1  # the "\\r" of a "\\r\\n" is part of the line end
+            self.in_line = False
+            self.newlines += 1
+            cr_before = False
+            data = data[end + 1 :]
+            if not data or line_only:
+                return end
+        self.newlines += data.count(b"\n")
+        self.rest += len(data) - data.count(b"\r\n") - (1 if cr_before and data.startswith(b"\n") else 0)
+        self.rest_cont += _continuation_bytes(data)
+        self.open_line = not data.endswith(b"\n")
+        return end
+
+    def unread(self) -> Unread:
+        """What was counted; a last line without a line end counts as a line, and its end as a character."""
+        if self.in_line:
+            return Unread(self.more, self.more_cont, 0, 0, 0)
+        open_line = int(self.open_line)
+        return Unread(self.more, self.more_cont, self.newlines - 1 + open_line, self.rest + open_line, self.rest_cont)
+
+
+def _continuation_bytes(data: bytes) -> int:
+    return len(data) - len(data.translate(None, _CONTINUATION))
+
+
+def _has_long_line(text: str) -> bool:
+    """Whether a line of ``text`` is over :data:`~hhtool.bounds.MAX_LINE_CHARS`: a search per bound's length, not per line."""
+    pos = 0
+    end = len(text)
+    while end - pos > MAX_LINE_CHARS:
+        nl = text.rfind("\n", pos, pos + MAX_LINE_CHARS + 1)
+        if nl < 0:
+            return True  # the line at pos has more than the bound
+        pos = nl + 1  # a line starts there; any line end before the window's end came before it
+    return False
 
 
 class _Decoder:
@@ -107,21 +209,30 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
 
 
 class _Splitter:
-    """Splits lines into hands (:data:`HandText`) and :class:`Skipped` junk.
+    """Splits lines into hands (:data:`HandText`), hands over the bounds (:data:`CutHand`) and :class:`Skipped` junk.
 
     Fed text made of whole lines; keeps the state of the rules between
     feeds (a hand or junk in progress), so a file can be fed a piece at a time.
+    A hand in progress keeps its lines up to :data:`~hhtool.bounds.MAX_HAND_CHARS`
+    characters, each cut to :data:`~hhtool.bounds.MAX_LINE_CHARS`, and counts the rest.
     """
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.number = 0  # lines seen so far
-        self.hand: list[str] = []
+        self.hand: list[str] = []  # the lines kept of the hand in progress
         self.start = 0
+        self.size = 0  # characters of the hand in progress, line ends included, kept or not
+        self.kept = 0  # characters of its lines kept, line ends included
+        self.over = False  # a line of it was not kept (the hand is over the bound)
+        self.long: tuple[int, int] | None = None  # its line over the bound that ends the text kept: (line number, length)
+        self.last = 0  # the length of its last line
+        self.last_kept = False  # whether that line is kept
+        self.lines = 0  # its lines, kept or not
         self.junk_start = 0
         self.junk_count = 0
         self.junk_first = ""
-        self.out: list[HandText | Skipped] = []
+        self.out: list[HandText | CutHand | Skipped] = []
 
     # the rules, a line at a time
 
@@ -129,22 +240,94 @@ class _Splitter:
         self.number += 1
         if not line or line.isspace():
             if self.hand:
-                self.out.append((self.start, "\n".join(self.hand)))
-                self.hand = []
+                self.end_hand()
             return
         if " Hand #" in line and looks_like_header(line):
             if self.hand:
-                self.out.append((self.start, "\n".join(self.hand)))
+                self.end_hand()
             self.flush_junk()
-            self.hand = [line]
             self.start = self.number
+            self.size = self.kept = self.lines = 0
+            self.over = False
+            self.long = None
+            self.add(line)
         elif self.hand:
-            self.hand.append(line)
+            self.add(line)
         else:
             if not self.junk_count:
                 self.junk_start = self.number
-                self.junk_first = line
+                self.junk_first = line[:MAX_LINE_CHARS]
             self.junk_count += 1
+
+    def add(self, line: str) -> None:
+        """A line of the hand in progress: kept while the hand is within the bounds, counted in any case.
+
+        The text kept is a hand's first lines: up to the first line over the
+        bound (cut to it), or up to the bound of the hand.
+        """
+        n = self.last = len(line)
+        self.size += n + 1
+        self.lines += 1
+        if self.over:
+            self.last_kept = False
+            return
+        if n > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS]
+        if self.kept + len(line) < MAX_HAND_CHARS:
+            self.hand.append(line)
+            self.kept += len(line) + 1
+            self.last_kept = True
+            if n > MAX_LINE_CHARS:
+                self.long = (self.number, n)
+                self.over = True
+        else:
+            self.over = True
+            self.last_kept = False
+
+    def unread(self, more: int, lines: int, chars: int) -> None:
+        """The last line fed goes on for ``more`` characters not read, then ``lines`` lines (``chars`` characters) not read."""
+        if self.hand:
+            n = self.last = self.last + more
+            if self.last_kept and n > MAX_LINE_CHARS:
+                self.long = (self.number, n)
+                self.over = True
+            self.size += more + chars
+            self.lines += lines
+            self.over = self.over or lines > 0
+        elif lines:
+            if not self.junk_count:
+                self.junk_start = self.number + 1
+                self.junk_first = ""  # not read
+            self.junk_count += lines
+        self.number += lines
+
+    def end_hand(self) -> None:
+        if self.long is None and not self.over:
+            self.out.append((self.start, "\n".join(self.hand)))
+        else:
+            self.out.append((self.start, self.cut_hand()))
+        self.hand = []
+
+    def cut_hand(self) -> ErrorRecord:
+        """The failure of a hand over the bounds: how long it was, where; the text kept is its first part."""
+        line: int = self.start
+        column: int | None = None
+        text: str | None = self.hand[0]
+        if self.long is not None:
+            line, length = self.long
+            k = line - self.start  # the lines kept are the hand's first ones
+            text = self.hand[k] if k < len(self.hand) else None
+            column = MAX_LINE_CHARS + 1
+            problem = line_too_long(length)
+        else:
+            problem = hand_too_large(self.size)
+        message = (
+            f"{problem} (the text kept is cut: {self.kept:,} of the hand's {self.size:,} characters,"
+            f" {len(self.hand):,} of its {self.lines:,} lines)"
+        )
+        m = _HAND_ID.match(self.hand[0])
+        error = HandParseError(message, line=line, column=column, line_text=text, hand_id=m.group(1) if m else None, source=self.source)
+        return ErrorRecord.from_error(error, "\n".join(self.hand) + "\n")
 
     def flush_junk(self) -> None:
         if self.junk_count:
@@ -153,8 +336,7 @@ class _Splitter:
 
     def finish(self) -> None:
         if self.hand:
-            self.out.append((self.start, "\n".join(self.hand)))
-            self.hand = []
+            self.end_hand()
         self.flush_junk()
 
     # the same rules, a block at a time
@@ -169,9 +351,11 @@ class _Splitter:
             if (
                 not self.hand
                 and (k < last or blank_after)
+                and len(block) < MAX_HAND_CHARS
                 and header(block) is not None
                 and block.find(" Hand #", block.find("\n") + 1 or len(block)) < 0
                 and blankish(block) is None
+                and (len(block) <= MAX_LINE_CHARS or not _has_long_line(block))
             ):
                 # a whole hand between blank lines: what the rules below would do, without the loop
                 self.flush_junk()
@@ -184,20 +368,47 @@ class _Splitter:
                 self.line("")  # the blank line between the blocks
 
 
-def _pieces(chunks: Iterable[bytes], decoder: _Decoder) -> Iterator[tuple[str, bool]]:
+def _pieces(chunks: Iterable[bytes | Unread], decoder: _Decoder) -> Iterator[tuple[str, bool] | Unread]:
     """Decoded text in pieces of whole lines (no final line end), each with whether a blank line follows.
 
     A piece ends where a blank line starts when the text read so far has one,
     so that hands are seldom cut between pieces; the text held back is at
-    most about two chunks.
+    most about two chunks.  A line read :data:`LINE_BYTES` without its line
+    end is cut: a piece ends with its first part, the rest is counted as it
+    is read, and an :class:`Unread` says how much followed.  An ``Unread``
+    among the chunks (the import chunker's) goes on the line before it.
     """
     pending = b""
     carry = ""  # decoded whole lines, each ending with "\n"
+    tally: Tally | None = None  # counting the rest of a cut line
     for data in chunks:
+        if isinstance(data, Unread):
+            text = carry + decoder.decode(pending) if pending else carry[:-1]
+            carry, pending = "", b""
+            if text:
+                yield text, False
+            yield data
+            continue
+        if tally is not None:
+            end = tally.add(data, line_only=True)
+            if end < 0:
+                continue
+            yield tally.unread()
+            tally = None
+            data = data[end + 1 :]
+            if not data:
+                continue
         if pending:
             data = pending + data
         cut = data.rfind(b"\n") + 1
         if not cut:
+            if len(data) > LINE_BYTES:
+                keep = char_start(data, LINE_BYTES)
+                yield carry + decoder.decode(data[:keep]), False
+                carry, pending = "", b""
+                tally = Tally()
+                tally.add(data[keep:])
+                continue
             pending = data
             continue
         pending = data[cut:]
@@ -211,6 +422,9 @@ def _pieces(chunks: Iterable[bytes], decoder: _Decoder) -> Iterator[tuple[str, b
             yield text[:-1], False
         else:
             carry = text
+    if tally is not None:
+        yield tally.unread()  # the file ends in the cut line
+        return
     last = decoder.decode(pending) if pending else ""
     if last.endswith("\r"):
         last = last[:-1]
@@ -219,8 +433,16 @@ def _pieces(chunks: Iterable[bytes], decoder: _Decoder) -> Iterator[tuple[str, b
         yield (text[:-1] if not last else text), True
 
 
-def split_hands(lines: Iterable[str], source: str = "") -> Iterator[tuple[int, list[str]] | Skipped]:
-    """Group lines into hands: ``(first line number, lines)``, or :class:`Skipped` junk."""
+def char_start(data: bytes, at: int) -> int:
+    """``at``, or up to three bytes before it: not inside a UTF-8 character, so ``data[:k]`` decodes whole."""
+    k = at
+    while k > at - 3 and 0x80 <= data[k] < 0xC0:
+        k -= 1
+    return k
+
+
+def split_hands(lines: Iterable[str], source: str = "") -> Iterator[tuple[int, list[str]] | ErrorRecord | Skipped]:
+    """Group lines into hands: ``(first line number, lines)``, an :class:`ErrorRecord` for one over the bounds, or junk."""
     splitter = _Splitter(source)
     for line in lines:
         splitter.line(line)
@@ -231,17 +453,29 @@ def split_hands(lines: Iterable[str], source: str = "") -> Iterator[tuple[int, l
     yield from _as_lines(splitter.out)
 
 
-def _as_lines(items: list[HandText | Skipped]) -> Iterator[tuple[int, list[str]] | Skipped]:
+def _as_lines(items: list[HandText | CutHand | Skipped]) -> Iterator[tuple[int, list[str]] | ErrorRecord | Skipped]:
     for item in items:
-        yield item if isinstance(item, Skipped) else (item[0], item[1].split("\n"))
+        if isinstance(item, Skipped):
+            yield item
+        elif isinstance(item[1], ErrorRecord):
+            yield item[1]
+        else:
+            yield (item[0], item[1].split("\n"))
 
 
-def _records(items: Iterable[HandText | Skipped], source: str, strict: bool) -> Iterator[Record]:
+def _records(items: Iterable[HandText | CutHand | Skipped], source: str, strict: bool) -> Iterator[Record]:
     for item in items:
         if isinstance(item, Skipped):
             yield item
             continue
         start, text = item
+        if isinstance(text, ErrorRecord):  # over the bounds: the splitter's failure, with the text kept
+            if strict:
+                raise HandParseError(
+                    text.message, line=text.line, column=text.column, line_text=text.line_text, hand_id=text.hand_id, source=source
+                )
+            yield text
+            continue
         try:
             yield parse_hand_text(text, first_line=start, source=source)
         except HandHistoryError as e:
@@ -250,10 +484,15 @@ def _records(items: Iterable[HandText | Skipped], source: str, strict: bool) -> 
             yield ErrorRecord.from_error(e, text + "\n")
 
 
-def _split_pieces(pieces: Iterable[tuple[str, bool]], source: str) -> Iterator[HandText | Skipped]:
+def _split_pieces(
+    pieces: Iterable[tuple[str, bool] | Unread], source: str, decoder: _Decoder | None = None
+) -> Iterator[HandText | CutHand | Skipped]:
     splitter = _Splitter(source)
-    for text, blank_after in pieces:
-        splitter.feed(text, blank_after)
+    for piece in pieces:
+        if isinstance(piece, Unread):
+            splitter.unread(*piece.chars(decoder is not None and decoder.cp1252))
+        else:
+            splitter.feed(piece[0], piece[1])
         if splitter.out:
             yield from splitter.out
             splitter.out.clear()
@@ -265,7 +504,7 @@ def read_lines(lines: Iterable[str], source: str = "", *, strict: bool = False) 
     """Parse already-decoded lines (no line ends) into records."""
     splitter = _Splitter(source)
 
-    def items() -> Iterator[HandText | Skipped]:
+    def items() -> Iterator[HandText | CutHand | Skipped]:
         for line in lines:
             splitter.line(line)
             if splitter.out:
@@ -280,7 +519,7 @@ def read_lines(lines: Iterable[str], source: str = "", *, strict: bool = False) 
 def read_stream(stream: BinaryIO | Iterable[bytes], source: str = "", *, strict: bool = False, notes: list[str] | None = None) -> Iterator[Record]:
     """Parse a binary stream of hand histories into records, lazily."""
     decoder = _Decoder(source, notes if notes is not None else [])
-    return _records(_split_pieces(_pieces(_chunks(stream), decoder), source), source, strict)
+    return _records(_split_pieces(_pieces(_chunks(stream), decoder), source, decoder), source, strict)
 
 
 def read_file(path: str | Path, *, strict: bool = False, notes: list[str] | None = None) -> Iterator[Record]:

@@ -209,8 +209,9 @@ def test_chunks_cut_between_hands() -> None:
     text = "\n".join(hand(f"C-{i}") for i in range(50)).encode()
     pieces = list(read_chunks(io.BytesIO(text), chunk_bytes=3000))
     assert len(pieces) > 5
-    assert b"".join(p for p, _ in pieces) == text
-    for piece, lines in pieces:
+    assert b"".join(p for p, _, _ in pieces) == text
+    for piece, lines, unread in pieces:
+        assert unread is None
         assert piece.startswith(b"Vela Hand #")
         assert lines == text[: text.index(piece)].count(b"\n")
 

@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     import duckdb
     import polars as pl
 
+    from ..reader import Unread
+
 CHUNK_BYTES = 1 << 20
 """Target size of a chunk of a file sent to a worker."""
 BATCH_HANDS = 10_000
@@ -238,6 +240,13 @@ def content_hash(unit: Unit) -> tuple[str, int, bool]:
 
 
 _HEADER_LINE = re.compile(rb"\n(?=[^\s]+ Hand #)")
+_HAND_END = re.compile(rb"\n(?=[ \t\f\v\r]*\n|\S+ Hand #[A-Za-z0-9-]+: Telesina )")
+"""Where a hand ends as the reader sees it: the line end before a blank line or a header (= ``reader._HEADER_START``)."""
+_LOOK_BACK = 1 << 14
+"""Bytes kept back while counting an over-long hand: a hand end found must lie wholly in what was read."""
+
+Chunk = tuple[bytes, int, "Unread | None"]
+"""A piece of a file: its bytes, the lines before them, and what followed them that was counted, not read."""
 
 
 def _cut(buf: bytes) -> int:
@@ -247,17 +256,31 @@ def _cut(buf: bytes) -> int:
     if a >= 0 or b >= 0:
         return max(a + 2 if a >= 0 else 0, b + 3 if b >= 0 else 0)
     last = 0
-    for m in _HEADER_LINE.finditer(buf, max(0, len(buf) - 4 * CHUNK_BYTES)):
+    for m in _HEADER_LINE.finditer(buf):
         last = m.start() + 1
     return last
 
 
-def read_chunks(stream: IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[bytes, int]]:
-    """The stream in pieces of whole hands: ``(bytes, lines before them)``; at least one piece."""
+def read_chunks(stream: IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> Iterator[Chunk]:
+    """The stream in pieces of whole hands: ``(bytes, lines before them, None)``; at least one piece.
+
+    Memory stays bounded whatever the stream holds: a hand is at most
+    :data:`~hhtool.bounds.MAX_HAND_CHARS` characters, so a stretch of
+    ``chunk_bytes`` plus four bytes a character of that with no place to
+    cut is a hand (or junk) over the bound.  Its first part is sent, and the
+    rest of it, up to where the next hand may start, is counted as it is
+    read, never held: ``(first part, lines before it, Unread)``, so that the
+    worker reports the hand's true size, as :func:`hhtool.reader.read_file` does.
+    """
+    from ..bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS
+    from ..reader import Tally, char_start
+
+    head_bytes = MAX_CHAR_BYTES * (MAX_HAND_CHARS + MAX_LINE_CHARS)  # holds all that the reader keeps of a hand
     buf = b""
     lines = 0
     emitted = False
-    while True:
+    eof = False
+    while not eof:
         data = stream.read(chunk_bytes)
         if not data:
             break
@@ -268,11 +291,39 @@ def read_chunks(stream: IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> Iterator[t
         if cut > 0:
             piece = buf[:cut]
             buf = buf[cut:]
-            yield piece, lines
+            yield piece, lines, None
             emitted = True
             lines += piece.count(b"\n")
+            continue
+        if len(buf) <= head_bytes + chunk_bytes:
+            continue
+        # One hand (or junk) from buf's start, over the bound: send its first part, count the rest.
+        keep = char_start(buf, head_bytes)
+        while buf[keep - 1] in b"\r\n":  # the first part ends inside a line (buf has no blank line)
+            keep -= 1
+        head = buf[:keep]
+        tally = Tally()
+        todo = buf[keep:]
+        while True:
+            m = _HAND_END.search(todo)
+            if m is not None:
+                tally.add(todo[: m.start() + 1])
+                buf = todo[m.start() + 1 :]
+                break
+            safe = max(0, len(todo) - _LOOK_BACK)
+            tally.add(todo[:safe])
+            data = stream.read(chunk_bytes)
+            if not data:
+                tally.add(todo[safe:])
+                buf = b""
+                eof = True
+                break
+            todo = todo[safe:] + data
+        yield head, lines, tally.unread()
+        emitted = True
+        lines += head.count(b"\n") + tally.newlines
     if buf or not emitted:
-        yield buf, lines
+        yield buf, lines, None
 
 
 # ------------------------------------------------------------------ summary
@@ -606,11 +657,11 @@ def _init_worker(parent: int) -> None:
     threading.Thread(target=watch, name="hhtool-parent-watch", daemon=True).start()
 
 
-def _lookahead(it: Iterator[tuple[bytes, int]]) -> Iterator[tuple[bytes, int, bool]]:
+def _lookahead(it: Iterator[Chunk]) -> Iterator[tuple[Chunk, bool]]:
     prev = next(it, None)
     while prev is not None:
         nxt = next(it, None)
-        yield prev[0], prev[1], nxt is None
+        yield prev, nxt is None
         prev = nxt
 
 
@@ -770,8 +821,8 @@ def _tasks(todo: _Todo, skipped: Callable[[int], None]) -> Iterator[tuple[ChunkT
     for number, state in enumerate(todo.states(skipped)):
         cp1252 = False
         with state.unit.open() as stream:
-            for index, (data, lines, last) in enumerate(_lookahead(read_chunks(stream))):
-                task = ChunkTask(number, index, state.unit.path, data, lines, cp1252)
+            for index, ((data, lines, unread), last) in enumerate(_lookahead(read_chunks(stream))):
+                task = ChunkTask(number, index, state.unit.path, data, lines, cp1252, unread)
                 if not cp1252:
                     try:
                         data.decode("utf-8")

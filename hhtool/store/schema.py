@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..bounds import MAX_HAND_CHARS, MAX_LINE_CHARS
 from .flags import RATIO_FLAGS, STREETS
 
 SCHEMA_VERSION = 2
@@ -257,7 +258,7 @@ FAILED = TableSpec(
         _c("message", "VARCHAR", "the error"),
         _c("line_text", "VARCHAR", "the offending line"),
         _c("expected", "VARCHAR", "what the parser expected there, comma separated"),
-        _c("raw_text", "VARCHAR", "the hand's text as read", TEXT_COMPRESSION),
+        _c("raw_text", "VARCHAR", "the hand's text as read; of a hand over the size bounds, its first part", TEXT_COMPRESSION),
         _c("imported_at", "TIMESTAMPTZ", "when it was stored"),
     ),
     key=("raw_hash",),
@@ -333,6 +334,10 @@ def schema_markdown() -> str:
         "  same text is a duplicate (counted, not stored); with another text it is a conflict: the",
         "  first text stays in `hands`, the other is kept once in `conflicts`. A hand that does not",
         "  parse is kept once (by the hash of its text) in `failed`, with its error.",
+        f"- Size bounds ([`format-notes.md`](format-notes.md)): a hand with a line over {MAX_LINE_CHARS:,} characters",
+        f"  or over {MAX_HAND_CHARS:,} characters in all is a failed hand (`parse`) whose `message` says how long",
+        "  it was and whose `raw_text` is its first part; it is cut where it is read, so a file's hostile",
+        "  line (128 MiB without a line end) costs the import no more memory than a small file.",
         "- Exit codes: 0 when every hand read was stored or already there, whatever its verdict",
         "  (`invalid` and `disputed` hands are findings, not failures); 1 when a hand failed to parse",
         "  or to replay, or conflicted with a stored hand, or a file could not be read (a truncated",

@@ -24,6 +24,7 @@ from .rows import RowBuilder
 if TYPE_CHECKING:
     import polars as pl
 
+    from ..reader import Unread
     from ..replay import Replay
 
 
@@ -37,6 +38,7 @@ class ChunkTask:
     data: bytes
     line_offset: int  # lines of the file before this chunk
     cp1252: bool  # the file switched to Windows-1252 before this chunk
+    unread: Unread | None = None  # the rest of an over-long hand after ``data``: counted by the chunker, not sent
 
 
 @dataclass(slots=True)
@@ -57,13 +59,15 @@ def _hand_texts(task: ChunkTask, notes: list[str]) -> Iterator[Any]:
 
     Uses the reader's own decoder and splitter (the same reading as
     :func:`hhtool.reader.read_file`) on the chunk; lines are relative to it.
+    A hand over the size bounds comes as ``(first line, ErrorRecord)``.
     """
     from .. import reader
 
     decoder = reader._Decoder(task.source, notes)
     decoder.first = task.index == 0
     decoder.cp1252 = task.cp1252
-    return reader._split_pieces(reader._pieces([task.data], decoder), task.source)
+    chunks: list[bytes | reader.Unread] = [task.data] if task.unread is None else [task.data, task.unread]
+    return reader._split_pieces(reader._pieces(chunks, decoder), task.source, decoder)
 
 
 @contextmanager
@@ -101,6 +105,10 @@ def process_chunk(task: ChunkTask) -> ChunkResult:
                 result.junk_lines += item.count
                 continue
             start, text = item
+            if isinstance(text, ErrorRecord):  # over the size bounds: failed by the reader, its text cut
+                builder.add_failed(text, task.source, start + offset, offset)
+                result.failed += 1
+                continue
             raw = text + "\n"
             try:
                 hand = parse_hand_text(text, first_line=start, source=task.source)
