@@ -37,7 +37,9 @@ def _root() -> None:
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    typer.echo(f"hhtool: {message}", err=True)
+    from .textsafe import term_lines
+
+    typer.echo(f"hhtool: {term_lines(message)}", err=True)  # it may name a file or quote a hand
     return typer.Exit(code)
 
 
@@ -85,19 +87,34 @@ def rank(
         typer.echo(rank_mod.to_text(table))
 
 
+def _echo(text: str, *, raw: bool, err: bool = False) -> None:
+    """``typer.echo``, but with ``raw`` exactly the text: click would cut ``ESC [ ... m`` out when not on a terminal."""
+    typer.echo(text, err=err, color=True if raw else None)
+
+
+RawOpt = Annotated[
+    bool,
+    typer.Option("--raw", help="Write strings from hand histories as they are: no escaping of control characters, no CSV formula prefix (docs/format-notes.md)."),
+]
+
+
 @app.command()
 def parse(
     files: Annotated[list[Path], typer.Argument(help="Hand-history files to read.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per hand (or failed hand), one per line.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first hand that does not parse.")] = False,
+    raw: RawOpt = False,
 ) -> None:
     """Parse hand histories: a summary, or --json with every hand's events."""
-    import json
     import warnings
 
     from .errors import ErrorRecord, HandHistoryError
     from .jsonify import error_dict, hand_dict
     from .reader import Cp1252Warning, Skipped, read_file
+    from .textsafe import dumps, term
+
+    def shown(text: str) -> str:
+        return text if raw else term(text)
 
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
@@ -112,27 +129,27 @@ def parse(
             for record in read_file(path, strict=strict, notes=notes):
                 if isinstance(record, Skipped):
                     counts["skipped"] += record.count
-                    problems.append(f"{record.source}:{record.line}: skipped {record.count} line(s) outside any hand: {record.first_text[:60]!r}")
+                    problems.append(shown(f"{record.source}:{record.line}: skipped {record.count} line(s) outside any hand: {record.first_text[:60]!r}"))
                 elif isinstance(record, ErrorRecord):
                     counts["errors"] += 1
-                    problems.append(str(record))
+                    problems.append(record.describe(raw=raw))
                     if as_json:
-                        typer.echo(json.dumps(error_dict(record), ensure_ascii=False))
+                        typer.echo(dumps(error_dict(record)))
                 else:
                     counts["hands"] += 1
                     if as_json:
-                        typer.echo(json.dumps(hand_dict(record), ensure_ascii=False))
+                        typer.echo(dumps(hand_dict(record)))
         except HandHistoryError as e:
-            typer.echo(f"hhtool: {e}", err=True)
+            _echo(f"hhtool: {e.describe(raw=raw)}", raw=raw, err=True)
             if e.line_text is not None:
-                typer.echo(f"    {e.line_text}", err=True)
-                if e.column is not None:
-                    typer.echo("    " + " " * (e.column - 1) + "^", err=True)
+                _echo(f"    {shown(e.line_text)}", raw=raw, err=True)
+                if e.column is not None:  # under the same character, escapes before it counted
+                    typer.echo("    " + " " * len(shown(e.line_text[: e.column - 1])) + "^", err=True)
             raise typer.Exit(EXIT_FINDINGS) from None
         except OSError as e:
             raise _fail(f"cannot read {path}: {e.strerror}") from None
     for note in notes:
-        typer.echo(f"warning: {note}", err=True)
+        _echo(f"warning: {shown(note)}", raw=raw, err=True)
     out = sys.stderr if as_json else sys.stdout
     for problem in problems:
         print(problem, file=out)
@@ -150,12 +167,12 @@ def audit(
     hand: Annotated[Optional[str], typer.Option("--hand", help="Only the hand with this id.")] = None,
     rules: Annotated[Optional[str], typer.Option("--rules", help="Replay under this profile instead of the header's (what if?).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
+    raw: RawOpt = False,
 ) -> None:
     """Replay hands under their rules: who should have won what, and every finding."""
-    import json
-
     from . import audit as audit_mod
     from .rules import RulesError, profile
+    from .textsafe import dumps
 
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
@@ -171,9 +188,9 @@ def audit(
         for result in audit_mod.audit_paths(files, hand_id=hand, rules=override):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             if as_json:
-                typer.echo(json.dumps(audit_mod.to_json(result), ensure_ascii=False))
+                typer.echo(dumps(audit_mod.to_json(result)))
             else:
-                typer.echo(audit_mod.to_text(result))
+                _echo(audit_mod.to_text(result, raw=raw), raw=raw)
     except OSError as e:
         raise _fail(f"cannot read: {e}") from None
     if hand is not None and not counts:
@@ -197,6 +214,7 @@ def import_(
     workers: Annotated[Optional[int], typer.Option("--workers", help="Worker processes that parse and replay (default: one per core; 0: none).")] = None,
     batch: Annotated[int, typer.Option("--batch", min=1, help="Hands per transaction: what an interrupted import may have to redo.")] = 10_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    raw: RawOpt = False,
 ) -> None:
     """Import hand histories into the database: every hand once, replayed, with its verdict and findings.
 
@@ -207,10 +225,9 @@ def import_(
     database in use by another process); 130 when interrupted (run the
     same command again to finish).
     """
-    import json
-
     from .store.db import StoreError, resolve_db_path
     from .store.importer import ImportPathError, Progress, import_paths, summary_dict
+    from .textsafe import dumps
 
     path = resolve_db_path(db)
     try:
@@ -225,10 +242,10 @@ def import_(
         # stopped and committed already: more Ctrl-Cs would only cut the summary and the workers' exit short
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     if as_json:
-        typer.echo(json.dumps({"db": str(path), **summary_dict(summary)}, ensure_ascii=False))
+        typer.echo(dumps({"db": str(path), **summary_dict(summary)}))
     else:
         typer.echo(f"database: {path}")
-        typer.echo(summary.text())
+        _echo(summary.text(raw=raw), raw=raw)
     if summary.interrupted:
         raise typer.Exit(130)
     raise typer.Exit(EXIT_OK if summary.ok else EXIT_FINDINGS)
@@ -240,6 +257,7 @@ def query(
     db: DbOption = None,
     fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
     out: Annotated[Optional[Path], typer.Option("--out", help="Write to this file instead of standard output.")] = None,
+    raw: RawOpt = False,
 ) -> None:
     """Run read-only SQL on the database and print the result (tables in docs/schema.md)."""
     from .store.db import StoreError, resolve_db_path
@@ -251,7 +269,7 @@ def query(
         df = run_query(resolve_db_path(db), sql)
     except StoreError as e:
         raise _fail(str(e)) from None
-    text = render(df, fmt)  # type: ignore[arg-type]
+    text = render(df, fmt, raw=raw)  # type: ignore[arg-type]
     if out is not None:
         try:
             out.write_text(text, encoding="utf-8")
@@ -400,6 +418,7 @@ def stats(
     stakes: StakesOpt = None,
     day_start: DayStartOpt = 0,
     fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
+    raw: RawOpt = False,
 ) -> None:
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
     from .stats import compute
@@ -414,7 +433,7 @@ def stats(
     except StoreError as e:
         raise _fail(str(e)) from None
     render = {"table": to_text, "csv": to_csv, "json": to_json}[fmt]
-    sys.stdout.write(render(result))
+    sys.stdout.write(render(result, raw=raw))
 
 
 @app.command()

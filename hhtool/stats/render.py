@@ -1,23 +1,17 @@
-"""Statistics as text (80 columns), CSV or JSON."""
+"""Statistics as text (80 columns), CSV or JSON.
+
+Player names come from hand histories: the text and CSV show their
+control characters escaped and CSV cells that a spreadsheet would run as
+a formula prefixed with ``'`` (:mod:`hhtool.textsafe`), unless ``raw``;
+the JSON escapes them as ``\\uNNNN``, which changes nothing of its meaning.
+"""
 
 from __future__ import annotations
 
-import json
-import unicodedata
 from typing import Any
 
+from ..textsafe import csv_text, dumps, term
 from .compute import RATIO_KINDS, STATS, StatDef, StatsResult
-
-
-def safe_text(s: object) -> str:
-    """A string from a hand history made safe for a terminal: control characters shown as \\xNN."""
-    out = []
-    for ch in str(s):
-        if unicodedata.category(ch) in ("Cc", "Cf") and ch != " ":
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def money(v: float, unit_note: str = "") -> str:
@@ -65,13 +59,13 @@ def to_rows(result: StatsResult) -> list[dict[str, Any]]:
     return rows
 
 
-def to_text(result: StatsResult) -> str:
-    """A block per player, at most 80 columns wide."""
+def to_text(result: StatsResult, *, raw: bool = False) -> str:
+    """A block per player, at most 80 columns wide; names terminal-safe unless ``raw``."""
     if result.table.height == 0:
         return "no hands match\n"
     lines: list[str] = []
     for r in result.table.to_dicts():
-        name = safe_text(r["player"])
+        name = str(r["player"]) if raw else term(str(r["player"]))
         lines.append(f"== {name[:74]}")
         for s in STATS:
             value, detail = fmt_value(s, r)
@@ -81,20 +75,26 @@ def to_text(result: StatsResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_csv(result: StatsResult) -> str:
-    import csv
-    import io
-
+def to_csv(result: StatsResult, *, raw: bool = False) -> str:
+    """One row per player; the name cell terminal- and spreadsheet-safe unless ``raw`` (numbers stay numbers)."""
     rows = to_rows(result)
-    buf = io.StringIO()
     if not rows:
         return ""
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    w.writeheader()
+    lines = [_csv_row(list(rows[0]))]
     for row in rows:
-        w.writerow({k: ("-" if v is None else v) for k, v in row.items()})
-    return buf.getvalue()
+        lines.append(_csv_row(["-" if v is None else v if raw or not isinstance(v, str) else csv_text(v) for v in row.values()]))
+    return "".join(lines)
 
 
-def to_json(result: StatsResult) -> str:
-    return json.dumps(to_rows(result), ensure_ascii=False, indent=1) + "\n"
+def _csv_row(values: list[Any]) -> str:
+    """One CSV line, quoted as RFC 4180 says: the csv module (3.11) leaves a bare CR unquoted when lines end in LF."""
+    out = []
+    for v in values:
+        s = v if isinstance(v, str) else str(v)
+        out.append('"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\r\n') else s)
+    return ",".join(out) + "\n"
+
+
+def to_json(result: StatsResult, *, raw: bool = False) -> str:
+    """A JSON array of :func:`to_rows`; safe to ``cat`` whatever ``raw`` (its escapes are JSON's own)."""
+    return dumps(to_rows(result), indent=1) + "\n"

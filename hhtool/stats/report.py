@@ -49,8 +49,10 @@ h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;margin-top:1.
 
 
 def e(value: object) -> str:
-    """Escape for HTML text and attributes."""
-    return html.escape(str(value), quote=True)
+    """Escape for HTML text and attributes; control characters shown as in the terminal (``\\x1b``), not dropped unseen."""
+    from ..textsafe import term
+
+    return html.escape(term(str(value)), quote=True)
 
 
 def _table(header: list[str], rows: list[list[str]], left: tuple[int, ...] = (0,)) -> str:
