@@ -153,6 +153,20 @@ def test_query_csv_prefixes_strings_only_and_escapes() -> None:
     assert json.loads(rows[1][3]) == ["\x9b31m", "b"] and json.loads(rows[4][3]) == ["x\ry"]
 
 
+def test_query_column_names_are_cells_too() -> None:
+    df = pl.DataFrame({"=a": [1], "\x1b": [2], "\\x1b": [3]})
+    assert render(df, "csv").splitlines()[0] == "'=a,\\x1b,\\x1b_"
+    assert render(df, "table").splitlines()[0].split("|")[1:4] == [" =a ", " \\x1b ", " \\x1b_ "]
+
+
+def test_query_maps_are_json_like_lists() -> None:
+    import duckdb
+
+    df = pl.DataFrame(duckdb.sql("SELECT map(['\x1b]0;t\x07'], [-1]) AS m, -1 AS n"))
+    assert render(df, "csv") == 'm,n\n"{""\\u001b]0;t\\u0007"": -1}",-1\n'  # polars alone cannot write a map to CSV
+    assert "\\u001b]0;t\\u0007" in render(df, "table")
+
+
 def test_query_table_and_json_escape() -> None:
     table = render(_frame(), "table")
     assert _has_unsafe(table.replace("\n", "")) == []

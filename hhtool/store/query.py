@@ -56,7 +56,7 @@ def render(df: pl.DataFrame, fmt: Format, *, raw: bool = False) -> str:
 
     if fmt == "json":
         return json_text(df.write_json()) + "\n"
-    nested = [n for n, t in df.schema.items() if isinstance(t, (pl.List, pl.Array, pl.Struct))]
+    nested = [n for n, t in df.schema.items() if t.is_nested() or isinstance(t, pl.Object)]  # lists, arrays, structs, maps
     if nested and (fmt == "csv" or not raw):
         df = df.with_columns(pl.col(n).map_elements(_json, return_dtype=pl.Utf8) for n in nested)
     if not raw:
@@ -71,21 +71,33 @@ def _safe_strings(df: pl.DataFrame, *, spreadsheet: bool) -> pl.DataFrame:
     """Every string column (and column name) through :func:`hhtool.textsafe.term`, vectorised; CSV's prefix if ``spreadsheet``."""
     import polars as pl
 
-    from ..textsafe import ESCAPES, FORMULA_PATTERN, term
+    from ..textsafe import ESCAPES, FORMULA_PATTERN, csv_text, term
 
     unsafe = list(ESCAPES)
-    shown = list(ESCAPES.values())
+    escaped = list(ESCAPES.values())
     exprs = []
     for n, t in df.schema.items():
         if not isinstance(t, (pl.String, pl.Categorical, pl.Enum)):
             continue
-        col = pl.col(n).cast(pl.String).str.replace_many(unsafe, shown)
+        col = pl.col(n).cast(pl.String).str.replace_many(unsafe, escaped)
         if spreadsheet:
             col = pl.when(col.str.contains(FORMULA_PATTERN)).then(pl.lit("'") + col).otherwise(col)
         exprs.append(col.alias(n))
     if exprs:
         df = df.with_columns(exprs)
-    return df.rename({n: term(n) for n in df.columns if term(n) != n})
+    name = csv_text if spreadsheet else term  # a header cell is a cell too (a PIVOT makes names of names)
+    shown: set[str] = set()
+    columns = []
+    for n in df.columns:
+        c = name(n)
+        while c in shown:  # "\x1b" and a real ESC would show alike: columns stay distinct
+            c += "_"
+        shown.add(c)
+        columns.append(c)
+    if columns != df.columns:
+        df = df.clone()  # cheap, and the caller's frame keeps its names
+        df.columns = columns
+    return df
 
 
 def _json(value: object) -> str:
