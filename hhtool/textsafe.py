@@ -46,19 +46,33 @@ import json
 import re
 from typing import Any, Final
 
-_OTHER: Final = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"  # DEL, C1, separators, bidi, surrogates
-_UNSAFE: Final = re.compile(f"[\x00-\x1f{_OTHER}]")
-_UNSAFE_BUT_NEWLINE: Final = re.compile(f"[\x00-\x09\x0b-\x1f{_OTHER}]")
+_UNSAFE_RANGES: Final = (
+    (0x00, 0x1F),  # C0
+    (0x7F, 0x9F),  # DEL, C1
+    (0x061C, 0x061C),  # Arabic letter mark
+    (0x200E, 0x200F),  # LRM, RLM
+    (0x2028, 0x202E),  # line and paragraph separators; LRE, RLE, PDF, LRO, RLO
+    (0x2066, 0x2069),  # LRI, RLI, FSI, PDI
+)
+_SURROGATES: Final = (0xD800, 0xDFFF)
+
+
+def _class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "[" + "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges) + "]"
+
+
+_UNSAFE: Final = re.compile(_class((*_UNSAFE_RANGES, _SURROGATES)))
+_UNSAFE_BUT_NEWLINE: Final = re.compile(_class(((0x00, 0x09), (0x0B, 0x1F), *_UNSAFE_RANGES[1:], _SURROGATES)))
 # what JSON text can still hold raw: json.dumps(ensure_ascii=False) and polars escape C0 themselves
-_JSON_RAW: Final = re.compile(f"[{_OTHER}]")
+_JSON_RAW: Final = re.compile(_class((*_UNSAFE_RANGES[1:], _SURROGATES)))
 _NAMED: Final = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 FORMULA_PATTERN: Final = "^[=+@\\-\t\r]"
 """The start of a CSV cell that a spreadsheet runs as a formula (OWASP); a pattern both Python and polars read."""
 _FORMULA: Final = re.compile(FORMULA_PATTERN)
 
 
-def _escape(m: re.Match[str]) -> str:
-    ch = m.group()
+def _show(ch: str) -> str:
+    """How :func:`term` shows one unsafe code point."""
     named = _NAMED.get(ch)
     if named is not None:
         return named
@@ -66,11 +80,11 @@ def _escape(m: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
-ESCAPES: Final = {
-    ch: _escape(m)
-    for ch in map(chr, [*range(0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F, *range(0x2028, 0x202F), *range(0x2066, 0x206A)])
-    if (m := _UNSAFE.fullmatch(ch)) is not None
-}
+def _escape(m: re.Match[str]) -> str:
+    return _show(m.group())
+
+
+ESCAPES: Final = {chr(c): _show(chr(c)) for a, b in _UNSAFE_RANGES for c in range(a, b + 1)}
 """Each unsafe code point but the surrogates, and how :func:`term` shows it: for vectorised replacement (polars)."""
 
 

@@ -162,7 +162,11 @@ def test_query_column_names_are_cells_too() -> None:
 def test_query_maps_are_json_like_lists() -> None:
     import duckdb
 
-    df = pl.DataFrame(duckdb.sql("SELECT map(['\x1b]0;t\x07'], [-1]) AS m, -1 AS n"))
+    con = duckdb.connect()  # its own: the module's default connection is shared with other tests
+    try:
+        df = pl.DataFrame(con.sql("SELECT map(['\x1b]0;t\x07'], [-1]) AS m, -1 AS n"))
+    finally:
+        con.close()
     assert render(df, "csv") == 'm,n\n"{""\\u001b]0;t\\u0007"": -1}",-1\n'  # polars alone cannot write a map to CSV
     assert "\\u001b]0;t\\u0007" in render(df, "table")
 
