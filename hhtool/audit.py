@@ -2,7 +2,10 @@
 
 The library behind the command: :func:`audit_paths` yields one
 :class:`AuditResult` per hand (replayed, or unparsed with its error);
-:func:`to_text` and :func:`to_json` render one.
+:func:`to_text` and :func:`to_json` render one.  The text is for a
+terminal, so every line of it is made safe (:func:`hhtool.textsafe.term`:
+names, the site and file names may hold escape sequences); ``raw=True``
+leaves the strings as they were.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from .inputs import InputReport, read_inputs
 from .reader import Cp1252Warning, Skipped
 from .replay import Replay, replay
 from .rules import RuleSet
+from .textsafe import term
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,10 +130,11 @@ def to_json(result: AuditResult) -> dict[str, Any]:
     }
 
 
-def to_text(result: AuditResult) -> str:
-    """A readable report of one hand."""
+def to_text(result: AuditResult, *, raw: bool = False) -> str:
+    """A readable report of one hand, each line terminal-safe unless ``raw``."""
     if result.replay is None:
-        return f"== {result.error}\nverdict: unparsed\n"
+        assert result.error is not None
+        return f"== {result.error.describe(raw=raw)}\nverdict: unparsed\n"
     r = result.replay
     h = r.hand.header
     money = r.hand.money
@@ -167,4 +172,4 @@ def to_text(result: AuditResult) -> str:
             lines.append(f"  line {f.line}: {f.severity} {f.code}: {f.message}")
     else:
         lines.append("findings: none")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines if raw else map(term, lines)) + "\n"

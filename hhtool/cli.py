@@ -87,7 +87,9 @@ def _root(
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    typer.echo(f"hhtool: {message}", err=True)
+    from .textsafe import term_lines
+
+    typer.echo(f"hhtool: {term_lines(message)}", err=True)  # it may name a file or quote a hand
     return typer.Exit(code)
 
 
@@ -139,19 +141,32 @@ def rank(
         typer.echo(rank_mod.to_text(table))
 
 
+def _echo(text: str, *, raw: bool, err: bool = False) -> None:
+    """``typer.echo``, but with ``raw`` exactly the text: click would cut ``ESC [ ... m`` out when not on a terminal."""
+    typer.echo(text, err=err, color=True if raw else None)
+
+
+RawOpt = Annotated[
+    bool,
+    typer.Option("--raw", help="Write strings from hand histories as they are: no escaping of control characters, no CSV formula prefix (docs/format-notes.md)."),
+]
+
+
 InputsArg = Annotated[
     list[str],
     typer.Argument(metavar="PATH", help="Files, folders (recursively), globs, .zip and .gz archives: what import reads.", show_default=False),
 ]
 
 
-def _input_problems(report: "InputReport") -> bool:
+def _input_problems(report: "InputReport", raw: bool = False) -> bool:
     """Say what the inputs held besides hands (on standard error); True when that is a failure (exit 1)."""
+    from .textsafe import term
+
     for note in report.notes():
-        typer.echo(note, err=True)
+        _echo(note if raw else term(note), raw=raw, err=True)
     problems = report.problems()
     for problem in problems:
-        typer.echo(f"hhtool: {problem}", err=True)
+        _echo(f"hhtool: {problem if raw else term(problem)}", raw=raw, err=True)
     return bool(problems)
 
 
@@ -160,9 +175,9 @@ def parse(
     files: InputsArg,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per hand (or failed hand), one per line.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first hand that does not parse.")] = False,
+    raw: RawOpt = False,
 ) -> None:
     """Parse hand histories: a summary, or --json with every hand's events."""
-    import json
     import warnings
 
     from .errors import ErrorRecord, HandHistoryError
@@ -170,6 +185,10 @@ def parse(
     from .jsonify import error_dict, hand_dict
     from .reader import Cp1252Warning, Skipped
     from .store.importer import ImportPathError
+    from .textsafe import dumps, term
+
+    def shown(text: str) -> str:
+        return text if raw else term(text)
 
     counts = {"hands": 0, "errors": 0, "skipped": 0}
     problems: list[str] = []
@@ -180,27 +199,27 @@ def parse(
         for _name, record in read_inputs(files, strict=strict, notes=notes, report=report):
             if isinstance(record, Skipped):
                 counts["skipped"] += record.count
-                problems.append(f"{record.source}:{record.line}: skipped {record.count} line(s) outside any hand: {record.first_text[:60]!r}")
+                problems.append(shown(f"{record.source}:{record.line}: skipped {record.count} line(s) outside any hand: {record.first_text[:60]!r}"))
             elif isinstance(record, ErrorRecord):
                 counts["errors"] += 1
-                problems.append(str(record))
+                problems.append(record.describe(raw=raw))
                 if as_json:
-                    typer.echo(json.dumps(error_dict(record), ensure_ascii=False))
+                    typer.echo(dumps(error_dict(record)))
             else:
                 counts["hands"] += 1
                 if as_json:
-                    typer.echo(json.dumps(hand_dict(record), ensure_ascii=False))
+                    typer.echo(dumps(hand_dict(record)))
     except ImportPathError as e:
         raise _fail(str(e)) from None
     except HandHistoryError as e:
-        typer.echo(f"hhtool: {e}", err=True)
+        _echo(f"hhtool: {e.describe(raw=raw)}", raw=raw, err=True)
         if e.line_text is not None:
-            typer.echo(f"    {e.line_text}", err=True)
-            if e.column is not None:
-                typer.echo("    " + " " * (e.column - 1) + "^", err=True)
+            _echo(f"    {shown(e.line_text)}", raw=raw, err=True)
+            if e.column is not None:  # under the same character, escapes before it counted
+                typer.echo("    " + " " * len(shown(e.line_text[: e.column - 1])) + "^", err=True)
         raise typer.Exit(EXIT_FINDINGS) from None
     for note in notes:
-        typer.echo(f"warning: {note}", err=True)
+        _echo(f"warning: {shown(note)}", raw=raw, err=True)
     out = sys.stderr if as_json else sys.stdout
     for problem in problems:
         print(problem, file=out)
@@ -209,7 +228,7 @@ def parse(
         + (f", {counts['skipped']} junk line(s) skipped" if counts["skipped"] else ""),
         file=out,
     )
-    failed = _input_problems(report)
+    failed = _input_problems(report, raw)
     raise typer.Exit(EXIT_FINDINGS if counts["errors"] or failed else EXIT_OK)
 
 
@@ -223,14 +242,14 @@ def audit(
     hand: Annotated[Optional[str], typer.Option("--hand", metavar="ID", help="Only the hand with this id.")] = None,
     rules: Annotated[Optional[ProfileName], typer.Option("--rules", help="Replay under this profile instead of the header's (what if?).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
+    raw: RawOpt = False,
 ) -> None:
     """Replay hands under their rules: who should have won what, and every finding."""
-    import json
-
     from . import audit as audit_mod
     from .inputs import InputReport
     from .rules import RulesError, profile
     from .store.importer import ImportPathError
+    from .textsafe import dumps
 
     override = None
     if rules is not None:
@@ -244,12 +263,12 @@ def audit(
         for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, report=report):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             if as_json:
-                typer.echo(json.dumps(audit_mod.to_json(result), ensure_ascii=False))
+                typer.echo(dumps(audit_mod.to_json(result)))
             else:
-                typer.echo(audit_mod.to_text(result))
+                _echo(audit_mod.to_text(result, raw=raw), raw=raw)
     except ImportPathError as e:
         raise _fail(str(e)) from None
-    failed = _input_problems(report)
+    failed = _input_problems(report, raw)
     if hand is not None and not counts and not failed:
         raise _fail(f"no hand {hand!r} in {', '.join(str(f) for f in files)}")
     total = sum(counts.values())
@@ -275,6 +294,7 @@ def import_(
     workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", help="Worker processes that parse and replay (default: one per core; 0: none).")] = None,
     batch: Annotated[int, typer.Option("--batch", min=1, metavar="HANDS", help="Hands per transaction: what an interrupted import may have to redo.")] = 10_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    raw: RawOpt = False,
 ) -> None:
     """Import hand histories into the database: every hand once, replayed, with its verdict and findings.
 
@@ -287,10 +307,9 @@ def import_(
     database in use by another process); 130 when interrupted (run the
     same command again to finish).
     """
-    import json
-
     from .store.db import StoreError, resolve_db_path
     from .store.importer import ImportPathError, Progress, import_paths, summary_dict
+    from .textsafe import dumps
 
     path = resolve_db_path(db)
     try:
@@ -305,10 +324,10 @@ def import_(
         # stopped and committed already: more Ctrl-Cs would only cut the summary and the workers' exit short
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     if as_json:
-        typer.echo(json.dumps({"db": str(path), **summary_dict(summary)}, ensure_ascii=False))
+        typer.echo(dumps({"db": str(path), **summary_dict(summary)}))
     else:
         typer.echo(f"database: {path}")
-        typer.echo(summary.text())
+        _echo(summary.text(raw=raw), raw=raw)
     if summary.interrupted:
         raise typer.Exit(130)
     raise typer.Exit(EXIT_OK if summary.ok else EXIT_FINDINGS)
@@ -323,6 +342,7 @@ def query(
     db: DbOption = None,
     fmt: Annotated[Format, typer.Option("--format", help="How to print the result.")] = "table",
     out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", help="Write to this file instead of standard output.")] = None,
+    raw: RawOpt = False,
 ) -> None:
     """Run read-only SQL on the database and print the result (tables in docs/schema.md)."""
     from .store.db import StoreError, resolve_db_path
@@ -334,7 +354,7 @@ def query(
         df = run_query(resolve_db_path(db), sql)
     except StoreError as e:
         raise _fail(str(e)) from None
-    text = render(df, fmt)
+    text = render(df, fmt, raw=raw)
     if out is not None:
         try:
             out.write_text(text, encoding="utf-8")
@@ -515,6 +535,7 @@ def stats(
     currency: CurrencyOpt = None,
     rate: RateOpt = None,
     fmt: Annotated[Format, typer.Option("--format", help="How to print the statistics.")] = "table",
+    raw: RawOpt = False,
 ) -> None:
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
     from .stats import compute
@@ -530,13 +551,13 @@ def stats(
     except StoreError as e:
         raise _fail(str(e)) from None
     render = {"table": to_text, "csv": to_csv, "json": to_json}[fmt]
-    sys.stdout.write(render(result, rates))
+    sys.stdout.write(render(result, rates, raw=raw))
 
 
 @app.command(epilog=_examples(
     "report --db hands.duckdb --out report.html",
     "report --player alice --session-gap 45 --out alice.html",
-    "report --currency EUR --rate USD=0.92 --rate GBP=1.17 --out report.html",
+    "report --currency EUR --rate USD=0.92 --out report.html",
 ))
 def report(
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The HTML file to write (one self-contained file).")],

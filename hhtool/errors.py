@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .textsafe import term
+
 
 class HandHistoryError(Exception):
     """A hand that could not be read, with its location."""
@@ -48,7 +50,11 @@ class HandHistoryError(Exception):
         return _location(self.source, self.line, self.column)
 
     def __str__(self) -> str:
-        return _describe(self.location(), self.message, self.expected, self.hand_id)
+        return self.describe()
+
+    def describe(self, *, raw: bool = False) -> str:
+        """One line: where, what, what was expected; terminal-safe unless ``raw`` (see :mod:`hhtool.textsafe`)."""
+        return _describe(self.location(), self.message, self.expected, self.hand_id, raw)
 
 
 class HandParseError(HandHistoryError):
@@ -101,7 +107,11 @@ class ErrorRecord:
         return _location(self.source, self.line, self.column)
 
     def __str__(self) -> str:
-        return _describe(self.location(), f"{self.kind}: {self.message}", self.expected, self.hand_id)
+        return self.describe()
+
+    def describe(self, *, raw: bool = False) -> str:
+        """One line: where, what, what was expected; terminal-safe unless ``raw`` (see :mod:`hhtool.textsafe`)."""
+        return _describe(self.location(), f"{self.kind}: {self.message}", self.expected, self.hand_id, raw)
 
 
 def _location(source: str, line: int | None, column: int | None) -> str:
@@ -114,13 +124,19 @@ def _location(source: str, line: int | None, column: int | None) -> str:
     return ":".join(parts)
 
 
-def _describe(location: str, message: str, expected: tuple[str, ...], hand_id: str | None) -> str:
+def _describe(location: str, message: str, expected: tuple[str, ...], hand_id: str | None, raw: bool) -> str:
+    """The error as one line.
+
+    The file name and the message may hold text of the hand history (a
+    name, the line's text), so unless ``raw`` every control character is
+    shown escaped: an error is printed to a terminal.
+    """
     text = f"{location}: {message}"
     if expected:
         text += f" (expected {_words(expected)})"
     if hand_id:
         text += f" [hand {hand_id}]"
-    return text
+    return text if raw else term(text)
 
 
 def _words(items: tuple[str, ...]) -> str:

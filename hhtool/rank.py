@@ -193,6 +193,8 @@ def run_batch(rules: RuleSet, source: IO[str], out: IO[str], err: IO[str], name:
     writes nothing to ``out``; the batch goes on.  Blank lines are skipped.
     Returns the number of bad lines.
     """
+    from .textsafe import term
+
     bad = 0
     for number, line in enumerate(source, start=1):
         if not line.strip():
@@ -211,7 +213,7 @@ def run_batch(rules: RuleSet, source: IO[str], out: IO[str], err: IO[str], name:
         except (json.JSONDecodeError, RankInputError, RulesError, CardError) as e:
             bad += 1
             message = f"{name}:{number}: {e}"
-            err.write(message + "\n")
+            err.write(term(message) + "\n")  # the message may quote the line's strings
             continue
         out.write(to_json(table) + "\n")
     return bad

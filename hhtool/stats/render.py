@@ -8,28 +8,21 @@ with two; ``-`` where there was no opportunity.  For programs
 numbers, no opportunity as an empty cell (``null``), money as integer
 minor units named by currency and unit (``net_EUR_cents``) -- exact,
 never a float.  ``docs/stats.md`` gives the shapes.
+
+Player names come from hand histories: the text and CSV show their
+control characters escaped and CSV cells that a spreadsheet would run as
+a formula prefixed with ``'`` (:mod:`hhtool.textsafe`), unless ``raw``;
+the JSON escapes them as ``\\uNNNN``, which changes nothing of its meaning.
 """
 
 from __future__ import annotations
 
-import json
-import unicodedata
 from decimal import Decimal
 from typing import Any
 
 from ..currency import Currency, Rates, format_money, format_rate
+from ..textsafe import csv_text, dumps, term
 from .compute import MONEY_KEYS, RATES, RATIO_KINDS, STATS, StatDef, StatsResult
-
-
-def safe_text(s: object) -> str:
-    """A string from a hand history made safe for a terminal: control characters shown as \\xNN."""
-    out = []
-    for ch in str(s):
-        if unicodedata.category(ch) in ("Cc", "Cf") and ch != " ":
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def ratio_value(s: StatDef, row: dict[str, Any]) -> float | None:
@@ -103,14 +96,15 @@ def _hands(n: int, money: str = "") -> str:
     return f"{n:,} {money + ' ' if money else ''}hand{'' if n == 1 else 's'}"
 
 
-def to_text(result: StatsResult, rates: Rates | None = None) -> str:
-    """A block per player, at most 80 columns wide."""
+def to_text(result: StatsResult, rates: Rates | None = None, *, raw: bool = False) -> str:
+    """A block per player, at most 80 columns wide; names terminal-safe unless ``raw``."""
     if result.table.height == 0:
         return "no hands match\n"
     lines: list[str] = []
     for r in result.table.to_dicts():
         player = str(r["player"])
-        lines.append(f"== {safe_text(heading(result, player))[:77]}")
+        title = heading(result, player)
+        lines.append(f"== {(title if raw else term(title))[:77]}")
         for s in STATS:
             if s.kind == "money":
                 for i, (value, detail) in enumerate(money_lines(result, player, s.key, rates)):
@@ -157,23 +151,30 @@ def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, A
     return rows
 
 
-def to_csv(result: StatsResult, rates: Rates | None = None) -> str:
-    """A header and a row per player; an empty cell where there was no opportunity (docs/stats.md)."""
-    import csv
-    import io
+def to_csv(result: StatsResult, rates: Rates | None = None, *, raw: bool = False) -> str:
+    """A header and a row per player; an empty cell where there was no opportunity (docs/stats.md).
 
+    The name cell is terminal- and spreadsheet-safe unless ``raw``; numbers stay numbers.
+    """
     rows = to_rows(result, rates)
     if not rows:
         return ""
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    w.writeheader()
+    lines = [_csv_row(list(rows[0]))]
     for row in rows:
-        w.writerow({k: ("" if v is None else v) for k, v in row.items()})
-    return buf.getvalue()
+        lines.append(_csv_row(["" if v is None else v if raw or not isinstance(v, str) else csv_text(v) for v in row.values()]))
+    return "".join(lines)
 
 
-def to_json(result: StatsResult, rates: Rates | None = None) -> str:
+def _csv_row(values: list[Any]) -> str:
+    """One CSV line, quoted as RFC 4180 says: the csv module (3.11) leaves a bare CR unquoted when lines end in LF."""
+    out = []
+    for v in values:
+        s = v if isinstance(v, str) else str(v)
+        out.append('"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\r\n') else s)
+    return ",".join(out) + "\n"
+
+
+def to_json(result: StatsResult, rates: Rates | None = None, *, raw: bool = False) -> str:
     """``{"rates": ..., "players": [...]}``: each player's statistics, money per currency in integer minor units (docs/stats.md)."""
     players = []
     for row, flat in zip(result.table.to_dicts(), to_rows(result, None)):
@@ -198,4 +199,4 @@ def to_json(result: StatsResult, rates: Rates | None = None) -> str:
         else {"currency": rates.target.code, "rates": {code: format_rate(rate) for code, rate in rates.rates}},
         "players": players,
     }
-    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+    return dumps(doc, indent=1) + "\n"  # safe to ``cat`` whatever ``raw``: its escapes are JSON's own

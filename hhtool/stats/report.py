@@ -79,8 +79,10 @@ document.querySelectorAll("table.sortable").forEach(function (t) {
 
 
 def e(value: object) -> str:
-    """Escape for HTML text and attributes."""
-    return html.escape(str(value), quote=True)
+    """Escape for HTML text and attributes; control characters shown as in the terminal (``\\x1b``), not dropped unseen."""
+    from ..textsafe import term
+
+    return html.escape(term(str(value)), quote=True)
 
 
 def _table(header: list[str], rows: list[list[str]], left: tuple[int, ...] = (0,), *, sortable: bool = False, titles: list[str] | None = None) -> str:

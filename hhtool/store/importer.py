@@ -363,7 +363,10 @@ class ImportSummary:
         """Nothing failed to parse or replay, no file was unreadable, and no conflict."""
         return not (self.failed or self.conflicts or self.replay_errors or self.unreadable)
 
-    def text(self) -> str:
+    def text(self, *, raw: bool = False) -> str:
+        """The summary as lines for a terminal; file names (which may come from an archive) escaped unless ``raw``."""
+        from ..textsafe import term
+
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
         verdicts = ", ".join(f"{n:,} {v}" for v, n in sorted(self.verdicts.items())) or "none"
         lines = [
@@ -394,7 +397,7 @@ class ImportSummary:
             lines.append(f"skipped, no hand in them: {shown}{more}")
         if self.interrupted:
             lines.append("interrupted: everything above is committed; run the same command again to finish")
-        return "\n".join(lines)
+        return "\n".join(lines if raw else map(term, lines))
 
 
 # ------------------------------------------------------------------ progress
