@@ -212,9 +212,9 @@ def stats_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
     per_seat = [
         "s.player",
         "count(*) AS hands",
-        "coalesce(sum(s.net), 0)::BIGINT AS net",
-        "coalesce(sum(s.net) FILTER (WHERE s.went_to_showdown), 0)::BIGINT AS sd_net",
-        "coalesce(sum(s.net) FILTER (WHERE s.went_to_showdown IS NOT TRUE), 0)::BIGINT AS nsd_net",
+        "coalesce(sum(s.net), 0)::HUGEINT AS net",
+        "coalesce(sum(s.net) FILTER (WHERE s.went_to_showdown), 0)::HUGEINT AS sd_net",
+        "coalesce(sum(s.net) FILTER (WHERE s.went_to_showdown IS NOT TRUE), 0)::HUGEINT AS nsd_net",
         "coalesce(sum(s.net / hs.big_bet) FILTER (WHERE hs.fixed), 0)::DOUBLE AS bb_n",
         "count_if(hs.fixed)::BIGINT AS bb_d",
         "coalesce(sum(s.net / hs.blind_unit) FILTER (WHERE NOT hs.fixed), 0)::DOUBLE AS bl_n",
@@ -246,7 +246,7 @@ def stats_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
     rk AS (
         SELECT player, sum(share)::DOUBLE AS rake
         FROM (
-            SELECT p.hand_key, u.w AS player, p.rake * u.s / NULLIF(list_sum(p.shares), 0) AS share
+            SELECT p.hand_key, u.w AS player, p.rake::DOUBLE * u.s / NULLIF(list_sum(p.shares), 0) AS share
             FROM pots p JOIN hs USING (hand_key), LATERAL (SELECT unnest(p.winners) AS w, unnest(p.shares) AS s) u
         ) x
         ANTI JOIN out ON out.hand_key = x.hand_key AND out.player = x.player
@@ -274,13 +274,30 @@ def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, d
     hand_where, hand_params, seat_where, seat_params = scope(f)
     sql = stats_sql(hand_where, seat_where, bool(f.players))
     # the placeholders in the order the query has them: hs, rk, sp, HAVING
-    t = pl.DataFrame(con.sql(sql, params=hand_params + seat_params + seat_params + [f.min_hands]))
+    t = exact_sums(pl.DataFrame(con.sql(sql, params=hand_params + seat_params + seat_params + [f.min_hands])), MONEY_SUMS)
     t = t.with_columns(
         bb100=pl.when(pl.col("bb_d") > 0).then(pl.col("bb_n") / pl.col("bb_d") * 100),
         bl100=pl.when(pl.col("bl_d") > 0).then(pl.col("bl_n") / pl.col("bl_d") * 100),
     )
     street_cols = [f"{c}_{st}" for st in STREETS for c in ("aggr", "calls", "folds", "ftb_n", "ftb_d")]
     return StatsResult(table=t.drop(street_cols), by_street=street_aggression(t), filters=f, db=db)
+
+
+MONEY_SUMS = ("net", "sd_net", "nsd_net")
+"""The statistics' sums of money: HUGEINT in DuckDB, Int128 in polars, ``int`` in Python.
+
+Why not BIGINT: one value fits a BIGINT (``docs/schema.md``, "Bounds"),
+but a sum over many hands need not, and a database written before the
+bounds may hold values up to 2**63 already; DuckDB sums BIGINT into
+HUGEINT exactly, and a cast back to BIGINT failed the whole statistics.
+"""
+
+
+def exact_sums(df: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
+    """``columns`` (HUGEINT sums, which reach polars as Decimal(38, 0)) as Int128: exact, and ``int`` in Python."""
+    import polars as pl
+
+    return df.with_columns(pl.col(c).cast(pl.Int128) for c in columns)
 
 
 def compute(db: str | Path, filters: Filters | None = None) -> StatsResult:
@@ -357,7 +374,7 @@ def sessions(per_hand_df: pl.DataFrame, gap_minutes: int = 30) -> pl.DataFrame:
             pl.col("started_at").min().alias("start"),
             pl.col("started_at").max().alias("end"),
             pl.len().alias("hands"),
-            pl.col("net").sum().alias("net"),
+            pl.col("net").cast(pl.Int128).sum().alias("net"),  # Int64 sums wrap in polars
             pl.col("big_bets").sum().round(2).alias("big_bets"),
         )
         .sort(["player", "session"])

@@ -21,7 +21,8 @@ def safe_text(s: object) -> str:
 
 
 def money(v: float, unit_note: str = "") -> str:
-    return f"{v:,.0f}{unit_note}"
+    """An amount: an ``int`` (an exact sum, see ``compute.MONEY_SUMS``) to the unit, a float rounded."""
+    return f"{v:,}{unit_note}" if isinstance(v, int) else f"{v:,.0f}{unit_note}"
 
 
 def fmt_value(s: StatDef, row: dict[str, Any]) -> tuple[str, str]:
@@ -29,7 +30,7 @@ def fmt_value(s: StatDef, row: dict[str, Any]) -> tuple[str, str]:
     if s.kind == "count":
         return f"{int(row[s.key]):,}", ""
     if s.kind == "money":
-        return money(float(row[s.key])), "minor units"
+        return money(row[s.key]), "minor units"
     if s.kind == "rate":
         v = row[s.key]
         d = int(row["bb_d" if s.key == "bb100" else "bl_d"])
@@ -58,7 +59,7 @@ def to_rows(result: StatsResult) -> list[dict[str, Any]]:
             elif s.kind == "rate":
                 out[s.key] = None if r[s.key] is None else round(float(r[s.key]), 4)
             elif s.kind == "money":
-                out[s.key] = round(float(r[s.key]), 2)
+                out[s.key] = r[s.key] if isinstance(r[s.key], int) else round(float(r[s.key]), 2)
             else:
                 out[s.key] = r[s.key]
         rows.append(out)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.db import connect
-from .compute import STATS, Filters, StatsResult, compute_on, load_per_hand, scope, sessions
+from .compute import STATS, Filters, StatsResult, compute_on, exact_sums, load_per_hand, scope, sessions
 from .render import fmt_value
 
 if TYPE_CHECKING:
@@ -129,12 +129,12 @@ def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, player
 
     hand_where, hand_params, seat_where, seat_params = scope(filters, players)
     order = ", ".join(f"'{label}'" for label in CATEGORY_LABELS)  # constants of ours, never input
-    return pl.DataFrame(
+    return exact_sums(pl.DataFrame(
         con.sql(
             f"""
             SELECT * FROM (
                 SELECT s.player, s.shown_category AS category, count(*)::BIGINT AS shown,
-                       count_if(s.won_at_showdown)::BIGINT AS won, coalesce(sum(s.net), 0)::BIGINT AS net
+                       count_if(s.won_at_showdown)::BIGINT AS won, coalesce(sum(s.net), 0)::HUGEINT AS net
                 FROM seats s JOIN hands h USING (hand_key)
                 WHERE {hand_where} AND {seat_where} AND s.went_to_showdown AND s.outcome IN ('won', 'lost')
                       AND s.shown_category IS NOT NULL
@@ -144,7 +144,7 @@ def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, player
             """,
             params=hand_params + seat_params,
         )
-    )
+    ), ("net",))
 
 
 RANK_ORDER = "AKQJT98765432"
@@ -235,7 +235,7 @@ def build_report(db: str | Path, filters: Filters | None = None, *, gap_minutes:
         ["players", e(t.height)],
         ["hands (distinct)", e(f"{total_hands:,}")],
         ["player-hands", e(f"{int(t['hands'].sum()) if t.height else 0:,}")],
-        ["net won, all players (minor units)", e(f"{float(t['net'].sum()) if t.height else 0:,.0f}")],
+        ["net won, all players (minor units)", e(f"{int(t['net'].sum()) if t.height else 0:,}")],
         ["rake paid, all players (minor units)", e(f"{float(t['rake'].sum()) if t.height else 0:,.0f}")],
     ]
     parts.append(_section("summary", _table(["", "value"], summary_rows)))
