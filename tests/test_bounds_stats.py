@@ -102,3 +102,11 @@ def test_report_command(huge_db: Path, tmp_path: Path) -> None:
     assert f"{BOB_NET - 510 * 5 - 10 * 5 - 110 * 5:,}" in page  # net won, all players: exact
     assert f"{BOB_NET:,}" in page  # bob's session and showdown rows
 
+
+
+def test_a_stakes_filter_of_thousands_of_digits_is_a_usage_error(huge_db: Path) -> None:
+    r = _run("stats", "--db", str(huge_db), "--stakes", "1" + "0" * 4400 + "/1")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr and "--stakes" in r.stderr
+    at_the_bound = _run("stats", "--db", str(huge_db), "--stakes", "10000000000.00/0.50")
+    assert at_the_bound.returncode == 0 and "no hands match" in at_the_bound.stdout
