@@ -22,7 +22,7 @@ import pytest
 
 from hhtool.store.rows import RowBuilder
 from hhtool.store.worker import ChunkTask, process_chunk
-from tests.storegen import hand
+from tests.storegen import broken, hand
 from tests.test_bounds_parse import HUGE, SAMPLES
 
 HHTOOL = str(Path(sys.executable).with_name("hhtool"))
@@ -161,3 +161,21 @@ def test_a_hand_whose_rows_cannot_be_built_fails_alone(monkeypatch: pytest.Monke
     (row,) = r.frames["failed"].to_dicts()
     assert row["kind"] == "error" and row["hand_id"] == "G-1"
     assert row["message"] == "the import could not store this hand (KeyError: 'a bug'); please report this hand"
+
+
+def test_line_numbers_past_a_32_bit_integer() -> None:
+    """A hand past line 2**31 of a file (INTEGER ``first_line``) fails alone; a failed hand's lines there become NULL."""
+    good = SAMPLES["cents"].replace("#C-1001:", "#G-0:")
+    data = good + "\n\n" + broken("B-0") + "\n\n" + good.replace("#G-0:", "#G-1:") + "\n"
+    g1 = next(i for i, line in enumerate(data.split("\n"), start=1) if "#G-1:" in line)
+    near = ChunkTask(0, 0, "/h.txt", data.encode(), 2**31 - g1, False)  # G-1 starts at line 2**31 of its file
+    r = process_chunk(near)
+    assert (r.hands, r.failed, r.verdicts) == (1, 2, {"ok": 1})
+    assert r.frames["hands"]["hand_id"].to_list() == ["G-0"]
+    rows = {row["hand_id"]: row for row in r.frames["failed"].to_dicts()}
+    assert rows["B-0"]["kind"] == "parse" and rows["B-0"]["first_line"] is not None
+    assert rows["G-1"]["kind"] == "range" and rows["G-1"]["first_line"] is None
+    assert rows["G-1"]["message"].startswith("hands.first_line would be 2,147,483,648, beyond its type INTEGER")
+    far = process_chunk(ChunkTask(0, 0, "/h.txt", (broken("B-1") + "\n").encode(), 2**40, False))
+    (row,) = far.frames["failed"].to_dicts()
+    assert (row["hand_id"], row["line"], row["first_line"]) == ("B-1", None, None)

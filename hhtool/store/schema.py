@@ -347,7 +347,7 @@ def schema_markdown() -> str:
         "## Bounds",
         "",
         "No value that parses can overflow its column. The parser's bounds ([`format-notes.md`](format-notes.md),",
-        "\"Bounds on numbers\"): an amount is at most 10^12 minor units, a seat number, table size or button",
+        "\"Bounds\"): an amount is at most 10^12 minor units, a seat number, table size or button",
         "at most 99, a hand at most 32,767 lines; a hand past one is a failed hand (`failed.kind` `range`, kept",
         "with its text and error) in `parse`, `audit` and `import` alike. From them:",
         "",

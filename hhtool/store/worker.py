@@ -142,15 +142,14 @@ def _frames(builder: RowBuilder, result: ChunkResult) -> dict[str, pl.DataFrame]
     inside the columns; what they do not bound (the findings of a hand the
     replay finds tens of thousands of faults in) fails the frame's build,
     and only then is every value looked at, the hands that do not fit moved
-    to ``failed`` and the frames built again -- so one hostile hand never
-    loses the chunk, and a good chunk pays nothing for the check.
+    to ``failed`` and the frames built again (raising if they still cannot
+    be: a bug) -- so one hostile hand never loses the chunk, and a good
+    chunk pays nothing for the check.
     """
     try:
         return frames(builder)
     except Exception:
-        bad = builder.out_of_range()
-        if not bad:
-            raise
+        bad = builder.out_of_range()  # also NULLs what does not fit in failed rows
     for verdict in builder.drop(bad):
         result.hands -= 1
         result.verdicts[verdict] -= 1
