@@ -306,6 +306,12 @@ configure(PyObject *self, PyObject *args)
 #define DIG(ch) ((ch) >= '0' && (ch) <= '9')
 #define MAX_DIGITS 15 /* amounts below 10**15 (times 100 fits in 64 bits); parse.py takes the rest */
 #define MAX_INT_DIGITS 9
+/* parse.py's bounds (docs/format-notes.md, "Bounds"): beyond them it raises OutOfRangeError, so
+ * this code declines.  money.MAX_AMOUNT, parse.MAX_SEAT, parse.MAX_HAND_LINES; tests/test_bounds_scan.py
+ * checks both readers at and just past each. */
+#define MAX_AMOUNT 1000000000000LL
+#define MAX_SEAT 99
+#define MAX_HAND_LINES 32767
 
 static inline int
 has(const char *p, const char *e, const char *lit, size_t n)
@@ -540,7 +546,7 @@ bool_ref(int b)
     return Py_NewRef(b ? Py_True : Py_False);
 }
 
-/* A raw amount in the hand's money (0: another sign, or decimals in chips: parse.py's errors). */
+/* A raw amount in the hand's money (0: another sign, decimals in chips, above MAX_AMOUNT: parse.py's errors). */
 static int
 units(Hand *h, const Raw *r, long long *out)
 {
@@ -552,6 +558,8 @@ units(Hand *h, const Raw *r, long long *out)
         return 0;
     else
         *out = r->whole;
+    if (*out > MAX_AMOUNT)
+        return 0;
     if (r->hundredths >= 0)
         h->flags |= 1;
     if (r->grouped)
@@ -827,6 +835,8 @@ table(Hand *h, const char *p, const char *e, PyObject **out)
     if (r == q || q - r > MAX_INT_DIGITS || r - name0 < 2 || r[-2] != '\'' || r[-1] != ' ')
         return DECLINE;
     int_token(r, q, &max_seats);
+    if (max_seats > MAX_SEAT || button > MAX_SEAT)
+        return DECLINE;
     name1 = r - 2;
     /* TABLE_NAME: [^\n']+(?:'[^\n']+)* -- no quote first, last or twice in a row */
     if (name1 <= name0 || name0[0] == '\'' || name1[-1] == '\'')
@@ -1046,7 +1056,7 @@ player_line(Hand *h, long long k, int who_index, const char *p, const char *e)
             pot = S_SIDE;
         else
             return NOMATCH;
-        if (n < 0 || !place(h, IN_BODY) || !units(h, &r1, &v1))
+        if (n < 0 || n > MAX_SEAT || !place(h, IN_BODY) || !units(h, &r1, &v1))
             return DECLINE;
         return ADD(BUILD(C_COLLECTED, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), str_ref(pot), PyLong_FromLong(n)));
     }
@@ -1059,7 +1069,7 @@ player_line(Hand *h, long long k, int who_index, const char *p, const char *e)
     if (EAT(p, e, " joins the table at seat #")) {
         if (int_token(p, e, &n) != e)
             return NOMATCH;
-        return n >= 0 && place(h, IN_BODY) ? ADD(BUILD(C_JOINS, line_no(h, k), Py_NewRef(who), PyLong_FromLong(n))) : DECLINE;
+        return n >= 0 && n <= MAX_SEAT && place(h, IN_BODY) ? ADD(BUILD(C_JOINS, line_no(h, k), Py_NewRef(who), PyLong_FromLong(n))) : DECLINE;
     }
     return NOMATCH;
 }
@@ -1241,12 +1251,14 @@ pots(Hand *h, const char *p, const char *e)
     PyObject *t;
     if (h->section != SUMMARY || !h->has_total || h->has_main || h->outcomes.n)
         return DECLINE;
-    if ((p = amount(h, p, e, &main_pot)) == NULL || !EAT(p, e, "."))
+    if ((p = amount(h, p, e, &main_pot)) == NULL || !EAT(p, e, ".") || main_pot > h->total)
         return DECLINE;
     sum = main_pot;
     while (p < e) {
+        /* sum <= total throughout, so the sum cannot overflow however many pots the line lists;
+         * a sum past the total is parse.py's "do not add up" */
         if (!EAT(p, e, " Side pot-") || p >= e || *p == '0' || (p = int_token(p, e, &n)) == NULL || n != expect ||
-            !EAT(p, e, " ") || (p = amount(h, p, e, &side)) == NULL || !EAT(p, e, ".")) {
+            !EAT(p, e, " ") || (p = amount(h, p, e, &side)) == NULL || !EAT(p, e, ".") || side > h->total - sum) {
             vec_clear(&sides);
             return DECLINE;
         }
@@ -1300,6 +1312,8 @@ stranger(Hand *h, long long k, const char *p, const char *e)
         ;
     if (q < e && e - q <= MAX_INT_DIGITS && q - p > joins_len && memcmp(q - joins_len, joins, (size_t)joins_len) == 0) {
         int_token(q, e, &n);
+        if (n > MAX_SEAT)
+            return DECLINE;
         return ADD(BUILD(C_JOINS, line_no(h, k), text_str(p, q - joins_len), PyLong_FromLong(n)));
     }
     return DECLINE;
@@ -1430,7 +1444,7 @@ read_hand(Hand *h, const char *p, const char *e, PyObject *source, PyObject **ou
     order_names(h);
     /* body: p .. eol is line k */
     for (;;) {
-        if (p == eol) {
+        if (p == eol || k >= MAX_HAND_LINES) { /* a blank line, or more lines than parse.py accepts */
             r = DECLINE;
             goto done;
         }

@@ -464,7 +464,8 @@ def _stats_filters(
     parsed_stakes: list[tuple[str, str]] = []
     for st in stakes or []:
         small, sep, big = st.replace("€", "").replace("$", "").replace("£", "").replace(",", "").partition("/")
-        if not sep or not all(part.replace(".", "", 1).isdigit() for part in (small, big)):
+        # 16 characters: any amount up to money.MAX_AMOUNT, and no int() of thousands of digits
+        if not sep or not all(part.replace(".", "", 1).isdigit() and len(part) <= 16 for part in (small, big)):
             raise _fail(f"--stakes {st!r}: write the small and big bet as in the header, e.g. 0.50/1.00 or 200/400")
         parsed_stakes.append((small, big))
     return Filters(

@@ -69,6 +69,12 @@ class IncompleteHandError(HandParseError):
     kind = "incomplete"
 
 
+class OutOfRangeError(HandParseError):
+    """A number beyond what hhtool accepts (an amount, a seat, a table size, a hand's length: docs/format-notes.md, "Bounds")."""
+
+    kind = "range"
+
+
 class InconsistentHandError(HandHistoryError):
     """Every line parses, but the hand contradicts itself."""
 

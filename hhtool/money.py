@@ -4,12 +4,18 @@ A hand is in *cents* when its header writes a currency sign or decimals,
 in *chips* otherwise; every amount in the hand is then an ``int`` in that
 unit (``$12`` in a dollar hand is 1200).  :class:`MoneyStyle` records how
 the hand wrote its amounts so the writer can write them the same way.
+
+No amount above :data:`MAX_AMOUNT` minor units is accepted (docs/format-notes.md,
+"Bounds"): with it every money column of the database and every sum the
+statistics make stays exact, and a hostile amount of thousands of digits is a
+clear error of its hand, never Python's integer-string limit.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Final
 
 from .pickling import picklable
 
@@ -18,8 +24,24 @@ CURRENCY_SIGNS = "€$£"
 _AMOUNT = re.compile(r"([€$£]?)([0-9][0-9,]*)(?:\.([0-9]{2}))?")
 
 
+MAX_AMOUNT: Final = 10**12
+"""The largest amount a hand may write, in its minor units (cents or chips): €10,000,000,000.00 or
+1,000,000,000,000 chips.  Why this bound: a hand has at most 32,767 lines (``parse.MAX_HAND_LINES``),
+so anything the replay adds up within one hand (a player's investment, a pot, a net) stays below
+32,767 * 10**12 * 2 < 2**56, far inside a BIGINT and exact in arithmetic, and the statistics sum
+BIGINTs into HUGEINTs (docs/schema.md, "Bounds")."""
+
+_MAX_DIGITS: Final = len(str(MAX_AMOUNT))
+"""A whole part with more significant digits than this is above :data:`MAX_AMOUNT` in any unit,
+so it is never converted (``int()`` of thousands of digits is slow, and refused past 4,300)."""
+
+
 class AmountError(ValueError):
     """An amount that does not fit the hand's money (another sign, decimals in chips)."""
+
+
+class AmountRangeError(AmountError):
+    """An amount above :data:`MAX_AMOUNT`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +62,18 @@ class MoneyStyle:
 
 @dataclass(frozen=True, slots=True)
 class RawAmount:
-    """An amount as written: its sign, whole part, hundredths and how it looked."""
+    """An amount as written: its sign, whole part, hundredths and how it looked.
+
+    ``digits``: the significant digits of the whole part; when there are more
+    than any accepted amount has, ``whole`` is not the value but ``10 ** 13``
+    (above the bound in any unit), and :func:`to_units` refuses it.
+    """
 
     symbol: str
     whole: int
     hundredths: int | None
     grouped: bool
+    digits: int
 
 
 def split_amount(text: str) -> RawAmount:
@@ -54,20 +82,39 @@ def split_amount(text: str) -> RawAmount:
     if m is None:
         raise AmountError(f"not an amount: {text!r}")
     sign, whole, dec = m.groups()
-    return RawAmount(sign, int(whole.replace(",", "")), None if dec is None else int(dec), "," in whole)
+    digits = whole.replace(",", "").lstrip("0")
+    n = len(digits)
+    value = int(digits) if 0 < n <= _MAX_DIGITS else 0 if n == 0 else 10**_MAX_DIGITS
+    return RawAmount(sign, value, None if dec is None else int(dec), "," in whole, n)
 
 
 def to_units(raw: RawAmount, symbol: str, cents: bool) -> int:
     """The amount in the hand's minor units; :class:`AmountError` if it does not fit."""
     if raw.symbol != symbol:
         want = f"in {symbol}" if symbol else "without a currency sign"
-        written = raw.symbol + str(raw.whole) + ("" if raw.hundredths is None else f".{raw.hundredths:02d}")
-        raise AmountError(f"amount {written} is not {want} like the header's")
+        raise AmountError(f"{_written(raw)} is not {want} like the header's")
     if cents:
-        return raw.whole * 100 + (raw.hundredths or 0)
-    if raw.hundredths is not None:
+        value = raw.whole * 100 + (raw.hundredths or 0)
+    elif raw.hundredths is not None:
         raise AmountError("decimals in a hand played in chips")
-    return raw.whole
+    else:
+        value = raw.whole
+    if value > MAX_AMOUNT:
+        raise AmountRangeError(_range_message(raw, symbol, cents))
+    return value
+
+
+def _range_message(raw: RawAmount, symbol: str, cents: bool) -> str:
+    """What is wrong with an amount above :data:`MAX_AMOUNT`, in the hand's money."""
+    largest = format_amount(MAX_AMOUNT, MoneyStyle(symbol, cents, cents, True))
+    return f"{_written(raw)} is out of range: the largest accepted is {largest}"
+
+
+def _written(raw: RawAmount) -> str:
+    """``amount €12.50`` (without separators), or ``an amount of 4,301 digits`` for one too long to quote."""
+    if raw.digits > _MAX_DIGITS:
+        return f"an amount of {raw.digits:,} digits"
+    return "amount " + raw.symbol + str(raw.whole) + ("" if raw.hundredths is None else f".{raw.hundredths:02d}")
 
 
 def format_amount(value: int, style: MoneyStyle) -> str:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from .bounds import MAX_LINE_CHARS, line_too_long
 from .cards import Card, parse_card
-from .errors import HandHistoryError, HandParseError, IncompleteHandError, InconsistentHandError
+from .errors import HandHistoryError, HandParseError, IncompleteHandError, InconsistentHandError, OutOfRangeError
 from .events import (
     STREET_NAMES,
     Bet,
@@ -79,12 +79,24 @@ from .events import (
     Vela,
 )
 from .grammar import PLACEHOLDER, Tokens, describe_terminal, lark_match, matcher
-from .money import AmountError, MoneyStyle, split_amount, to_units
+from .money import AmountError, AmountRangeError, MoneyStyle, split_amount, to_units
 from .rules import RulesError
 from .zones import ZoneError, parse_time, zone_info
 
 if TYPE_CHECKING:
     from .grammar import LineMatcher
+
+MAX_SEAT = 99
+"""The largest seat number, table size (``<n>-max``), button seat, side-pot number and
+``joins the table at seat #<n>`` accepted (docs/format-notes.md, "Bounds"): seats are TINYINT
+columns, and no room seats a hundred players at one table."""
+
+MAX_HAND_LINES = 32_767
+"""The most lines a hand may have (docs/format-notes.md, "Bounds"): the order of a money line
+within its hand is a SMALLINT column, and :data:`hhtool.money.MAX_AMOUNT` times it bounds every
+sum within a hand."""
+
+_SEAT_DIGITS = len(str(MAX_SEAT))
 
 _HAND_ID = re.compile(r" Hand #([A-Za-z0-9-]+)")
 _SEAT_PREFIX = re.compile(r"Seat [0-9]+: ")
@@ -294,12 +306,19 @@ class _Builder:
         try:
             value = converter.amount(text)
         except _LineProblem as e:
-            raise self.error(InconsistentHandError, str(e), self.column_of(text)) from None
+            raise self.error(e.cls, str(e), self.column_of(text)) from None
         if converter.dec:
             self.decimals = True
         if converter.grp:
             self.grouping = True
         return value
+
+    def number(self, token: str | None, what: str) -> int:
+        """A seat number or table size of the table or a seat line, at most :data:`MAX_SEAT`."""
+        try:
+            return _seat_number(token, what)
+        except _LineProblem as e:
+            raise self.error(e.cls, str(e), self.column_of(e.token) if e.token else None) from None
 
     def who(self, token: str) -> str:
         """The seated name for a placeholder; a stranger's name as written."""
@@ -416,15 +435,19 @@ class _Builder:
             raise IncompleteHandError("the hand ends after its header", line=self.first_line, hand_id=self.hand_id, source=self.source)
         self.lineno = self.first_line + 1
         self.text = lines[1]
+        if len(lines) > MAX_HAND_LINES:
+            self.lineno = self.first_line + MAX_HAND_LINES
+            self.text = lines[MAX_HAND_LINES]
+            raise self.error(OutOfRangeError, f"the hand has {len(lines):,} lines; the most accepted is {MAX_HAND_LINES:,}")
         t = self.match("table", self.text)
-        table = Table(self.lineno, t[0] or "", int(t[1] or 0), int(t[2] or 0))
+        table = Table(self.lineno, t[0] or "", self.number(t[1], "the table size"), self.number(t[2], "the button seat"))
         seats: list[Seat] = []
         i = 2
         while i < len(lines) and lines[i].startswith("Seat "):
             self.lineno = self.first_line + i
             self.text = lines[i]
             s = self.match("seat", self.text)
-            seats.append(Seat(self.lineno, int(s[0] or 0), s[1] or "", self.amount(s[2] or "")))
+            seats.append(Seat(self.lineno, self.number(s[0], "the seat number"), s[1] or "", self.amount(s[2] or "")))
             i += 1
         self.check_seats(table, seats)
         self.tokens = _Names((f"{PLACEHOLDER}{k:02d}", s.player) for k, s in enumerate(seats))
@@ -731,6 +754,8 @@ class _Converter:
             raw = split_amount(text)
             try:
                 value = to_units(raw, self.symbol, self.cents)
+            except AmountRangeError as e:
+                raise _LineProblem(str(e), text, OutOfRangeError) from None
             except AmountError as e:
                 raise _LineProblem(str(e), text) from None
             hit = (value, raw.hundredths is not None, raw.grouped)
@@ -804,6 +829,23 @@ def _converter(symbol: str, cents: bool) -> _Converter:
 # ------------------------------------------------------------ converters
 
 
+def _seat_number(token: str | None, what: str) -> int:
+    """An INT token that names a seat (or a table size, a side pot): at most :data:`MAX_SEAT`.
+
+    Read by its significant digits first, so that a number of thousands of
+    digits is this error, not ``int()``'s.
+    """
+    digits = (token or "0").lstrip("0")
+    if len(digits) > _SEAT_DIGITS or (digits and int(digits) > MAX_SEAT):
+        raise _LineProblem(f"{what} {_shown(digits)} is out of range: the largest accepted is {MAX_SEAT}", token, OutOfRangeError)
+    return int(digits) if digits else 0
+
+
+def _shown(digits: str) -> str:
+    """A number to quote in a message: as written, or its length when it is too long to quote."""
+    return digits if len(digits) <= 20 else f"of {len(digits):,} digits"
+
+
 def _c_amount_action(c: _Converter, v: Tokens) -> Args:
     return (v[0], c.amount(v[1]), v[2] is not None)
 
@@ -857,7 +899,7 @@ def _c_collect(c: _Converter, v: Tokens) -> Args:
         return (v[0], c.amount(v[1]), "pot", 0)
     if pot == "main pot":
         return (v[0], c.amount(v[1]), "main", 0)
-    return (v[0], c.amount(v[1]), "side", int(pot[9:]))
+    return (v[0], c.amount(v[1]), "side", _seat_number(pot[9:], "the side pot number"))
 
 
 def _c_said(c: _Converter, v: Tokens) -> Args:
@@ -865,7 +907,7 @@ def _c_said(c: _Converter, v: Tokens) -> Args:
 
 
 def _c_joins(c: _Converter, v: Tokens) -> Args:
-    return (v[0], int(v[1] or 0))
+    return (v[0], _seat_number(v[1], "the seat number"))
 
 
 def _c_total(c: _Converter, v: Tokens) -> Args:
@@ -876,7 +918,7 @@ def _c_pots(c: _Converter, v: Tokens) -> Args:
     main = c.amount(v[0])
     sides: list[int] = []
     for k, m in enumerate(_SIDE_POT.finditer(v[1] or ""), start=1):
-        if int(m.group(1)) != k:
+        if _seat_number(m.group(1), "the side pot number") != k:
             raise _LineProblem(f"side pots must be numbered 1, 2, ... in order; found Side pot-{m.group(1)}", f"Side pot-{m.group(1)}")
         sides.append(c.amount(m.group(2)))
     return (main, tuple(sides))
@@ -884,7 +926,7 @@ def _c_pots(c: _Converter, v: Tokens) -> Args:
 
 def _c_outcome(c: _Converter, v: Tokens) -> Args:
     """Seat number, player, button, blind, then the outcome's own tokens converted."""
-    head = (int(v[0] or 0), v[1], v[2] is not None, None if v[3] is None else ("small" if v[3] == " (small blind)" else "big"))
+    head = (_seat_number(v[0], "the seat number"), v[1], v[2] is not None, None if v[3] is None else ("small" if v[3] == " (small blind)" else "big"))
     return head + tuple(v[4:])
 
 

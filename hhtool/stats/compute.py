@@ -287,7 +287,8 @@ def money_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
 
     Sums are HUGEINT (128 bits): no stored amount can make them overflow.
     The rake a player paid is each pot's rake shared among its winners in
-    proportion to their shares, rounded to the minor unit per pot.
+    proportion to their shares, rounded half up to the minor unit per pot,
+    in integers (a double would lose cents on large pots).
     Placeholders: ``hand_where``'s, the player list of ``rk`` (when
     ``named``), ``seat_where``'s, ``min_hands``.
     """
@@ -299,7 +300,7 @@ def money_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
         SELECT player, currency, unit, sum(share)::HUGEINT AS rake
         FROM (
             SELECT p.hand_key, hs.currency, hs.unit, u.w AS player,
-                   round(p.rake::HUGEINT * u.s / NULLIF(list_sum(p.shares), 0))::HUGEINT AS share
+                   (p.rake::HUGEINT * u.s * 2 + list_sum(p.shares)) // NULLIF(2 * list_sum(p.shares), 0) AS share
             FROM pots p JOIN hs USING (hand_key), LATERAL (SELECT unnest(p.winners) AS w, unnest(p.shares) AS s) u
         ) x
         ANTI JOIN out ON out.hand_key = x.hand_key AND out.player = x.player
@@ -340,7 +341,7 @@ def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, d
             params=hand_params + seat_params + seat_params + seat_params + [f.min_hands],  # hs, rk, sm, the HAVING's seats
         )
     )
-    m = m.with_columns(pl.col(c).cast(pl.Decimal(38, 0)) for c in MONEY_KEYS) if m.height else m
+    m = exact_sums(m, MONEY_KEYS)
     street_cols = [f"{c}_{st}" for st in STREETS for c in ("aggr", "calls", "folds", "ftb_n", "ftb_d")]
     return StatsResult(table=t.drop(street_cols), by_street=street_aggression(t), money=m, filters=f, db=db)
 
@@ -385,6 +386,20 @@ def check_players(con: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> Non
         hint = f"; did you mean {' or '.join(repr(folded[c]) for c in close)}?" if close else ""
         parts.append(f"no player {name!r} in this database{hint}")
     raise UnknownPlayerError("; ".join(parts))
+
+
+def exact_sums(df: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
+    """``columns`` (HUGEINT sums, which reach polars as Decimal(38, 0)) as Int128: exact, and ``int`` in Python.
+
+    The statistics' sums of money are HUGEINT in DuckDB, Int128 in polars.
+    Why not BIGINT: one value fits a BIGINT (``docs/schema.md``, "Bounds"),
+    but a sum over many hands need not, and a database written before the
+    bounds may hold values up to 2**63 already; DuckDB sums BIGINT into
+    HUGEINT exactly, and a cast back to BIGINT failed the whole statistics.
+    """
+    import polars as pl
+
+    return df.with_columns(pl.col(c).cast(pl.Int128) for c in columns)
 
 
 def compute(db: str | Path, filters: Filters | None = None) -> StatsResult:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..currency import Currency, Rates, currency_of, format_money
 from ..store.db import StoreError, connect
-from .compute import MONEY_KEYS, STATS, Filters, StatsResult, compute_on, currency_rank, load_per_hand, name_key, scope, sessions
+from .compute import MONEY_KEYS, STATS, Filters, StatsResult, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
 from .render import converted, fmt_value, heading, ratio_value
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, player
 
     hand_where, hand_params, seat_where, seat_params = scope(filters, players)
     order = ", ".join(f"'{label}'" for label in CATEGORY_LABELS)  # constants of ours, never input
-    return pl.DataFrame(
+    return exact_sums(pl.DataFrame(
         con.sql(
             f"""
             SELECT * FROM (
@@ -224,7 +224,7 @@ def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, player
             """,
             params=hand_params + seat_params,
         )
-    )
+    ), ("net",))
 
 
 RANK_ORDER = "AKQJT98765432"
@@ -296,7 +296,7 @@ def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, players: l
     import polars as pl
 
     hand_where, hand_params, seat_where, seat_params = scope(filters, players)
-    return pl.DataFrame(
+    return exact_sums(pl.DataFrame(
         con.sql(
             f"""
             SELECT h.site, h.small_bet, h.big_bet, h.structure, h.max_seats, h.currency, h.unit,
@@ -307,7 +307,7 @@ def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, players: l
             """,
             params=hand_params + seat_params,
         )
-    )
+    ), ("net",))
 
 
 class EmptyReportError(StoreError):

@@ -90,6 +90,10 @@ class Rows:
         for i in range(len(cols)):  # compiled: an index loop, no zip iterator and pairs
             cols[i].append(row[i])
 
+    def keep(self, rows: list[int]) -> None:
+        """Only the rows of these indexes, in this order."""
+        self.cols = [[col[i] for i in rows] for col in self.cols]
+
 
 def worker_columns(spec: TableSpec) -> list[str]:
     """The columns a worker fills for ``spec``: ``local`` for ``hand_key``, no ``imported_at``, and in
@@ -119,8 +123,16 @@ _ACTION_KIND: Final[dict[type, str]] = {
 
 
 POT_LISTS: Final = ("eligible", "winners", "shares")
+_INT_RANGES: Final[dict[str, int]] = {"TINYINT": 2**7, "SMALLINT": 2**15, "INTEGER": 2**31, "BIGINT": 2**63, "BIGINT[]": 2**63}
+"""The integer column types: a value ``v`` fits when ``-limit <= v < limit``."""
 _STREET_INDEX: Final = {name: i for i, name in enumerate(STREETS)}
 _REACH_BIT: Final = {"3rd": 1, "4th": 2, "5th": 4}  # a card dealt on it: :func:`hhtool.store.flags.saw_bits`
+
+
+def _or_null(v: Any, sql: str) -> Any:
+    """``v``, or None when it does not fit the integer type ``sql``."""
+    limit = _INT_RANGES[sql]
+    return v if v is None or -limit <= v < limit else None
 
 
 class RowBuilder:
@@ -138,6 +150,86 @@ class RowBuilder:
         self.findings = Rows.of(FINDINGS)
         self.failed = Rows.of(FAILED)
         self.local = 0
+
+    def _hand_rows(self) -> list[tuple[Rows, TableSpec]]:
+        """Every table of hand rows (first column ``local``) with the table its columns are of."""
+        return [
+            (self.hands, HANDS), (self.seats, SEATS), (self.actions, ACTIONS), (self.cards, CARDS), (self.pots, POTS),
+            (self.pot_eligible, POTS), (self.pot_winners, POTS), (self.findings, FINDINGS),
+        ]
+
+    # ------------------------------------------------------------ hands that cannot be stored
+
+    def discard_last(self, local: int) -> None:
+        """Forget the rows of hand ``local``, the last one added (an :meth:`add_hand` that raised half way)."""
+        for rows, _ in self._hand_rows():
+            locals_ = rows.cols[0]
+            n = len(locals_)
+            while n and locals_[n - 1] >= local:
+                n -= 1
+            if n < len(locals_):
+                rows.keep(list(range(n)))
+        self.local = local
+
+    def out_of_range(self) -> dict[int, str]:
+        """The hands with a value beyond its column's type (``local`` -> what and where), found by looking at every value.
+
+        The import's last line of defence (:func:`hhtool.store.worker.process_chunk`
+        calls it only when a chunk's frames could not be built): the parser's
+        bounds keep the values it reads inside their columns, but not, say,
+        the number of findings the replay makes.  A value of a ``failed`` row
+        that does not fit (a line past 2**31) becomes NULL: it has no other row to go to.
+        """
+        bad: dict[int, str] = {}
+        for rows, spec in self._hand_rows():
+            types = {c.name: c.sql for c in spec.columns}
+            locals_ = rows.cols[0]
+            for name, col in zip(rows.names, rows.cols):
+                sql = types.get(name, "")
+                limit = _INT_RANGES.get(sql)
+                if limit is None:
+                    continue
+                for i, v in enumerate(col):
+                    if v is not None and not -limit <= v < limit and locals_[i] not in bad:
+                        shown = f"{v:,}" if abs(v) < 10**30 else f"{'-' if v < 0 else ''}about 2**{abs(v).bit_length() - 1}"
+                        bad[locals_[i]] = (
+                            f"{spec.name}.{name} would be {shown}, beyond its type {sql} "
+                            f"({-limit:,} to {limit - 1:,}): the hand cannot be stored (docs/schema.md, \"Bounds\")"
+                        )
+        types = {c.name: c.sql for c in FAILED.columns}
+        for name, col in zip(self.failed.names, self.failed.cols):
+            sql = types.get(name, "")
+            if sql in _INT_RANGES and name != "raw_hash":
+                for i, v in enumerate(col):
+                    col[i] = _or_null(v, sql)
+        return bad
+
+    def drop(self, bad: dict[int, str]) -> list[str]:
+        """Move the hands ``bad`` names to ``failed`` (kind ``range``, with their text and why); returns their verdicts.
+
+        The other hands are numbered again from 0, in order, as the writer expects.
+        """
+        h = self.hands
+        col = {name: c for name, c in zip(h.names, h.cols)}
+        verdicts = []
+        for local in sorted(bad):
+            first = _or_null(col["first_line"][local], "INTEGER")
+            raw = col["raw_text"][local]
+            self.failed.add((
+                text_hash(raw), col["file"][local], first, None, first, col["hand_id"][local], "range", bad[local],
+                None, None, raw,
+            ))
+            verdicts.append(str(col["verdict"][local]))
+        number: dict[int, int] = {}
+        for local in range(self.local):
+            if local not in bad:
+                number[local] = len(number)
+        for rows, _ in self._hand_rows():
+            locals_ = rows.cols[0]
+            rows.keep([i for i in range(len(locals_)) if locals_[i] not in bad])
+            rows.cols[0] = [number[v] for v in rows.cols[0]]
+        self.local = len(number)
+        return verdicts
 
     # ------------------------------------------------------------ failures
 

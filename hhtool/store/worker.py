@@ -123,9 +123,45 @@ def process_chunk(task: ChunkTask) -> ChunkResult:
                 rep = None
                 error = f"the replay failed ({type(e).__name__}: {e}); please report this hand"
                 result.replay_errors += 1
-            verdict = builder.add_hand(hand, raw, task.source, offset, rep, error)
+            local = builder.local
+            try:
+                verdict = builder.add_hand(hand, raw, task.source, offset, rep, error)
+            except Exception as e:  # a bug of ours: this hand is kept in failed, the chunk goes on
+                builder.discard_last(local)
+                message = f"the import could not store this hand ({type(e).__name__}: {e}); please report this hand"
+                record = ErrorRecord(
+                    kind="error", message=message, source=task.source, line=start, column=None,
+                    hand_id=hand.header.hand_id, line_text=None, expected=(), raw=raw,
+                )
+                builder.add_failed(record, task.source, start + offset, offset)
+                result.failed += 1
+                continue
             result.hands += 1
             result.verdicts[verdict] = result.verdicts.get(verdict, 0) + 1
-        result.frames = frames(builder)
+        result.frames = _frames(builder, result)
     result.cp1252 = bool(notes)
     return result
+
+
+def _frames(builder: RowBuilder, result: ChunkResult) -> dict[str, pl.DataFrame]:
+    """The chunk's frames; a hand with a value its column cannot hold goes to ``failed`` instead.
+
+    The parser's bounds (docs/format-notes.md, "Bounds") keep what it reads
+    inside the columns; what they do not bound (the findings of a hand the
+    replay finds tens of thousands of faults in) fails the frame's build,
+    and only then is every value looked at, the hands that do not fit moved
+    to ``failed`` and the frames built again (raising if they still cannot
+    be: a bug) -- so one hostile hand never loses the chunk, and a good
+    chunk pays nothing for the check.
+    """
+    try:
+        return frames(builder)
+    except Exception:
+        bad = builder.out_of_range()  # also NULLs what does not fit in failed rows
+    for verdict in builder.drop(bad):
+        result.hands -= 1
+        result.verdicts[verdict] -= 1
+        if not result.verdicts[verdict]:
+            del result.verdicts[verdict]
+        result.failed += 1
+    return frames(builder)
