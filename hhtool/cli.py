@@ -267,11 +267,12 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Export every table as Parquet (hand tables partitioned by date=YYYY-MM-DD) for DuckDB, Spark or Trino."""
-    from .store.db import StoreError, resolve_db_path
+    from .store.db import StoreError, database_errors, resolve_db_path
     from .store.query import export_parquet
 
     try:
-        counts = export_parquet(resolve_db_path(db), parquet)
+        with database_errors(resolve_db_path(db), everything=True):
+            counts = export_parquet(resolve_db_path(db), parquet)
     except StoreError as e:
         raise _fail(str(e)) from None
     except OSError as e:
@@ -404,13 +405,14 @@ def stats(
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
     from .stats import compute
     from .stats.render import to_csv, to_json, to_text
-    from .store.db import StoreError, resolve_db_path
+    from .store.db import StoreError, database_errors, resolve_db_path
 
     if fmt not in ("table", "csv", "json"):
         raise _fail(f"unknown format {fmt!r}: use table, csv or json")
     filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
     try:
-        result = compute(resolve_db_path(db), filters)
+        with database_errors(resolve_db_path(db), everything=True):  # a damaged block is found by the statement that reads it
+            result = compute(resolve_db_path(db), filters)
     except StoreError as e:
         raise _fail(str(e)) from None
     render = {"table": to_text, "csv": to_csv, "json": to_json}[fmt]
@@ -435,11 +437,12 @@ def report(
 ) -> None:
     """Write one self-contained HTML report: winnings graph, statistics, aggression, showdowns, sessions, audit."""
     from .stats.report import write_report
-    from .store.db import StoreError, resolve_db_path
+    from .store.db import StoreError, database_errors, resolve_db_path
 
     filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
     try:
-        path = write_report(resolve_db_path(db), out, filters, gap_minutes=gap)
+        with database_errors(resolve_db_path(db), everything=True):
+            path = write_report(resolve_db_path(db), out, filters, gap_minutes=gap)
     except StoreError as e:
         raise _fail(str(e)) from None
     except OSError as e:
