@@ -204,7 +204,8 @@ def import_(
     verdict; 1 when a hand failed to parse or replay, conflicted with a
     stored hand of the same id, or a file could not be read (a truncated
     .gz: the other files are imported); 2 for usage errors (no such path, the
-    database in use by another process); 130 when interrupted (run the
+    database in use by another process, not hhtool's, damaged, or not
+    writable: a full disk, a read-only folder); 130 when interrupted (run the
     same command again to finish).
     """
     import json

@@ -248,3 +248,10 @@ def test_export_writes_its_folder_and_nowhere_else(db: Path, tmp_path: Path) -> 
     finally:
         con.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pq"]
+
+
+def test_a_mistake_that_quotes_a_files_trouble_is_the_querys_own(db: Path) -> None:
+    """A binder error that quotes "permission denied" or "Corrupt database file" is the SQL's mistake, not the file's."""
+    with pytest.raises(QueryError) as info:
+        run_query(db, 'SELECT "permission denied", "Corrupt database file: no space left" FROM hands')
+    assert type(info.value) is QueryError and "Referenced column" in str(info.value)

@@ -289,7 +289,7 @@ def _names(columns: dict[str, list[str]], views: list[str]) -> str:
 
 # ------------------------------------------------------------------ DuckDB's errors in words
 
-_DAMAGED = ("corrupt database file", "could not read enough bytes", "checksum", "failed to read database header", "invalid block")
+_DAMAGED = ("corrupt database file", "could not read enough bytes", "failed to read database header")
 _NOT_DUCKDB = "not a valid duckdb database file"
 _NO_SPACE = (("no space left", errno.ENOSPC), ("file too large", errno.EFBIG), ("disk quota", errno.EDQUOT))
 _NO_RIGHT = (("permission denied", errno.EACCES), ("read-only file system", errno.EROFS), ("operation not permitted", errno.EPERM))
@@ -323,6 +323,18 @@ def store_error(path: str | Path, e: BaseException, *, writing: bool = False, ev
         return None
     text = str(e)
     said = _first_line(text)
+    if isinstance(e, duckdb.OutOfMemoryException):
+        if writing:
+            return DatabaseWriteError(
+                f"cannot write the database {path}: DuckDB ran out of memory (DuckDB says: {said}); "
+                "what was committed before is kept: run the same import again (with fewer --workers) to finish it"
+            )
+        return StoreError(f"DuckDB ran out of memory reading the database {path} (DuckDB says: {said})")
+    # the kinds DuckDB raises for its files; a statement's own mistake (a binder, catalog, parser error) may
+    # quote the user's words, "permission denied" among them, and is never taken for the file's trouble
+    about_files = type(e) is duckdb.Error or isinstance(e, (duckdb.IOException, duckdb.TransactionException, duckdb.FatalException, duckdb.InternalException))
+    if not about_files:
+        return StoreError(f"reading the database {path} failed (DuckDB says: {said})") if everything else None
     low = text.lower()
     if _NOT_DUCKDB in low:
         return NotHhtoolDatabaseError(f"the database {path} is not an hhtool database (it is not a DuckDB file, or its first blocks are damaged; DuckDB says: {said})")
