@@ -295,3 +295,15 @@ def test_a_read_only_database_file(imported: Path, tmp_path: Path) -> None:
     line = _clean_failure(_run(["import", str(GOOD[0]), "--db", str(db), "--workers", "0"], prefix=prefix))
     assert line == f"hhtool: cannot write the database {db}: the file is read-only to you; give another --db, or make it writable"
     assert _rows(db, "SELECT count(*) FROM hands") == [(300,)]
+
+
+def test_duckdb_out_of_memory_while_importing_is_told_in_words(tmp_path: Path) -> None:
+    """DuckDB's own memory limit, too small for it: a DatabaseWriteError in words, and the file left for the same import to finish."""
+    from hhtool.store.db import DatabaseWriteError
+
+    write_files(tmp_path / "in", 1, 300)
+    db = tmp_path / "h.duckdb"
+    with pytest.raises(DatabaseWriteError, match=r"DuckDB ran out of memory \(DuckDB says: Out of Memory Error"):
+        import_paths([tmp_path / "in"], db, workers=0, memory_limit="1MB")
+    assert import_paths([tmp_path / "in"], db, workers=0).stored == 300
+    assert _rows(db, "SELECT count(*), count(DISTINCT hand_id), (SELECT count(*) FROM files) FROM hands") == [(300, 300, 1)]
