@@ -304,7 +304,8 @@ def import_(
     read (a truncated .gz or .zip: the other files are imported; FIFOs,
     devices, sockets and link loops met in a folder are skipped with a
     note, docs/format-notes.md); 2 for usage errors (no such path, the
-    database in use by another process); 130 when interrupted (run the
+    database in use by another process, not hhtool's, damaged, or not
+    writable: a full disk, a read-only folder); 130 when interrupted (run the
     same command again to finish).
     """
     from .store.db import StoreError, resolve_db_path
@@ -370,11 +371,12 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Export every table as Parquet (hand tables partitioned by date=YYYY-MM-DD) for DuckDB, Spark or Trino."""
-    from .store.db import StoreError, resolve_db_path
+    from .store.db import StoreError, database_errors, resolve_db_path
     from .store.query import export_parquet
 
     try:
-        counts = export_parquet(resolve_db_path(db), parquet)
+        with database_errors(resolve_db_path(db), everything=True):
+            counts = export_parquet(resolve_db_path(db), parquet)
     except StoreError as e:
         raise _fail(str(e)) from None
     except OSError as e:
@@ -541,14 +543,15 @@ def stats(
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
     from .stats import compute
     from .stats.render import to_csv, to_json, to_text
-    from .store.db import StoreError, resolve_db_path
+    from .store.db import StoreError, database_errors, resolve_db_path
 
     if fmt not in ("table", "csv", "json"):
         raise _fail(f"unknown format {fmt!r}: use table, csv or json")
     filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
     rates = _rates(currency, rate)
     try:
-        result = compute(resolve_db_path(db), filters)
+        with database_errors(resolve_db_path(db), everything=True):  # a damaged block is found by the statement that reads it
+            result = compute(resolve_db_path(db), filters)
     except StoreError as e:
         raise _fail(str(e)) from None
     render = {"table": to_text, "csv": to_csv, "json": to_json}[fmt]
@@ -579,12 +582,13 @@ def report(
 ) -> None:
     """Write one self-contained HTML report: winnings graph, statistics, aggression, showdowns, sessions, audit."""
     from .stats.report import EmptyReportError, write_report
-    from .store.db import StoreError, resolve_db_path
+    from .store.db import StoreError, database_errors, resolve_db_path
 
     filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
     rates = _rates(currency, rate)
     try:
-        path = write_report(resolve_db_path(db), out, filters, gap_minutes=gap, rates=rates)
+        with database_errors(resolve_db_path(db), everything=True):
+            path = write_report(resolve_db_path(db), out, filters, gap_minutes=gap, rates=rates)
     except EmptyReportError as e:
         raise _fail(str(e), EXIT_FINDINGS) from None
     except StoreError as e:

@@ -684,9 +684,29 @@ def import_paths(
     0 parses in this process); ``batch_hands``: hands per transaction; ``on_start(files, bytes)``:
     called once with the files found and their size before any is read.  Raises :class:`ImportPathError` for a bad
     path and :class:`~hhtool.store.db.StoreError` for a database that
-    cannot be opened.  ``KeyboardInterrupt`` stops after rolling back the
+    cannot be opened, is not hhtool's, is damaged or cannot be written (a
+    full disk: what was committed stays, and the same import run again
+    finishes it).  ``KeyboardInterrupt`` stops after rolling back the
     batch in progress; the summary then says ``interrupted``.
     """
+    from .db import database_errors
+
+    # DuckDB's errors about the file (a damaged block, a full disk, a read-only folder), raised by the
+    # writer (its thread's, handed over) or by the last checkpoint at close, in words (StoreError)
+    with database_errors(db, writing=True):
+        return _import_paths(paths, db, workers=workers, progress=progress, memory_limit=memory_limit, batch_hands=batch_hands, on_start=on_start)
+
+
+def _import_paths(
+    paths: Iterable[str | Path],
+    db: str | Path,
+    *,
+    workers: int | None,
+    progress: Progress | None,
+    memory_limit: str | None,
+    batch_hands: int,
+    on_start: Callable[[int, int], None] | None,
+) -> ImportSummary:
     from .db import connect
 
     started = time.monotonic()

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .db import StoreError, connect
+from .db import StoreError, connect, store_error
 from .schema import TABLES
 
 if TYPE_CHECKING:
+    import duckdb
     import polars as pl
 
 Format = Literal["table", "csv", "json"]
@@ -18,25 +20,165 @@ class QueryError(StoreError):
     """SQL that DuckDB refused (a usage error)."""
 
 
+class ReadOnlyQueryError(QueryError):
+    """SQL that would write, or read something other than the database's tables."""
+
+
 def run_query(db: str | Path, sql: str) -> pl.DataFrame:
-    """Run ``sql`` on a read-only connection; the result as a polars frame (empty when none)."""
+    """Run ``sql`` on a read-only, locked-down connection; the result of its last statement as a polars frame (empty when none).
+
+    Two fences, each enough for what the other misses: every statement is
+    checked against :func:`read_only_statements`' allow-list before any
+    runs, and the connection itself refuses files, extensions, other
+    databases and settings (:func:`~hhtool.store.db.connect`, read-only).
+    """
     import duckdb
     import polars as pl
 
+    statements = read_only_statements(sql)
     con = connect(db, read_only=True)
     try:
         try:
-            rel = con.sql(sql)
-        except duckdb.Error as e:
-            raise QueryError(str(e)) from None
-        if rel is None:
-            return pl.DataFrame()
-        try:
+            rel = None
+            for i, text in enumerate(statements):
+                if i < len(statements) - 1:  # run, as DuckDB runs every statement but the last, its rows dropped
+                    cursor = con.execute(text)
+                    while cursor.fetchmany(10_000):
+                        pass
+                else:
+                    rel = con.sql(text)
+            if rel is None:
+                return pl.DataFrame()
             return pl.DataFrame(rel)
         except duckdb.Error as e:
-            raise QueryError(str(e)) from None
+            raise _query_error(db, e) from None
     finally:
         con.close()
+
+
+READ_ONLY_HELP = (
+    "it runs SELECT (WITH, VALUES, FROM, TABLE, PIVOT, UNPIVOT), DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, CALL "
+    "and PRAGMA table_info (and the other PRAGMAs that only read), on the database's tables only (docs/query.md)"
+)
+
+_READING_PRAGMAS = frozenset(
+    {
+        "table_info", "show", "show_tables", "show_tables_expanded", "show_databases", "database_list",
+        "database_size", "storage_info", "metadata_info", "version", "platform", "user_agent",
+        "functions", "collations",
+    }
+)
+"""PRAGMAs that read and return rows; the others change settings (``PRAGMA threads = 1`` is a SET to DuckDB)."""
+
+_COMMENTS = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.S)
+_EXPLAIN = re.compile(r"EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^()]*\)\s*)?", re.I)
+
+
+def _words(text: str, n: int = 2) -> list[str]:
+    """The statement's first ``n`` words, upper case, after any comment."""
+    return text[_COMMENTS.match(text).end():].split(None, n)[:n]  # type: ignore[union-attr]  # the pattern matches every text
+
+
+def read_only_statements(sql: str) -> list[str]:
+    """The statements of ``sql`` (DuckDB's own parser splits them), each one that only reads; else :class:`ReadOnlyQueryError`.
+
+    An allow-list, not a deny-list: what DuckDB calls a SELECT (which
+    covers WITH, VALUES, FROM, TABLE, DESCRIBE, SHOW, SUMMARIZE and
+    UNPIVOT), EXPLAIN of such a statement (``EXPLAIN ANALYZE`` runs it),
+    PIVOT, CALL of a table function, and the PRAGMAs that only read.
+    Every statement is checked before the first one runs, so
+    ``SELECT 1; COPY ...`` runs nothing.
+    """
+    import duckdb
+
+    try:
+        parsed = [(s.type, s.query) for s in duckdb.extract_statements(sql)]
+    except duckdb.Error as e:
+        raise QueryError(str(e)) from None
+    except ValueError:  # a statement type the Python binding has no name for (UPDATE EXTENSIONS)
+        raise ReadOnlyQueryError(f"hhtool query is read-only: {_first(sql)} is not a statement it runs; {READ_ONLY_HELP}") from None
+    for kind, text in parsed:
+        why = _refusal(kind, text)
+        if why is not None:
+            raise ReadOnlyQueryError(f"hhtool query is read-only: {why}; {READ_ONLY_HELP}")
+    return [text for _, text in parsed]
+
+
+def _refusal(kind: duckdb.StatementType, text: str) -> str | None:
+    """Why the statement is not run, or None when it only reads."""
+    import duckdb
+
+    T = duckdb.StatementType
+    words = _words(text)
+    first = words[0].upper() if words else ""
+    if kind == T.SELECT or kind == T.CALL:
+        return None
+    if kind == T.MULTI and first == "PIVOT":
+        return None
+    if kind == T.EXPLAIN:
+        rest = text[_COMMENTS.match(text).end():]  # type: ignore[union-attr]
+        m = _EXPLAIN.match(rest)
+        if m is None:
+            return f"{_first(text)} is not an EXPLAIN it can check"
+        try:
+            inner = [(s.type, s.query) for s in duckdb.extract_statements(rest[m.end():])]
+        except (duckdb.Error, ValueError):
+            return f"{_first(text)} explains a statement it does not run"
+        for inner_kind, inner_text in inner:
+            why = _refusal(inner_kind, inner_text)
+            if why is not None:
+                return f"EXPLAIN of a statement it does not run ({why})"
+        return None
+    if first == "COPY" and len(words) > 1 and words[1].upper() == "FROM" and kind != T.COPY:  # DuckDB makes it a PRAGMA
+        return "COPY FROM DATABASE writes another database"
+    if kind == T.PRAGMA and first == "PRAGMA":
+        name = words[1].split("(", 1)[0].strip().lower() if len(words) > 1 else ""
+        if name in _READING_PRAGMAS:
+            return None
+        return f"PRAGMA {name} is not one that only reads"
+    if kind == T.COPY:
+        return "COPY ... TO writes a file (and COPY ... FROM reads one)"
+    if kind == T.COPY_DATABASE:
+        return "COPY FROM DATABASE writes another database"
+    if kind == T.EXPORT:
+        return "EXPORT DATABASE writes a folder"
+    if kind == T.ATTACH:
+        return "ATTACH opens another database (and could write it)"
+    if kind == T.DETACH:
+        return "DETACH closes a database"
+    if kind == T.LOAD:
+        return f"{first} adds an extension to DuckDB ({'INSTALL downloads it from the network' if first in ('INSTALL', 'FORCE') else 'code from outside the database'})"
+    if kind == T.SET or kind == T.VARIABLE_SET:
+        if first == "USE":
+            return "USE changes which database is read"
+        return f"{first} changes DuckDB's settings, which hhtool keeps locked"
+    if kind in (T.INSERT, T.UPDATE, T.DELETE, T.MERGE_INTO):
+        return f"{first} changes the database's rows"
+    if kind in (T.CREATE, T.DROP, T.ALTER, T.CREATE_FUNC):
+        return f"{first} changes the database's tables"
+    return f"{_first(text)} is not a statement it runs"
+
+
+def _first(text: str) -> str:
+    words = _words(text)
+    return " ".join(words).upper() if words else "an empty statement"
+
+
+def _query_error(db: str | Path, e: BaseException) -> StoreError:
+    """DuckDB's error while running the user's SQL: the file's own trouble, the fence, or the SQL's mistake."""
+    import duckdb
+
+    err = store_error(db, e)
+    if err is not None:
+        return err
+    text = str(e)
+    if isinstance(e, duckdb.PermissionException):
+        return ReadOnlyQueryError(
+            f"hhtool query is read-only: it reads the database's tables, not files, other databases or extensions (DuckDB says: {text.splitlines()[0]})"
+        )
+    if "configuration has been locked" in text:
+        return ReadOnlyQueryError(f"hhtool query is read-only: DuckDB's settings are locked (DuckDB says: {text.splitlines()[0]})")
+    return QueryError(text)
 
 
 def render(df: pl.DataFrame, fmt: Format, *, raw: bool = False) -> str:
@@ -123,10 +265,10 @@ def export_parquet(db: str | Path, out: str | Path) -> dict[str, int]:
     import shutil
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    con = connect(db, read_only=True)
+    con = connect(db, read_only=True, write_to=out)  # its Parquet files: the one folder this connection may write
     counts: dict[str, int] = {}
     try:
+        out.mkdir(parents=True, exist_ok=True)  # once the database is known to be hhtool's: nothing made for another file
         for t in TABLES:
             if t.name == "meta":
                 continue
