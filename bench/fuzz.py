@@ -1,7 +1,7 @@
 """The long fuzz run: the suite's targets on mutated histories for minutes, every distinct crash listed.
 
 Run: ``python bench/fuzz.py [--minutes 20] [--examples N] [--seed 1] [--hostility all|suite] [--out DIR]``.
-Never a test (``tests/test_fuzz.py`` runs the same targets for seconds).
+Never a test (``tests/test_fuzz.py`` runs the same targets for seconds), nor part of ``make bench``.
 
 One process.  Each input (``tests/fuzzgen.py``: a sample, simulated or
 generated history after one to five mutations, drawn by hypothesis from

@@ -7,7 +7,10 @@ a failure shrinks to the fewest and simplest mutations: byte flips; lines
 inserted, deleted, duplicated, swapped or spliced in from another
 history; numbers replaced by zero, negative, huge or very long ones;
 control characters; very long tokens; truncation; duplicated headers;
-player names in odd Unicode; card codes changed; action words swapped.
+player names in odd Unicode; card codes changed; action words swapped;
+and, structure-aware, a parsed hand changed as a hand (a field of an
+event, a seat, the header or the summary; an event dropped, doubled,
+moved or taken from another hand) and written back as text.
 
 Each ``check_*`` runs one target on the bytes and asserts only what a
 user is promised whatever the input: no exception escapes, every record
@@ -18,8 +21,8 @@ worker returns a result with every hand stored or failed.
 ``Hostility`` bounds the mutations: the suite leaves out, for now, the
 inputs that fail today for reasons other helpers of issue 20 are fixing
 (numbers of more than 4,300 digits, values over a column's range in the
-import, very long lines); ``bench/fuzz.py`` uses them all.  See
-``/work/wt/brief/fuzz-findings.md`` (and the note of issue 20).
+import, very long lines); ``bench/fuzz.py`` uses them all (the note of
+issue 20 lists what they find, with reproducers).
 """
 
 from __future__ import annotations
@@ -449,7 +452,7 @@ def _check_error(e: ErrorRecord, lines: int) -> None:
     """An error record says where (a line of the file) and what."""
     assert isinstance(e.message, str) and e.message.strip(), e
     # an incomplete hand is reported at the line after it, where the missing lines were due: at the end
-    # of a file without a last line end, one past the last line (fuzz-findings.md, R2)
+    # of a file without a last line end, one past the last line (a choice of parse.py, noted in issue 20)
     last = lines + 1 if e.kind == "incomplete" else lines
     assert e.line is not None and 1 <= e.line <= last, (e.line, lines, str(e))
     assert e.source == SOURCE, e.source
@@ -487,7 +490,7 @@ def check_reader(data: bytes, split: int | None = None) -> list[Record]:
     except UnicodeDecodeError:
         return out
     if text.endswith("\r"):
-        return out  # known: read_stream drops a last bare CR, read_text keeps it (fuzz-findings.md, R1)
+        return out  # known: read_stream drops a last bare CR, read_text keeps it (reader.py; noted in issue 20)
     assert list(read_text(text, SOURCE)) == out, "read_text and read_stream disagree"
     return out
 
