@@ -552,8 +552,8 @@ def chunk_tasks(data: bytes, chunk_bytes: int) -> Iterator[object]:
     from hhtool.store.worker import ChunkTask
 
     cp1252 = False
-    for index, (piece, lines) in enumerate(read_chunks(io.BytesIO(data), chunk_bytes)):
-        yield ChunkTask(0, index, SOURCE, piece, lines, cp1252)
+    for index, (piece, lines, unread) in enumerate(read_chunks(io.BytesIO(data), chunk_bytes)):
+        yield ChunkTask(0, index, SOURCE, piece, lines, cp1252, unread)
         try:
             piece.decode("utf-8")
         except UnicodeDecodeError:
