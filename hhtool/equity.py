@@ -60,6 +60,9 @@ EXACT_LIMIT = 30_000_000
 """Heads up, enumerate every runout up to this many (every all-in from 3rd street: at most 25.5 million)."""
 MULTIWAY_EXACT_LIMIT = 10_000_000
 """With three or more players, up to this many (every three-way all-in from 4th street: at most 1.4 million)."""
+TABLE_LIMIT = 2_000_000
+"""And only when the players' completions to key number at most this many (a second or so of keys; only
+deals with many ``??`` cards come near it: heads up from 2nd street, 163,800)."""
 DEFAULT_SAMPLES = 100_000
 """Runouts drawn when there are more than :data:`EXACT_LIMIT` (standard error about 0.15 points)."""
 DEFAULT_SEED = 0
@@ -248,49 +251,74 @@ def _key_winners(keys: Sequence[int]) -> list[int]:
     return [i for i, k in enumerate(keys) if k == top]
 
 
-@dataclass(frozen=True, slots=True)
 class _Tables:
-    """Per player, every completion for every vela: its hand's cards and key, and the cards it uses."""
+    """Per player, every completion for every vela: its key, and the cards it uses.
 
-    velas: int
-    masks: list[np.ndarray]  # (C_i,) bit p: position p of the cards left beside the vela
-    keys: list[np.ndarray]  # (V, C_i)
-    cards: list[np.ndarray]  # (V, C_i, hand length)
+    ``keys[i]`` is (V, C_i): vela ``v``, completion ``c`` (the ``c``-th set
+    of positions among the cards left beside the vela, in lexicographic
+    order).  ``masks[i][c]`` has bit ``p`` for each position ``p`` it uses:
+    two completions can be dealt together when their masks share no bit,
+    whatever the vela.  A hand's cards are rebuilt on demand
+    (:meth:`hand`): only duels of straight flushes need them.
+    """
+
+    def __init__(self, deal: _Deal) -> None:
+        import numpy as np
+
+        unseen = np.array(deal.unseen, dtype=np.int64)
+        if deal.draw_vela:
+            self.velas = len(unseen)
+            self.pools = np.array([np.delete(unseen, i) for i in range(self.velas)], dtype=np.int64)
+            self.vela_col: np.ndarray | None = unseen.reshape(self.velas, 1)
+        else:
+            self.velas = 1
+            self.pools = unseen.reshape(1, -1)
+            self.vela_col = None if deal.vela is None else np.array([[deal.vela]], dtype=np.int64)
+        left = self.pools.shape[1]
+        combos: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.known = [np.array(k, dtype=np.int64) for k in deal.known]
+        self.positions: list[np.ndarray] = []
+        self.masks: list[np.ndarray] = []
+        self.keys: list[np.ndarray] = []
+        for i, k in enumerate(deal.need):
+            if k not in combos:
+                every = list(combinations(range(left), k))
+                pos = np.array(every, dtype=np.intp).reshape(len(every), k)
+                combos[k] = (pos, np.left_shift(np.int64(1), pos.astype(np.int64)).sum(axis=1, dtype=np.int64))
+            pos, mask = combos[k]
+            self.positions.append(pos)
+            self.masks.append(mask)
+            keys = np.empty((self.velas, len(pos)), dtype=np.int64)
+            step = max(1, _CELLS // (4 * len(pos)))  # bounds the memory of the hands being keyed
+            for v0 in range(0, self.velas, step):
+                hands = self._hands(i, slice(v0, v0 + step))
+                keys[v0 : v0 + step] = batch_keys(hands.reshape(-1, hands.shape[2]), deal.rules, deal.low).reshape(
+                    hands.shape[0], hands.shape[1]
+                )
+            self.keys.append(keys)
+
+    def _hands(self, i: int, velas: slice) -> np.ndarray:
+        """(V', C_i, hand length): player ``i``'s hand for every completion and each vela of the slice."""
+        import numpy as np
+
+        pools = self.pools[velas]
+        pos = self.positions[i]
+        shape = (pools.shape[0], len(pos))
+        parts = [np.broadcast_to(self.known[i], (*shape, len(self.known[i]))), pools[:, pos]]
+        if self.vela_col is not None:
+            parts.append(np.broadcast_to(self.vela_col[velas][:, None, :], (*shape, 1)))
+        return np.concatenate(parts, axis=2)
+
+    def hand(self, i: int, v: int, c: int) -> list[int]:
+        """Player ``i``'s cards with vela ``v`` and completion ``c``."""
+        vela = [] if self.vela_col is None else [int(self.vela_col[v, 0])]
+        return [*self.known[i].tolist(), *self.pools[v, self.positions[i][c]].tolist(), *vela]
 
 
-def _tables(deal: _Deal) -> _Tables:
-    import numpy as np
-
-    unseen = np.array(deal.unseen, dtype=np.int64)
-    if deal.draw_vela:
-        velas = len(unseen)
-        pools = np.array([np.delete(unseen, i) for i in range(velas)], dtype=np.int64)
-        vela_col: np.ndarray | None = unseen.reshape(velas, 1)
-    else:
-        velas = 1
-        pools = unseen.reshape(1, -1)
-        vela_col = None if deal.vela is None else np.array([[deal.vela]], dtype=np.int64)
-    left = pools.shape[1]
-    combos: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    masks: list[np.ndarray] = []
-    keys: list[np.ndarray] = []
-    cards: list[np.ndarray] = []
-    for known, k in zip(deal.known, deal.need):
-        if k not in combos:
-            every = list(combinations(range(left), k))
-            pos = np.array(every, dtype=np.intp).reshape(len(every), k)
-            mask = np.left_shift(np.int64(1), pos.astype(np.int64)).sum(axis=1, dtype=np.int64)
-            combos[k] = (pos, mask)
-        pos, mask = combos[k]
-        c = pos.shape[0]
-        parts = [np.broadcast_to(np.array(known, dtype=np.int64), (velas, c, len(known))), pools[:, pos]]
-        if vela_col is not None:
-            parts.append(np.broadcast_to(vela_col[:, None, :], (velas, c, 1)))
-        hand = np.concatenate(parts, axis=2)
-        masks.append(mask)
-        cards.append(hand)
-        keys.append(batch_keys(hand.reshape(velas * c, -1), deal.rules, deal.low).reshape(velas, c))
-    return _Tables(velas, masks, keys, cards)
+def _table_size(deal: _Deal) -> int:
+    """How many completions :class:`_Tables` would key."""
+    left = len(deal.unseen) - (1 if deal.draw_vela else 0)
+    return (len(deal.unseen) if deal.draw_vela else 1) * sum(math.comb(left, k) for k in deal.need)
 
 
 def _special_sf(deal: _Deal) -> int | None:
@@ -329,11 +357,11 @@ def _exact_heads_up(deal: _Deal, t: _Tables) -> _Tally:
             for i, j in zip(*np.nonzero(disjoint[np.ix_(ia, ib)])):
                 x, y = int(ia[i]), int(ib[j])
                 tally.add_winners(_key_winners([int(ka[v, x]), int(kb[v, y])]), -1)
-                tally.add_winners(_showdown(deal, [t.cards[0][v, x], t.cards[1][v, y]]))
+                tally.add_winners(_showdown(deal, [t.hand(0, v, x), t.hand(1, v, y)]))
     return tally
 
 
-_Cards = Callable[[int], list["np.ndarray"]]
+_Cards = Callable[[int], Sequence[Iterable[int]]]
 """A runout's hands by its row: for the few the showdown must settle one by one."""
 
 
@@ -379,8 +407,8 @@ def _exact_multiway(deal: _Deal, t: _Tables) -> _Tally:
         for v0 in range(0, t.velas, step):
             k = np.stack([kt[v0 : v0 + step][:, ix] for kt, ix in zip(t.keys, idx)], axis=2).reshape(-1, n)
 
-            def cards(r: int, v0: int = v0, idx: list[np.ndarray] = idx) -> list[np.ndarray]:
-                return [ct[v0 + r // rows, ix[r % rows]] for ct, ix in zip(t.cards, idx)]
+            def cards(r: int, v0: int = v0, idx: list[np.ndarray] = idx) -> list[list[int]]:
+                return [t.hand(i, v0 + r // rows, int(ix[r % rows])) for i, ix in enumerate(idx)]
 
             tally.add_best(_best(deal, k, cards))
     return tally
@@ -396,7 +424,7 @@ def _sampled(deal: _Deal, samples: int, seed: int) -> _Tally:
     left = len(deal.unseen) - (1 if deal.draw_vela else 0)
     velas = len(deal.unseen) if deal.draw_vela else 1
     sizes = [math.comb(left, k) for k in deal.need]
-    tables = _tables(deal) if velas * sum(sizes) <= samples * n else None
+    tables = _Tables(deal) if _table_size(deal) <= min(samples * n, TABLE_LIMIT) else None
     accept = deal.runouts / (velas * math.prod(sizes))  # the share of independent draws that are disjoint
     block = max(1, _CELLS // (4 * len(deal.unseen)))
     for start in range(0, samples, block):
@@ -438,7 +466,7 @@ def _looked_up(t: _Tables, rng: np.random.Generator, s: int, accept: float) -> t
     v = np.concatenate(velas)
     chosen = [np.concatenate(p) for p in picks]
     keys = np.stack([kt[v, ix] for kt, ix in zip(t.keys, chosen)], axis=1)
-    return keys, lambda r: [ct[v[r], ix[r]] for ct, ix in zip(t.cards, chosen)]
+    return keys, lambda r: [t.hand(i, int(v[r]), int(ix[r])) for i, ix in enumerate(chosen)]
 
 
 def _evaluated(deal: _Deal, rng: np.random.Generator, s: int) -> tuple[np.ndarray, _Cards]:
@@ -508,12 +536,12 @@ def equity(
     n = len(deal.known)
     if exact_limit is None:
         exact_limit = EXACT_LIMIT if n <= 2 else MULTIWAY_EXACT_LIMIT
-    exact = deal.runouts <= exact_limit
+    exact = deal.runouts <= exact_limit and _table_size(deal) <= TABLE_LIMIT
     if n == 1:
         tally = _Tally(1)  # alone in the pot: no need to look
         tally.count, tally.win, tally.units, tally.squares = 1, [1], [1], [1]
     elif exact:
-        tables = _tables(deal)
+        tables = _Tables(deal)
         tally = _exact_heads_up(deal, tables) if n == 2 else _exact_multiway(deal, tables)
         if tally.count != deal.runouts:
             raise AssertionError(f"counted {tally.count} runouts of {deal.runouts}")
