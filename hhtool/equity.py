@@ -533,6 +533,8 @@ def equity(
     deal, n_players = _deal(rules, hands, vela, dead, players)
     if samples < 1:
         raise EquityInputError(f"samples must be at least 1, not {samples}")
+    if seed < 0:
+        raise EquityInputError(f"the seed must be a whole number from 0 up, not {seed}")
     n = len(deal.known)
     if exact_limit is None:
         exact_limit = EXACT_LIMIT if n <= 2 else MULTIWAY_EXACT_LIMIT
