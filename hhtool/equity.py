@@ -129,6 +129,8 @@ class EquityResult:
 
 @dataclass(frozen=True, slots=True)
 class _Deal:
+    """A checked question: what each player holds, what is unseen, and how many runouts there are."""
+
     rules: RuleSet
     low: int
     known: tuple[tuple[Card, ...], ...]  # each player's seen cards
@@ -138,12 +140,9 @@ class _Deal:
     unseen: tuple[Card, ...]  # in card order
     runouts: int
 
-    @property
-    def hand_length(self) -> int:
-        return OWN_CARDS + (1 if self.rules.has_vela else 0)
-
 
 def _runouts(unseen: int, need: Sequence[int], draw_vela: bool) -> int:
+    """u * C(u - 1, k1) * C(u - 1 - k1, k2) * ...: the vela (if drawn), then each player's set of cards to come."""
     total = unseen if draw_vela else 1
     left = unseen - (1 if draw_vela else 0)
     for k in need:
@@ -159,6 +158,7 @@ def _deal(
     dead: Sequence[Card],
     players: int | None,
 ) -> tuple[_Deal, int]:
+    """Check the input (every error names the hand and card) and lay out the deal; also the players dealt in."""
     if not hands:
         raise EquityInputError("no hands: give each player's cards, e.g. \"Qc Qs 9c\"")
     for i, h in enumerate(hands):
@@ -228,7 +228,7 @@ class _Tally:
                 self.squares[i] += runouts * u * u
 
     def add_winners(self, win: Sequence[int], sign: int = 1) -> None:
-        """Add (or with ``sign`` -1 take back) one runout the pot of which ``win`` share."""
+        """Add one runout whose pot the players ``win`` share (``sign`` -1 takes one back)."""
         self.count += sign
         u = self.unit // len(win)
         for i in win:
@@ -247,6 +247,7 @@ def _showdown(deal: _Deal, hands: Sequence[Iterable[int]]) -> list[int]:
 
 
 def _key_winners(keys: Sequence[int]) -> list[int]:
+    """Who shares the pot by key order alone (what the table comparison counted)."""
     top = max(keys)
     return [i for i, k in enumerate(keys) if k == top]
 
