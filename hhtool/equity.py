@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -653,7 +654,7 @@ def to_text(result: EquityResult) -> str:
         head += f"   wild: {card_str(rules.wild * 4)[0]}"
     lines = [head]
     if result.dead:
-        lines.append(f"dead: {' '.join(card_str(c) for c in result.dead)}")
+        lines += textwrap.wrap(f"dead: {' '.join(card_str(c) for c in result.dead)}", 80, subsequent_indent="      ")
     if result.exact:
         lines.append(f"exact: every one of {result.runouts:,} runouts")
     else:

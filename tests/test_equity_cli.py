@@ -54,7 +54,11 @@ def test_text_table_best_first_within_80_columns() -> None:
     r2 = run("--rules", "italian", "--players", "8", "--vela", "??", "--wild", "3", "--samples", "2000", "?? Qs", "Ah ??", "3h 3c", "4d 4s")
     assert r2.returncode == 0, r2.stderr
     assert "sampled: 2,000 of" in r2.stdout and "±" in r2.stdout
-    for text in (r.stdout, r2.stdout):
+    many_dead = "3h 4h 5h 6h 3d 4d 5d 6d 3c 4c 5c 6c 3s 4s 5s 6s 7h 7d 7c 7s 8h 8d 8c 8s 9h 9d 9c"
+    r3 = run("--rules", "italian", "--players", "8", "--dead", many_dead, "?? Qs Qd Qc Qh", "?? Ah Ad Ac As")
+    assert r3.returncode == 0, r3.stderr
+    assert r3.stdout.splitlines()[1].startswith("dead: 3h") and r3.stdout.splitlines()[2].startswith("      ")
+    for text in (r.stdout, r2.stdout, r3.stdout):
         assert max(len(line) for line in text.splitlines()) <= 80
 
 
