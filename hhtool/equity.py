@@ -12,8 +12,8 @@ players' up cards) -- is equally likely to come, as it is for anyone at the
 table who has not seen more.
 
 **Exact** when the runouts number at most ``exact_limit`` (:data:`EXACT_LIMIT`
-heads up, :data:`MULTIWAY_EXACT_LIMIT` with more players):
-every runout is counted once, so the figures are fractions
+heads up, :data:`MULTIWAY_EXACT_LIMIT` with more players) and the key tables
+below hold at most :data:`TABLE_LIMIT` completions: every runout is counted once, so the figures are fractions
 (:attr:`PlayerEquity.exact_equity`).  Otherwise **sampled**: ``samples``
 runouts drawn uniformly with numpy's generator seeded by ``seed`` (the same
 seed gives the same figures), with the standard error of each equity.
@@ -65,7 +65,7 @@ TABLE_LIMIT = 2_000_000
 """And only when the players' completions to key number at most this many (a second or so of keys; only
 deals with many ``??`` cards come near it: heads up from 2nd street, 163,800)."""
 DEFAULT_SAMPLES = 100_000
-"""Runouts drawn when there are more than :data:`EXACT_LIMIT` (standard error about 0.15 points)."""
+"""Runouts drawn when there are too many to count (a standard error of about 0.16 points on an even pot)."""
 DEFAULT_SEED = 0
 """The seed when none is given: the same question always gets the same figures."""
 
@@ -270,7 +270,8 @@ class _Tables:
         unseen = np.array(deal.unseen, dtype=np.int64)
         if deal.draw_vela:
             self.velas = len(unseen)
-            self.pools = np.array([np.delete(unseen, i) for i in range(self.velas)], dtype=np.int64)
+            others = np.arange(self.velas - 1)
+            self.pools = unseen[others[None, :] + (others[None, :] >= np.arange(self.velas)[:, None])]  # row v: all but v
             self.vela_col: np.ndarray | None = unseen.reshape(self.velas, 1)
         else:
             self.velas = 1
