@@ -9,13 +9,14 @@ Use from Python (each name's help says more; ``README.md`` shows them at work)::
     result = hhtool.replay_hand(hand)               # verdict, findings, payouts
     summary = hhtool.import_paths(["histories/"], "hands.duckdb")
     stats = hhtool.statistics("hands.duckdb")
+    odds = hhtool.equities(["Qc Qs 9c", "Ah Kd Jh"], "classic")
 
 The names are defined in :mod:`hhtool.api`, which imports what each one
 needs only when it is called, so that ``import hhtool`` (and ``hhtool
 --help``) stays instant.  The
 pipeline's stages live in the subpackages: the text and its reading
 (``grammar``, ``parse``, ``events``, ``reader``, ``write``), the rules and
-hand values (``cards``, ``rules``, ``evaluate``, ``showdown``,
+hand values (``cards``, ``rules``, ``evaluate``, ``showdown``, ``equity``,
 ``showing``), ``replay`` and ``audit``, ``simulate``, ``store`` (DuckDB),
 ``stats`` (statistics and the report), and ``cli``.
 """
@@ -26,6 +27,7 @@ from . import api
 from .api import (
     audit_paths,
     audit_report,
+    equities,
     import_paths,
     parse_hand,
     profile,

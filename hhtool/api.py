@@ -15,7 +15,9 @@ called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
 - :func:`import_paths`: files, folders, globs and archives into a DuckDB file;
 - :func:`statistics`, :func:`write_report`: what ``hhtool stats`` and
   ``hhtool report`` compute from that file;
-- :func:`profile`: a rule profile (``classic``, ``stellapoker``, ``italian``).
+- :func:`profile`: a rule profile (``classic``, ``stellapoker``, ``italian``);
+- :func:`equities`: what ``hhtool equity`` computes: each player's share of
+  the pot with cards still to come.
 
 Why a module of its own: the modules behind these names are compiled with
 mypyc for speed, and compiled functions lose their docstrings; these plain
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from .audit import AuditResult
+    from .equity import EquityResult
     from .events import Hand
     from .reader import Record
     from .replay import Replay
@@ -159,9 +162,54 @@ def profile(name: str) -> RuleSet:
     return _profile(name)
 
 
+def equities(
+    hands: Sequence[str | Sequence[str]],
+    rules: str | RuleSet = "classic",
+    *,
+    vela: str | None = None,
+    dead: Sequence[str] = (),
+    players: int | None = None,
+    wild: str | None = None,
+    samples: int | None = None,
+    seed: int | None = None,
+) -> EquityResult:
+    """Each player's equity (expected share of the pot), win and tie chance, as ``hhtool equity`` computes them.
+
+    ``hands``: each player's cards seen so far (``"Qc Qs 9c"``, ``??`` for
+    one nobody has seen); ``vela`` if up; ``dead`` cards seen and out of
+    play; ``players`` dealt in (the italian deck).  Exact over every runout
+    when they are few enough, else sampled (``samples``, default 100,000)
+    with ``seed`` (default 0).  ``result.hands`` are in input order, each
+    with ``equity``, ``win``, ``tie`` and, sampled, ``stderr``.  Raises
+    :class:`~hhtool.equity.EquityInputError` naming the bad card.  With card
+    integers: :func:`hhtool.equity.equity`.  Definitions: ``docs/equity.md``.
+    """
+    from . import equity as _equity
+    from .cards import CardError, parse_rank
+    from .rules import RulesError
+    from .rules import profile as _profile
+
+    ruleset = _profile(rules) if isinstance(rules, str) else rules
+    if wild is not None:
+        try:
+            ruleset = ruleset.with_options(wild=parse_rank(wild))
+        except (CardError, RulesError) as e:
+            raise _equity.EquityInputError(f"wild {wild}: {e}") from None
+    return _equity.equity_from_text(
+        ruleset,
+        hands,
+        vela=vela,
+        dead=dead,
+        players=players,
+        samples=_equity.DEFAULT_SAMPLES if samples is None else samples,
+        seed=_equity.DEFAULT_SEED if seed is None else seed,
+    )
+
+
 __all__ = [
     "audit_paths",
     "audit_report",
+    "equities",
     "import_paths",
     "parse_hand",
     "profile",

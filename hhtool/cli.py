@@ -141,6 +141,45 @@ def rank(
         typer.echo(rank_mod.to_text(table))
 
 
+@app.command(epilog=_examples(
+    'equity --rules classic "Qc Qs 9c" "Ah Kd Jh"',
+    'equity --rules classic --dead "7h 8d" "?? Qs 9c Jc" "?? Kd Jh 9h"',
+    'equity --rules italian --players 5 --json "Qc Qs 9c" "Ah Ad 7c"',
+))
+def equity(
+    hands: Annotated[Optional[list[str]], typer.Argument(metavar="HAND", show_default=False, help='One player\'s cards so far each, in quotes, hole card first: "Qc Qs 9c"; ?? for a card nobody has seen.')] = None,
+    rules: Annotated[ProfileName, typer.Option("--rules", help="The rule profile (RULES.md).")] = "classic",
+    vela: Annotated[Optional[str], typer.Option("--vela", metavar="CARD", help="The vela when it is up, e.g. Ks (italian: ?? for one still down).")] = None,
+    dead: Annotated[Optional[list[str]], typer.Option("--dead", metavar="CARDS", help='Cards seen and out of play (folded players\' up cards): "7h 8d".')] = None,
+    players: Annotated[Optional[int], typer.Option("--players", metavar="N", help="Players dealt in (sizes the italian deck); default: the number of hands.")] = None,
+    wild: Annotated[Optional[str], typer.Option("--wild", metavar="RANK", help="Italian only: the wild rank, e.g. 7.")] = None,
+    samples: Annotated[Optional[int], typer.Option("--samples", metavar="N", help="Runouts drawn when there are too many to count (default 100,000).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", help="Seed of the drawing (default 0): the same seed gives the same figures.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object, players in input order.")] = False,
+) -> None:
+    """Each player's equity (expected share of the pot), win and tie chance: exact, or sampled when runouts are too many."""
+    from . import equity as equity_mod
+    from . import rank as rank_mod
+    from .cards import CardError
+    from .rules import RulesError
+
+    if not hands:
+        raise _fail("give at least one hand, e.g. hhtool equity --rules classic \"Qc Qs 9c\" \"Ah Kd Jh\"")
+    try:
+        result = equity_mod.equity_from_text(
+            rank_mod.ruleset_for(rules, wild),
+            hands,
+            vela=vela,
+            dead=dead or [],
+            players=players,
+            samples=equity_mod.DEFAULT_SAMPLES if samples is None else samples,
+            seed=equity_mod.DEFAULT_SEED if seed is None else seed,
+        )
+    except (rank_mod.RankInputError, RulesError, CardError) as e:
+        raise _fail(str(e)) from None
+    typer.echo(equity_mod.to_json(result) if as_json else equity_mod.to_text(result))
+
+
 def _echo(text: str, *, raw: bool, err: bool = False) -> None:
     """``typer.echo``, but with ``raw`` exactly the text: click would cut ``ESC [ ... m`` out when not on a terminal."""
     typer.echo(text, err=err, color=True if raw else None)

@@ -18,6 +18,7 @@ from .rules import RuleSet, RulesError, profile
 from .showdown import Reason, choose, compare, cycle_reason, explain, shares, winners
 
 OWN_CARDS = 5
+UNSEEN = "??"  # a card that exists but nobody has seen (hhtool equity)
 
 
 class RankInputError(ValueError):
@@ -69,22 +70,72 @@ def ruleset_for(name: str, wild: str | None = None) -> RuleSet:
     return rules
 
 
-def _parse_hand(text: str | Sequence[str], number: int) -> tuple[Card, ...]:
-    parts = text.split() if isinstance(text, str) else list(text)
-    cards: list[Card] = []
+def parse_labelled(parts: Sequence[object], where: str, *, unseen: bool = False) -> list[Card | None]:
+    """Parse card strings, naming ``where`` they came from in every error.
+
+    With ``unseen``, :data:`UNSEEN` (``??``) is accepted and gives ``None``:
+    a card that exists but nobody has seen (``hhtool equity``).
+    """
+    cards: list[Card | None] = []
     for p in parts:
         if not isinstance(p, str):
-            raise RankInputError(f"hand {number}: {p!r} is not a card")
+            raise RankInputError(f"{where}: {p!r} is not a card")
+        if unseen and p.strip() == UNSEEN:
+            cards.append(None)
+            continue
         try:
             cards.append(parse_card(p))
         except CardError as e:
-            raise RankInputError(f"hand {number}: {e}") from None
+            raise RankInputError(f"{where}: {e}") from None
+    return cards
+
+
+def _parse_hand(text: str | Sequence[str], number: int) -> tuple[Card, ...]:
+    parts = text.split() if isinstance(text, str) else list(text)
+    cards = [c for c in parse_labelled(parts, f"hand {number}") if c is not None]
     if len(cards) != OWN_CARDS:
         raise RankInputError(
             f"hand {number} has {len(cards)} cards ({' '.join(parts) or 'none'}); "
             f"a player's own cards are {OWN_CARDS}"
         )
     return tuple(cards)
+
+
+def vela_rules(rules: RuleSet, vela: str) -> RuleSet:
+    """The profile a given ``--vela`` implies: italian turns on its ``at_start`` vela; stellapoker has none."""
+    if rules.has_vela:
+        return rules
+    if not rules.variants_allowed:
+        raise RankInputError(f"--vela {vela}: the {rules.name} profile has no vela")
+    return rules.with_options(vela="at_start")
+
+
+def table_players(rules: RuleSet, hands: int, players: int | None) -> int:
+    """The players dealt in: ``players``, or the number of hands (at least the profile's smallest table), checked."""
+    n_players = players if players is not None else max(hands, rules.min_players)
+    try:
+        rules.check_players(n_players)
+    except RulesError as e:
+        raise RankInputError(str(e)) from None
+    if hands > n_players:
+        raise RankInputError(f"{hands} hands but only {n_players} players")
+    return n_players
+
+
+def check_cards(rules: RuleSet, players: int, labelled: Sequence[tuple[str, Card]]) -> int:
+    """Every ``(where, card)`` in the deck for ``players`` and no card twice; returns the deck's lowest rank."""
+    low = rules.lowest_rank(players)
+    seen: dict[int, str] = {}
+    for where, c in labelled:
+        if c >> 2 < low:
+            raise RankInputError(
+                f"{where}: card {card_str(c)} is not in the {rules.name} deck "
+                f"for {players} players (lowest rank {card_str(low * 4)[0]})"
+            )
+        if c in seen:
+            raise RankInputError(f"{where}: card {card_str(c)} appears twice (also in {seen[c]})")
+        seen[c] = where
+    return low
 
 
 def rank_hands(
@@ -104,35 +155,16 @@ def rank_hands(
     parsed = [_parse_hand(h, i + 1) for i, h in enumerate(hands)]
     vela_card: Card | None = None
     if vela is not None:
-        if not rules.has_vela:
-            if not rules.variants_allowed:
-                raise RankInputError(f"--vela {vela}: the {rules.name} profile has no vela")
-            rules = rules.with_options(vela="at_start")
+        rules = vela_rules(rules, vela)
         try:
             vela_card = parse_card(vela)
         except CardError as e:
             raise RankInputError(f"vela: {e}") from None
-    n_players = players if players is not None else max(len(parsed), rules.min_players)
-    try:
-        rules.check_players(n_players)
-    except RulesError as e:
-        raise RankInputError(str(e)) from None
-    if len(parsed) > n_players:
-        raise RankInputError(f"{len(parsed)} hands but only {n_players} players")
-    low = rules.lowest_rank(n_players)
-    seen: dict[int, str] = {}
+    n_players = table_players(rules, len(parsed), players)
     everything = [(f"hand {i + 1}", c) for i, h in enumerate(parsed) for c in h]
     if vela_card is not None:
         everything.append(("the vela", vela_card))
-    for where, c in everything:
-        if c >> 2 < low:
-            raise RankInputError(
-                f"{where}: card {card_str(c)} is not in the {rules.name} deck "
-                f"for {n_players} players (lowest rank {card_str(low * 4)[0]})"
-            )
-        if c in seen:
-            raise RankInputError(f"{where}: card {card_str(c)} appears twice (also in {seen[c]})")
-        seen[c] = where
+    low = check_cards(rules, n_players, everything)
     extra = [vela_card] if vela_card is not None else []
     values = [evaluate([*h, *extra], rules, low) for h in parsed]
     split = shares(values, rules)

@@ -1,0 +1,671 @@
+"""``hhtool equity``: each player's share of the pot while cards are still to come.
+
+A player's **equity** is the expected share of the pot: over every way the
+cards still to come can fall (each player's own cards up to five, and the
+vela where the profile has one and it is not up), the average of 1 for a
+win, 1/k for a k-way split and 0 for a loss, by exactly the comparison the
+showdown uses (:func:`hhtool.showdown.winners`: the profile's tie-break,
+its straight-flush rule, the deck by players, wild cards).  ``win`` is the
+probability of taking the pot alone, ``tie`` of sharing it.  Every card not
+seen -- not in a hand, not the vela, not among the ``dead`` cards (folded
+players' up cards) -- is equally likely to come, as it is for anyone at the
+table who has not seen more.
+
+**Exact** when the runouts number at most ``exact_limit`` (:data:`EXACT_LIMIT`
+heads up, :data:`MULTIWAY_EXACT_LIMIT` with more players) and the key tables
+below hold at most :data:`TABLE_LIMIT` completions: every runout is counted once, so the figures are fractions
+(:attr:`PlayerEquity.exact_equity`).  Otherwise **sampled**: ``samples``
+runouts drawn uniformly with numpy's generator seeded by ``seed`` (the same
+seed gives the same figures), with the standard error of each equity.
+
+How the exact count stays fast (docs/equity.md): a runout is a vela and,
+for each player, the set of their cards to come, pairwise disjoint.  For a
+given vela a player's hand depends only on their own set, so each player's
+possible completions are ranked once per vela -- a few thousand keys with
+:func:`hhtool.batch.keys` instead of one per runout and player -- and a
+runout is a tuple of indices into those tables.  Which tuples are disjoint
+does not depend on the vela (the completions are indexed by position in the
+cards left beside the vela), so that work is done once.  Heads up, the
+counting is a comparison of two key tables, masked by disjointness, over
+all velas at once; with more players the disjoint tuples are listed.
+The one place a key comparison is not the showdown's is two straight
+flushes under the profiles' special straight-flush rules (RULES.md §3): such
+runouts go through :func:`hhtool.evaluate.evaluate` and
+:func:`hhtool.showdown.winners` one by one.  Everything is checked against a
+brute force over every runout in ``tests/test_equity.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import reduce
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from .batch import category_shift, keys as batch_keys
+from .cards import Card, card_str, deck_cards
+from .evaluate import STRAIGHT_FLUSH, evaluate
+from .rank import OWN_CARDS, UNSEEN, RankInputError, check_cards, parse_labelled, table_players, vela_rules
+from .rules import RuleSet, RulesError
+from .showdown import winners
+
+if TYPE_CHECKING:
+    import numpy as np
+
+EXACT_LIMIT = 30_000_000
+"""Heads up, enumerate every runout up to this many (every all-in from 3rd street: at most 25.5 million)."""
+MULTIWAY_EXACT_LIMIT = 10_000_000
+"""With three or more players, up to this many (every three-way all-in from 4th street: at most 1.4 million)."""
+TABLE_LIMIT = 2_000_000
+"""And only when the players' completions to key number at most this many (a second or so of keys; only
+deals with many ``??`` cards come near it: heads up from 2nd street, 163,800)."""
+DEFAULT_SAMPLES = 100_000
+"""Runouts drawn when there are too many to count (a standard error of about 0.16 points on an even pot)."""
+DEFAULT_SEED = 0
+"""The seed when none is given: the same question always gets the same figures."""
+
+_CELLS = 1 << 22  # elements of one numpy block: bounds the memory of the counting
+
+
+class EquityInputError(RankInputError):
+    """Bad input to ``equity``: the message names the offending hand and card."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEquity:
+    """One player's figures; ``cards`` as given, ``None`` for a card nobody has seen."""
+
+    index: int  # position in the input, from 0
+    cards: tuple[Card | None, ...]
+    equity: float
+    win: float
+    tie: float
+    stderr: float | None  # of ``equity``, when sampled
+    exact_equity: Fraction | None  # when exact
+
+    def to_json(self, exact: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "cards": [UNSEEN if c is None else card_str(c) for c in self.cards],
+            "equity": self.equity,
+            "win": self.win,
+            "tie": self.tie,
+        }
+        if not exact:
+            out["stderr"] = self.stderr
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class EquityResult:
+    """Every player's equity, in input order, and how it was found."""
+
+    rules: RuleSet
+    vela: Card | None
+    dead: tuple[Card, ...]
+    players: int  # dealt in: sizes the by_players deck
+    exact: bool
+    runouts: int  # every possible runout (all of them counted when exact)
+    samples: int  # runouts drawn when sampled, else 0
+    seed: int | None  # when sampled
+    hands: tuple[PlayerEquity, ...]
+
+    def best_first(self) -> list[PlayerEquity]:
+        return sorted(self.hands, key=lambda h: (-h.equity, h.index))
+
+    @property
+    def stderr(self) -> float | None:
+        """The largest standard error of the players' equities, when sampled."""
+        errs = [h.stderr for h in self.hands if h.stderr is not None]
+        return max(errs) if errs else None
+
+
+# ---------------------------------------------------------------------------
+# The deal: what is known, what is to come
+
+
+@dataclass(frozen=True, slots=True)
+class _Deal:
+    """A checked question: what each player holds, what is unseen, and how many runouts there are."""
+
+    rules: RuleSet
+    low: int
+    known: tuple[tuple[Card, ...], ...]  # each player's seen cards
+    need: tuple[int, ...]  # each player's cards to come (their ?? included)
+    vela: Card | None
+    draw_vela: bool
+    unseen: tuple[Card, ...]  # in card order
+    runouts: int
+
+
+def _runouts(unseen: int, need: Sequence[int], draw_vela: bool) -> int:
+    """u * C(u - 1, k1) * C(u - 1 - k1, k2) * ...: the vela (if drawn), then each player's set of cards to come."""
+    total = unseen if draw_vela else 1
+    left = unseen - (1 if draw_vela else 0)
+    for k in need:
+        total *= math.comb(left, k)
+        left -= k
+    return total
+
+
+def _deal(
+    rules: RuleSet,
+    hands: Sequence[Sequence[Card | None]],
+    vela: Card | None,
+    dead: Sequence[Card],
+    players: int | None,
+) -> tuple[_Deal, int]:
+    """Check the input (every error names the hand and card) and lay out the deal; also the players dealt in."""
+    if not hands:
+        raise EquityInputError("no hands: give each player's cards, e.g. \"Qc Qs 9c\"")
+    for i, h in enumerate(hands):
+        shown = " ".join(UNSEEN if c is None else card_str(c) for c in h)
+        if len(h) > OWN_CARDS:
+            extra = h[OWN_CARDS]
+            raise EquityInputError(
+                f"hand {i + 1} has {len(h)} cards ({shown}); a player holds at most {OWN_CARDS}: "
+                f"{UNSEEN if extra is None else card_str(extra)} is one too many"
+            )
+        if not h:
+            raise EquityInputError(f"hand {i + 1} has no cards: give the cards seen, {UNSEEN} for one nobody has seen")
+    if vela is not None and not rules.has_vela:
+        raise EquityInputError(f"vela {card_str(vela)}: the {rules.name} profile has no vela")
+    try:
+        n_players = table_players(rules, len(hands), players)
+        labelled = [(f"hand {i + 1}", c) for i, h in enumerate(hands) for c in h if c is not None]
+        if vela is not None:
+            labelled.append(("the vela", vela))
+        labelled += [("the dead cards", c) for c in dead]
+        low = check_cards(rules, n_players, labelled)
+    except RankInputError as e:
+        raise EquityInputError(str(e)) from None
+    seen = {c for _, c in labelled}
+    unseen = tuple(c for c in deck_cards(low) if c not in seen)
+    known = tuple(tuple(c for c in h if c is not None) for h in hands)
+    need = tuple(OWN_CARDS - len(k) for k in known)
+    draw_vela = rules.has_vela and vela is None
+    to_come = sum(need) + (1 if draw_vela else 0)
+    if to_come > len(unseen):
+        raise EquityInputError(
+            f"{to_come} cards are still to come but only {len(unseen)} are unseen in the "
+            f"{rules.name} deck for {n_players} players: fewer hands or dead cards"
+        )
+    return _Deal(rules, low, known, need, vela, draw_vela, unseen, _runouts(len(unseen), need, draw_vela)), n_players
+
+
+# ---------------------------------------------------------------------------
+# Counting
+
+
+class _Tally:
+    """Per player: runouts won alone, shared, and the share summed in units of 1/lcm(1..n)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.unit = reduce(math.lcm, range(1, n + 1), 1)
+        self.count = 0
+        self.win = [0] * n
+        self.tie = [0] * n
+        self.units = [0] * n
+        self.squares = [0] * n  # of the units: the sampled variance
+
+    def add_best(self, best: np.ndarray) -> None:
+        """Add runouts given as a (T, n) boolean array: True where the player shares the pot."""
+        import numpy as np
+
+        ways = best.sum(axis=1)
+        self.count += best.shape[0]
+        for i in range(self.n):
+            by_ways = np.bincount(ways[best[:, i]], minlength=self.n + 1).tolist()
+            self.win[i] += by_ways[1]
+            self.tie[i] += sum(by_ways[2:])
+            for k, runouts in enumerate(by_ways[1:], start=1):
+                u = self.unit // k
+                self.units[i] += runouts * u
+                self.squares[i] += runouts * u * u
+
+    def add_winners(self, win: Sequence[int], sign: int = 1) -> None:
+        """Add one runout whose pot the players ``win`` share (``sign`` -1 takes one back)."""
+        self.count += sign
+        u = self.unit // len(win)
+        for i in win:
+            if len(win) == 1:
+                self.win[i] += sign
+            else:
+                self.tie[i] += sign
+            self.units[i] += sign * u
+            self.squares[i] += sign * u * u
+
+
+def _showdown(deal: _Deal, hands: Sequence[Iterable[int]]) -> list[int]:
+    """The showdown's own answer for one runout (the straight-flush rules that keys cannot express)."""
+    rules, low = deal.rules, deal.low
+    return winners([evaluate([Card(int(c)) for c in h], rules, low) for h in hands], rules)
+
+
+def _key_winners(keys: Sequence[int]) -> list[int]:
+    """Who shares the pot by key order alone (what the table comparison counted)."""
+    top = max(keys)
+    return [i for i, k in enumerate(keys) if k == top]
+
+
+class _Tables:
+    """Per player, every completion for every vela: its key, and the cards it uses.
+
+    ``keys[i]`` is (V, C_i): vela ``v``, completion ``c`` (the ``c``-th set
+    of positions among the cards left beside the vela, in lexicographic
+    order).  ``masks[i][c]`` has bit ``p`` for each position ``p`` it uses:
+    two completions can be dealt together when their masks share no bit,
+    whatever the vela.  A hand's cards are rebuilt on demand
+    (:meth:`hand`): only duels of straight flushes need them.
+    """
+
+    def __init__(self, deal: _Deal) -> None:
+        import numpy as np
+
+        unseen = np.array(deal.unseen, dtype=np.int64)
+        if deal.draw_vela:
+            self.velas = len(unseen)
+            others = np.arange(self.velas - 1)
+            self.pools = unseen[others[None, :] + (others[None, :] >= np.arange(self.velas)[:, None])]  # row v: all but v
+            self.vela_col: np.ndarray | None = unseen.reshape(self.velas, 1)
+        else:
+            self.velas = 1
+            self.pools = unseen.reshape(1, -1)
+            self.vela_col = None if deal.vela is None else np.array([[deal.vela]], dtype=np.int64)
+        left = self.pools.shape[1]
+        combos: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.known = [np.array(k, dtype=np.int64) for k in deal.known]
+        self.positions: list[np.ndarray] = []
+        self.masks: list[np.ndarray] = []
+        self.keys: list[np.ndarray] = []
+        for i, k in enumerate(deal.need):
+            if k not in combos:
+                every = list(combinations(range(left), k))
+                pos = np.array(every, dtype=np.intp).reshape(len(every), k)
+                combos[k] = (pos, np.left_shift(np.int64(1), pos.astype(np.int64)).sum(axis=1, dtype=np.int64))
+            pos, mask = combos[k]
+            self.positions.append(pos)
+            self.masks.append(mask)
+            keys = np.empty((self.velas, len(pos)), dtype=np.int64)
+            step = max(1, _CELLS // (4 * len(pos)))  # bounds the memory of the hands being keyed
+            for v0 in range(0, self.velas, step):
+                hands = self._hands(i, slice(v0, v0 + step))
+                keys[v0 : v0 + step] = batch_keys(hands.reshape(-1, hands.shape[2]), deal.rules, deal.low).reshape(
+                    hands.shape[0], hands.shape[1]
+                )
+            self.keys.append(keys)
+
+    def _hands(self, i: int, velas: slice) -> np.ndarray:
+        """(V', C_i, hand length): player ``i``'s hand for every completion and each vela of the slice."""
+        import numpy as np
+
+        pools = self.pools[velas]
+        pos = self.positions[i]
+        shape = (pools.shape[0], len(pos))
+        parts = [np.broadcast_to(self.known[i], (*shape, len(self.known[i]))), pools[:, pos]]
+        if self.vela_col is not None:
+            parts.append(np.broadcast_to(self.vela_col[velas][:, None, :], (*shape, 1)))
+        return np.concatenate(parts, axis=2)
+
+    def hand(self, i: int, v: int, c: int) -> list[int]:
+        """Player ``i``'s cards with vela ``v`` and completion ``c``."""
+        vela = [] if self.vela_col is None else [int(self.vela_col[v, 0])]
+        return [*self.known[i].tolist(), *self.pools[v, self.positions[i][c]].tolist(), *vela]
+
+
+def _table_size(deal: _Deal) -> int:
+    """How many completions :class:`_Tables` would key."""
+    left = len(deal.unseen) - (1 if deal.draw_vela else 0)
+    return (len(deal.unseen) if deal.draw_vela else 1) * sum(math.comb(left, k) for k in deal.need)
+
+
+def _special_sf(deal: _Deal) -> int | None:
+    """The key of the straight-flush category when the profile's straight-flush rule is not key order."""
+    if deal.rules.sf_rule == "standard":
+        return None
+    return STRAIGHT_FLUSH << category_shift(deal.rules.tie_break)
+
+
+def _exact_heads_up(deal: _Deal, t: _Tables) -> _Tally:
+    """Two players: compare the key tables over every disjoint pair of completions, all velas at once."""
+    import numpy as np
+
+    ka, kb = t.keys
+    disjoint = (t.masks[0][:, None] & t.masks[1][None, :]) == 0
+    pairs = int(np.count_nonzero(disjoint))
+    a_wins = ties = 0
+    step = max(1, _CELLS // disjoint.size)
+    for v0 in range(0, t.velas, step):
+        a = ka[v0 : v0 + step, :, None]
+        b = kb[v0 : v0 + step, None, :]
+        a_wins += int(np.count_nonzero((a > b) & disjoint))
+        ties += int(np.count_nonzero((a == b) & disjoint))
+    total = pairs * t.velas
+    tally = _Tally(2)
+    tally.count = total
+    tally.win = [a_wins, total - a_wins - ties]
+    tally.tie = [ties, ties]
+    tally.units = [2 * a_wins + ties, 2 * (total - a_wins - ties) + ties]
+    tally.squares = [4 * a_wins + ties, 4 * (total - a_wins - ties) + ties]
+    sf = _special_sf(deal)
+    if sf is not None:
+        sfa, sfb = ka >= sf, kb >= sf  # a straight flush, or pokerissimo above it (sorted out by the showdown)
+        for v in np.flatnonzero(sfa.any(axis=1) & sfb.any(axis=1)).tolist():
+            ia, ib = np.flatnonzero(sfa[v]), np.flatnonzero(sfb[v])
+            for i, j in zip(*np.nonzero(disjoint[np.ix_(ia, ib)])):
+                x, y = int(ia[i]), int(ib[j])
+                tally.add_winners(_key_winners([int(ka[v, x]), int(kb[v, y])]), -1)
+                tally.add_winners(_showdown(deal, [t.hand(0, v, x), t.hand(1, v, y)]))
+    return tally
+
+
+_Cards = Callable[[int], Sequence[Iterable[int]]]
+"""A runout's hands by its row: for the few the showdown must settle one by one."""
+
+
+def _best(deal: _Deal, keys: np.ndarray, cards: _Cards) -> np.ndarray:
+    """(T, n) keys -> True where the player shares the pot: the best key, or the showdown's answer in a duel
+    of straight flushes under a special straight-flush rule."""
+    import numpy as np
+
+    best: np.ndarray = keys == keys.max(axis=1)[:, None]
+    sf = _special_sf(deal)
+    if sf is not None:
+        for r in np.flatnonzero(np.count_nonzero(keys >= sf, axis=1) >= 2).tolist():
+            best[r] = False
+            best[r, _showdown(deal, cards(r))] = True
+    return best
+
+
+def _disjoint_tuples(masks: Sequence[np.ndarray], per_vela: int) -> Iterator[list[np.ndarray]]:
+    """Index arrays, one per player, of every choice of pairwise disjoint completions, in blocks."""
+    import numpy as np
+
+    first = masks[0]
+    step = max(1, (_CELLS // 4) * len(first) // max(per_vela, 1))
+    for start in range(0, len(first), step):
+        idx = [np.arange(start, min(start + step, len(first)))]
+        used = first[idx[0]]
+        for m in masks[1:]:
+            p, q = np.nonzero((used[:, None] & m[None, :]) == 0)
+            idx = [a[p] for a in idx] + [q]
+            used = used[p] | m[q]
+        yield idx
+
+
+def _exact_multiway(deal: _Deal, t: _Tables) -> _Tally:
+    import numpy as np
+
+    n = len(deal.known)
+    tally = _Tally(n)
+    per_vela = deal.runouts // t.velas
+    for idx in _disjoint_tuples(t.masks, per_vela):
+        rows = len(idx[0])
+        step = max(1, _CELLS // (rows * n))
+        for v0 in range(0, t.velas, step):
+            k = np.stack([kt[v0 : v0 + step][:, ix] for kt, ix in zip(t.keys, idx)], axis=2).reshape(-1, n)
+
+            def cards(r: int, v0: int = v0, idx: list[np.ndarray] = idx) -> list[list[int]]:
+                return [t.hand(i, v0 + r // rows, int(ix[r % rows])) for i, ix in enumerate(idx)]
+
+            tally.add_best(_best(deal, k, cards))
+    return tally
+
+
+def _sampled(deal: _Deal, samples: int, seed: int) -> _Tally:
+    """``samples`` runouts drawn uniformly: looked up in the key tables, or evaluated when those would be larger."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n = len(deal.known)
+    tally = _Tally(n)
+    left = len(deal.unseen) - (1 if deal.draw_vela else 0)
+    velas = len(deal.unseen) if deal.draw_vela else 1
+    sizes = [math.comb(left, k) for k in deal.need]
+    tables = _Tables(deal) if _table_size(deal) <= min(samples * n, TABLE_LIMIT) else None
+    accept = deal.runouts / (velas * math.prod(sizes))  # the share of independent draws that are disjoint
+    block = max(1, _CELLS // (4 * len(deal.unseen)))
+    for start in range(0, samples, block):
+        s = min(block, samples - start)
+        if tables is not None:
+            keys, cards = _looked_up(tables, rng, s, accept)
+        else:
+            keys, cards = _evaluated(deal, rng, s)
+        tally.add_best(_best(deal, keys, cards))
+    return tally
+
+
+def _looked_up(t: _Tables, rng: np.random.Generator, s: int, accept: float) -> tuple[np.ndarray, _Cards]:
+    """``s`` runouts from the key tables: a vela and a completion per player drawn independently, kept if disjoint.
+
+    Every tuple of completions is equally likely before the test, so the
+    disjoint ones kept are uniform over the runouts.
+    """
+    import numpy as np
+
+    velas: list[np.ndarray] = []
+    picks: list[list[np.ndarray]] = [[] for _ in t.masks]
+    have = 0
+    while have < s:
+        m = int((s - have) / accept * 1.1) + 64
+        v = rng.integers(0, t.velas, size=m)
+        idx = [rng.integers(0, len(mask), size=m) for mask in t.masks]
+        used = np.zeros(m, dtype=np.int64)
+        ok = np.ones(m, dtype=bool)
+        for mask, ix in zip(t.masks, idx):
+            bits = mask[ix]
+            ok &= (used & bits) == 0
+            used |= bits
+        keep = np.flatnonzero(ok)[: s - have]
+        velas.append(v[keep])
+        for p, ix in zip(picks, idx):
+            p.append(ix[keep])
+        have += len(keep)
+    v = np.concatenate(velas)
+    chosen = [np.concatenate(p) for p in picks]
+    keys = np.stack([kt[v, ix] for kt, ix in zip(t.keys, chosen)], axis=1)
+    return keys, lambda r: [t.hand(i, int(v[r]), int(ix[r])) for i, ix in enumerate(chosen)]
+
+
+def _evaluated(deal: _Deal, rng: np.random.Generator, s: int) -> tuple[np.ndarray, _Cards]:
+    """``s`` runouts, each hand evaluated (:func:`hhtool.batch.keys`): for key tables larger than the samples.
+
+    Each row is a partial Fisher-Yates shuffle of the unseen cards, one swap
+    per card to come: the vela first if drawn, then each player's cards.
+    """
+    import numpy as np
+
+    unseen = np.array(deal.unseen, dtype=np.int64)
+    u = len(unseen)
+    draws = sum(deal.need) + (1 if deal.draw_vela else 0)
+    perm = np.tile(np.arange(u, dtype=np.int8), s)
+    base = np.arange(s) * u
+    for d in range(draws):
+        j = base + rng.integers(d, u, size=s)
+        here = perm[base + d].copy()
+        perm[base + d] = perm[j]
+        perm[j] = here
+    drawn = unseen[perm.reshape(s, u)[:, :draws]]
+    vela: list[np.ndarray] = []
+    col = 0
+    if deal.draw_vela:
+        vela, col = [drawn[:, :1]], 1
+    elif deal.vela is not None:
+        vela = [np.full((s, 1), deal.vela, dtype=np.int64)]
+    hands = []
+    for known, k in zip(deal.known, deal.need):
+        own = np.broadcast_to(np.array(known, dtype=np.int64), (s, len(known)))
+        hands.append(np.concatenate([own, drawn[:, col : col + k], *vela], axis=1))
+        col += k
+    return np.stack([batch_keys(h, deal.rules, deal.low) for h in hands], axis=1), lambda r: [h[r] for h in hands]
+
+
+# ---------------------------------------------------------------------------
+# The entry points
+
+
+def equity(
+    rules: RuleSet,
+    hands: Sequence[Sequence[Card | None]],
+    *,
+    vela: Card | None = None,
+    dead: Sequence[Card] = (),
+    players: int | None = None,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+    exact_limit: int | None = None,
+) -> EquityResult:
+    """Each player's equity, win and tie probability in one pot contested by all of ``hands``.
+
+    ``hands`` holds each player's own cards seen so far (at most five;
+    ``None`` for a card of theirs nobody has seen); ``vela`` the vela if up
+    (only where ``rules`` has one: pass ``rules.with_options(vela="at_start")``
+    for the italian vela); ``dead`` cards seen and out of play; ``players``
+    the players dealt in (the ``by_players`` deck; default the number of
+    hands).  A side pot is priced by calling this with its own contenders
+    and the other players' seen cards as ``dead``: their cards to come are
+    unseen cards like any other.  Exact up to ``exact_limit`` runouts
+    (default :data:`EXACT_LIMIT` heads up, :data:`MULTIWAY_EXACT_LIMIT` with
+    more), else ``samples`` drawn with ``seed``.  Raises :class:`EquityInputError`.
+    """
+    deal, n_players = _deal(rules, hands, vela, dead, players)
+    if samples < 1:
+        raise EquityInputError(f"samples must be at least 1, not {samples}")
+    if seed < 0:
+        raise EquityInputError(f"the seed must be a whole number from 0 up, not {seed}")
+    n = len(deal.known)
+    if exact_limit is None:
+        exact_limit = EXACT_LIMIT if n <= 2 else MULTIWAY_EXACT_LIMIT
+    exact = deal.runouts <= exact_limit and _table_size(deal) <= TABLE_LIMIT
+    if n == 1:
+        tally = _Tally(1)  # alone in the pot: no need to look
+        tally.count, tally.win, tally.units, tally.squares = 1, [1], [1], [1]
+    elif exact:
+        tables = _Tables(deal)
+        tally = _exact_heads_up(deal, tables) if n == 2 else _exact_multiway(deal, tables)
+        if tally.count != deal.runouts:
+            raise AssertionError(f"counted {tally.count} runouts of {deal.runouts}")
+    else:
+        tally = _sampled(deal, samples, seed)
+    count, unit = tally.count, tally.unit
+    out: list[PlayerEquity] = []
+    for i, h in enumerate(hands):
+        eq = Fraction(tally.units[i], unit * count)
+        stderr: float | None = None
+        if not exact:
+            mean_sq = tally.squares[i] / (unit * unit * count)
+            var = max(0.0, mean_sq - float(eq) ** 2) * count / max(count - 1, 1)
+            stderr = math.sqrt(var / count)
+        out.append(
+            PlayerEquity(
+                index=i,
+                cards=tuple(h),
+                equity=float(eq),
+                win=tally.win[i] / count,
+                tie=tally.tie[i] / count,
+                stderr=stderr,
+                exact_equity=eq if exact else None,
+            )
+        )
+    return EquityResult(
+        rules=rules,
+        vela=vela,
+        dead=tuple(dead),
+        players=n_players,
+        exact=exact,
+        runouts=deal.runouts,
+        samples=0 if exact else samples,
+        seed=None if exact else seed,
+        hands=tuple(out),
+    )
+
+
+def _split(values: Sequence[str]) -> list[str]:
+    """Cards given one per value, or several in one, separated by spaces or commas."""
+    return [p for v in values for p in v.replace(",", " ").split()]
+
+
+def equity_from_text(
+    rules: RuleSet,
+    hands: Sequence[str | Sequence[str]],
+    *,
+    vela: str | None = None,
+    dead: Sequence[str] = (),
+    players: int | None = None,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+    exact_limit: int | None = None,
+) -> EquityResult:
+    """:func:`equity` on card strings as people type them (``"Qc Qs 9c"``, ``??`` for a card nobody saw).
+
+    ``vela`` ``??`` means the vela is still down: the italian profile then
+    plays its ``at_start`` vela, drawn like the other cards to come.
+    """
+    try:
+        vela_card: Card | None = None
+        if vela is not None:
+            rules = vela_rules(rules, vela)
+            if vela.strip() != UNSEEN:
+                vela_card = parse_labelled([vela], "the vela")[0]
+        parsed = [
+            parse_labelled(h.split() if isinstance(h, str) else list(h), f"hand {i + 1}", unseen=True)
+            for i, h in enumerate(hands)
+        ]
+        dead_cards = [c for c in parse_labelled(_split(dead), "the dead cards") if c is not None]
+    except (RankInputError, RulesError) as e:
+        raise EquityInputError(str(e)) from None
+    return equity(
+        rules, parsed, vela=vela_card, dead=dead_cards, players=players, samples=samples, seed=seed, exact_limit=exact_limit
+    )
+
+
+# ---------------------------------------------------------------------------
+# Output
+
+
+def to_json(result: EquityResult) -> str:
+    """``{"exact": true, "runouts": N, "players": [...]}``, or ``samples``, ``seed`` and ``stderr`` when sampled."""
+    out: dict[str, Any] = {"exact": result.exact}
+    if result.exact:
+        out["runouts"] = result.runouts
+    else:
+        out["samples"] = result.samples
+        out["seed"] = result.seed
+        out["stderr"] = result.stderr
+    out["players"] = [h.to_json(result.exact) for h in result.hands]
+    return json.dumps(out, ensure_ascii=False)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f}%"
+
+
+def to_text(result: EquityResult) -> str:
+    """A table, best first, under a head that says how the figures were found (fits 80 columns)."""
+    rules = result.rules
+    head = f"rules: {rules.name}   deck: {card_str(rules.lowest_rank(result.players) * 4)[0]}-A ({result.players} players)"
+    if rules.has_vela:
+        head += f"   vela: {card_str(result.vela) if result.vela is not None else 'to come'}"
+    if rules.wild is not None:
+        head += f"   wild: {card_str(rules.wild * 4)[0]}"
+    lines = [head]
+    if result.dead:
+        lines += textwrap.wrap(f"dead: {' '.join(card_str(c) for c in result.dead)}", 80, subsequent_indent="      ")
+    if result.exact:
+        lines.append(f"exact: every one of {result.runouts:,} runouts")
+    else:
+        lines.append(f"sampled: {result.samples:,} of {result.runouts:,} runouts (seed {result.seed})")
+    se_head = "" if result.exact else f" {'±':>7}"
+    lines.append(f"{'#':>2}  {'hand':<15} {'equity':>8}{se_head} {'win':>8} {'tie':>8}")
+    for h in result.best_first():
+        cards = " ".join(UNSEEN if c is None else card_str(c) for c in h.cards)
+        se = "" if h.stderr is None else f" {_pct(h.stderr):>7}"
+        lines.append(f"{h.index + 1:>2}  {cards:<15} {_pct(h.equity):>8}{se} {_pct(h.win):>8} {_pct(h.tie):>8}")
+    if not result.exact:
+        lines.append("±: one standard error of the equity")
+    return "\n".join(lines)
