@@ -148,7 +148,22 @@ def parse(
 def audit(
     files: Annotated[list[Path], typer.Argument(help="Hand-history files to replay.")],
     hand: Annotated[Optional[str], typer.Option("--hand", help="Only the hand with this id.")] = None,
-    rules: Annotated[Optional[str], typer.Option("--rules", help="Replay under this profile instead of the header's (what if?).")] = None,
+    rules: Annotated[
+        Optional[str],
+        typer.Option(
+            "--rules",
+            help="What if the whole hand were played under this profile (classic, stellapoker or italian): "
+            "replay everything under it, with the payouts that change.",
+        ),
+    ] = None,
+    showdown_rules: Annotated[
+        Optional[str],
+        typer.Option(
+            "--showdown-rules",
+            help="What if the showdown were settled under this profile's comparison (classic, stellapoker or italian: "
+            "its tie-break and straight-flush rules), the betting as it was: the pots and the payouts that change.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
 ) -> None:
     """Replay hands under their rules: who should have won what, and every finding."""
@@ -160,15 +175,19 @@ def audit(
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         raise _fail(f"no such file: {', '.join(missing)}")
-    override = None
-    if rules is not None:
-        try:
+    if rules is not None and showdown_rules is not None:
+        raise _fail("--rules replays the whole hand and --showdown-rules only its showdown: ask one of them")
+    override = showdown = None
+    try:
+        if rules is not None:
             override = profile(rules)
-        except RulesError as e:
-            raise _fail(str(e)) from None
+        if showdown_rules is not None:
+            showdown = profile(showdown_rules)
+    except RulesError as e:
+        raise _fail(str(e)) from None
     counts: dict[str, int] = {}
     try:
-        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override):
+        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             if as_json:
                 typer.echo(json.dumps(audit_mod.to_json(result), ensure_ascii=False))

@@ -790,7 +790,7 @@ class _Replayer:
                 win = {eligible[0]: amount}
                 if self.explain:
                     mucked = [n for n in pot.eligible if n in self.mucked]
-                    reason = f"{_and(mucked)} mucked: {eligible[0]} is the only player left contesting it" if mucked else f"{eligible[0]} is the only player left in it"
+                    reason = f"{_and(mucked)} mucked, so {eligible[0]} is the only player left contesting it" if mucked else f"{eligible[0]} is the only player left in it"
             else:
                 known = [n for n in eligible if n in values]
                 if len(known) < len(eligible):
@@ -873,7 +873,10 @@ class _Replayer:
         if r.decided_by is not None and wv.category == best_other[1].category and "ranks first" not in r.rule:
             # the deciding cards or ranks, named after their players: "bob's Q♥ beats alice's Q♣"
             mine, theirs = r.decided_by
-            return f"{w}'s {mine} beats {best_other[0]}'s {theirs}: {r.context} ({rule_words(r.rule)})"
+            cat = CATEGORY_LABELS[wv.category]
+            held = wv.description if wv.description == best_other[1].description else cat
+            how = r.context[len(f"both {cat}") :].removeprefix(" with ").removeprefix("; ").replace("; ", ", so ")
+            return f"both hold {held}, and {w}'s {mine} beats {best_other[0]}'s {theirs} ({how}; {rule_words(r.rule)})"
         return f"{w}'s {hand_noun(wv.description)} beats {best_other[0]}'s {hand_noun(best_other[1].description)}: {r.text} ({rule_words(r.rule)})"
 
     def claimed_words(self) -> str:

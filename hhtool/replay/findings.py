@@ -160,13 +160,13 @@ for _family, _codes in (
 for _code in CODES:
     _FAMILY.setdefault(_code, "betting")  # §4 openers and §5: turn, amounts, the round's end
 
-_LATER = {"betting", "vela", "showdown", "money", "summary"}
+_LATER = {"betting", "showdown", "money", "summary"}
 _MAY_CAUSE: dict[str, frozenset[str]] = {
-    "header": frozenset({"header", "cards", "forced", *_LATER}),
+    "header": frozenset({"header", "cards", "forced", "vela", *_LATER}),
     "cards": frozenset({"cards", *_LATER}),
     "forced": frozenset(_LATER),
     "vela": frozenset(_LATER),
-    "betting": frozenset(_LATER),
+    "betting": frozenset({"vela", *_LATER}),  # a round out of step can put the vela out of its place
     "showdown": frozenset({"showdown", "money", "summary"}),
     "money": frozenset({"money", "summary"}),
     "summary": frozenset(),
