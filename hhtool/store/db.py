@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .schema import SCHEMA_VERSION, ddl
+from .schema import ADDED_COLUMNS, SCHEMA_VERSION, ddl
 
 if TYPE_CHECKING:
     import duckdb
@@ -85,6 +85,8 @@ def connect(path: str | Path, *, read_only: bool = False, memory_limit: str | No
                 if statement == plain or "compress" not in str(e).lower():
                     raise
                 con.execute(plain)  # a DuckDB (or a file's storage version) without that compression: its own choice
+        for statement in ADDED_COLUMNS:
+            con.execute(statement)
         con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
     return con
 
