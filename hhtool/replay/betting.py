@@ -276,7 +276,7 @@ class Betting:
         if expected != name:
             if self.aggressor is None and not any(q.acted for q in self.players):
                 raise IllegalAction(
-                    "wrong_opener", f"{name} opens the betting round, but {expected} should ({_words(self.opener_reason)})"
+                    "wrong_opener", f"{name} opens the betting, but {expected} should open it: {_words(self.opener_reason)}"
                 )
             raise IllegalAction("out_of_turn", f"{name} acts out of turn: it is {expected}'s turn")
         return p
@@ -290,7 +290,7 @@ class Betting:
     def verify_check(self, name: str) -> None:
         p = self._verify_turn(name)
         if p.this_round < self.current:
-            raise IllegalAction("check_facing_bet", f"{name} checks facing a bet of {self._m(self.current)}")
+            raise IllegalAction("check_facing_bet", f"{name} checks facing a bet of {self._m(self.current)}: facing a bet, a player calls, raises or folds")
         if self.rules.bring_in and self.round_no == 1 and not self.brought_in and not self.completed:
             raise IllegalAction("bring_in_unexpected", f"{name} checks, but must bring in or complete")
 
@@ -333,7 +333,8 @@ class Betting:
                 "raise_not_reopened", f"{name} raises, but the short all-in before did not reopen the betting to {name}"
             )
         if self.capped():
-            raise IllegalAction("raise_over_cap", f"{name} bets or raises after the betting was capped at {self.rules.cap_bets} bets")
+            cap = self.rules.cap_bets
+            raise IllegalAction("raise_over_cap", f"{name} raises after the betting was capped: a round allows a bet and {cap - 1} raises")
         if self.is_completion(to):
             if self.structure == "fixed" or not as_raise and self.current == 0:
                 if to != self.small_bet and not (to < self.small_bet and all_in):

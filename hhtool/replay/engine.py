@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..cards import Card, card_symbol, cards_str
+from ..cards import RANK_NAMES, Card, card_symbol, cards_str
 from ..evaluate import CATEGORY_LABELS, HandValue, evaluate
 from ..events import (
     Bet,
@@ -319,7 +319,7 @@ class _Replayer:
             return
         h = self.hand.header
         if amount > p.behind:
-            self.add("stack_exceeded", line, f"{name} posts {self.fmt(amount)} with only {self.fmt(p.behind)}")
+            self.add("stack_exceeded", line, f"{name} posts {self.fmt(amount)} with only {self.fmt(p.behind)} in chips")
             amount = p.behind
         if ante:
             if h.ante is not None and amount != h.ante and not (amount < h.ante and amount == p.behind):
@@ -360,7 +360,7 @@ class _Replayer:
 
     def note_card(self, card: Card, line: int, where: str) -> None:
         if card >> 2 < self.low:
-            self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where}) is not in the {self.rules.name} deck for {len(self.players)} players")
+            self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where}) is not in the {self.rules.name} deck for {len(self.players)} players, which runs from {RANK_NAMES.get(self.low, self.low)} to Ace")
         prev = self.seen_cards.get(card)
         if prev is not None:
             self.add("card_twice", line, f"{card_symbol(card)} ({where}) was already dealt on line {prev}")
@@ -465,7 +465,7 @@ class _Replayer:
         if not self.rules.has_vela:
             self.add("vela_unexpected", e.line, f"a vela in the {self.rules.name} profile, which has none")
         elif self.street_round < 4:
-            self.add("vela_early", e.line, "the vela is turned before the 5th-street betting round")
+            self.add("vela_early", e.line, "the vela is turned before 5th street's betting")
         elif len(self.betting.in_hand) < 2:
             self.add("vela_early", e.line, "the vela is turned after the hand was won by a fold")
         self.vela = e.card
@@ -496,7 +496,7 @@ class _Replayer:
         vela = 1 if self.vela is not None else 0
         size = (15 - self.low) * 4
         if n_cards + burns + vela > size:
-            self.add("deck_exhausted", self.hand.summary.line, f"{n_cards} cards dealt, {burns} burnt and {vela} vela: more than the {size}-card deck")
+            self.add("deck_exhausted", self.hand.summary.line, f"{_count(n_cards, 'card')} dealt, {burns} burnt{' and the vela' if vela else ''}: more than the {size}-card deck holds")
 
     # ------------------------------------------------------------ betting
 
@@ -529,7 +529,7 @@ class _Replayer:
             opener = self.players[why.index].name
             big_option = rnd == 2 and self.rules.pair_showing_option and self._pair_showing()
         if self.double_bet_line and not big_option:
-            self.add("info_double_bet", self.double_bet_line, "'a double bet is allowed', but no pair shows in round 2")
+            self.add("info_double_bet", self.double_bet_line, f"'a double bet is allowed', but no pair shows on {STREET_OF_ROUND[2]}")
         self.double_bet_line = 0
         b.opener_reason = why
         b.start_round(rnd, opener, big_option)
@@ -567,10 +567,10 @@ class _Replayer:
         try:
             self.verify(e, p)
         except IllegalAction as err:
-            code = err.code
+            code, message = err.code, err.message
             if code == "wrong_opener" and isinstance(e, BringIn):
-                code = "bring_in_player"
-            self.add(code, e.line, err.message)
+                code, message = "bring_in_player", message.replace(" opens the betting, but ", " brings in, but ", 1).replace("should open it", "should", 1)
+            self.add(code, e.line, message)
             if err.code in ("action_after_fold", "action_not_in_hand"):
                 return
         self.apply(e, p)
@@ -600,7 +600,8 @@ class _Replayer:
             b.verify_bring_in(p.name, e.amount)
         elif isinstance(e, RaiseTo):
             if e.by != e.to - b.current and b.current:
-                self.add("raise_arithmetic", e.line, f"{p.name} raises {self.fmt(e.by)} to {self.fmt(e.to)} facing {self.fmt(b.current)}")
+                self.add("raise_arithmetic", e.line, f"{p.name} raises {self.fmt(e.by)} to {self.fmt(e.to)} facing {self.fmt(b.current)}"
+                         + (f": a raise to {self.fmt(e.to)} is by {self.fmt(e.to - b.current)}" if e.to > b.current else ""))
             b.verify_bet_to(p.name, e.to, as_raise=not b.is_completion(e.to))
         elif isinstance(e, Complete):
             if not b.is_completion(e.to):
@@ -636,7 +637,7 @@ class _Replayer:
             return
         who, amount = due
         if who != e.player or amount != e.amount:
-            self.add("uncalled_wrong", e.line, f"{self.fmt(e.amount)} returned to {e.player}; the uncalled bet is {self.fmt(amount)} of {who}'s")
+            self.add("uncalled_wrong", e.line, f"{self.fmt(e.amount)} returned to {e.player}; the uncalled bet is {who}'s {self.fmt(amount)}")
         self.betting.return_uncalled(who, amount)
 
     def end_of_betting(self, line: int) -> None:
@@ -645,7 +646,8 @@ class _Replayer:
         if self.street_round and not self.round_started and b.in_hand and len(b.in_hand) >= 2:
             self.start_round(line)
         if self.street_round and self.round_started and b.next_index is not None:
-            self.add("round_unfinished", line, f"the betting round on {STREET_OF_ROUND[b.round_no]} is not finished: {b.next_player} has not acted")
+            where = "in the vela round" if b.round_no == 5 else f"on {STREET_OF_ROUND[b.round_no]}"
+            self.add("round_unfinished", line, f"the betting {where} is not finished: {b.next_player} has not acted")
             b.next_index = None
         due = b.uncalled()
         if due is not None:
@@ -679,7 +681,7 @@ class _Replayer:
         self.shown[name] = tuple(shown)
         value = self.value_of(name)
         if value is not None and value.description != e.description:
-            self.add("description", e.line, f"{name}'s hand is {value.description}, not {e.description}")
+            self.add("description", e.line, f"{name}'s hand is written as {e.description}, but the cards make {value.description}")
 
     def shown_categories(self) -> dict[str, str]:
         """What each player who showed makes, under the hand's rules (the statistics' showdown categories).
@@ -768,11 +770,11 @@ class _Replayer:
             clockwise = left[k:] + left[:k]
             expected = [n for n in clockwise if n in self.show_order]
             if self.show_order != expected:
-                self.add("show_order", summary.line, f"the hands were shown in the order {', '.join(self.show_order)}; clockwise from {first} is {', '.join(expected)}")
+                self.add("show_order", summary.line, f"the hands were shown in the order {', '.join(self.show_order)}; clockwise from {first} it is {', '.join(expected)}")
             if self.rules.showdown_order == "seat_order":
                 silent = [n for n in left if n not in self.show_order]
                 if silent:
-                    self.add("show_order", summary.line, f"{', '.join(silent)} did not show; in the {self.rules.name} profile everyone left shows")
+                    self.add("show_order", summary.line, f"{_and(silent)} did not show; in the {self.rules.name} profile everyone left shows")
         contenders = [n for n in left if n not in self.mucked] or left
         values = {n: v for n in contenders if (v := self.value_of(n)) is not None}
         rake_left = min(summary.rake, total)
@@ -822,7 +824,7 @@ class _Replayer:
             if isinstance(e, Collected):
                 claimed[e.player] = claimed.get(e.player, 0) + e.amount
                 if e.pot == "side" and e.side >= len(pots):
-                    self.add("pot_label", e.line, f"{e.player} collects from side pot-{e.side}, but there are {len(pots) - 1} side pot(s)")
+                    self.add("pot_label", e.line, f"{e.player} collects from side pot-{e.side}, but there {'is' if len(pots) == 2 else 'are'} {_count(len(pots) - 1, 'side pot')}")
         if len(left) == 1 and not claimed:
             for o in summary.outcomes:
                 if o.outcome == "collected" and o.amount is not None:
@@ -1009,16 +1011,16 @@ class _Replayer:
                 continue
             if o.outcome == "folded":
                 if not p.folded:
-                    self.add("summary_outcome", o.line, f"{o.player} is said to have folded but did not")
+                    self.add("summary_outcome", o.line, f"the summary says {o.player} folded, but {o.player} did not fold")
                 elif o.street is not None and streets.get(p.folded_round) != o.street:
-                    self.add("summary_outcome", o.line, f"{o.player} folded on {streets.get(p.folded_round)} street, not {o.street}")
+                    self.add("summary_outcome", o.line, f"the summary says {o.player} folded {_street_words(o.street)}, but {o.player} folded {_street_words(streets.get(p.folded_round))}")
             elif o.outcome in ("won", "collected"):
                 if o.amount is not None and claimed.get(o.player, 0) != o.amount:
-                    self.add("summary_outcome", o.line, f"{o.player} is said to win {self.fmt(o.amount)} but collected {self.fmt(claimed.get(o.player, 0))}")
+                    self.add("summary_outcome", o.line, f"the summary says {o.player} won {self.fmt(o.amount)}, but {o.player} collected {self.fmt(claimed.get(o.player, 0))}")
             elif o.outcome == "lost" and claimed.get(o.player, 0) > 0:
-                self.add("summary_outcome", o.line, f"{o.player} is said to have lost but collected {self.fmt(claimed[o.player])}")
+                self.add("summary_outcome", o.line, f"the summary says {o.player} lost, but {o.player} collected {self.fmt(claimed[o.player])}")
             if o.cards is not None and o.player in self.shown and tuple(o.cards) != self.shown[o.player]:
-                self.add("summary_outcome", o.line, f"{o.player}'s summary cards differ from those shown")
+                self.add("summary_outcome", o.line, f"{o.player}'s cards in the summary differ from those shown")
 
 
 _HANDLERS: Final[dict[type, Callable[[_Replayer, Any], None]]] = {
@@ -1070,6 +1072,11 @@ def _and(names: Sequence[str]) -> str:
     if len(items) < 2:
         return "".join(items)
     return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _street_words(street: str | None) -> str:
+    """Where a player folded, as the summary says it: "on 3rd street", "on the vela"."""
+    return "on the vela" if street == "vela" else f"on {street} street" if street else "before the deal"
 
 
 def _pot_words(name: str) -> str:
