@@ -183,7 +183,7 @@ def to_json(result: AuditResult) -> dict[str, Any]:
         "claimed": r.claimed,
         "pots": _pots_json(r),
         "showdown_order": list(r.showdown_order),
-        "summary": verdict_text(result),
+        "verdict_text": verdict_text(result),
         **({"what_if": _what_if_json(result.what_if)} if result.what_if is not None else {}),
     }
 
@@ -315,9 +315,11 @@ def verdict_text(result: AuditResult) -> str:
     else:
         what = "The pot was paid" if single else "The pots were paid"
         money = f"{what} to {_names(paid, fmt)}; under the {profile} rules {'it belongs' if single else 'they belong'} to {_names(r.payouts, fmt)}" + (f": {why}." if why else ".")
-    if r.verdict != "invalid":
+    if r.verdict == "ok":
         return money
     first = next(f for f in r.findings if f.caused_by is None and f.severity == "error")
+    if r.verdict == "disputed":  # the money: already said when the payouts differ, else the finding says what
+        return money if not payouts_equal(r.payouts, paid) else f"{money} Yet line {first.line}: {first.message}."
     more = len(r.findings) - 1
     tail = f" ({more} more finding{'s' if more != 1 else ''} below.)" if more else ""
     if first.code == "rake_exceeds_pot":  # its words say where the money went

@@ -903,9 +903,10 @@ class _Replayer:
         rake line is the odd one out; else each pot is compared with the
         collections that name it, so a dispute names its pot and its line.
         """
-        collections = [e for e in self.hand.events if isinstance(e, Collected)]
-        by_pot = self._collections_by_pot(collections, len(results))
         if payouts_equal(payouts, claimed):
+            if len(results) < 2:
+                return  # the common case, at no cost: one pot, paid as the rules pay it
+            by_pot = self._collections_by_pot([e for e in self.hand.events if isinstance(e, Collected)], len(results))
             if by_pot is not None:
                 for r, cols in zip(results, by_pot):
                     for c in cols:
@@ -915,6 +916,8 @@ class _Replayer:
             return
         if self._rake_line_wrong(payouts, claimed):
             return
+        collections = [e for e in self.hand.events if isinstance(e, Collected)]
+        by_pot = self._collections_by_pot(collections, len(results))
         if by_pot is None or not collections:
             self._compare_players(payouts, claimed, collections)
             return
@@ -1050,7 +1053,7 @@ _HANDLERS: Final[dict[type, Callable[[_Replayer, Any], None]]] = {
 
 def payouts_equal(a: dict[str, int], b: dict[str, int]) -> bool:
     """The same money to the same players (a player paid nothing counts as absent)."""
-    return {n: v for n, v in a.items() if v} == {n: v for n, v in b.items() if v}
+    return a == b or {n: v for n, v in a.items() if v} == {n: v for n, v in b.items() if v}
 
 
 def hand_noun(description: str) -> str:
