@@ -163,6 +163,7 @@ def to_json(result: AuditResult) -> dict[str, Any]:
             "hand_id": err.hand_id,
             "source": result.source,
             "verdict": "unparsed",
+            "verdict_text": verdict_text(result),
             "error": {
                 "kind": err.kind,
                 "message": err.message,

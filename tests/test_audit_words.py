@@ -130,3 +130,10 @@ def test_the_report_opens_with_the_verdict_paragraph(tmp_path: Path) -> None:
     assert lines[1] == "verdict: ok"
     assert lines[2].startswith("The pot went to bob (€10.90), as the classic rules award it: both hold two pair, Queens and Jacks, "
                                "and bob's Q♥ beats alice's Q♣ (")
+
+
+def test_an_unparsed_hand_says_what_stopped_it_in_json() -> None:
+    r = audit("--json", str(SAMPLES / "broken" / "unseated_player.txt"))
+    obj = json.loads(r.stdout)
+    assert r.returncode == 1 and obj["verdict"] == "unparsed"
+    assert obj["verdict_text"].startswith("This hand could not be read: zed is not seated at this table")
