@@ -35,6 +35,7 @@ from .api import (
     read_text,
     replay_hand,
     statistics,
+    what_if,
     write_report,
 )
 

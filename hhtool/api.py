@@ -12,6 +12,7 @@ called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
 - :func:`replay_hand`: a hand replayed under its rules (or another
   profile's): verdict, findings, who is paid what and why;
 - :func:`audit_paths`, :func:`audit_report`: what ``hhtool audit`` prints;
+  :func:`what_if`: the same hand settled under another profile;
 - :func:`import_paths`: files, folders, globs and archives into a DuckDB file;
 - :func:`statistics`, :func:`write_report`: what ``hhtool stats`` and
   ``hhtool report`` compute from that file;
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from .audit import AuditResult
+    from .audit import AuditResult, WhatIf
     from .equity import EquityResult
     from .events import Hand
     from .reader import Record
@@ -107,6 +108,22 @@ def audit_paths(
 
     ruleset = _profile(rules) if isinstance(rules, str) else rules
     return _audit_paths(paths, hand_id=hand_id, rules=ruleset)
+
+
+def what_if(hand: Hand, rules: str | RuleSet, *, showdown_only: bool = True) -> WhatIf:
+    """The floor manager's question: how would this hand be settled under another profile?
+
+    ``showdown_only`` (the default): the hand's own rules and betting as
+    they were, with ``rules``' comparison of hands at the showdown (its
+    tie-break and straight-flush rules); else the whole hand replayed
+    under ``rules``.  ``result.changes`` are the payouts that change,
+    player by player (``result.changes_text()`` in the hand's money).
+    """
+    from .audit import what_if as _what_if
+    from .rules import profile as _profile
+
+    ruleset = _profile(rules) if isinstance(rules, str) else rules
+    return _what_if(hand, ruleset, "showdown" if showdown_only else "rules")
 
 
 def audit_report(result: AuditResult, fmt: Literal["text", "json"] = "text") -> str:
@@ -217,5 +234,6 @@ __all__ = [
     "read_text",
     "replay_hand",
     "statistics",
+    "what_if",
     "write_report",
 ]

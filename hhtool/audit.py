@@ -2,7 +2,11 @@
 
 The library behind the command: :func:`audit_paths` yields one
 :class:`AuditResult` per hand (replayed, or unparsed with its error);
-:func:`to_text` and :func:`to_json` render one.  The text is for a
+:func:`to_text` and :func:`to_json` render one.  The what-if questions a
+floor manager asks are :func:`what_if`: the hand's showdown settled under
+another profile's comparison with the betting as it was
+(:func:`showdown_rules`), or the whole hand replayed under another
+profile; either way the payouts that change, player by player.  The text is for a
 terminal, so every line of it is made safe (:func:`hhtool.textsafe.term`:
 names, the site and file names may hold escape sequences); ``raw=True``
 leaves the strings as they were.
@@ -12,27 +16,87 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .currency import currency_of
 from .errors import ErrorRecord
 from .money import format_amount
+from .events import Collected, Hand
 from .inputs import InputReport, read_inputs
 from .reader import Cp1252Warning, Skipped
 from .replay import Replay, replay
+from .replay.engine import payouts_equal, rule_words
 from .rules import RuleSet
 from .textsafe import term
+
+WhatIfKind = Literal["showdown", "rules"]
+
+
+@dataclass(frozen=True, slots=True)
+class WhatIf:
+    """A hand settled two ways: ``base`` under its own rules, ``other`` under the question's.
+
+    ``kind`` is ``"showdown"`` (the hand's own rules with another
+    profile's comparison of hands: the betting is replayed as it was) or
+    ``"rules"`` (everything replayed under another profile).
+    """
+
+    kind: WhatIfKind
+    profile: str  # the other profile's name
+    base: Replay
+    other: Replay
+
+    @property
+    def changes(self) -> list[tuple[str, int, int]]:
+        """(player, under the hand's rules, under the question's) for each payout that changes, in seat order."""
+        a, b = self.base.payouts, self.other.payouts
+        seats = [s.player for s in self.base.hand.seats]
+        return [(n, a.get(n, 0), b.get(n, 0)) for n in seats if a.get(n, 0) != b.get(n, 0)]
+
+    @property
+    def question(self) -> str:
+        r = self.other.rules
+        if self.kind == "showdown":
+            return (
+                f"the showdown under {self.profile}'s comparison (tie-break {r.tie_break.replace('_', ' ')}; "
+                f"straight flushes {r.sf_rule.replace('_', ' ')}), the betting as it was"
+            )
+        return f"the whole hand under the {self.profile} rules"
+
+    def changes_text(self) -> str:
+        """``bob: €10.90 → €5.45; alice: €0.00 → €5.45``, or that nothing changes."""
+        fmt = self.base.fmt
+        parts = [f"{n}: {fmt(a)} → {fmt(b)}" for n, a, b in self.changes]
+        return "; ".join(parts) if parts else "no payout changes"
+
+
+def showdown_rules(own: RuleSet, other: RuleSet) -> RuleSet:
+    """``own`` with ``other``'s comparison of hands at the showdown (RULES.md §3: tie-break and straight-flush rule).
+
+    Everything else (deck, forced bets, openers, betting, showdown order)
+    stays the hand's own, so a replay under it follows the betting as it
+    was and only the pots' winners can change.
+    """
+    return replace(own, tie_break=other.tie_break, sf_rule=other.sf_rule)
+
+
+def what_if(hand: Hand, other: RuleSet, kind: WhatIfKind = "showdown", base: Replay | None = None) -> WhatIf:
+    """The hand under its own rules and under ``other`` (only the showdown's comparison, or the whole replay)."""
+    own = base if base is not None else replay(hand)
+    rules = showdown_rules(own.rules, other) if kind == "showdown" else other
+    return WhatIf(kind, other.name, own, replay(hand, rules))
 
 
 @dataclass(frozen=True, slots=True)
 class AuditResult:
-    """One hand's audit: a replay, or the parse error that stopped it."""
+    """One hand's audit: a replay, or the parse error that stopped it; and the what-if, if one was asked."""
 
     source: str
     replay: Replay | None
     error: ErrorRecord | None
+    what_if: WhatIf | None = None
 
     @property
     def verdict(self) -> str:
@@ -52,12 +116,17 @@ def audit_paths(
     rules: RuleSet | None = None,
     notes: list[str] | None = None,
     report: InputReport | None = None,
+    showdown: RuleSet | None = None,
 ) -> Iterator[AuditResult]:
     """Replay every hand of every input (only ``hand_id`` if given).
 
     Inputs are what ``hhtool import`` takes: files, folders, globs, ``.zip``
     and ``.gz`` (:func:`hhtool.inputs.read_inputs`); ``report`` learns
     which held no hand or could not be read.
+    ``rules``: replay under that profile instead of the header's, with the
+    payouts that change from the header's rules (``what_if``).
+    ``showdown``: replay under the header's rules, and settle the showdown
+    once more under that profile's comparison of hands (``what_if``).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Cp1252Warning)
@@ -72,6 +141,11 @@ def audit_paths(
                 continue
             try:
                 result = replay(record, rules)
+                asked: WhatIf | None = None
+                if rules is not None:
+                    asked = WhatIf("rules", rules.name, replay(record), result)
+                elif showdown is not None:
+                    asked = what_if(record, showdown, "showdown", result)
             except Exception as e:  # a bug of ours must not stop the other hands
                 err = ErrorRecord(
                     kind="internal",
@@ -86,7 +160,7 @@ def audit_paths(
                 )
                 yield AuditResult(source, None, err)
                 continue
-            yield AuditResult(source, result, None)
+            yield AuditResult(source, result, None, asked)
 
 
 def to_json(result: AuditResult) -> dict[str, Any]:
@@ -98,6 +172,7 @@ def to_json(result: AuditResult) -> dict[str, Any]:
             "hand_id": err.hand_id,
             "source": result.source,
             "verdict": "unparsed",
+            "verdict_text": verdict_text(result),
             "error": {
                 "kind": err.kind,
                 "message": err.message,
@@ -122,11 +197,29 @@ def to_json(result: AuditResult) -> dict[str, Any]:
         "findings": [f.to_json() for f in r.findings],
         "payouts": r.payouts,
         "claimed": r.claimed,
-        "pots": [
-            {"name": p.name, "amount": p.amount, "rake": p.rake, "eligible": list(p.eligible), "winners": p.winners}
-            for p in r.pots
-        ],
+        "pots": _pots_json(r),
         "showdown_order": list(r.showdown_order),
+        "verdict_text": verdict_text(result),
+        **({"what_if": _what_if_json(result.what_if)} if result.what_if is not None else {}),
+    }
+
+
+def _pots_json(r: Replay) -> list[dict[str, Any]]:
+    return [
+        {"name": p.name, "amount": p.amount, "rake": p.rake, "eligible": list(p.eligible), "winners": p.winners}
+        for p in r.pots
+    ]
+
+
+def _what_if_json(w: WhatIf) -> dict[str, Any]:
+    return {
+        "kind": w.kind,
+        "profile": w.profile,
+        "question": w.question,
+        "verdict": w.other.verdict,
+        "payouts": w.other.payouts,
+        "pots": _pots_json(w.other),
+        "changes": [{"player": n, "from": a, "to": b} for n, a, b in w.changes],
     }
 
 
@@ -147,6 +240,7 @@ def to_text(result: AuditResult, *, raw: bool = False) -> str:
         f"== {h.site} hand {h.hand_id} ({r.rules.name}, {structure} {fmt(h.small_bet)}/{fmt(h.big_bet)}) "
         f"- {result.source}:{h.line}",
         f"verdict: {r.verdict}",
+        verdict_text(result),
     ]
     if r.rounds:
         lines.append("betting:")
@@ -154,12 +248,7 @@ def to_text(result: AuditResult, *, raw: bool = False) -> str:
     if r.showdown_order:
         lines.append(f"showdown, in the order shown: {', '.join(r.showdown_order)}")
     lines.append("pots:")
-    for p in r.pots:
-        rake = f", rake {fmt(p.rake)}" if p.rake else ""
-        won = ", ".join(f"{n} {fmt(a)}" for n, a in p.winners.items()) or "nobody"
-        check = "" if p.verified else " (unverified: cards unknown)"
-        lines.append(f"  {p.name} {fmt(p.amount)}{rake}: {won}{check}")
-        lines.append(f"    {p.reason}")
+    lines += _pot_lines(r, "  ")
     players = sorted(set(r.payouts) | set(r.claimed))
     if players:
         lines.append("payouts (rules / history):")
@@ -167,9 +256,91 @@ def to_text(result: AuditResult, *, raw: bool = False) -> str:
             mark = "" if r.payouts.get(n, 0) == r.claimed.get(n, 0) else "   <- differs"
             lines.append(f"  {n}: {fmt(r.payouts.get(n, 0))} / {fmt(r.claimed.get(n, 0))}{mark}")
     if r.findings:
-        lines.append("findings:")
+        grouped = any(f.caused_by is not None for f in r.findings)
+        lines.append("findings (what follows from a finding is indented under it):" if grouped else "findings:")
         for f in r.findings:
-            lines.append(f"  line {f.line}: {f.severity} {f.code}: {f.message}")
+            indent = "      " if f.caused_by is not None else "  "
+            lines.append(f"{indent}line {f.line}: {f.severity} {f.code}: {f.message}")
     else:
         lines.append("findings: none")
+    w = result.what_if
+    if w is not None:
+        lines.append(f"what if: {w.question}")
+        if w.kind == "rules":
+            lines.append(f"  verdict: {w.other.verdict}")
+        if w.kind == "showdown":
+            lines += _pot_lines(w.other, "  ")
+        lines.append(f"  payouts that change: {w.changes_text()}")
     return "\n".join(lines if raw else map(term, lines)) + "\n"
+
+
+def _pot_lines(r: Replay, indent: str) -> list[str]:
+    """Each pot: its amount, rake and winners, then why they win it."""
+    fmt = r.fmt
+    out = []
+    for p in r.pots:
+        rake = f", rake {fmt(p.rake)}" if p.rake else ""
+        won = ", ".join(f"{n} {fmt(a)}" for n, a in p.winners.items()) or "nobody"
+        check = "" if p.verified else " (unverified: cards unknown)"
+        out.append(f"{indent}{p.name} {fmt(p.amount)}{rake}: {won}{check}")
+        out.append(f"{indent}  {p.reason}")
+    return out
+
+
+def _names(money: dict[str, int], fmt: Any) -> str:
+    paid = [f"{n} ({fmt(a)})" for n, a in money.items() if a > 0]
+    if not paid:
+        return "nobody"
+    return paid[0] if len(paid) == 1 else f"{', '.join(paid[:-1])} and {paid[-1]}"
+
+
+def _history_pays(r: Replay, hand: Hand) -> dict[str, int]:
+    """What the history pays each player, in the order its collection lines come."""
+    out: dict[str, int] = {}
+    for e in hand.events:
+        if isinstance(e, Collected):
+            out[e.player] = out.get(e.player, 0) + e.amount
+    return out or dict(r.claimed)
+
+
+def verdict_text(result: AuditResult) -> str:
+    """The verdict in one plain paragraph, as a floor manager says it: who was paid, who the rules pay, and why.
+
+    "The pot was paid to alice (€10.90); under the classic rules it belongs
+    to bob (€10.90): bob's Q♥ beats alice's Q♣: …"; for an invalid hand
+    the first cause and where it is; for an unparsed one what stopped it.
+    """
+    if result.replay is None:
+        err = result.error
+        return f"This hand could not be read: {err.message if err is not None else 'unknown error'}."
+    r = result.replay
+    fmt = r.fmt
+    profile = r.rules.name
+    paid = _history_pays(r, r.hand)
+    single = len(r.pots) == 1
+    differ = {n for n in set(paid) | set(r.payouts) if paid.get(n, 0) != r.payouts.get(n, 0)}
+    # with several pots, a dispute explains the pots of the players whose money differs
+    pots = [p for p in r.pots if not differ or single or differ & set(p.winners)]
+    why = "; ".join((p.reason if single else f"{p.name}: {p.reason}") for p in pots if p.reason)
+    why = why[:-1] if why.endswith(".") else why
+    unknown = [p for p in r.pots if not p.verified]
+    if unknown:
+        money = f"The history pays {_names(paid, fmt)}; the rules cannot check it, as a contender's cards are unknown."
+    elif payouts_equal(r.payouts, paid):
+        what = "The pot went" if single else "The pots went"
+        money = f"{what} to {_names(paid, fmt)}, as the {profile} rules award {'it' if single else 'them'}" + (f": {why}." if why else ".")
+    else:
+        what = "The pot was paid" if single else "The pots were paid"
+        money = f"{what} to {_names(paid, fmt)}; under the {profile} rules {'it belongs' if single else 'they belong'} to {_names(r.payouts, fmt)}" + (f": {why}." if why else ".")
+    if r.verdict == "ok":
+        return money
+    first = next(f for f in r.findings if f.caused_by is None and f.severity == "error")
+    if r.verdict == "disputed":  # the money: already said when the payouts differ, else the finding says what
+        return money if not payouts_equal(r.payouts, paid) else f"{money} Yet line {first.line}: {first.message}."
+    more = len(r.findings) - 1
+    tail = f" ({more} more finding{'s' if more != 1 else ''} below.)" if more else ""
+    if first.code == "rake_exceeds_pot":  # its words say where the money went
+        money = ""
+    else:
+        money = f" As replayed: {money[0].lower()}{money[1:]}"
+    return f"This hand could not have happened under the {profile} rules: line {first.line}: {first.message}.{money}{tail}"

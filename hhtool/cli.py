@@ -274,12 +274,24 @@ def parse(
 @app.command(epilog=_examples(
     "audit sample_histories/000_format_example.txt",
     "audit histories/ --hand C-1001 --rules stellapoker",
+    "audit sample_histories/000_format_example.txt --showdown-rules stellapoker",
     "audit table.txt.gz --json > audit.jsonl",
 ))
 def audit(
     files: InputsArg,
     hand: Annotated[Optional[str], typer.Option("--hand", metavar="ID", help="Only the hand with this id.")] = None,
-    rules: Annotated[Optional[ProfileName], typer.Option("--rules", help="Replay under this profile instead of the header's (what if?).")] = None,
+    rules: Annotated[
+        Optional[ProfileName],
+        typer.Option("--rules", help="What if the whole hand were played under this profile: replay everything under it, with the payouts that change."),
+    ] = None,
+    showdown_rules: Annotated[
+        Optional[ProfileName],
+        typer.Option(
+            "--showdown-rules",
+            help="What if the showdown were settled under this profile's comparison (its tie-break and straight-flush rules), "
+            "the betting as it was: the pots and the payouts that change.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
     raw: RawOpt = False,
 ) -> None:
@@ -290,16 +302,20 @@ def audit(
     from .store.importer import ImportPathError
     from .textsafe import dumps
 
-    override = None
-    if rules is not None:
-        try:
+    if rules is not None and showdown_rules is not None:
+        raise _fail("--rules replays the whole hand and --showdown-rules only its showdown: ask one of them")
+    override = showdown = None
+    try:
+        if rules is not None:
             override = profile(rules)
-        except RulesError as e:
-            raise _fail(str(e)) from None
+        if showdown_rules is not None:
+            showdown = profile(showdown_rules)
+    except RulesError as e:
+        raise _fail(str(e)) from None
     counts: dict[str, int] = {}
     report = InputReport()
     try:
-        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, report=report):
+        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             if as_json:
                 typer.echo(dumps(audit_mod.to_json(result)))

@@ -6,16 +6,23 @@ and ``hhtool simulate --faults`` uses the same functions, writing a
 manifest so that an audit can be scored.
 
 A fault function takes a hand and a random generator and returns the
-altered hand with a sentence saying what changed, or ``None`` when the
-class does not apply to that hand (no bring-in to move in a blinds game,
-no vela to remove in a profile without one, ...).
+altered hand with a sentence saying what changed and the line the fault
+changed (:class:`Altered`), or ``None`` when the class does not apply to
+that hand (no bring-in to move in a blinds game, no vela to remove in a
+profile without one, ...).  That line is where the audit must report the
+cause: the line altered, the first line inserted (for four raises, the one
+over the cap), or, for a line removed, the line that now stands where it
+stood.  Lines inserted or removed renumber the lines after them as the
+written text numbers them, so the altered hand's lines are those of
+``write_hand(altered.hand)`` for a hand whose lines were its text's.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from .cards import Card, card_str, make_card
 from .events import (
@@ -27,17 +34,30 @@ from .events import (
     Complete,
     Deal,
     Event,
+    Expose,
     Fold,
     Hand,
     PostAnte,
     RaiseTo,
     ShowDown,
+    Shows,
     Street,
     Vela,
 )
+from .rules import profile
 
-Fault = Callable[[Hand, random.Random], "tuple[Hand, str] | None"]
 Action = BringIn | Complete | Bet | Call | RaiseTo | Check | Fold
+
+
+class Altered(NamedTuple):
+    """A hand altered by a fault: the hand, what changed in words, and the line it changed."""
+
+    hand: Hand
+    change: str
+    line: int
+
+
+Fault = Callable[[Hand, random.Random], "Altered | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +74,23 @@ def _events(hand: Hand, events: list[Event]) -> Hand:
     return replace(hand, events=tuple(events))
 
 
+def _splice(hand: Hand, start: int, removed: int, inserted: Sequence[Event]) -> Hand:
+    """``removed`` events from ``start`` replaced by ``inserted``, numbered as the written text numbers them.
+
+    The inserted lines take the line of the first event removed (or of the
+    event they go before, or of the summary); every later line moves by the
+    difference.
+    """
+    events = list(hand.events)
+    at = events[start].line if start < len(events) else hand.summary.line
+    shift = len(inserted) - removed
+    new = [replace(e, line=at + k) for k, e in enumerate(inserted)]
+    later = [replace(e, line=e.line + shift) for e in events[start + removed :]]
+    s = hand.summary
+    summary = replace(s, line=s.line + shift, outcomes=tuple(replace(o, line=o.line + shift) for o in s.outcomes))
+    return replace(hand, events=tuple(events[:start] + new + later), summary=summary)
+
+
 def _actions(hand: Hand) -> list[tuple[int, Action, int]]:
     """(index, event, street number) of every betting action."""
     out: list[tuple[int, Action, int]] = []
@@ -68,7 +105,7 @@ def _actions(hand: Hand) -> list[tuple[int, Action, int]]:
     return out
 
 
-def wrong_winner(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def wrong_winner(hand: Hand, rng: random.Random) -> Altered | None:
     collections = [(i, e) for i, e in enumerate(hand.events) if isinstance(e, Collected)]
     players = [s.player for s in hand.seats]
     if not collections:
@@ -80,10 +117,10 @@ def wrong_winner(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
     who = rng.choice(others)
     events = list(hand.events)
     events[i] = replace(c, player=who)
-    return _events(hand, events), f"{c.player}'s collection on line {c.line} given to {who}"
+    return Altered(_events(hand, events), f"{c.player}'s collection on line {c.line} given to {who}", c.line)
 
 
-def wrong_amount(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def wrong_amount(hand: Hand, rng: random.Random) -> Altered | None:
     collections = [(i, e) for i, e in enumerate(hand.events) if isinstance(e, Collected)]
     if not collections:
         return None
@@ -93,18 +130,19 @@ def wrong_amount(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
         delta = 1
     events = list(hand.events)
     events[i] = replace(c, amount=c.amount + delta)
-    return _events(hand, events), f"{c.player} collects {c.amount + delta} instead of {c.amount} (line {c.line})"
+    return Altered(_events(hand, events), f"{c.player} collects {c.amount + delta} instead of {c.amount} (line {c.line})", c.line)
 
 
-def total_pot_wrong(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def total_pot_wrong(hand: Hand, rng: random.Random) -> Altered | None:
     if hand.summary.side_pots:
         return None  # main + side pots must add up to the total, or the hand does not even parse
     delta = max(1, hand.summary.total // 20)
     summary = replace(hand.summary, total=hand.summary.total + delta)
-    return replace(hand, summary=summary), f"total pot raised by {delta} (line {hand.summary.line})"
+    line = hand.summary.line + 1  # 'Total pot' comes first in the summary
+    return Altered(replace(hand, summary=summary), f"total pot raised by {delta} (line {line})", line)
 
 
-def rake_wrong(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def rake_wrong(hand: Hand, rng: random.Random) -> Altered | None:
     if not any(isinstance(e, Collected) for e in hand.events):
         return None
     s = hand.summary
@@ -112,15 +150,15 @@ def rake_wrong(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
     rake = s.rake + delta if s.rake + delta < s.total else max(s.rake - delta, 0)
     if rake == s.rake:
         return None
-    return replace(hand, summary=replace(s, rake=rake)), f"rake {rake} instead of {s.rake} with the same collections"
+    return Altered(replace(hand, summary=replace(s, rake=rake)), f"rake {rake} instead of {s.rake} with the same collections", s.line + 1)
 
 
-def rake_over_pot(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def rake_over_pot(hand: Hand, rng: random.Random) -> Altered | None:
     s = hand.summary
-    return replace(hand, summary=replace(s, rake=s.total + 1)), f"rake {s.total + 1} on a pot of {s.total}"
+    return Altered(replace(hand, summary=replace(s, rake=s.total + 1)), f"rake {s.total + 1} on a pot of {s.total}", s.line + 1)
 
 
-def illegal_bet_size(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def illegal_bet_size(hand: Hand, rng: random.Random) -> Altered | None:
     # not a completion of the bring-in (a round-1 "bets" in classic): that is another fault
     bring_in = any(isinstance(e, BringIn) for e in hand.events) or hand.header.bring_in is not None
     bets = [(i, e) for i, e, s in _actions(hand) if isinstance(e, Bet) and not e.all_in and not (bring_in and s == 1)]
@@ -139,10 +177,10 @@ def illegal_bet_size(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
             return None
     events = list(hand.events)
     events[i] = replace(e, amount=amount)
-    return _events(hand, events), f"{e.player} bets {amount} instead of {e.amount} (line {e.line})"
+    return Altered(_events(hand, events), f"{e.player} bets {amount} instead of {e.amount} (line {e.line})", e.line)
 
 
-def raise_over_cap(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def raise_over_cap(hand: Hand, rng: random.Random) -> Altered | None:
     """In a heads-up fixed-limit round that went bet-call: four raises between the bet and the call."""
     if hand.header.structure != "fixed":
         return None
@@ -160,29 +198,33 @@ def raise_over_cap(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
         if bet.all_in or call.all_in:
             continue
         unit, level = bet.amount, bet.amount
+        stacks = {seat.player: seat.stack for seat in hand.seats}
+        if min(stacks.get(bet.player, 0), stacks.get(call.player, 0)) < hand.summary.total + 4 * unit:
+            continue  # the raises must not run a player out of chips: that would be another fault
         inserted: list[Event] = []
         for n in range(4):
             who = call.player if n % 2 == 0 else bet.player
             inserted.append(RaiseTo(line=call.line, player=who, by=unit, to=level + unit))
             level += unit
         inserted.append(Call(line=call.line, player=call.player, amount=unit))
-        events = list(hand.events)
-        events[j : j + 1] = inserted
-        return _events(hand, events), f"four raises after {bet.player}'s bet on line {bet.line}: one bet and four raises"
+        # the bet is the first of the round's bets: the raise that makes one more than the cap is the fault's line
+        over = call.line + min(profile(hand.header.profile).cap_bets, len(inserted) - 1) - 1
+        what = f"four raises after {bet.player}'s bet on line {bet.line}: one bet and four raises"
+        return Altered(_splice(hand, j, 1, inserted), what, over)
     return None
 
 
-def check_facing_bet(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def check_facing_bet(hand: Hand, rng: random.Random) -> Altered | None:
     calls = [(i, e) for i, e, _ in _actions(hand) if isinstance(e, Call)]
     if not calls:
         return None
     i, e = rng.choice(calls)
     events = list(hand.events)
     events[i] = Check(line=e.line, player=e.player)
-    return _events(hand, events), f"{e.player} checks instead of calling (line {e.line})"
+    return Altered(_events(hand, events), f"{e.player} checks instead of calling (line {e.line})", e.line)
 
 
-def out_of_turn(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def out_of_turn(hand: Hand, rng: random.Random) -> Altered | None:
     acts = _actions(hand)
     pairs = []
     for k in range(1, len(acts) - 1):
@@ -196,10 +238,11 @@ def out_of_turn(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
     events = list(hand.events)
     a, b = events[i], events[j]
     events[i], events[j] = replace(b, line=a.line), replace(a, line=b.line)
-    return _events(hand, events), f"lines {a.line} and {b.line} swapped: {getattr(b, 'player', '?')} acts before {getattr(a, 'player', '?')}"
+    what = f"lines {a.line} and {b.line} swapped: {getattr(b, 'player', '?')} acts before {getattr(a, 'player', '?')}"
+    return Altered(_events(hand, events), what, a.line)
 
 
-def action_after_fold(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def action_after_fold(hand: Hand, rng: random.Random) -> Altered | None:
     acts = _actions(hand)
     for k, (i, e, s) in enumerate(acts):
         if isinstance(e, Fold):
@@ -207,13 +250,12 @@ def action_after_fold(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None
             if not later:
                 continue
             j, x = later[0]
-            events = list(hand.events)
-            events.insert(j, Check(line=x.line, player=e.player))
-            return _events(hand, events), f"{e.player} checks after folding on line {e.line}"
+            what = f"{e.player} checks after folding on line {e.line}"
+            return Altered(_splice(hand, j, 0, [Check(line=x.line, player=e.player)]), what, x.line)
     return None
 
 
-def wrong_bring_in(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def wrong_bring_in(hand: Hand, rng: random.Random) -> Altered | None:
     for i, e in enumerate(hand.events):
         if isinstance(e, BringIn):
             others = [s.player for s in hand.seats if s.player != e.player]
@@ -224,11 +266,11 @@ def wrong_bring_in(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
             who = rng.choice(others)
             events = list(hand.events)
             events[i] = replace(e, player=who)
-            return _events(hand, events), f"{who} brings in instead of {e.player} (line {e.line})"
+            return Altered(_events(hand, events), f"{who} brings in instead of {e.player} (line {e.line})", e.line)
     return None
 
 
-def wrong_opener(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def wrong_opener(hand: Hand, rng: random.Random) -> Altered | None:
     """Swap the first two actions of a later round, by different players."""
     acts = _actions(hand)
     for k in range(1, len(acts) - 1):
@@ -236,38 +278,36 @@ def wrong_opener(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
         if s >= 2 and acts[k - 1][2] != s and s == t and j == i + 1 and e.player != f.player:
             events = list(hand.events)
             events[i], events[j] = replace(f, line=e.line), replace(e, line=f.line)
-            return _events(hand, events), f"{f.player} opens street {s} instead of {e.player} (line {e.line})"
+            return Altered(_events(hand, events), f"{f.player} opens street {s} instead of {e.player} (line {e.line})", e.line)
     return None
 
 
-def missing_ante(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def missing_ante(hand: Hand, rng: random.Random) -> Altered | None:
     antes = [(i, e) for i, e in enumerate(hand.events) if isinstance(e, PostAnte)]
     if not antes:
         return None
     i, e = rng.choice(antes)
-    events = list(hand.events)
-    del events[i]
-    return _events(hand, events), f"{e.player}'s ante (line {e.line}) removed"
+    return Altered(_splice(hand, i, 1, []), f"{e.player}'s ante (line {e.line}) removed", e.line)
 
 
-def missing_vela(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def missing_vela(hand: Hand, rng: random.Random) -> Altered | None:
     if not any(isinstance(e, ShowDown) for e in hand.events):
         return None  # a hand won by a fold in the vela round: without the vela its bets are out of round, another fault
     for i, e in enumerate(hand.events):
         if isinstance(e, Vela):
-            events = list(hand.events)
-            del events[i]
-            return replace(hand, events=tuple(events), summary=replace(hand.summary, vela=None)), f"the vela (line {e.line}) removed"
+            altered = _splice(hand, i, 1, [])
+            return Altered(replace(altered, summary=replace(altered.summary, vela=None)), f"the vela (line {e.line}) removed", e.line)
     return None
 
 
-def extra_vela(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def extra_vela(hand: Hand, rng: random.Random) -> Altered | None:
     """A vela in a hand whose profile (and variant) deals none."""
     if hand.header.profile == "classic" or hand.header.vela_at_start or any(isinstance(e, Vela) for e in hand.events):
         return None
     if not any(isinstance(e, Street) and e.name == "5th" for e in hand.events):
         return None  # a vela before 5th street does not even parse (FORMAT.md order): not this fault
     used = {c for e in hand.events if isinstance(e, Deal) for part in (e.known or (), e.new or ()) for c in part}
+    used |= {c for e in hand.events if isinstance(e, (Expose, Shows)) for c in e.cards}  # own views show some cards only here
     free = [make_card(r, s) for r in range(8, 15) for s in range(4) if make_card(r, s) not in used]
     if not free:
         return None
@@ -275,9 +315,9 @@ def extra_vela(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
     # after the last street's actions: before the showdown or the end of events
     events = list(hand.events)
     idx = next((k for k, e in enumerate(events) if type(e).__name__ in ("ShowDown", "Shows", "Mucks", "Collected")), len(events))
-    line = events[idx - 1].line if idx else hand.summary.line
-    events.insert(idx, Vela(line=line, card=Card(card)))
-    return _events(hand, events), f"a vela {card_str(card)} added before line {line}"
+    altered = _splice(hand, idx, 0, [Vela(line=0, card=Card(card))])
+    line = altered.events[idx].line
+    return Altered(altered, f"a vela {card_str(card)} added on line {line}", line)
 
 
 def _deal_positions(hand: Hand) -> list[tuple[int, str, int]]:
@@ -304,7 +344,7 @@ def _set_card(hand: Hand, where: tuple[int, str, int], card: Card) -> tuple[Hand
     return _events(hand, events), old, e.line
 
 
-def card_twice(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def card_twice(hand: Hand, rng: random.Random) -> Altered | None:
     """A new card on a later street becomes a card dealt earlier to another player."""
     positions = _deal_positions(hand)
     news = [p for p in positions if p[1] == "new"]
@@ -320,17 +360,17 @@ def card_twice(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
         return None
     card = rng.choice(earlier)
     new_hand, old, line = _set_card(hand, target, card)
-    return new_hand, f"{card_str(old)} on line {line} replaced by {card_str(card)}, already dealt"
+    return Altered(new_hand, f"{card_str(old)} on line {line} replaced by {card_str(card)}, already dealt", line)
 
 
-def card_outside_deck(hand: Hand, rng: random.Random) -> tuple[Hand, str] | None:
+def card_outside_deck(hand: Hand, rng: random.Random) -> Altered | None:
     news = [p for p in _deal_positions(hand) if p[1] == "new"]
     if not news:
         return None
     target = rng.choice(news)
     card = make_card(2, rng.randrange(4))  # the largest deck (8 players) starts at 3
     new_hand, old, line = _set_card(hand, target, card)
-    return new_hand, f"{card_str(old)} on line {line} replaced by {card_str(card)}, outside the deck"
+    return Altered(new_hand, f"{card_str(old)} on line {line} replaced by {card_str(card)}, outside the deck", line)
 
 
 FAULTS: tuple[FaultClass, ...] = (

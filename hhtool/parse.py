@@ -635,7 +635,34 @@ class _Builder:
             return m
         if first_try is not None:
             raise self.syntax_error("line", *first_try)
+        unseated = self.unseated_name(line_matcher, prefix)
+        if unseated is not None:
+            seated = [n for n, _, _ in sorted(self.names, key=lambda t: t[1])]
+            raise self.error(
+                InconsistentHandError,
+                f"{unseated} is not seated at this table (seated: {', '.join(seated)})",
+                prefix + 1,
+            )
         raise self.syntax_error("line", text)
+
+    def unseated_name(self, line_matcher: LineMatcher, prefix: int) -> str | None:
+        """The name a line would be read with if that player were seated (``zed: folds``), else None.
+
+        Only on the error path: each place a name can end (before ``:``, a
+        space or `` [``) is tried with a seated player's placeholder, and
+        the line is the unseated player's if that reads.
+        """
+        if not self.names:
+            return None
+        text, token = self.text, self.names[0][1]
+        for end in range(prefix + 1, len(text)):
+            if text[end] in ": [" and line_matcher.match(text[:prefix] + token + text[end:]) is not None:
+                return text[prefix:end]
+        if text.startswith("Uncalled bet ("):
+            at = text.find(" returned to ")
+            if at >= 0 and line_matcher.match(text[: at + 13] + token) is not None:
+                return text[at + 13 :]
+        return None
 
     # ------------------------------------------------------------ order
 

@@ -21,7 +21,7 @@ def test_ok_hand_exit_0_with_reason() -> None:
     r = run(EXAMPLE)
     assert r.returncode == 0, r.stderr
     assert "verdict: ok" in r.stdout
-    assert "bob's Q♥ beats alice's Q♣: both two pair" in r.stdout
+    assert "both hold two pair, Queens and Jacks, and bob's Q♥ beats alice's Q♣ (" in r.stdout
     assert "2nd street: alice opens (highest door card Q♠" in r.stdout
 
 

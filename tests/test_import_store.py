@@ -398,3 +398,29 @@ def test_an_error_in_the_writer_thread_reaches_the_import(tmp_path: Path) -> Non
         assert con.execute("SELECT count(*) FROM hands").fetchone() == (0,)
     finally:
         con.close()
+
+
+def test_findings_keep_their_cause_and_an_older_findings_table_gains_the_column(tmp_path: Path) -> None:
+    """One wrong bet: the bet's row is the cause (cause_seq NULL), the calls and the round's end point at its seq."""
+    text = (SAMPLES / "000_format_example.txt").read_text(encoding="utf-8")
+    f = tmp_path / "wrong_bet.txt"
+    f.write_text(text.replace("dave: bets €0.50\nalice: calls €0.50", "dave: bets €0.70\nalice: calls €0.50"), encoding="utf-8")
+    db = tmp_path / "h.duckdb"
+    import_paths([f], db, workers=0)
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("SELECT seq, code, cause_seq FROM findings ORDER BY seq").fetchall()
+    con.close()
+    assert rows[0][1:] == ("bet_size", None) and len(rows) > 2
+    assert all(cause == 0 for _, _, cause in rows[1:])
+    # a database written before the column: opened for writing, it gains it (NULL for its rows) and imports on
+    old = tmp_path / "old.duckdb"
+    import_paths([SAMPLES / "010_classic_own_view_three_hands.txt"], old, workers=0)
+    con = duckdb.connect(str(old))
+    con.execute("INSERT INTO findings VALUES (1, 0, 'description', 'warning', 1, 'before the column', NULL)")
+    con.execute("ALTER TABLE findings DROP COLUMN cause_seq")
+    con.close()
+    import_paths([f], old, workers=0)
+    con = duckdb.connect(str(old), read_only=True)
+    assert con.execute("SELECT count(*) FROM findings WHERE cause_seq = 0").fetchone()[0] == len(rows) - 1  # type: ignore[index]
+    assert con.execute("SELECT cause_seq FROM findings WHERE message = 'before the column'").fetchone() == (None,)
+    con.close()

@@ -20,12 +20,27 @@ def test_fault_is_caught_on_every_hand_it_applies_to(fault: FaultClass) -> None:
             if altered is None:
                 continue
             applied += 1
-            mutated, what = altered
+            mutated, what, line = altered
             r = replay(mutated)
             codes = {f.code for f in r.findings}
             assert fault.code in codes, (hand.hand_id, what, sorted(codes))
             assert r.verdict == fault.verdict, (hand.hand_id, what, r.verdict, sorted(codes))
     assert applied >= 3, f"{fault.name} applied to only {applied} sample hands"
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.name)
+def test_the_first_finding_is_the_cause_on_the_line_the_fault_changed(fault: FaultClass) -> None:
+    """One fault, one cause: reported first, on its line, with every other finding grouped under it."""
+    for hand in HANDS:
+        for seed in range(3):
+            altered = fault.apply(hand, random.Random(seed))
+            if altered is None:
+                continue
+            findings = replay(altered.hand).findings
+            summary = [(f.line, f.code, f.caused_by) for f in findings]
+            assert (findings[0].code, findings[0].line, findings[0].caused_by) == (fault.code, altered.line, None), (
+                hand.hand_id, altered.change, summary)
+            assert all(f.caused_by == 0 for f in findings[1:]), (hand.hand_id, altered.change, summary)
 
 
 def test_every_fault_class_of_the_issue_is_in_the_corpus() -> None:

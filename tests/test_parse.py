@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -172,11 +173,28 @@ def test_truncated_hand_is_incomplete() -> None:
         parse_text(no_outcomes)
 
 
-def test_unknown_player_expects_a_seated_name() -> None:
-    with pytest.raises(HandParseError) as info:
-        parse_text(EXAMPLE.replace("carol: folds", "zed: folds"))
-    assert "the name of a seated player" in info.value.expected
-    assert info.value.line_text == "zed: folds"
+def test_a_line_by_a_player_not_seated_says_so() -> None:
+    for line, column in (("zed: folds", 1), ("Dealt to zed [Ks]", 10), ("zed collected €0.10 from pot", 1)):
+        with pytest.raises(InconsistentHandError) as info:
+            parse_text(EXAMPLE.replace("carol: folds", line, 1))
+        assert str(info.value.message).startswith("zed is not seated at this table (seated: alice, bob, carol, dave)")
+        assert (info.value.line_text, info.value.column) == (line, column)
+    with pytest.raises(HandParseError) as parse_info:  # no reading with a seated name either: the grammar's words
+        parse_text(EXAMPLE.replace("carol: folds", "zed dances"))
+    assert "the name of a seated player" in parse_info.value.expected
+
+
+def test_an_unseated_player_in_a_file_is_one_failed_hand(tmp_path: Path) -> None:
+    """Through the real command: the C reader declines the hand, parse.py names the player (sample_histories/broken)."""
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "hhtool.cli", "parse", "sample_histories/broken/unseated_player.txt"],
+        capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert r.returncode == 1
+    assert "unseated_player.txt:18:1: inconsistent: zed is not seated at this table" in r.stdout + r.stderr
 
 
 def test_fast_table_agrees_with_the_builders() -> None:

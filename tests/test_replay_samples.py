@@ -69,7 +69,7 @@ def test_format_example_reason_and_order() -> None:
     hand = next(h for h in HANDS if h.hand_id == "C-1001")
     r = replay(hand)
     assert r.showdown_order == ("bob", "alice")
-    assert r.pots[0].reason.startswith("bob's Q♥ beats alice's Q♣: both two pair with the same ranks")
+    assert r.pots[0].reason.startswith("both hold two pair, Queens and Jacks, and bob's Q♥ beats alice's Q♣ (the same ranks")
     assert r.rounds[0].startswith("2nd street: alice opens (highest door card Q♠")
     assert r.rounds[3].startswith("5th street: bob opens")
 

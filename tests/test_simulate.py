@@ -206,6 +206,10 @@ def test_faults_manifest_is_caught_by_the_audit() -> None:
                 seen[str(entry["fault"])] += 1
                 assert entry["code"] in {f.code for f in r.findings}, (entry, r.findings)
                 assert r.verdict == entry["verdict"], (entry, r.verdict)
+                # the first finding is the cause, on the line the fault changed; the rest follow from it
+                first = r.findings[0]
+                assert (first.code, first.line) == (entry["code"], entry["fault_line"]), (entry, r.findings)
+                assert all(f.caused_by == 0 for f in r.findings[1:]), (entry, r.findings)
     assert len(seen) >= 12, seen
 
 
@@ -215,7 +219,10 @@ def test_manifest_file_beside_output(tmp_path: Path) -> None:
     assert result.manifest == tmp_path / "sim.txt.faults.jsonl"
     entries = [json.loads(line) for line in result.manifest.read_text(encoding="utf-8").splitlines()]
     assert len(entries) == result.faults > 0
-    assert set(entries[0]) == {"hand_id", "line", "fault", "code", "verdict", "change"}
+    assert set(entries[0]) == {"hand_id", "line", "fault", "code", "verdict", "change", "fault_line"}
+    lines = out.read_text(encoding="utf-8").split("\n")
+    for entry in entries:  # the line changed is inside its hand: after the header, before the next hand's
+        assert entry["line"] < entry["fault_line"] and lines[entry["fault_line"] - 1].strip()
     plain = tmp_path / "plain.txt"
     assert write_simulation(make_config(rules="classic", seed=1), 10, plain).manifest is None
     assert not (tmp_path / "plain.txt.faults.jsonl").exists()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..money import MoneyStyle, format_amount
 from ..rules import RuleSet, Structure
 from ..showing import Opener
 
@@ -132,6 +133,11 @@ class Betting:
         self.opener_reason = ""
         self._by_name = {p.name: p for p in players}
         self._index_of = {p.name: i for i, p in enumerate(players)}
+        self.money: MoneyStyle | None = None  # the hand's money, for amounts in words (minor units if None)
+
+    def _m(self, amount: int) -> str:
+        """An amount in a refusal's words, as the hand writes money."""
+        return str(amount) if self.money is None else format_amount(amount, self.money)
 
     # ------------------------------------------------------------ lookups
 
@@ -270,7 +276,7 @@ class Betting:
         if expected != name:
             if self.aggressor is None and not any(q.acted for q in self.players):
                 raise IllegalAction(
-                    "wrong_opener", f"{name} opens the betting round, but {expected} should ({_words(self.opener_reason)})"
+                    "wrong_opener", f"{name} opens the betting, but {expected} should open it: {_words(self.opener_reason)}"
                 )
             raise IllegalAction("out_of_turn", f"{name} acts out of turn: it is {expected}'s turn")
         return p
@@ -278,13 +284,13 @@ class Betting:
     def _verify_amount(self, p: Player, put_in: int) -> None:
         if put_in > p.behind:
             raise IllegalAction(
-                "stack_exceeded", f"{p.name} puts in {put_in} with only {p.behind} behind"
+                "stack_exceeded", f"{p.name} puts in {self._m(put_in)} with only {self._m(p.behind)} behind"
             )
 
     def verify_check(self, name: str) -> None:
         p = self._verify_turn(name)
         if p.this_round < self.current:
-            raise IllegalAction("check_facing_bet", f"{name} checks facing a bet of {self.current}")
+            raise IllegalAction("check_facing_bet", f"{name} checks facing a bet of {self._m(self.current)}: facing a bet, a player calls, raises or folds")
         if self.rules.bring_in and self.round_no == 1 and not self.brought_in and not self.completed:
             raise IllegalAction("bring_in_unexpected", f"{name} checks, but must bring in or complete")
 
@@ -298,7 +304,7 @@ class Betting:
             raise IllegalAction("call_without_bet", f"{name} calls with nothing to call")
         self._verify_amount(p, amount)
         if amount != owed and not (amount < owed and amount == p.behind):
-            raise IllegalAction("call_amount", f"{name} calls {amount}, but the call is {owed}")
+            raise IllegalAction("call_amount", f"{name} calls {self._m(amount)}, but the call is {self._m(owed)}")
 
     def verify_bring_in(self, name: str, amount: int) -> None:
         p = self._verify_turn(name)
@@ -306,7 +312,7 @@ class Betting:
             raise IllegalAction("bring_in_unexpected", f"{name} brings in where no bring-in is due")
         self._verify_amount(p, amount)
         if amount != self.bring_in_amount and not (amount < (self.bring_in_amount or 0) and amount == p.behind):
-            raise IllegalAction("bring_in_amount", f"{name} brings in for {amount}, the bring-in is {self.bring_in_amount}")
+            raise IllegalAction("bring_in_amount", f"{name} brings in for {self._m(amount)}; the bring-in is {self._m(self.bring_in_amount or 0)}")
 
     def is_completion(self, to: int) -> bool:
         """A bet or raise that completes the bring-in (RULES.md §4: it is the round's bet)."""
@@ -327,20 +333,21 @@ class Betting:
                 "raise_not_reopened", f"{name} raises, but the short all-in before did not reopen the betting to {name}"
             )
         if self.capped():
-            raise IllegalAction("raise_over_cap", f"{name} bets or raises after the betting was capped at {self.rules.cap_bets} bets")
+            cap = self.rules.cap_bets
+            raise IllegalAction("raise_over_cap", f"{name} raises after the betting was capped: a round allows a bet and {cap - 1} raises")
         if self.is_completion(to):
             if self.structure == "fixed" or not as_raise and self.current == 0:
                 if to != self.small_bet and not (to < self.small_bet and all_in):
-                    raise IllegalAction("complete_amount", f"{name} completes to {to}; the completion is to {self.small_bet}")
+                    raise IllegalAction("complete_amount", f"{name} completes to {self._m(to)}; the completion is to {self._m(self.small_bet)}")
                 return
             if to < self.small_bet and not all_in:
-                raise IllegalAction("complete_amount", f"{name} completes to {to}; the completion is to at least {self.small_bet}")
+                raise IllegalAction("complete_amount", f"{name} completes to {self._m(to)}; the completion is to at least {self._m(self.small_bet)}")
             self._verify_pot_limit(p, to, all_in)
             return
         if self.current == 0 and as_raise:
             raise IllegalAction("raise_without_bet", f"{name} raises with no bet to raise")
         if self.current > 0 and not as_raise:
-            raise IllegalAction("bet_facing_bet", f"{name} bets facing a bet of {self.current}: that is a raise")
+            raise IllegalAction("bet_facing_bet", f"{name} bets facing a bet of {self._m(self.current)}: that is a raise")
         kind = "raise_size" if self.current > 0 else "bet_size"
         if self.structure == "fixed":
             unit = self.bet_unit()
@@ -348,14 +355,14 @@ class Betting:
             if self.big_option and not self.big_made:
                 options.add(self.full_level + self.big_bet)
             if to not in options and not (to < max(options) and all_in and to > self.current):
-                want = " or ".join(str(o) for o in sorted(options))
-                raise IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {to}; fixed limit allows {want}")
+                want = " or ".join(self._m(o) for o in sorted(options))
+                raise IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {self._m(to)}; fixed limit allows {want}")
             return
         minimum = self.current + max(self.last_increment, self.small_bet) if self.current else self.small_bet
         if to < minimum and not all_in:
-            raise IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {to}; the minimum is {minimum}")
+            raise IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {self._m(to)}; the minimum is {self._m(minimum)}")
         if to <= self.current:
-            raise IllegalAction(kind, f"{name} raises to {to}, not above the bet of {self.current}")
+            raise IllegalAction(kind, f"{name} raises to {self._m(to)}, not above the bet of {self._m(self.current)}")
         self._verify_pot_limit(p, to, all_in)
 
     def _verify_pot_limit(self, p: Player, to: int, all_in: bool) -> None:
@@ -365,7 +372,7 @@ class Betting:
         maximum = self.current + self.pot + owed
         if to > maximum:
             kind = "raise_size" if self.current else "bet_size"
-            raise IllegalAction(kind, f"{p.name} goes to {to}; pot limit allows at most {maximum}")
+            raise IllegalAction(kind, f"{p.name} goes to {self._m(to)}; pot limit allows at most {self._m(maximum)}")
 
     # ------------------------------------------------------------ actions
 

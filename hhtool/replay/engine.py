@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..cards import Card, card_symbol, cards_str
+from ..cards import RANK_NAMES, Card, card_symbol, cards_str
 from ..evaluate import CATEGORY_LABELS, HandValue, evaluate
 from ..events import (
     Bet,
@@ -46,7 +46,7 @@ from ..showdown import choose, divide, explain, winners
 from ..frozen import written_init
 from ..showing import Opener, first_round_opener, later_round_opener
 from .betting import Betting, IllegalAction, Player, deal_order
-from .findings import CODES, Finding, finding
+from .findings import CODES, Finding, finding, grouped
 from .pots import Pot, pots_from
 
 Verdict = Literal["ok", "disputed", "invalid"]
@@ -168,6 +168,7 @@ class _Replayer:
         self.street_round = 0
         self.deals_this_street: list[str] = []
         self.double_bet_line = 0
+        self.vela_missing_said = False
         self._values: dict[tuple[Card, ...], HandValue] = {}
 
     def add(self, code: str, line: int, message: str) -> None:
@@ -210,6 +211,7 @@ class _Replayer:
             big_blind=h.big_blind,
             players=self.players,
         )
+        self.betting.money = self.money
         for p in self.players:
             self.cards[p.name] = _Cards()
 
@@ -237,7 +239,7 @@ class _Replayer:
                     self.add("forced_bet_kind", e.line, f"{e.player} posts a {e.blind} blind in the {rules.name} profile, which uses antes")
             for p in self.players:
                 if p.name not in posted:
-                    self.add("ante_missing", first_line, f"{p.name} was dealt in without posting the ante")
+                    self.add("ante_missing", self._ante_line(p.seat, first_line), f"{p.name} was dealt in without posting the ante")
             return
         for e in posts:
             if isinstance(e, PostAnte):
@@ -251,7 +253,18 @@ class _Replayer:
             if blind is None:
                 self.add("blind_missing", first_line, f"no {kind} blind was posted ({who} owes it)")
             elif blind.player != who:
-                self.add("blind_player", blind.line, f"{blind.player} posts the {kind} blind, but {who} should (RULES.md §4: small blind first left of the button)")
+                self.add("blind_player", blind.line, f"{blind.player} posts the {kind} blind, but {who} should: the small blind is the first player left of the button, the big blind the next")
+
+    def _ante_line(self, seat: int, fallback: int) -> int:
+        """Where a missing ante belongs: antes are posted in seat order, so before the next seat's, else after the last."""
+        seat_of = {s.player: s.seat for s in self.hand.seats}
+        after_last = fallback
+        for k, e in enumerate(self.hand.events):
+            if isinstance(e, PostAnte):
+                if seat_of.get(e.player, 0) > seat:
+                    return e.line
+                after_last = self.hand.events[k + 1].line if k + 1 < len(self.hand.events) else self.hand.summary.line
+        return after_last
 
     def event(self, e: object) -> None:
         handler = _HANDLERS.get(type(e))
@@ -260,15 +273,18 @@ class _Replayer:
 
     def _on_showdown(self, e: ShowDown) -> None:
         self.end_of_betting(e.line)
+        self.vela_due(e.line)
         if len(self.betting.in_hand) < 2:
             self.add("showdown_unexpected", e.line, "a showdown with one player left")
 
     def _on_shows(self, e: Shows) -> None:
         self.end_of_betting(e.line)
+        self.vela_due(e.line)
         self.show(e)
 
     def _on_mucks(self, e: Mucks) -> None:
         self.end_of_betting(e.line)
+        self.vela_due(e.line)
         self.mucked.add(e.player)
         self.show_order.append(e.player)
         if self.rules.showdown_order == "seat_order":
@@ -283,6 +299,7 @@ class _Replayer:
 
     def _on_end_of_betting(self, e: DoesNotShow | Collected) -> None:
         self.end_of_betting(e.line)
+        self.vela_due(e.line)
 
     def _on_ante(self, e: PostAnte) -> None:
         self.post(e.player, e.amount, e.line, e.all_in, ante=True)
@@ -302,7 +319,7 @@ class _Replayer:
             return
         h = self.hand.header
         if amount > p.behind:
-            self.add("stack_exceeded", line, f"{name} posts {self.fmt(amount)} with only {self.fmt(p.behind)}")
+            self.add("stack_exceeded", line, f"{name} posts {self.fmt(amount)} with only {self.fmt(p.behind)} in chips")
             amount = p.behind
         if ante:
             if h.ante is not None and amount != h.ante and not (amount < h.ante and amount == p.behind):
@@ -343,7 +360,7 @@ class _Replayer:
 
     def note_card(self, card: Card, line: int, where: str) -> None:
         if card >> 2 < self.low:
-            self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where}) is not in the {self.rules.name} deck for {len(self.players)} players")
+            self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where}) is not in the {self.rules.name} deck for {len(self.players)} players, which runs from {RANK_NAMES.get(self.low, self.low)} to Ace")
         prev = self.seen_cards.get(card)
         if prev is not None:
             self.add("card_twice", line, f"{card_symbol(card)} ({where}) was already dealt on line {prev}")
@@ -448,7 +465,7 @@ class _Replayer:
         if not self.rules.has_vela:
             self.add("vela_unexpected", e.line, f"a vela in the {self.rules.name} profile, which has none")
         elif self.street_round < 4:
-            self.add("vela_early", e.line, "the vela is turned before the 5th-street betting round")
+            self.add("vela_early", e.line, "the vela is turned before 5th street's betting")
         elif len(self.betting.in_hand) < 2:
             self.add("vela_early", e.line, "the vela is turned after the hand was won by a fold")
         self.vela = e.card
@@ -458,11 +475,18 @@ class _Replayer:
             self.street_round = 5
             self.round_started = False
 
+    def vela_due(self, line: int) -> bool:
+        """At the first line after 5th street's betting, with two or more players left: the vela, if missing, was due here."""
+        if self.vela_missing_said or not self.rules.has_vela or self.vela is not None:
+            return False
+        if len(self.betting.in_hand) < 2 or self.street_round != 4:
+            return False
+        self.vela_missing_said = True
+        self.add("vela_missing", line, f"the {self.rules.name} profile turns a vela after 5th street's betting; this hand has none")
+        return True
+
     def check_vela_present(self) -> None:
-        if not self.rules.has_vela or self.vela is not None:
-            return
-        if len(self.betting.in_hand) >= 2 and self.street_round >= 4:
-            self.add("vela_missing", self.hand.summary.line, f"the {self.rules.name} profile turns a vela before the showdown; this hand has none")
+        self.vela_due(self.hand.summary.line)
 
     def check_deck(self) -> None:
         n_cards = sum(len(c.cards) for c in self.cards.values())
@@ -472,7 +496,7 @@ class _Replayer:
         vela = 1 if self.vela is not None else 0
         size = (15 - self.low) * 4
         if n_cards + burns + vela > size:
-            self.add("deck_exhausted", self.hand.summary.line, f"{n_cards} cards dealt, {burns} burnt and {vela} vela: more than the {size}-card deck")
+            self.add("deck_exhausted", self.hand.summary.line, f"{_count(n_cards, 'card')} dealt, {burns} burnt{' and the vela' if vela else ''}: more than the {size}-card deck holds")
 
     # ------------------------------------------------------------ betting
 
@@ -505,7 +529,7 @@ class _Replayer:
             opener = self.players[why.index].name
             big_option = rnd == 2 and self.rules.pair_showing_option and self._pair_showing()
         if self.double_bet_line and not big_option:
-            self.add("info_double_bet", self.double_bet_line, "'a double bet is allowed', but no pair shows in round 2")
+            self.add("info_double_bet", self.double_bet_line, f"'a double bet is allowed', but no pair shows on {STREET_OF_ROUND[2]}")
         self.double_bet_line = 0
         b.opener_reason = why
         b.start_round(rnd, opener, big_option)
@@ -529,6 +553,9 @@ class _Replayer:
 
     def action(self, e: BringIn | Complete | Bet | Call | RaiseTo | Check | Fold) -> None:
         b = self.betting
+        if self.round_started and b.next_index is None and self.rules.vela_betting_round and self.vela_due(e.line):
+            self.street_round = 5  # the vela round's betting, as if the vela had been turned (vela_missing says it was not)
+            self.round_started = False
         if not self.round_started:
             self.start_round(e.line)
         name = e.player
@@ -540,10 +567,10 @@ class _Replayer:
         try:
             self.verify(e, p)
         except IllegalAction as err:
-            code = err.code
+            code, message = err.code, err.message
             if code == "wrong_opener" and isinstance(e, BringIn):
-                code = "bring_in_player"
-            self.add(code, e.line, err.message)
+                code, message = "bring_in_player", message.replace(" opens the betting, but ", " brings in, but ", 1).replace("should open it", "should", 1)
+            self.add(code, e.line, message)
             if err.code in ("action_after_fold", "action_not_in_hand"):
                 return
         self.apply(e, p)
@@ -573,7 +600,8 @@ class _Replayer:
             b.verify_bring_in(p.name, e.amount)
         elif isinstance(e, RaiseTo):
             if e.by != e.to - b.current and b.current:
-                self.add("raise_arithmetic", e.line, f"{p.name} raises {self.fmt(e.by)} to {self.fmt(e.to)} facing {self.fmt(b.current)}")
+                self.add("raise_arithmetic", e.line, f"{p.name} raises {self.fmt(e.by)} to {self.fmt(e.to)} facing {self.fmt(b.current)}"
+                         + (f": a raise to {self.fmt(e.to)} is by {self.fmt(e.to - b.current)}" if e.to > b.current else ""))
             b.verify_bet_to(p.name, e.to, as_raise=not b.is_completion(e.to))
         elif isinstance(e, Complete):
             if not b.is_completion(e.to):
@@ -609,7 +637,7 @@ class _Replayer:
             return
         who, amount = due
         if who != e.player or amount != e.amount:
-            self.add("uncalled_wrong", e.line, f"{self.fmt(e.amount)} returned to {e.player}; the uncalled bet is {self.fmt(amount)} of {who}'s")
+            self.add("uncalled_wrong", e.line, f"{self.fmt(e.amount)} returned to {e.player}; the uncalled bet is {who}'s {self.fmt(amount)}")
         self.betting.return_uncalled(who, amount)
 
     def end_of_betting(self, line: int) -> None:
@@ -618,7 +646,8 @@ class _Replayer:
         if self.street_round and not self.round_started and b.in_hand and len(b.in_hand) >= 2:
             self.start_round(line)
         if self.street_round and self.round_started and b.next_index is not None:
-            self.add("round_unfinished", line, f"the betting round on {STREET_OF_ROUND[b.round_no]} is not finished: {b.next_player} has not acted")
+            where = "in the vela round" if b.round_no == 5 else f"on {STREET_OF_ROUND[b.round_no]}"
+            self.add("round_unfinished", line, f"the betting {where} is not finished: {b.next_player} has not acted")
             b.next_index = None
         due = b.uncalled()
         if due is not None:
@@ -652,7 +681,7 @@ class _Replayer:
         self.shown[name] = tuple(shown)
         value = self.value_of(name)
         if value is not None and value.description != e.description:
-            self.add("description", e.line, f"{name}'s hand is {value.description}, not {e.description}")
+            self.add("description", e.line, f"{name}'s hand is written as {e.description}, but the cards make {value.description}")
 
     def shown_categories(self) -> dict[str, str]:
         """What each player who showed makes, under the hand's rules (the statistics' showdown categories).
@@ -708,17 +737,24 @@ class _Replayer:
         folded = {p.name for p in self.players if p.folded}
         pots = pots_from(contributions, folded)
         total = sum(contributions.values())
+        total_line = summary.line + 1  # 'Total pot … | Rake …' comes first in the summary
         if summary.total != total:
-            self.add("total_pot", summary.line, f"the total pot is {self.fmt(total)} by the bets, not {self.fmt(summary.total)}")
+            self.add("total_pot", total_line, f"the total pot is {self.fmt(total)} by the bets, not {self.fmt(summary.total)}")
         if summary.rake > summary.total:
-            self.add("rake_exceeds_pot", summary.line, f"the rake {self.fmt(summary.rake)} is larger than the pot {self.fmt(summary.total)}")
+            claimed_by = self.claimed_words()
+            self.add(
+                "rake_exceeds_pot",
+                total_line,
+                f"the rake {self.fmt(summary.rake)} exceeds the total pot {self.fmt(summary.total)}: nothing would be left to award"
+                + (f", yet the history pays {claimed_by}" if claimed_by else ""),
+            )
         if summary.side_pots:
             written = [summary.main_pot or 0, *summary.side_pots]
             actual = [p.amount for p in pots]
             if written != actual:
-                self.add("side_pots", summary.line, f"the pots are {', '.join(self.fmt(a) for a in actual)} by the contributions, not {', '.join(self.fmt(a) for a in written)}")
+                self.add("side_pots", total_line + 1, f"the pots are {', '.join(self.fmt(a) for a in actual)} by the contributions, not {', '.join(self.fmt(a) for a in written)}")
         elif len(pots) > 1:
-            self.add("side_pots", summary.line, f"the contributions make {len(pots) - 1} side pot(s), which the summary does not list")
+            self.add("side_pots", total_line, f"the contributions make {_count(len(pots) - 1, 'side pot')}, which the summary does not list")
         # who competes
         left = [p.name for p in self.players if not p.folded]
         first = self.expected_first_to_show()
@@ -734,11 +770,11 @@ class _Replayer:
             clockwise = left[k:] + left[:k]
             expected = [n for n in clockwise if n in self.show_order]
             if self.show_order != expected:
-                self.add("show_order", summary.line, f"the hands were shown in the order {', '.join(self.show_order)}; clockwise from {first} is {', '.join(expected)}")
+                self.add("show_order", summary.line, f"the hands were shown in the order {', '.join(self.show_order)}; clockwise from {first} it is {', '.join(expected)}")
             if self.rules.showdown_order == "seat_order":
                 silent = [n for n in left if n not in self.show_order]
                 if silent:
-                    self.add("show_order", summary.line, f"{', '.join(silent)} did not show; in the {self.rules.name} profile everyone left shows")
+                    self.add("show_order", summary.line, f"{_and(silent)} did not show; in the {self.rules.name} profile everyone left shows")
         contenders = [n for n in left if n not in self.mucked] or left
         values = {n: v for n in contenders if (v := self.value_of(n)) is not None}
         rake_left = min(summary.rake, total)
@@ -755,12 +791,13 @@ class _Replayer:
             if len(eligible) == 1:
                 win = {eligible[0]: amount}
                 if self.explain:
-                    reason = f"{eligible[0]} is the only player left in it"
+                    mucked = [n for n in pot.eligible if n in self.mucked]
+                    reason = f"{_and(mucked)} mucked, so {eligible[0]} is the only player left contesting it" if mucked else f"{eligible[0]} is the only player left in it"
             else:
                 known = [n for n in eligible if n in values]
                 if len(known) < len(eligible):
                     unknown = [n for n in eligible if n not in values]
-                    self.add("cards_unknown", summary.line, f"{', '.join(unknown)}'s cards are unknown: the {name} cannot be checked")
+                    self.add("cards_unknown", summary.line, f"the cards of {_and(unknown)} are unknown: the {name} cannot be checked")
                     verified = False
                     eligible_vals = known
                 else:
@@ -777,6 +814,8 @@ class _Replayer:
                     win = divide(amount, in_order)
                     if self.explain:
                         reason = self._reason(eligible_vals, vals, won)
+            if amount <= 0 and self.explain:
+                reason = "the rake takes all of it"
             for n, a in win.items():
                 payouts[n] = payouts.get(n, 0) + a
             results.append(PotResult(name, pot.amount, rake, tuple(pot.eligible), win, reason, verified))
@@ -785,17 +824,17 @@ class _Replayer:
             if isinstance(e, Collected):
                 claimed[e.player] = claimed.get(e.player, 0) + e.amount
                 if e.pot == "side" and e.side >= len(pots):
-                    self.add("pot_label", e.line, f"{e.player} collects from side pot-{e.side}, but there are {len(pots) - 1} side pot(s)")
+                    self.add("pot_label", e.line, f"{e.player} collects from side pot-{e.side}, but there {'is' if len(pots) == 2 else 'are'} {_count(len(pots) - 1, 'side pot')}")
         if len(left) == 1 and not claimed:
             for o in summary.outcomes:
                 if o.outcome == "collected" and o.amount is not None:
                     claimed[o.player] = claimed.get(o.player, 0) + o.amount
         all_verified = all(r.verified for r in results)
-        if all_verified:
-            self.compare_payouts(payouts, claimed, summary.line)
+        if all_verified and summary.rake <= summary.total:  # a rake over the pot: rake_exceeds_pot says it all
+            self.compare_payouts(results, payouts, claimed)
         self.check_summary(payouts, claimed)
         stacks = {p.name: p.behind + payouts.get(p.name, 0) for p in self.players}
-        findings = tuple(sorted(self.findings, key=lambda f: f.line))
+        findings = grouped(self.findings)
         effects = {CODES[f.code].effect for f in findings}
         verdict: Verdict = "invalid" if "invalid" in effects else "disputed" if "disputed" in effects else "ok"
         return Replay(
@@ -825,33 +864,143 @@ class _Replayer:
         if len(won) > 1:
             a, b = values[names.index(won[0])], values[names.index(won[1])]
             r = explain(a, b, self.rules, n)
-            return f"{' and '.join(won)} split: {r.text} ({r.rule})"
+            return f"{_and(won)} split: {r.text} ({rule_words(r.rule)})"
         w = won[0]
         wv = values[names.index(w)]
         others = [(nm, v) for nm, v in zip(names, values) if nm != w]
         if not others:  # the other contenders' cards are unknown (a cards_unknown finding says so)
-            return f"{w}'s {wv.description} is the only hand known in it: nothing to compare it with"
+            return f"{w}'s {hand_noun(wv.description)} is the only hand known in it: nothing to compare it with"
         best_other = max(others, key=lambda t: t[1].key)
         r = explain(wv, best_other[1], self.rules, n)
         if r.decided_by is not None and wv.category == best_other[1].category and "ranks first" not in r.rule:
             # the deciding cards or ranks, named after their players: "bob's Q♥ beats alice's Q♣"
             mine, theirs = r.decided_by
-            return f"{w}'s {mine} beats {best_other[0]}'s {theirs}: {r.context} ({r.rule})"
-        return f"{w}'s {wv.description} beats {best_other[0]}'s {best_other[1].description}: {r.text} ({r.rule})"
+            cat = CATEGORY_LABELS[wv.category]
+            held = wv.description if wv.description == best_other[1].description else cat
+            how = r.context[len(f"both {cat}") :].removeprefix(" with ").removeprefix("; ").replace("; ", ", so ")
+            return f"both hold {held}, and {w}'s {mine} beats {best_other[0]}'s {theirs} ({how}; {rule_words(r.rule)})"
+        return f"{w}'s {hand_noun(wv.description)} beats {best_other[0]}'s {hand_noun(best_other[1].description)}: {r.text} ({rule_words(r.rule)})"
 
-    def compare_payouts(self, payouts: dict[str, int], claimed: dict[str, int], line: int) -> None:
+    def claimed_words(self) -> str:
+        """What the history pays, in words: "bob €10.90" (collection lines, else the summary's)."""
+        paid: dict[str, int] = {}
+        for e in self.hand.events:
+            if isinstance(e, Collected):
+                paid[e.player] = paid.get(e.player, 0) + e.amount
+        if not paid:
+            for o in self.hand.summary.outcomes:
+                if o.outcome == "collected" and o.amount is not None:
+                    paid[o.player] = paid.get(o.player, 0) + o.amount
+        return _and([f"{n} {self.fmt(a)}" for n, a in paid.items() if a > 0])
+
+    def compare_payouts(self, results: list[PotResult], payouts: dict[str, int], claimed: dict[str, int]) -> None:
+        """The money as the rules settle it against the history's, reported on the line that is wrong.
+
+        Per player first: if everyone got what the rules give, only the pot
+        labels can be wrong (``pot_label``).  Otherwise, when the history is
+        consistent with itself (each winner's collection line and seat line
+        say the same) but its rake does not leave what was collected, the
+        rake line is the odd one out; else each pot is compared with the
+        collections that name it, so a dispute names its pot and its line.
+        """
+        if payouts_equal(payouts, claimed):
+            if len(results) < 2:
+                return  # the common case, at no cost: one pot, paid as the rules pay it
+            by_pot = self._collections_by_pot([e for e in self.hand.events if isinstance(e, Collected)], len(results))
+            if by_pot is not None:
+                for r, cols in zip(results, by_pot):
+                    for c in cols:
+                        if r.winners.get(c.player, 0) <= 0 and len(results) > 1:
+                            won = _and([q.name for q in results if q.winners.get(c.player, 0) > 0])
+                            self.add("pot_label", c.line, f"{c.player} collects from {_pot_words(r.name)}, but the rules give {c.player} {_pot_words(won)}")
+            return
+        if self._rake_line_wrong(payouts, claimed):
+            return
+        collections = [e for e in self.hand.events if isinstance(e, Collected)]
+        by_pot = self._collections_by_pot(collections, len(results))
+        if by_pot is None or not collections:
+            self._compare_players(payouts, claimed, collections)
+            return
+        for r, cols in zip(results, by_pot):
+            self._compare_pot(r, cols, len(results) == 1)
+
+    def _collections_by_pot(self, collections: list[Collected], n: int) -> list[list[Collected]] | None:
+        """The collection lines of each pot, or None when a line names no pot of the rules' ("from pot" with side pots)."""
+        out: list[list[Collected]] = [[] for _ in range(n)]
+        for c in collections:
+            k = c.side if c.pot == "side" else 0 if c.pot == "main" or n == 1 else -1
+            if not 0 <= k < n:
+                return None
+            out[k].append(c)
+        return out
+
+    def _rake_line_wrong(self, payouts: dict[str, int], claimed: dict[str, int]) -> bool:
+        """The rake is the odd one out: the bets make the total, collections and seat lines agree, the same winners."""
+        s = self.hand.summary
+        got = sum(claimed.values())
+        if not claimed or got + s.rake == s.total or s.total != sum(p.total for p in self.players):
+            return False
+        if {n for n, a in payouts.items() if a > 0} != {n for n, a in claimed.items() if a > 0}:
+            return False
+        said = {o.player: o.amount for o in s.outcomes if o.outcome in ("won", "collected") and o.amount is not None}
+        if any(said.get(n, a) != a for n, a in claimed.items()):
+            return False
+        differ = [f"{n} {self.fmt(payouts.get(n, 0))}, not {self.fmt(a)}" for n, a in claimed.items() if payouts.get(n, 0) != a]
+        self.add(
+            "wrong_amount",
+            s.line + 1,
+            f"the rake {self.fmt(s.rake)} and the {self.fmt(got)} collected add up to {self.fmt(got + s.rake)}, "
+            f"not the total pot {self.fmt(s.total)}: the rake or the collections are wrong "
+            f"(after this rake the rules give {_and(differ)})",
+        )
+        return True
+
+    def _compare_pot(self, r: PotResult, cols: list[Collected], single: bool) -> None:
+        """One pot against the collection lines that name it."""
+        rules_won = [n for n, a in r.winners.items() if a > 0]
+        paid: dict[str, int] = {}
+        for c in cols:
+            paid[c.player] = paid.get(c.player, 0) + c.amount
+        paid_to = [n for n, a in paid.items() if a > 0]
+        if set(rules_won) != set(paid_to):
+            wrong = next((c for c in cols if c.player not in rules_won), cols[0] if cols else None)
+            line = wrong.line if wrong is not None else self.hand.summary.line + (2 if self.hand.summary.side_pots else 1)
+            history = _and(sorted(paid_to)) or "nobody"
+            if not rules_won:
+                self.add("wrong_winner", line, f"{r.name}: the rake takes all of it; the history pays {history}")
+            elif single:
+                self.add("wrong_winner", line, f"the rules award the pot to {_and(sorted(rules_won))}; the history pays {history}")
+            else:
+                self.add("wrong_winner", line, f"{r.name}: the rules award it to {_and(sorted(rules_won))}; the history pays {history}")
+            return
+        where = "the pot" if single else _pot_words(r.name)
+        for n in paid_to:
+            if paid[n] != r.winners[n]:
+                line = next(c.line for c in cols if c.player == n)
+                self.add("wrong_amount", line, f"{n} collected {self.fmt(paid[n])} from {where}; the rules give {self.fmt(r.winners[n])}")
+
+    def _compare_players(self, payouts: dict[str, int], claimed: dict[str, int], collections: list[Collected]) -> None:
+        """Each player's money against the history's, where the collection lines do not say which pot."""
+        lines: dict[str, int] = {}
+        for c in collections:
+            lines.setdefault(c.player, c.line)
+        for o in self.hand.summary.outcomes:
+            lines.setdefault(o.player, o.line)
+        total_line = self.hand.summary.line + 1
         winners_rules = {n for n, a in payouts.items() if a > 0}
         winners_claimed = {n for n, a in claimed.items() if a > 0}
         if winners_rules != winners_claimed:
+            wrong = sorted(winners_claimed - winners_rules, key=lambda n: lines.get(n, total_line))
+            line = lines.get(wrong[0], total_line) if wrong else min((lines.get(n, total_line) for n in winners_claimed), default=total_line)
             self.add(
                 "wrong_winner",
                 line,
-                f"the rules award the pot to {', '.join(sorted(winners_rules)) or 'nobody'}; the history pays {', '.join(sorted(winners_claimed)) or 'nobody'}",
+                f"the rules award the pot to {_and(sorted(winners_rules)) or 'nobody'}; the history pays {_and(sorted(winners_claimed)) or 'nobody'}",
             )
             return
         for n in sorted(winners_rules):
             if payouts.get(n, 0) != claimed.get(n, 0):
-                self.add("wrong_amount", line, f"{n} collected {self.fmt(claimed.get(n, 0))}; the rules give {self.fmt(payouts.get(n, 0))}")
+                self.add("wrong_amount", lines.get(n, total_line), f"{n} collected {self.fmt(claimed.get(n, 0))}; the rules give {self.fmt(payouts.get(n, 0))}")
 
     def check_summary(self, payouts: dict[str, int], claimed: dict[str, int]) -> None:
         summary = self.hand.summary
@@ -865,16 +1014,16 @@ class _Replayer:
                 continue
             if o.outcome == "folded":
                 if not p.folded:
-                    self.add("summary_outcome", o.line, f"{o.player} is said to have folded but did not")
+                    self.add("summary_outcome", o.line, f"the summary says {o.player} folded, but {o.player} did not fold")
                 elif o.street is not None and streets.get(p.folded_round) != o.street:
-                    self.add("summary_outcome", o.line, f"{o.player} folded on {streets.get(p.folded_round)} street, not {o.street}")
+                    self.add("summary_outcome", o.line, f"the summary says {o.player} folded {_street_words(o.street)}, but {o.player} folded {_street_words(streets.get(p.folded_round))}")
             elif o.outcome in ("won", "collected"):
                 if o.amount is not None and claimed.get(o.player, 0) != o.amount:
-                    self.add("summary_outcome", o.line, f"{o.player} is said to win {self.fmt(o.amount)} but collected {self.fmt(claimed.get(o.player, 0))}")
+                    self.add("summary_outcome", o.line, f"the summary says {o.player} won {self.fmt(o.amount)}, but {o.player} collected {self.fmt(claimed.get(o.player, 0))}")
             elif o.outcome == "lost" and claimed.get(o.player, 0) > 0:
-                self.add("summary_outcome", o.line, f"{o.player} is said to have lost but collected {self.fmt(claimed[o.player])}")
+                self.add("summary_outcome", o.line, f"the summary says {o.player} lost, but {o.player} collected {self.fmt(claimed[o.player])}")
             if o.cards is not None and o.player in self.shown and tuple(o.cards) != self.shown[o.player]:
-                self.add("summary_outcome", o.line, f"{o.player}'s summary cards differ from those shown")
+                self.add("summary_outcome", o.line, f"{o.player}'s cards in the summary differ from those shown")
 
 
 _HANDLERS: Final[dict[type, Callable[[_Replayer, Any], None]]] = {
@@ -900,6 +1049,46 @@ _HANDLERS: Final[dict[type, Callable[[_Replayer, Any], None]]] = {
     DoesNotShow: _Replayer._on_end_of_betting,
     Collected: _Replayer._on_end_of_betting,
 }
+
+
+def payouts_equal(a: dict[str, int], b: dict[str, int]) -> bool:
+    """The same money to the same players (a player paid nothing counts as absent)."""
+    return a == b or {n: v for n, v in a.items() if v} == {n: v for n, v in b.items() if v}
+
+
+def hand_noun(description: str) -> str:
+    """A description as a noun after a name: "a flush, Diamonds" -> "flush (Diamonds)", so "Sofia's flush (Diamonds)"."""
+    text = description[2:] if description.startswith("a ") else description[3:] if description.startswith("an ") else description
+    head, sep, rest = text.partition(", ")
+    return f"{head} ({rest})" if sep else text
+
+
+def rule_words(rule: str) -> str:
+    """A showdown rule's citation as one reads it: "RULES.md §3, tie-break card order"."""
+    out = rule.replace(" (ranks first)", ", ranks first").replace(" tie_break ", ", tie-break ").replace(" sf_rule ", ", straight-flush rule ")
+    return out.replace("_", " ")
+
+
+def _and(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: names as one says them."""
+    items = list(names)
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _street_words(street: str | None) -> str:
+    """Where a player folded, as the summary says it: "on 3rd street", "on the vela"."""
+    return "on the vela" if street == "vela" else f"on {street} street" if street else "before the deal"
+
+
+def _pot_words(name: str) -> str:
+    """A pot's name after "from": "the main pot", "side pot-1" (as the history writes it)."""
+    return name.replace("main pot", "the main pot")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def replay(hand: Hand, rules: RuleSet | None = None, *, explain: bool = True) -> Replay:

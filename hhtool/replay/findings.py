@@ -103,25 +103,118 @@ CODES: dict[str, Code] = {c.name: c for c in _CODES}
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One thing the replay noticed: code, severity, source line, and words for a person."""
+    """One thing the replay noticed: code, severity, source line, and words for a person.
+
+    ``caused_by`` is the index (in the replay's ``findings``) of the earlier
+    finding this one follows from, or ``None`` for a cause: one wrong bet
+    makes the calls after it wrong too, and a reader should meet the bet
+    first (see :func:`grouped`).
+    """
 
     code: str
     severity: Severity
     line: int
     message: str
+    caused_by: int | None = None
 
     @property
     def rule(self) -> str:
         return CODES[self.code].rule
 
     def to_json(self) -> dict[str, object]:
-        return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message}
+        return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message, "caused_by": self.caused_by}
+
+
+def citation(rule: str) -> str:
+    """Where a rule is written, as a reader looks it up: ``RULES.md §5``, ``FORMAT.md, Summary outcomes``."""
+    parts = [p.strip() for p in rule.split(",")]
+    rules = [p for p in parts if p.startswith("§")]
+    formats = ["FORMAT.md, Summary outcomes" if p == "FORMAT.md summary" else p for p in parts if p.startswith("FORMAT.md")]
+    out = []
+    if rules:
+        out.append("RULES.md " + ", ".join(rules))
+    out += formats
+    return "; ".join(out)
 
 
 def finding(code: str, line: int, message: str) -> Finding:
-    """A finding of a known code; its severity comes from the table."""
+    """A finding of a known code; its severity comes from the table, its message ends with where the rule is written."""
     c = CODES[code]
-    return Finding(code, c.severity, line, f"{message} (RULES.md {c.rule})")
+    return Finding(code, c.severity, line, f"{message} ({citation(c.rule)})")
+
+
+# What can follow from what: a cause's family, and the families of the findings it may bring about.
+# Only errors are causes (a warning changes nothing the replay follows).
+_FAMILY: dict[str, str] = {}
+for _family, _codes in (
+    ("header", "players rules_option"),
+    ("cards", "card_twice card_not_in_deck deck_exhausted deal_missing deal_to_folded deal_count deal_changed deal_order exposure exposure_missing"),
+    ("vela", "vela_missing vela_unexpected vela_early"),
+    ("forced", "ante_missing ante_amount forced_bet_kind blind_missing blind_player blind_amount bring_in_amount bring_in_unexpected"),
+    ("showdown", "show_order shown_cards description muck_not_allowed showdown_unexpected cards_unknown"),
+    ("money", "wrong_winner wrong_amount total_pot rake_exceeds_pot side_pots pot_label"),
+    ("summary", "summary_outcome summary_vela"),
+):
+    for _code in _codes.split():
+        _FAMILY[_code] = _family
+for _code in CODES:
+    _FAMILY.setdefault(_code, "betting")  # §4 openers and §5: turn, amounts, the round's end
+
+_LATER = {"betting", "showdown", "money", "summary"}
+_MAY_CAUSE: dict[str, frozenset[str]] = {
+    "header": frozenset({"header", "cards", "forced", "vela", *_LATER}),
+    "cards": frozenset({"cards", *_LATER}),
+    "forced": frozenset(_LATER),
+    "vela": frozenset(_LATER),
+    "betting": frozenset({"vela", *_LATER}),  # a round out of step can put the vela out of its place
+    "showdown": frozenset({"showdown", "money", "summary"}),
+    "money": frozenset({"money", "summary"}),
+    "summary": frozenset(),
+}
+
+
+def grouped(findings: list[Finding]) -> tuple[Finding, ...]:
+    """The findings in line order (errors first on a line), each consequence right after its cause and linked to it.
+
+    Walking in line order, a finding follows from the latest earlier cause
+    that may bring it about: a card, forced-bet, vela or header error
+    brings about what comes later in the hand; a betting error the later
+    betting findings (the calls of a wrong bet, a round left unfinished, a
+    bet left uncalled, and on later streets the stacks and turns it put out
+    of step) and what the betting leads to (showdown order, pots, payouts,
+    the summary); a money error the money and summary findings after it.  Anything else is a
+    cause of its own.  The replay follows the history as written, so it
+    cannot tell a knock-on from an independent second mistake of the same
+    kind: grouping is a reading aid, and every finding keeps its code,
+    line and effect on the verdict.
+    """
+    if len(findings) < 2:
+        return tuple(findings)
+    order = sorted(range(len(findings)), key=lambda i: (findings[i].line, findings[i].severity != "error"))  # on one line, errors first
+    causes: list[int] = []  # positions in ``order``, causes so far
+    cause_of: dict[int, int] = {}
+    for k, i in enumerate(order):
+        f = findings[i]
+        family = _FAMILY[f.code]
+        for c in reversed(causes):
+            cause = findings[order[c]]
+            cf = _FAMILY[cause.code]
+            if family not in _MAY_CAUSE[cf]:
+                continue
+            cause_of[k] = c
+            break
+        else:
+            if f.severity == "error":
+                causes.append(k)
+    out: list[Finding] = []
+    for c in [k for k in range(len(order)) if k not in cause_of]:
+        root = len(out)
+        out.append(findings[order[c]])
+        for k in range(c + 1, len(order)):
+            if cause_of.get(k) == c:
+                f = findings[order[k]]
+                out.append(Finding(f.code, f.severity, f.line, f.message, root))
+    return tuple(out)
 
 
 def findings_markdown() -> str:
@@ -138,6 +231,51 @@ def findings_markdown() -> str:
         "*disputed* (the rules award the money differently from the history), else",
         "`ok`. Warnings (the text is inconsistent but the money is right) leave the",
         "verdict alone. A hand that does not parse is `unparsed`.",
+        "",
+        "## Where a finding points",
+        "",
+        "Each finding names the line that is wrong: the bet, the deal, the collection,",
+        "the `Total pot … | Rake …` line, the `Main pot …` line. A money dispute names",
+        "its pot (`side pot-1: the rules award it to Luca; the history pays Matteo`)",
+        "when the collection lines say which pot they take from; when they do not",
+        "(`from pot` in a hand with side pots) the players' totals are compared. When",
+        "every player got what the rules give, a collection naming another pot than",
+        "the one won is only `pot_label`. A rake that does not leave what was",
+        "collected, while each winner's collection and seat line agree, is reported",
+        "on the rake line (the history agrees with itself on the collections, so the",
+        "rake is the odd one out); a rake over the pot is `rake_exceeds_pot` alone. A",
+        "missing line is reported where it belongs: a missing ante on the line of the",
+        "next seat's ante (antes are posted in seat order), or after the last one; a",
+        "missing vela on the first line after 5th street's betting (in classic the",
+        "vela round's bets are then read as that round).",
+        "",
+        "## Causes and consequences",
+        "",
+        "One mistake often makes others appear: a wrong bet makes the calls after it",
+        "wrong, leaves the round unfinished and a bet uncalled. The findings are",
+        "listed in line order with each consequence right after its cause, and each",
+        "carries `caused_by`, the index of its cause in the hand's findings (`null`",
+        "for a cause; the database's `findings.cause_seq`); `hhtool audit` indents",
+        "consequences under their cause. A finding follows from the latest earlier",
+        "error that may bring it about:",
+        "",
+        "| an error about | may bring about later findings about |",
+        "|---|---|",
+        "| the header (players, options) | everything |",
+        "| the cards | the cards, the betting, the showdown, the money, the summary |",
+        "| the forced bets | the betting, the showdown, the money, the summary |",
+        "| the vela | the betting, the showdown, the money, the summary |",
+        "| the betting | the betting, the vela, the showdown, the money, the summary |",
+        "| the showdown | the showdown, the money, the summary |",
+        "| the money | the money, the summary |",
+        "",
+        "Warnings are never causes. The replay follows the history as written, so it",
+        "cannot tell a knock-on from a second, independent mistake of a kind the first",
+        "may bring about: grouping is a reading aid, and every finding keeps its code,",
+        "line and effect on the verdict. (The mutation corpus checks that each fault",
+        "class gives exactly one cause, first, on the line the fault changed.)",
+        "",
+        "## Codes",
         "",
         "| code | severity | effect | RULES.md | meaning |",
         "|---|---|---|---|---|",

@@ -56,10 +56,15 @@ def simulate_text(config: SimConfig, hands: int) -> tuple[str, list[dict[str, ob
     line = 1
     for out in _outputs(config, hands, 1):
         for entry in out.manifest:
-            manifest.append({**entry, "line": int(str(entry["line"])) + line - 1})
+            manifest.append(_in_file(entry, line))
         parts.append(out.text)
         line += out.lines + 1
     return "\n".join(parts), manifest
+
+
+def _in_file(entry: dict[str, object], first: int) -> dict[str, object]:
+    """A session's manifest entry with its lines counted from the file's first line (the session's is ``first``)."""
+    return {**entry, "line": int(str(entry["line"])) + first - 1, "fault_line": int(str(entry["fault_line"])) + first - 1}
 
 
 def manifest_path(out: Path) -> Path:
@@ -85,7 +90,7 @@ def write_simulation(config: SimConfig, hands: int, out: Path, jobs: int = 1) ->
                 for entry in part.manifest:
                     faults += 1
                     if mfile is not None:
-                        record = {**entry, "line": int(str(entry["line"])) + line - 1}
+                        record = _in_file(entry, line)
                         mfile.write(json.dumps(record, ensure_ascii=False) + "\n")
                 line += part.lines + 1
         finally:

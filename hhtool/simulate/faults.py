@@ -2,7 +2,10 @@
 
 The classes are :data:`hhtool.faults.FAULTS`, the same the mutation tests
 use; each knows the finding code that must catch it and the verdict it
-must give, and both go into the manifest so an audit can be scored.  A
+must give, and both go into the manifest so an audit can be scored, with
+the line the fault changed (``fault_line``: where the audit must report
+the cause; counted from the hand's first line here, from the file's first
+line in the manifest).  A
 class that does not apply to a hand (no bring-in in a blinds game, no
 vela to remove, ...) is skipped.
 """
@@ -15,7 +18,7 @@ from ..events import Hand
 from ..faults import FAULTS
 
 
-def inject(hand: Hand, rng: random.Random) -> tuple[Hand, dict[str, str]] | None:
+def inject(hand: Hand, rng: random.Random) -> tuple[Hand, dict[str, object]] | None:
     """``hand`` altered by one fault class and its manifest entry, or None if none applies.
 
     The class is drawn uniformly among those that apply to this hand, so
@@ -29,5 +32,6 @@ def inject(hand: Hand, rng: random.Random) -> tuple[Hand, dict[str, str]] | None
             applicable.append((fault, altered))
     if not applicable:
         return None
-    fault, (new_hand, what) = applicable[rng.randrange(len(applicable))]
-    return new_hand, {"fault": fault.name, "code": fault.code, "verdict": fault.verdict, "change": what}
+    fault, altered = applicable[rng.randrange(len(applicable))]
+    entry: dict[str, object] = {"fault": fault.name, "code": fault.code, "verdict": fault.verdict, "change": altered.change, "fault_line": altered.line}
+    return altered.hand, entry

@@ -40,7 +40,7 @@ class SessionOutput(NamedTuple):
     """
 
     text: str
-    manifest: list[dict[str, object]]  # "line": the hand's first line, counted from the session's first
+    manifest: list[dict[str, object]]  # "line": the hand's first line, "fault_line" the line changed, counted from the session's first
     lines: int
     hands: int
 
@@ -97,7 +97,8 @@ def run_session(config: SimConfig, session: int, count: int) -> SessionOutput:
             injected = inject(hand, faults_rng)
             if injected is not None:
                 hand, entry = injected
-                manifest.append({"hand_id": hand.hand_id, "line": line, **entry})
+                fault_line = line + int(str(entry["fault_line"])) - 1  # counted from the session's first line too
+                manifest.append({"hand_id": hand.hand_id, "line": line, **entry, "fault_line": fault_line})
         text = write_hand(hand)
         parts.append(text)
         line += text.count("\n") + 1

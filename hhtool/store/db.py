@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .schema import SCHEMA_VERSION, TABLES, ddl
+from .schema import ADDED_COLUMNS, SCHEMA_VERSION, TABLES, ddl
 
 if TYPE_CHECKING:
     import duckdb
@@ -116,6 +116,9 @@ def connect(
                 con.execute("SET enable_progress_bar = false")  # DuckDB's own bar on a long statement: never on our terminal
             if _check_schema(con, path, read_only):
                 _create_schema(con)
+            elif not read_only:
+                for statement in ADDED_COLUMNS:  # columns added within this schema version: an older file gains them
+                    con.execute(statement)
     except BaseException:
         con.close()
         raise
@@ -199,6 +202,15 @@ class SchemaVersionError(StoreError):
     """A database written by another version of hhtool, with other tables."""
 
 
+_ADDED = [re.match(r"ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+)", statement) for statement in ADDED_COLUMNS]
+
+
+def _before_added(table: str, names: tuple[str, ...] | list[str]) -> list[str]:
+    """A table's columns as a file of this schema version written before :data:`~hhtool.store.schema.ADDED_COLUMNS` has them."""
+    added = {m.group(2) for m in _ADDED if m is not None and m.group(1) == table}
+    return [n for n in names if n not in added]
+
+
 def _check_schema(con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -> bool:
     """Refuse a file that is not this hhtool's database; True when its schema is still to be made (a new file).
 
@@ -253,7 +265,7 @@ def _check_schema(con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -
         )
     for t in TABLES:
         got = columns.get(t.name)
-        if got is not None and got != t.names:
+        if got is not None and got != t.names and got != _before_added(t.name, t.names):
             raise NotHhtoolDatabaseError(
                 f"the database {path} is not an hhtool database: its table {t.name} has the columns {_few(got)}, "
                 f"not hhtool's ({_few(t.names)})"

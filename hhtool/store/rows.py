@@ -261,12 +261,12 @@ class RowBuilder:
 
         # findings
         if result is not None:
-            findings = [(f.code, f.severity, f.line, f.message) for f in result.findings]
+            findings = [(f.code, f.severity, f.line, f.message, f.caused_by) for f in result.findings]
         else:
-            findings = [("replay_error", "error", h.line, error or "the replay failed")]
+            findings = [("replay_error", "error", h.line, error or "the replay failed", None)]
         finding_rows = self.findings
-        for seq, (code, severity, line, message) in enumerate(findings):
-            finding_rows.add((local, seq, code, severity, line + offset, message))
+        for seq, (code, severity, line, message, cause) in enumerate(findings):
+            finding_rows.add((local, seq, code, severity, line + offset, message, cause))
 
         # actions and cards, walking the events once
         action_rows = self.actions

@@ -240,9 +240,14 @@ FINDINGS = TableSpec(
         _c("severity", "VARCHAR", "`error` or `warning`"),
         _c("line", "INTEGER", "line in the file"),
         _c("message", "VARCHAR", "what, in words"),
+        _c("cause_seq", "SMALLINT", "the `seq` of the finding this one follows from (its cause, listed first); NULL for a cause"),
     ),
     partitioned=True,
 )
+
+ADDED_COLUMNS: tuple[str, ...] = ("ALTER TABLE findings ADD COLUMN IF NOT EXISTS cause_seq SMALLINT",)
+"""Columns added within a schema version: nullable, at a table's end, so a database that lacks one gains it when
+opened for writing (its older rows NULL) and nothing else changes."""
 
 FAILED = TableSpec(
     "failed",
