@@ -530,9 +530,19 @@ def read_file(path: str | Path, *, strict: bool = False, notes: list[str] | None
 
 
 def read_text(text: str, source: str = "", *, strict: bool = False) -> Iterator[Record]:
-    """Parse hand histories held in a string."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n")
-    return _records(_split_pieces([(text, True)], source), source, strict)
+    """Parse hand histories held in a string, exactly as :func:`read_stream` reads the same text from a file.
+
+    The text goes through the file's path (as UTF-8), so that the bounds
+    apply the same way: an over-long line is judged by its head, and a
+    final bare CR is a line end, whichever way the text arrives.  A string
+    that cannot be UTF-8 (a lone surrogate) is split as it is.
+    """
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.lstrip("\ufeff").replace("\r\n", "\n")
+        return _records(_split_pieces([(text, True)], source), source, strict)
+    return read_stream([data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES)] or [b""], source, strict=strict)
 
 
 def hands(records: Iterable[Record]) -> Iterator[Hand]:

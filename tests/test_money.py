@@ -261,3 +261,28 @@ def test_report_for_thirty_players_fits_a_1400_pixel_window(report_html: Path, t
         driver.save_screenshot(str(ARTIFACTS / "report-30-players-1400px.png"))
     finally:
         driver.quit()
+
+
+def test_every_finding_writes_amounts_in_the_hands_notation(tmp_path: Path) -> None:
+    """Faulty euro and dollar hands, fixed and pot limit: no finding names a bare number of minor units."""
+    files = []
+    for rules, structure, seed in (("classic", "fixed", 6), ("classic", "pot", 5), ("stellapoker", "pot", 5), ("stellapoker", "no", 7)):
+        out = tmp_path / f"{rules}-{structure}.txt"
+        r = hhtool("simulate", "--hands", "150", "--rules", rules, "--structure", structure, "--faults", "0.6", "--seed", str(seed), "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        files.append(str(out))
+    r = hhtool("audit", "--json", *files)
+    assert r.returncode == 1, r.stderr
+    bare = re.compile(r"(?<![€$£\d.,#\w-])\d{2,}(?![\d.,]|-max)")
+    with_money = 0
+    for line in r.stdout.splitlines():
+        hand = json.loads(line)
+        if hand["verdict"] == "unparsed":
+            continue
+        assert hand["unit"] == "cent" and hand["currency"] in ("EUR", "USD")
+        sign = "€" if hand["currency"] == "EUR" else "$"
+        for f in hand["findings"]:
+            message = re.sub(r"\bline \d+", "line N", f["message"])
+            assert not bare.search(message), (f["code"], f["message"])
+            with_money += sign in message
+    assert with_money > 50  # the amounts are there, in the hand's notation
