@@ -652,11 +652,13 @@ class _Builder:
         space or `` [``) is tried with a seated player's placeholder, and
         the line is the unseated player's if that reads.
         """
-        if not self.names:
+        text, token = self.text, self.names[0][1] if self.names else ""
+        if not token or len(text) > MAX_LINE_CHARS:  # the line's length is its error, said by syntax_error
             return None
-        text, token = self.text, self.names[0][1]
-        for end in range(prefix + 1, len(text)):
-            if text[end] in ": [" and line_matcher.match(text[:prefix] + token + text[end:]) is not None:
+        # a bounded search (it only words an error): the first places a name of up to _NAME_GUESS characters can end
+        ends = [end for end in range(prefix + 1, min(len(text), prefix + _NAME_GUESS + 1)) if text[end] in ": ["][:_NAME_TRIES]
+        for end in ends:
+            if line_matcher.match(text[:prefix] + token + text[end:]) is not None:
                 return text[prefix:end]
         if text.startswith("Uncalled bet ("):
             at = text.find(" returned to ")
@@ -682,6 +684,12 @@ class _Builder:
 
     def add(self, event: Event) -> None:
         self.events.append(event)
+
+
+_NAME_GUESS = 128
+"""How long a name :meth:`_Builder.unseated_name` tries: longer than any room writes, short enough to stay cheap."""
+_NAME_TRIES = 16
+"""How many places a name could end it tries (a line of 4,096 ``[`` would otherwise cost 4,096 matches)."""
 
 
 class _LineProblem(Exception):

@@ -55,8 +55,11 @@ tmp=$(mktemp -d)
 sed 's/bob collected €10.90/alice collected €10.90/' sample_histories/000_format_example.txt > "$tmp/disputed.txt"
 hhtool audit "$tmp/disputed.txt" | tail -6 || echo "(exit $?: a disputed hand)"
 
-say "audit: what if the FORMAT.md example were settled under stellapoker's split rule?"
-hhtool audit --json --rules stellapoker sample_histories/000_format_example.txt | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print("payouts:", o["payouts"])' || true
+say "audit: what if the FORMAT.md example's showdown were settled under stellapoker's split rule?"
+hhtool audit --showdown-rules stellapoker sample_histories/000_format_example.txt | tail -6 || true
+
+say "equity: heads-up from 3rd street, every runout counted"
+hhtool equity --rules classic "Qc Qs 9c" "Ah Kd Jh"
 
 out=out/demo
 rm -rf "$out" && mkdir -p "$out"
@@ -76,8 +79,8 @@ hhtool import sample_histories "$out" --db "$out/hands.duckdb" || true
 say "query: verdicts by profile, read-only SQL printed through polars"
 hhtool query --db "$out/hands.duckdb" "SELECT profile, verdict, count(*) AS hands FROM hands GROUP BY ALL ORDER BY ALL"
 
-say "query: the five biggest winners"
-hhtool query --db "$out/hands.duckdb" "SELECT player, count(*) AS hands, sum(net) AS net FROM seats GROUP BY player ORDER BY net DESC LIMIT 5"
+say "query: the five biggest winners, each money apart (net in cents or chips)"
+hhtool query --db "$out/hands.duckdb" "SELECT s.player, h.currency, h.unit, count(*) AS hands, sum(s.net) AS net FROM seats s JOIN hands h USING (hand_key) GROUP BY ALL ORDER BY net DESC LIMIT 5"
 
 say "export: Parquet partitioned by date, for engines beyond one machine"
 hhtool export --parquet "$out/parquet" --db "$out/hands.duckdb"
@@ -85,6 +88,10 @@ find "$out/parquet" -maxdepth 2 | head -8
 
 say "stats: per player, actions over opportunities ('-' where there was no opportunity)"
 hhtool stats --db "$out/hands.duckdb" --min-hands 100 --structure fixed | head -40
+
+say "stats: one player's money per currency, then converted at the rates given (chips never convert)"
+hhtool stats --db "$out/hands.duckdb" --player alice | head -8
+hhtool stats --db "$out/hands.duckdb" --player alice --currency EUR --rate USD=0.92 | head -8
 
 say "report: one self-contained HTML file (plotly inline, works offline)"
 hhtool report --db "$out/hands.duckdb" --out "$out/report.html"
