@@ -274,7 +274,7 @@ def parse(
 @app.command(epilog=_examples(
     "audit sample_histories/000_format_example.txt",
     "audit histories/ --hand C-1001 --rules stellapoker",
-    "audit sample_histories/000_format_example.txt --showdown-rules stellapoker",
+    "audit table.txt --showdown-rules stellapoker",
     "audit table.txt.gz --json > audit.jsonl",
 ))
 def audit(
