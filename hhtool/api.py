@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from .audit import AuditResult, WhatIf
+    from .currency import Rates
     from .equity import EquityResult
     from .events import Hand
     from .reader import Record
@@ -131,9 +132,9 @@ def audit_report(result: AuditResult, fmt: Literal["text", "json"] = "text") -> 
     from .audit import to_json, to_text
 
     if fmt == "json":
-        import json
+        from .textsafe import dumps
 
-        return json.dumps(to_json(result), ensure_ascii=False)
+        return dumps(to_json(result))
     return to_text(result)
 
 
@@ -165,11 +166,20 @@ def statistics(db: str | Path, filters: Filters | None = None) -> StatsResult:
     return compute(db, filters)
 
 
-def write_report(db: str | Path, out: str | Path, filters: Filters | None = None) -> Path:
-    """Write ``hhtool report``'s self-contained HTML file to ``out``; returns its path."""
+def write_report(
+    db: str | Path, out: str | Path, filters: Filters | None = None, *, gap_minutes: int = 30, rates: Rates | None = None
+) -> Path:
+    """Write ``hhtool report``'s self-contained HTML file to ``out``; returns its path.
+
+    ``gap_minutes``: minutes without a hand that start a new session;
+    ``rates`` (:class:`hhtool.currency.Rates`): convert money to one currency
+    at these rates, as ``--currency``/``--rate`` do.  Raises
+    :class:`~hhtool.stats.report.EmptyReportError` (and writes nothing)
+    when no hand matches ``filters``.
+    """
     from .stats.report import write_report as _write_report
 
-    return _write_report(db, out, filters)
+    return _write_report(db, out, filters, gap_minutes=gap_minutes, rates=rates)
 
 
 def profile(name: str) -> RuleSet:

@@ -232,12 +232,11 @@ def to_text(result: AuditResult, *, raw: bool = False) -> str:
     h = r.hand.header
     money = r.hand.money
 
-    def fmt(a: int) -> str:
-        return format_amount(a, money)
-
+    fmt = r.fmt
+    stakes = f"{format_amount(h.small_bet, money)}/{format_amount(h.big_bet, money)}" + ("" if money.cents else " chips")
     structure = {"fixed": "Fixed Limit", "pot": "Pot Limit", "no": "No Limit"}[h.structure]
     lines = [
-        f"== {h.site} hand {h.hand_id} ({r.rules.name}, {structure} {fmt(h.small_bet)}/{fmt(h.big_bet)}) "
+        f"== {h.site} hand {h.hand_id} ({r.rules.name}, {structure} {stakes}) "
         f"- {result.source}:{h.line}",
         f"verdict: {r.verdict}",
         verdict_text(result),
@@ -303,6 +302,13 @@ def _history_pays(r: Replay, hand: Hand) -> dict[str, int]:
     return out or dict(r.claimed)
 
 
+def _because(why: str) -> str:
+    """The reason after the verdict's money: after a colon, or a semicolon when it has its own colon (one colon a sentence)."""
+    if not why:
+        return "."
+    return f"; {why}." if ":" in why else f": {why}."
+
+
 def verdict_text(result: AuditResult) -> str:
     """The verdict in one plain paragraph, as a floor manager says it: who was paid, who the rules pay, and why.
 
@@ -328,10 +334,10 @@ def verdict_text(result: AuditResult) -> str:
         money = f"The history pays {_names(paid, fmt)}; the rules cannot check it, as a contender's cards are unknown."
     elif payouts_equal(r.payouts, paid):
         what = "The pot went" if single else "The pots went"
-        money = f"{what} to {_names(paid, fmt)}, as the {profile} rules award {'it' if single else 'them'}" + (f": {why}." if why else ".")
+        money = f"{what} to {_names(paid, fmt)}, as the {profile} rules award {'it' if single else 'them'}" + _because(why)
     else:
         what = "The pot was paid" if single else "The pots were paid"
-        money = f"{what} to {_names(paid, fmt)}; under the {profile} rules {'it belongs' if single else 'they belong'} to {_names(r.payouts, fmt)}" + (f": {why}." if why else ".")
+        money = f"{what} to {_names(paid, fmt)}; under the {profile} rules {'it belongs' if single else 'they belong'} to {_names(r.payouts, fmt)}" + _because(why)
     if r.verdict == "ok":
         return money
     first = next(f for f in r.findings if f.caused_by is None and f.severity == "error")

@@ -163,11 +163,15 @@ def equity(
     from .cards import CardError
     from .rules import RulesError
 
-    if not hands:
-        raise _fail("give at least one hand, e.g. hhtool equity --rules classic \"Qc Qs 9c\" \"Ah Kd Jh\"")
+    try:
+        ruleset = rank_mod.ruleset_for(rules, wild)
+    except (RulesError, CardError) as e:
+        raise _fail(str(e)) from None
+    if not hands or len(hands) < 2:  # one player alone wins every runout: no question to count
+        raise _fail("give the hands of at least two players, e.g. hhtool equity --rules classic \"Qc Qs 9c\" \"Ah Kd Jh\"")
     try:
         result = equity_mod.equity_from_text(
-            rank_mod.ruleset_for(rules, wild),
+            ruleset,
             hands,
             vela=vela,
             dead=dead or [],

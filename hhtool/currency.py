@@ -136,12 +136,17 @@ class Rates:
             return None
         return Decimal(minor) * rate * Decimal(10) ** (self.target.decimals - currency.decimals)
 
+    def lines(self) -> list[str]:
+        """Each rate used, one a line: ``USD 1 = 0.92 EUR``."""
+        if not self.rates:
+            return [f"none given: only {self.target.code} counts, the other currencies stay apart"]
+        return [f"{code} 1 = {format_rate(rate)} {self.target.code}" for code, rate in self.rates]
+
     def describe(self) -> str:
-        """The rates used, for the output to say: ``in EUR at $1 = €0.92, £1 = €1.17``."""
+        """The rates used, for the output to say: ``in EUR at GBP 1 = 1.17 EUR, USD 1 = 0.92 EUR``."""
         if not self.rates:
             return f"in {self.target.code} (no rate given: other currencies stay apart)"
-        shown = ", ".join(f"{code} 1 = {format_rate(rate)} {self.target.code}" for code, rate in self.rates)
-        return f"in {self.target.code} at {shown}"
+        return f"in {self.target.code} at {', '.join(self.lines())}"
 
 
 def format_rate(rate: Decimal) -> str:

@@ -191,7 +191,7 @@ def _deal(
     to_come = sum(need) + (1 if draw_vela else 0)
     if to_come > len(unseen):
         raise EquityInputError(
-            f"{to_come} cards are still to come but only {len(unseen)} are unseen in the "
+            f"{to_come} cards are still to come but only {len(unseen)} {'is' if len(unseen) == 1 else 'are'} unseen in the "
             f"{rules.name} deck for {n_players} players: fewer hands or dead cards"
         )
     return _Deal(rules, low, known, need, vela, draw_vela, unseen, _runouts(len(unseen), need, draw_vela)), n_players

@@ -50,7 +50,7 @@ class InputReport:
 
     def notes(self) -> list[str]:
         """What was passed over on purpose, as the import says it."""
-        lines = [f"skipped {path}: {why}" for path, why in self.skipped]
+        lines = list(dict.fromkeys(f"skipped {path}: {why}" for path, why in self.skipped))  # a path met twice (a glob and a walk) once
         lines += [f"note: read {shown} (named {name!r} in the archive, an unsafe name)" for shown, name in self.renamed]
         if self.not_histories:
             shown = ", ".join(self.not_histories[:5])

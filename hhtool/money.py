@@ -131,6 +131,18 @@ def format_amount(value: int, style: MoneyStyle) -> str:
     return style.symbol + body
 
 
+def display_amount(value: int, style: MoneyStyle) -> str:
+    """``value`` for a person to read in the hand's notation, chips named: ``€1.90``, ``1,136 chips``.
+
+    A currency's sign says what the number is; a hand in chips writes bare
+    numbers, which beside a finding's line numbers and seats could be
+    anything, so its amounts are grouped and named (issue 15).
+    """
+    if style.cents:
+        return format_amount(value, style)
+    return f"{value:,} chips"
+
+
 def _group(n: int) -> str:
     return f"{n:,}"
 

@@ -76,10 +76,11 @@ def test_text_table_best_first_within_80_columns() -> None:
         (["--rules", "classic", "--dead", "Xx", "Qc Qs 9c", "Ah Kd"], "'Xx'"),
         (["--rules", "classic", "--wild", "7", "Qc Qs 9c"], "no wild cards"),
         (["--rules", "poker", "Qc Qs 9c"], "poker"),
-        (["--rules", "classic"], "give at least one hand"),
+        (["--rules", "classic"], "give the hands of at least two players"),
+        (["--rules", "classic", "Qc Qs 9c"], "give the hands of at least two players"),
         (["--rules", "classic", "--seed", "-1", "Qc Qs", "Ah Kd", "Th Td"], "seed must be"),
         (["--rules", "classic", "--samples", "0", "Qc Qs", "Ah Kd", "Th Td"], "samples must be"),
-        (["--rules", "classic", "--players", "7", "Qc Qs"], "2-6 players, not 7"),
+        (["--rules", "classic", "--players", "7", "Qc Qs", "Ah Kd"], "2-6 players, not 7"),
     ],
 )
 def test_bad_input_exits_2_naming_the_card(args: list[str], needle: str) -> None:

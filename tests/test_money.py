@@ -130,7 +130,8 @@ def test_rates_convert_the_currencies_given_and_never_chips(money_db: Path) -> N
     rates = Rates.parse("EUR", ["USD=0.92", "GBP=1.17"])
     assert format_money(want, rates.target) in text
     assert format_money(counted["chips"], Currency("chips", "", 0)) in text  # chips keep their own figure
-    assert "money converted in EUR at GBP 1 = 1.17 EUR, USD 1 = 0.92 EUR; chips never convert" in text
+    assert "money converted to EUR, chips never; the rates:\n  GBP 1 = 1.17 EUR\n  USD 1 = 0.92 EUR\n" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
 
 
 @pytest.mark.parametrize(
@@ -286,3 +287,11 @@ def test_every_finding_writes_amounts_in_the_hands_notation(tmp_path: Path) -> N
             assert not bare.search(message), (f["code"], f["message"])
             with_money += sign in message
     assert with_money > 50  # the amounts are there, in the hand's notation
+
+
+def test_no_matching_hand_still_gives_a_csv_header(money_db: Path, tmp_path: Path) -> None:
+    r = hhtool("stats", "--db", str(money_db), "--from", "2030-01-01", "--format", "csv")
+    assert r.returncode == 0 and r.stdout.startswith("player,hands,")
+    path = tmp_path / "empty.csv"
+    path.write_text(r.stdout, encoding="utf-8")
+    assert pl.read_csv(path).height == 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..money import MoneyStyle, format_amount
+from ..money import MoneyStyle, display_amount
 from ..rules import RuleSet, Structure
 from ..showing import Opener
 
@@ -137,7 +137,7 @@ class Betting:
 
     def _m(self, amount: int) -> str:
         """An amount in a refusal's words, as the hand writes money."""
-        return str(amount) if self.money is None else format_amount(amount, self.money)
+        return str(amount) if self.money is None else display_amount(amount, self.money)
 
     # ------------------------------------------------------------ lookups
 

@@ -40,7 +40,7 @@ from ..events import (
     UncalledBet,
     Vela,
 )
-from ..money import format_amount
+from ..money import display_amount
 from ..rules import RuleSet, RulesError
 from ..showdown import choose, divide, explain, winners
 from ..frozen import written_init
@@ -121,7 +121,8 @@ class Replay:
         self.categories = categories  # type: ignore[misc]
 
     def fmt(self, amount: int) -> str:
-        return format_amount(amount, self.hand.money)
+        """An amount as a person reads it (:func:`hhtool.money.display_amount`)."""
+        return display_amount(amount, self.hand.money)
 
 
 written_init(PotResult, Replay)
@@ -175,7 +176,7 @@ class _Replayer:
         self.findings.append(finding(code, line, message))
 
     def fmt(self, amount: int) -> str:
-        return format_amount(amount, self.money)
+        return display_amount(amount, self.money)
 
     # ------------------------------------------------------------ setup
 

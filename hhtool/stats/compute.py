@@ -334,7 +334,7 @@ def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, d
     t = t.with_columns(
         **{key: pl.when(pl.col(d) > 0).then(pl.col(n) / pl.col(d) * 100) for key, (n, d) in RATES.items()}
     )
-    t = _by_name(t)
+    t = by_name(t)
     m = pl.DataFrame(
         con.sql(
             money_sql(hand_where, seat_where, bool(f.players)),
@@ -346,14 +346,16 @@ def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, d
     return StatsResult(table=t.drop(street_cols), by_street=street_aggression(t), money=m, filters=f, db=db)
 
 
-def _by_name(t: pl.DataFrame) -> pl.DataFrame:
-    """Rows in the order a person expects the names (:func:`name_key`)."""
+def by_name(t: pl.DataFrame, *then: str) -> pl.DataFrame:
+    """Rows in the order a person expects the names (:func:`name_key`), then by the columns ``then``."""
     import polars as pl
 
     if t.height == 0:
         return t
-    order = sorted(range(t.height), key=lambda i: name_key(str(t["player"][i])))
-    return t[pl.Series(order)]
+    names = t["player"].unique().to_list()
+    rank = {name: i for i, name in enumerate(sorted((str(n) for n in names), key=name_key))}
+    key = pl.col("player").replace_strict(rank, return_dtype=pl.Int64)
+    return t.with_columns(_by_name=key).sort(["_by_name", *then]).drop("_by_name")
 
 
 def currency_rank(c: Currency) -> tuple[int, str]:
@@ -436,7 +438,7 @@ def street_aggression(table: pl.DataFrame) -> pl.DataFrame:
     return out.with_columns(
         af=pl.when(pl.col("calls") > 0).then(pl.col("bets_raises") / pl.col("calls")),
         afq=pl.when(total > 0).then(pl.col("bets_raises") / total),
-    ).sort(["player", "street"])
+    ).pipe(by_name, "street")
 
 
 def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]) -> pl.DataFrame:
@@ -486,5 +488,5 @@ def sessions(per_hand_df: pl.DataFrame, gap_minutes: int = 30) -> pl.DataFrame:
             pl.col("net").cast(pl.Int128).sum().alias("net"),
             pl.col("big_bets").sum().round(2).alias("big_bets"),
         )
-        .sort(["player", "start", "session"])
+        .pipe(by_name, "start", "session")
     )

@@ -117,7 +117,8 @@ def to_text(result: StatsResult, rates: Rates | None = None, *, raw: bool = Fals
     lines.append("'-' = no opportunity; a win rate is in the forced bet it names,")
     lines.append("per 100 of the hands that have one (docs/stats.md)")
     if rates is not None:
-        lines.append(f"money converted {rates.describe()}; chips never convert")
+        lines.append(f"money converted to {rates.target.code}, chips never; the rates:")
+        lines += [f"  {line}" for line in rates.lines()]
     return "\n".join(lines) + "\n"
 
 
@@ -157,12 +158,23 @@ def to_csv(result: StatsResult, rates: Rates | None = None, *, raw: bool = False
     The name cell is terminal- and spreadsheet-safe unless ``raw``; numbers stay numbers.
     """
     rows = to_rows(result, rates)
-    if not rows:
-        return ""
+    if not rows:  # no player: still the header, so that a program reads an empty table
+        return _csv_row(_base_columns())
     lines = [_csv_row(list(rows[0]))]
     for row in rows:
         lines.append(_csv_row(["" if v is None else v if raw or not isinstance(v, str) else csv_text(v) for v in row.values()]))
     return "".join(lines)
+
+
+def _base_columns() -> list[str]:
+    """The columns every CSV has, whatever the currencies in it (those add ``hands_CODE`` and ``KEY_CODE_UNIT``)."""
+    columns = ["player", "hands"]
+    for s in STATS:
+        if s.kind in RATIO_KINDS:
+            columns += [s.key, f"{s.key}_actions", f"{s.key}_opportunities"]
+        elif s.kind == "rate":
+            columns += [s.key, f"{s.key}_hands"]
+    return columns
 
 
 def _csv_row(values: list[Any]) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..currency import Currency, Rates, currency_of, format_money
 from ..store.db import StoreError, connect
-from .compute import MONEY_KEYS, STATS, Filters, StatsResult, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
+from .compute import MONEY_KEYS, STATS, Filters, StatsResult, by_name, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
 from .render import converted, fmt_value, heading, ratio_value
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
         )
         money = make_subplots(rows=len(parts), cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=[c.name for c, _ in parts])
         for row, (cur, part) in enumerate(parts, start=1):
-            running = part["net"].cast(pl.Int64).cum_sum()
+            running = part["net"].cast(pl.Int128).cum_sum()  # exact whatever the amounts (docs/schema.md, "Bounds")
             idx = sample_points(part.height)
             totals = running.gather(idx).to_list()
             money.add_trace(
@@ -224,7 +224,7 @@ def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, player
             """,
             params=hand_params + seat_params,
         )
-    ), ("net",))
+    ), ("net",)).pipe(by_name)
 
 
 RANK_ORDER = "AKQJT98765432"
