@@ -79,7 +79,7 @@ def money_lines(result: StatsResult, player: str, key: str, rates: Rates | None 
             lines.append((format_money(total, rates.target), f"{_hands(hands)}, in {rates.target.code}"))
             left = [c for c in left if c not in used]
     for cur in left:
-        lines.append((format_money(figures[cur][key], cur), _hands(figures[cur]["hands"], cur.name)))
+        lines.append((format_money(figures[cur][key], cur), _hands(figures[cur]["hands"], "chip" if cur.chips else cur.name)))
     return lines or [("-", "no hand")]
 
 
