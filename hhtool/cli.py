@@ -680,10 +680,11 @@ def main() -> None:
             raise
         import traceback
 
+        from .textsafe import term
+
         frames = traceback.extract_tb(e.__traceback__)
         where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-        text = f"{type(e).__name__}: {e}"[:500]
-        printable = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
+        printable = term(f"{type(e).__name__}: {e}"[:500])
         typer.echo(
             f"hhtool: internal error: {printable}{where}. This is a bug in hhtool: please report it with the "
             "command and the input that caused it (HHTOOL_DEBUG=1 shows the traceback).",

@@ -99,24 +99,6 @@ def _real_ancestors(folder: Path) -> set[DirId]:
     return ids
 
 
-def not_a_file(path: str | Path) -> str | None:
-    """Why ``path`` cannot be read as a file ("a FIFO (named pipe), not a regular file"), or None if it can.
-
-    For ``parse`` and ``audit``, which check every file named before
-    reading any: opening a FIFO would wait for a writer forever.
-    """
-    p = Path(path)
-    try:
-        st = os.stat(p)
-    except OSError as e:
-        if e.errno in (errno.ENOENT, errno.ENOTDIR) and not os.path.islink(p):
-            return "no such file"
-        return _stat_error(p, e)[0]
-    if stat.S_ISREG(st.st_mode):
-        return None
-    return f"{kind(st.st_mode)}, not a regular file"
-
-
 def check_regular(path: Path) -> None:
     """Raise :class:`OSError` unless ``path`` is a regular file (checked again just before a file is opened)."""
     mode = os.stat(path).st_mode

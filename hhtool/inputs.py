@@ -19,8 +19,6 @@ printing "0 hands" as if that were an answer.
 from __future__ import annotations
 
 import os
-import zipfile
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,7 +109,7 @@ def read_inputs(
     anything is read.  A file that cannot be read is named in ``report``
     and skipped; the others are read.
     """
-    from .store.importer import ARCHIVE_ERRORS, ImportSummary, collect_units
+    from .store.importer import ARCHIVE_ERRORS, ImportSummary, collect_units, unreadable_reason
 
     report = report if report is not None else InputReport()
     paths = list(paths)
@@ -134,15 +132,8 @@ def read_inputs(
                         found = True
                         report.hands += 1
                     yield name, record
-        except (*ARCHIVE_ERRORS, EOFError, zlib.error, zipfile.BadZipFile) as e:
-            report.unreadable.append((name, _why(e)))
+        except ARCHIVE_ERRORS as e:
+            report.unreadable.append((name, unreadable_reason(e)))
             continue
         if not found:
             (report.empty if unit.named else report.not_histories).append(name)
-
-
-def _why(e: BaseException) -> str:
-    if isinstance(e, OSError) and e.strerror:
-        return e.strerror
-    text = str(e) or type(e).__name__
-    return {"Compressed file ended before the end-of-stream marker was reached": "the .gz file is truncated"}.get(text, text)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import doctest
 import importlib
 import inspect
-import os
 import pkgutil
 from pathlib import Path
 
@@ -49,7 +48,7 @@ def _modules() -> list[str]:
 
 
 def test_module_doctests_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every ``>>>`` example in the package's docstrings (a compiled module keeps none: they run in the pure build)."""
+    """Every ``>>>`` example in the package's docstrings (a compiled module keeps none: its run in the pure build)."""
     monkeypatch.chdir(ROOT)
     tried = 0
     for name in _modules():
@@ -57,5 +56,4 @@ def test_module_doctests_run(monkeypatch: pytest.MonkeyPatch) -> None:
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, name
         tried += result.attempted
-    if os.environ.get("HHTOOL_PURE") == "1" or not any((ROOT / "hhtool").glob("*.so")):
-        assert tried > 0
+    assert tried > 0  # parse.py's examples at least: it is never compiled

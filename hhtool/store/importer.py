@@ -233,10 +233,15 @@ def content_hash(unit: Unit) -> tuple[str, int, bool]:
                     found = _HAND_HEADER.search(tail + data) is not None
                     tail = data[-256:]
     except ARCHIVE_ERRORS as e:  # an OSError with a plain message, so that the file is skipped and named
-        if isinstance(e, OSError) and e.strerror:
-            raise OSError(e.strerror) from e  # "Permission denied": the path is shown beside it
-        raise OSError(f"damaged, truncated or of an unsupported kind ({e or type(e).__name__})") from e
+        raise OSError(unreadable_reason(e)) from e
     return h.hexdigest(), size, found
+
+
+def unreadable_reason(e: BaseException) -> str:
+    """Why a file could not be read, in words: the system's ("Permission denied"; the path is shown beside it), or the archive's."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    return f"damaged, truncated or of an unsupported kind ({e or type(e).__name__})"
 
 
 _HEADER_LINE = re.compile(rb"\n(?=[^\s]+ Hand #)")
