@@ -15,9 +15,10 @@ behaves the same (the test suite runs against whichever is installed).
 
 An editable install puts the compiled modules (``*.so``) beside their
 sources, and Python imports the ``.so`` first: after editing one of
-``COMPILED``, run ``make install`` again (the Makefile and
-``tests/conftest.py`` check that no compiled module is older than its
-source).
+``COMPILED``, ``make install`` (and ``make test``) compiles again, its stamp
+being older than the source; a plain ``pytest`` before that removes the stale
+compiled files and runs the pure build (``tests/builds.py``,
+docs/architecture.md, "Building and testing").
 """
 
 from __future__ import annotations

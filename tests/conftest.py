@@ -1,10 +1,27 @@
-"""Shared fixtures and hypothesis settings for the suite."""
+"""Shared fixtures and hypothesis settings for the suite, and the build it runs against.
+
+The suite runs against whichever build is installed (docs/architecture.md,
+"Building and testing"): the compiled one (``make install``) or the pure one
+(``HHTOOL_PURE=1 make install``).  A compiled module older than its source
+would run the old code, so before anything imports ``hhtool`` the stale
+compiled files are removed (:func:`tests.builds.remove_stale`) and those
+modules run from their sources, in this process and in every process a
+test starts; ``make install`` compiles them again.  Tests marked
+``compiled`` need the compiled parts and are skipped, with the reason,
+where they are absent.  ``--build=compiled`` or ``--build=pure`` (what
+``make test`` and ``make test-pure`` pass) makes a build other than the one
+named a usage error instead.
+"""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.builds import Build, remove_stale
 
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -12,24 +29,48 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-
-def _stale_compiled_modules() -> list[str]:
-    """Compiled modules (mypyc, ``_scan.c`` and ``_columns.c``, see setup.py) older than their source: Python would run the old code."""
-    from pathlib import Path
-
-    package = Path(__file__).resolve().parent.parent / "hhtool"
-    stale = []
-    for so in package.rglob("*.so"):
-        for suffix in (".py", ".c"):
-            source = so.with_name(so.name.split(".", 1)[0] + suffix)
-            if source.exists() and source.stat().st_mtime > so.stat().st_mtime:
-                stale.append(str(source.relative_to(package.parent)))
-    return stale
+ROOT = Path(__file__).resolve().parent.parent
+_build: Build | None = None
 
 
-def pytest_configure(config: object) -> None:
-    stale = _stale_compiled_modules()
-    if stale:
-        import pytest
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--build",
+        choices=("compiled", "pure"),
+        default=None,
+        help="the build the suite must find installed (make test: compiled; make test-pure: pure)",
+    )
 
-        pytest.exit(f"compiled modules are older than their sources ({', '.join(stale)}): run `make install`", returncode=2)
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _build
+    config.addinivalue_line("markers", "compiled: needs the compiled build (make install): mypyc's modules and the C extensions")
+    expected = config.getoption("--build")
+    build = Build.of(ROOT) if expected == "compiled" else remove_stale(ROOT)
+    if expected == "compiled" and (build.stale or not build.complete):
+        what = f"older than their sources: {', '.join(build.stale)}" if build.stale else f"missing: {', '.join(build.missing)}"
+        pytest.exit(f"--build=compiled, but compiled modules are {what}: run `make install`", returncode=2)
+    if expected == "pure" and build.present:
+        pytest.exit(f"--build=pure, but compiled modules are installed ({', '.join(build.present)}): run `HHTOOL_PURE=1 make install`", returncode=2)
+    _build = build
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    assert _build is not None
+    return _build.describe()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    assert _build is not None
+    if _build.complete:
+        return
+    skip = pytest.mark.skip(reason=f"needs the compiled build (make install); this run is {_build.kind()}")
+    for item in items:
+        if item.get_closest_marker("compiled") is not None:
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Said at the end of every run, ``-q`` or not, when the run was not the whole compiled build."""
+    if _build is not None and not _build.complete:
+        terminalreporter.write_line(_build.describe())

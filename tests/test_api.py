@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import doctest
-import importlib
 import inspect
-import pkgutil
 from pathlib import Path
 
 import pytest
@@ -41,19 +39,3 @@ def test_readme_python_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
     failures, tried = doctest.testfile(str(ROOT / "README.md"), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert tried >= 10, "the README's Python section lost its examples"
     assert failures == 0
-
-
-def _modules() -> list[str]:
-    return [m.name for m in pkgutil.walk_packages(hhtool.__path__, "hhtool.") if not m.name.endswith("__main__")]
-
-
-def test_module_doctests_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every ``>>>`` example in the package's docstrings (a compiled module keeps none: its run in the pure build)."""
-    monkeypatch.chdir(ROOT)
-    tried = 0
-    for name in _modules():
-        module = importlib.import_module(name)
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0, name
-        tried += result.attempted
-    assert tried > 0  # parse.py's examples at least: it is never compiled

@@ -11,7 +11,6 @@ pots adding to 2**64 + 4,150 were accepted by C and refused by parse.py).
 
 from __future__ import annotations
 
-import importlib.util
 
 import pytest
 
@@ -23,8 +22,7 @@ from hhtool.history.parse import MAX_HAND_LINES
 from tests.test_bounds_parse import HUGE, IDS, POSITIONS, SAMPLES, at, edited, over, read
 from tests.test_scan import deep
 
-BUILT = importlib.util.find_spec("hhtool._native._scan") is not None
-pytestmark = pytest.mark.skipif(not BUILT, reason="the C accelerator is not built (HHTOOL_PURE=1)")
+pytestmark = pytest.mark.compiled  # the C reader: not built with HHTOOL_PURE=1
 
 
 def c_reads(text: str) -> Hand | None:

@@ -15,8 +15,29 @@ from hhtool import __version__
 from hhtool.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ["rank", "equity", "parse", "audit", "import", "query", "export", "simulate", "stats", "report"]
 runner = CliRunner()
+
+
+def command_paths() -> list[tuple[str, ...]]:
+    """Every command and, under a group, every subcommand, as the words that call it (``("import",)``), from the CLI itself."""
+    import typer.main
+    from typer.core import TyperGroup
+
+    paths: list[tuple[str, ...]] = []
+
+    def walk(group: TyperGroup, prefix: tuple[str, ...]) -> None:
+        for name, command in sorted(group.commands.items()):
+            paths.append((*prefix, name))
+            if isinstance(command, TyperGroup):  # a group of subcommands (``app.add_typer``)
+                walk(command, (*prefix, name))
+
+    root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    walk(root, ())
+    return paths
+
+
+COMMANDS = command_paths()
 
 
 def help_text(*args: str) -> str:
@@ -26,18 +47,23 @@ def help_text(*args: str) -> str:
 
 
 def test_every_command_is_tested_here() -> None:
+    """The commands walked are the ones ``hhtool --help`` lists (so none escapes the checks below)."""
     listed = help_text("--help")
-    found = set(re.findall(r"^  (\w+) ", listed.split("Commands:")[1], re.M))
-    assert found == set(COMMANDS)
+    found = set(re.findall(r"^  ([\w-]+) ", listed.split("Commands:")[1], re.M))
+    assert found == {path[0] for path in COMMANDS}
+    assert {"rank", "equity", "parse", "audit", "import", "query", "export", "simulate", "stats", "report"} <= found
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-def test_help_has_an_example_and_readable_types(command: str) -> None:
-    text = help_text(command, "-h")
-    assert text == help_text(command, "--help")
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_help_has_an_example_and_readable_types(command: tuple[str, ...]) -> None:
+    """Each command's and subcommand's help: a summary, an example calling that very command, readable types, 80 columns."""
+    text = help_text(*command, "-h")
+    assert text == help_text(*command, "--help")
+    summary = text.split("\n\n")[1].strip() if "\n\n" in text else ""
+    assert summary and not summary.startswith(("Options:", "Arguments:")), f"hhtool {' '.join(command)} --help says nothing of what it does"
     examples = re.findall(r"^    hhtool (.+)$", text, re.M)
-    assert examples, f"hhtool {command} --help shows no example"
-    assert all(shlex.split(e)[0] == command for e in examples)
+    assert examples, f"hhtool {' '.join(command)} --help shows no example"
+    assert all(tuple(shlex.split(e)[: len(command)]) == command for e in examples)
     assert not re.search(r"<(?:list\[|bool>|int>|str>|int range|path>|float>)", text), text
     assert max(len(line) for line in text.splitlines()) <= 80, "help wider than 80 columns"
 

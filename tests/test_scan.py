@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import importlib.util
 import io
 import random
 import re
@@ -40,8 +39,7 @@ from hhtool.history.write import write_hand
 from tests.handgen import NAMES, generate_hand
 from tests.sample_paths import BROKEN, GOOD
 
-BUILT = importlib.util.find_spec("hhtool._native._scan") is not None
-pytestmark = pytest.mark.skipif(not BUILT, reason="the C accelerator is not built (HHTOOL_PURE=1)")
+pytestmark = pytest.mark.compiled  # the C reader: not built with HHTOOL_PURE=1
 
 Scan = Callable[[str, int, str], "Hand | None"]
 
