@@ -93,7 +93,9 @@ class Build:
                 f"hhtool: {self.kind()}: {', '.join(self.removed)} changed since `make install`, "
                 "so every module runs from its source; `make install` compiles them again"
             )
-        return f"hhtool: {self.kind()} ({len(self.present)} compiled modules)"
+        if self.complete:
+            return f"hhtool: {self.kind()} ({len(self.present)} compiled modules)"
+        return f"hhtool: {self.kind()}; the tests marked `compiled` were skipped"
 
 
 def remove_stale(root: Path) -> Build:
