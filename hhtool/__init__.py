@@ -14,11 +14,16 @@ Use from Python (each name's help says more; ``README.md`` shows them at work)::
 The names are defined in :mod:`hhtool.api`, which imports what each one
 needs only when it is called, so that ``import hhtool`` (and ``hhtool
 --help``) stays instant.  The
-pipeline's stages live in the subpackages: the text and its reading
-(``grammar``, ``parse``, ``events``, ``reader``, ``write``), the rules and
-hand values (``cards``, ``rules``, ``evaluate``, ``showdown``, ``equity``,
-``showing``), ``replay`` and ``audit``, ``simulate``, ``store`` (DuckDB),
-``stats`` (statistics and the report), and ``cli``.
+pipeline's stages are the subpackages (``docs/architecture.md``):
+:mod:`hhtool.history` (the text: files to hands, the grammar and the parser,
+the events, the writer, money and time zones), :mod:`hhtool.game` (cards,
+the rule profiles, hand values, who opens and who wins, equity),
+:mod:`hhtool.replay` (the betting machine, pots, settlement, findings and
+the audit), :mod:`hhtool.simulate`, :mod:`hhtool.store` (the DuckDB import,
+query and export), :mod:`hhtool.stats` (statistics and the report) and
+:mod:`hhtool._native` (what exists only for compiled speed); the commands
+are :mod:`hhtool.cli`.  The grammar is the package ``hhtool.grammars``,
+whose home is the project's top-level ``grammars/`` folder.
 """
 
 from __future__ import annotations
