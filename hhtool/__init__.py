@@ -35,6 +35,7 @@ from .api import (
     read_text,
     replay_hand,
     statistics,
+    street_equities,
     what_if,
     write_report,
 )

@@ -280,6 +280,7 @@ def parse(
     "audit histories/ --hand C-1001 --rules stellapoker",
     "audit table.txt --showdown-rules stellapoker",
     "audit table.txt.gz --json > audit.jsonl",
+    "audit big.txt --no-equity",
 ))
 def audit(
     files: InputsArg,
@@ -297,6 +298,14 @@ def audit(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
+    equity: Annotated[
+        bool,
+        typer.Option(
+            "--equity/--no-equity",
+            help="Each contender's equity after every street's deal where the cards are known "
+            "(a few hundredths of a second a hand; --no-equity for a big file).",
+        ),
+    ] = True,
     raw: RawOpt = False,
 ) -> None:
     """Replay hands under their rules: who should have won what, and every finding."""
@@ -319,7 +328,7 @@ def audit(
     counts: dict[str, int] = {}
     report = InputReport()
     try:
-        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report):
+        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report, equity=equity):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             if as_json:
                 typer.echo(dumps(audit_mod.to_json(result)))

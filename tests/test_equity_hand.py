@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from fractions import Fraction
 
 from hhtool.cards import parse_cards
@@ -75,3 +78,37 @@ def test_shares_largest_remainder_sums_exactly() -> None:
     assert shares(10, [Fraction(1, 4), Fraction(3, 4)]) == [3, 7]  # 2.5 and 7.5: the tie to the first
     assert shares(7, [Fraction(0), Fraction(1)]) == [0, 7]
     assert sum(shares(999, [Fraction(2, 7), Fraction(3, 7), Fraction(2, 7)])) == 999
+
+
+def _audit(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hhtool.cli", "audit", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_audit_text_and_json_give_each_streets_equity() -> None:
+    example = str(SAMPLES / "000_format_example.txt")
+    text = _audit(example)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    at = lines.index("equity after each street's deal (each contender's share of the pot):")
+    assert lines[at + 3] == "  4th street: alice 43.4%, bob 23.5%, dave 33.0% (exact, 93,024 runouts)"
+    assert lines[at + 4] == "  5th street: alice 27.8%, bob 72.2% (exact, 18 runouts)"
+    assert lines[at + 1].startswith("  2nd street: alice ") and "(sampled, 2,000 of 11,993,472,691,200 runouts)" in lines[at + 1]
+    (obj,) = [json.loads(line) for line in _audit("--json", example).stdout.splitlines()]
+    streets = obj["equities"]
+    assert [s["street"] for s in streets] == ["2nd", "3rd", "4th", "5th"]
+    five = streets[-1]
+    assert five["exact"] and five["runouts"] == 18 and five["dead"] == ["9s", "Th", "7d", "8s"]
+    assert [(c["player"], c["cards"]) for c in five["contenders"]] == [
+        ("alice", ["Qc", "Qs", "9c", "Jc", "Jd"]), ("bob", ["Js", "Jh", "8d", "Qh", "Qd"])
+    ]
+    assert abs(five["contenders"][1]["equity"] - 13 / 18) < 1e-12 and "stderr" not in five["contenders"][1]
+    assert "stderr" in streets[0]["contenders"][0] and streets[0]["samples"] == 2000
+    quiet = _audit("--no-equity", example)
+    assert quiet.returncode == 0 and "equity after" not in quiet.stdout
+    (obj,) = [json.loads(line) for line in _audit("--json", "--no-equity", example).stdout.splitlines()]
+    assert obj["equities"] == []
+
+
+def test_audit_of_an_own_view_gives_no_equity_where_cards_are_unknown() -> None:
+    r = _audit(str(SAMPLES / "010_classic_own_view_three_hands.txt"))
+    assert r.returncode == 0 and "equity after" not in r.stdout
