@@ -1,4 +1,4 @@
-"""``hhtool.equity`` against a plain brute force over every runout, and its sampling against the exact answer."""
+"""``hhtool.game.equity`` against a plain brute force over every runout, and its sampling against the exact answer."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from itertools import combinations
 
 import pytest
 
-from hhtool.cards import Card, deck_cards, make_card, parse_cards
-from hhtool.equity import EquityInputError, EquityResult, equity
-from hhtool.evaluate import evaluate
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
-from hhtool.showdown import shares
+from hhtool.game.cards import Card, deck_cards, make_card, parse_cards
+from hhtool.game.equity import EquityInputError, EquityResult, equity
+from hhtool.game.evaluate import evaluate
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
+from hhtool.game.showdown import shares
 
 Hand = Sequence[Card | None]
 
@@ -69,7 +69,7 @@ def _check(result: EquityResult, expected: tuple[int, list[Fraction], list[int],
     assert sum(eq) == 1
 
 
-def _random_case(rng: random.Random) -> tuple[RuleSet, list[Hand], Card | None, list[Card], int]:
+def _random_case(rng: random.Random, sizes: Sequence[int] = (3, 4, 4, 5, 5)) -> tuple[RuleSet, list[Hand], Card | None, list[Card], int]:
     """A random small deal of any profile, street, deck size and variant, with dead cards.
 
     Half the deals take their cards from two suits, so that flushes and
@@ -92,7 +92,7 @@ def _random_case(rng: random.Random) -> tuple[RuleSet, list[Hand], Card | None, 
         rng.shuffle(deck)
         hands: list[Hand] = []
         for _ in range(n):
-            k = rng.choice([3, 4, 4, 5, 5])
+            k = rng.choice(sizes)
             h: list[Card | None] = [deck.pop() for _ in range(k)]
             if rng.random() < 0.15:
                 h[0] = None  # a hole card nobody has seen
@@ -102,7 +102,7 @@ def _random_case(rng: random.Random) -> tuple[RuleSet, list[Hand], Card | None, 
         draw_vela = profile.has_vela and vela is None
         seen = {c for h in hands for c in h if c is not None} | {vela}
         rest = [c for c in deck if c not in seen]  # the suit-biased cards first in line
-        from hhtool.equity import _runouts as count
+        from hhtool.game.equity import _runouts as count
 
         fits = [u for u in range(sum(need) + draw_vela, len(rest) + 1) if count(u, need, draw_vela) <= 1500]
         if not fits:
@@ -119,6 +119,28 @@ def test_exact_equals_brute_force_on_random_deals(seed: int) -> None:
     rules, hands, vela, dead, players = _random_case(random.Random(seed))
     result = equity(rules, hands, vela=vela, dead=dead, players=players)
     _check(result, brute(rules, hands, vela, dead, players))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_equals_brute_force_from_second_street(seed: int) -> None:
+    # 2nd street (two cards each, or three with a ?? for the hole) and a mix of streets, dead cards keeping it small
+    rules, hands, vela, dead, players = _random_case(random.Random(1000 + seed), sizes=(2, 2, 3))
+    result = equity(rules, hands, vela=vela, dead=dead, players=players)
+    _check(result, brute(rules, hands, vela, dead, players))
+
+
+def test_sampled_when_nearly_every_unseen_card_is_to_come() -> None:
+    # four players on 3rd street and nine unseen cards, all to come: independent draws are almost never
+    # disjoint, so the sampling evaluates its draws instead of looking them up (and stays quick)
+    hands = [_cards(h) for h in ("Qc Qs 9c", "Js Jh 8d", "Ts Th 7d", "Ac Kd 9h")]
+    keep = "Ad Kh Ks 8c 8h 7c 7h 9s Jc"
+    dead = _dead_but(CLASSIC, 4, keep, ["Qc Qs 9c", "Js Jh 8d", "Ts Th 7d", "Ac Kd 9h"])
+    exact = equity(CLASSIC, hands, dead=dead, players=4)
+    assert exact.exact and exact.runouts == 9 * 28 * 15 * 6
+    _check(exact, brute(CLASSIC, hands, None, dead, 4))
+    sampled = equity(CLASSIC, hands, dead=dead, players=4, exact_limit=0, samples=4000, seed=3)
+    for e, got in zip(exact.hands, sampled.hands):
+        assert got.stderr is not None and abs(got.equity - e.equity) <= 4 * got.stderr
 
 
 def _cards(text: str) -> list[Card | None]:
@@ -268,7 +290,7 @@ def test_more_runouts_than_the_limit_are_sampled() -> None:
 def test_limit_covers_heads_up_from_third_and_three_way_from_fourth() -> None:
     # the largest such deals: the italian deck for eight players, its vela still down
     rules = ITALIAN.with_options(vela="at_start")
-    from hhtool.equity import EXACT_LIMIT, MULTIWAY_EXACT_LIMIT, _runouts as count
+    from hhtool.game.equity import EXACT_LIMIT, MULTIWAY_EXACT_LIMIT, _runouts as count
 
     deck = 4 * (14 - rules.lowest_rank(8) + 1)
     assert count(deck - 6, [2, 2], True) <= EXACT_LIMIT
@@ -288,14 +310,14 @@ def test_limit_covers_heads_up_from_third_and_three_way_from_fourth() -> None:
     ],
 )
 def test_bad_input_names_the_card(hands: list[str], kwargs: dict[str, object], needle: str) -> None:
-    from hhtool.equity import equity_from_text
+    from hhtool.game.equity import equity_from_text
 
     with pytest.raises(EquityInputError, match=needle):
         equity_from_text(CLASSIC, hands, **kwargs)  # type: ignore[arg-type]
 
 
 def test_vela_only_where_the_profile_has_one() -> None:
-    from hhtool.equity import equity_from_text
+    from hhtool.game.equity import equity_from_text
 
     with pytest.raises(EquityInputError, match="stellapoker profile has no vela"):
         equity_from_text(STELLAPOKER, ["Qc Qs 9c"], vela="Ks")

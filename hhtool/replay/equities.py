@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from hhtool.cards import Card
-from hhtool.equity import DEFAULT_SEED, EquityInputError, EquityResult, equity
-from hhtool.events import (
+from hhtool.game.cards import Card
+from hhtool.game.equity import DEFAULT_SEED, EquityInputError, EquityResult, equity
+from hhtool.history.events import (
     ACTIONS,
     Bet,
     BringIn,
@@ -49,7 +49,7 @@ from hhtool.events import (
     Vela,
 )
 from hhtool.replay.engine import ROUND_OF_STREET, PotResult, Replay
-from hhtool.rules import RuleSet
+from hhtool.game.rules import RuleSet
 
 STREET_OF: Final = {1: "2nd", 2: "3rd", 3: "4th", 4: "5th", 5: "vela"}
 """A betting round's street, as the hand's street lines name it (5: the vela round)."""
@@ -58,10 +58,15 @@ STREET_SAMPLES: Final = 10_000
 """Runouts drawn for a street too large to count (an early street with several players): a standard error of
 about half a point of equity on an even pot, at a few hundredths of a second a street."""
 
-ALLIN_SAMPLES: Final = 20_000
-"""Runouts drawn for an all-in too large to count (heads up from 2nd street, three-way from 3rd): a
-standard error of about 0.35 points of equity on an even pot, a third of a second's CPU per hand saved
-against the default (docs/stats.md, "All-in adjusted winnings")."""
+ALLIN_EXACT_LIMIT: Final = 30_000
+"""The import counts an all-in exactly up to this many runouts (heads up from 4th street, three-way from 5th:
+a millisecond or two); beyond, it samples, so that the import keeps 80 % of its rate on all-in-heavy
+no-limit play (docs/stats.md, "All-in adjusted winnings"; docs/performance.md)."""
+
+ALLIN_SAMPLES: Final = 2_000
+"""Runouts drawn for an all-in the import does not count (heads up from 2nd and 3rd street, three-way from
+4th): a standard error of about 1.1 points of equity on an even pot, unbiased, so that it averages out over a
+player's all-ins, at about 3 ms a hand."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,7 +312,9 @@ def _all_in_players(hand: Hand) -> set[str]:
     return out
 
 
-def allin_evs(replay: Replay, *, samples: int = ALLIN_SAMPLES, seed: int = DEFAULT_SEED) -> list[PotEV]:
+def allin_evs(
+    replay: Replay, *, samples: int = ALLIN_SAMPLES, seed: int = DEFAULT_SEED, exact_limit: int | None = ALLIN_EXACT_LIMIT
+) -> list[PotEV]:
     """Every pot in which a player is all-in and no more betting can happen, priced at the moment betting ended.
 
     The moment is the end of the last betting round with a forced bet or an
@@ -341,7 +348,9 @@ def allin_evs(replay: Replay, *, samples: int = ALLIN_SAMPLES, seed: int = DEFAU
             continue
         others = [c for n in in_hand if n not in names for c in known[n] or ()]
         try:
-            res = equity(rules, hands, dead=[*folded_up, *others], players=len(players), samples=samples, seed=seed)
+            res = equity(
+                rules, hands, dead=[*folded_up, *others], players=len(players), samples=samples, seed=seed, exact_limit=exact_limit
+            )
         except EquityInputError:
             continue
         out.append(_priced(i, pot, STREET_OF[rnd], res, names))
@@ -356,13 +365,15 @@ def _priced(index: int, pot: PotResult, street: str, res: EquityResult, names: S
     return PotEV(index, pot.name, amount, street, res.exact, dict(zip(names, ev)), {n: h.equity for n, h in zip(names, res.hands)})
 
 
-def allin_adjustments(replay: Replay, *, samples: int = ALLIN_SAMPLES, seed: int = DEFAULT_SEED) -> dict[str, int]:
+def allin_adjustments(
+    replay: Replay, *, samples: int = ALLIN_SAMPLES, seed: int = DEFAULT_SEED, exact_limit: int | None = ALLIN_EXACT_LIMIT
+) -> dict[str, int]:
     """Per player, expected value less what the rules award in the all-in pots (:func:`allin_evs`): net + this is the all-in adjusted net.
 
     Empty for a hand without such an all-in: its adjusted net is its net.
     """
     out: dict[str, int] = {}
-    for p in allin_evs(replay, samples=samples, seed=seed):
+    for p in allin_evs(replay, samples=samples, seed=seed, exact_limit=exact_limit):
         won = replay.pots[p.index].winners
         for n, v in p.ev.items():
             out[n] = out.get(n, 0) + v - won.get(n, 0)

@@ -14,9 +14,9 @@ import hashlib
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Final
 
-from ..cards import card_str
-from ..errors import ErrorRecord
-from ..events import (
+from hhtool.game.cards import card_str
+from hhtool.history.errors import ErrorRecord
+from hhtool.history.events import (
     Bet,
     BringIn,
     Call,
@@ -37,18 +37,19 @@ from ..events import (
     UncalledBet,
     Vela,
 )
-from .flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, hand_flags, saw_bits, seat_values
-from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
+from hhtool.replay.equities import allin_adjustments, has_all_in
+from hhtool.store.flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, hand_flags, saw_bits, seat_values
+from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
 
 if TYPE_CHECKING:
-    from ..replay import Replay
+    from hhtool.replay import Replay
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _US: Final = timedelta(microseconds=1)
 
 
-try:  # the C helper of hhtool/_columns.c (not built with HHTOOL_PURE=1)
-    from .._columns import utf8 as _utf8
+try:  # the C helper of hhtool/_native/_columns.c (not built with HHTOOL_PURE=1)
+    from hhtool._native._columns import utf8 as _utf8
 
     _C: Final = True
 except ImportError:  # pragma: no cover - the pure build
@@ -392,12 +393,15 @@ class RowBuilder:
         flags = hand_flags(lines, h.bring_in is not None)
         has_vela = vela_card is not None
         categories: dict[str, str] = {}
+        adjust: dict[str, int] = {}
         if result is not None:
             claimed = result.claimed
             due = result.payouts
             stacks = result.stacks
             dealt = set(stacks)
             categories = result.categories
+            if has_all_in(result):  # only hands with an all-in pay for the pricing
+                adjust = allin_adjustments(result)
         for seat in hand.seats:
             p = seat.player
             o = outcomes.get(seat.seat)
@@ -414,15 +418,16 @@ class RowBuilder:
             if result is None:
                 seat_rows.add((
                     local, seat.seat, p, seat.stack, dealt_in, seat.seat == t.button, None, None, None, None,
-                    went, False, o.outcome if o is not None else None, fold_street, *stats, *extra,
+                    went, False, o.outcome if o is not None else None, fold_street, *stats, *extra, None,
                 ))
                 continue
             got = claimed.get(p, 0)
             invested = seat.stack + due.get(p, 0) - stacks[p] if p in stacks else 0
+            net = got - invested
             seat_rows.add((
                 local, seat.seat, p, seat.stack, dealt_in, seat.seat == t.button, invested, got, due.get(p, 0),
-                got - invested, went, went and got > 0, o.outcome if o is not None else None, fold_street,
-                *stats, *extra,
+                net, went, went and got > 0, o.outcome if o is not None else None, fold_street,
+                *stats, *extra, net + adjust.get(p, 0),
             ))
 
         # pots
