@@ -1,6 +1,6 @@
 """Import benchmark: ``hhtool import`` end to end, and where the time goes.  Never a test.
 
-Run: ``python bench/import.py [--hands 100000] [--files 10] [--sample 5000]``.
+Run: ``python bench/import.py [--hands 100000] [--files 10] [--sample 5000] [--shape mixed|allin]``.
 
 Input: ``--files`` files written by ``hhtool simulate`` (a subprocess; the
 profiles and structures cycle: classic, stellapoker, italian x fixed, pot,
@@ -16,7 +16,9 @@ Measured in the same run:
   every process per hand (the budget: cores / 5,000 hands/s);
 * **one core, in process**, on the first ``--sample`` hands: the parse-only
   rate (``read_file``), replay alone, and the rows a worker builds, so the
-  per-hand cost of each stage is known.
+  per-hand cost of each stage is known; and the all-in EV's part of the
+  rows (``--shape allin``: pot and no limit corpora, where it costs most),
+  with the share of the rate it keeps.
 """
 
 from __future__ import annotations
@@ -37,10 +39,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PROFILES = (("classic", "fixed"), ("stellapoker", "pot"), ("italian", "no"), ("classic", "no"), ("stellapoker", "fixed"), ("italian", "pot"))
+SHAPES = {
+    "mixed": PROFILES,
+    # the all-in corpora: pot and no limit only, where the all-in adjusted net (docs/stats.md) costs something
+    "allin": (("classic", "no"), ("stellapoker", "pot"), ("italian", "no"), ("classic", "pot"), ("stellapoker", "no"), ("italian", "pot")),
+}
 
 
-def make_input(hands: int, files: int) -> tuple[Path, str]:
-    cache = ROOT / "bench" / ".cache" / f"import-{hands}-{files}"
+def make_input(hands: int, files: int, shape: str = "mixed") -> tuple[Path, str]:
+    profiles = SHAPES[shape]
+    cache = ROOT / "bench" / ".cache" / (f"import-{hands}-{files}" + ("" if shape == "mixed" else f"-{shape}"))
     done = cache / ".done"
     if done.exists():
         return cache, done.read_text()
@@ -51,14 +59,15 @@ def make_input(hands: int, files: int) -> tuple[Path, str]:
     has_sim = subprocess.run([sys.executable, "-m", "hhtool.cli", "simulate", "--help"], cwd=ROOT, capture_output=True).returncode == 0
     if has_sim:
         for k in range(files):
-            rules, structure = PROFILES[k % len(PROFILES)]
+            rules, structure = profiles[k % len(profiles)]
             n = per + (hands - per * files if k == files - 1 else 0)
             subprocess.run(
                 [sys.executable, "-m", "hhtool.cli", "simulate", "--out", str(cache / f"sim_{k:02d}.txt"), "--hands", str(n),
                  "--rules", rules, "--structure", structure, "--seed", str(1000 + k), "--jobs", str(os.cpu_count() or 1)],
                 cwd=ROOT, check=True, capture_output=True,
             )
-        source = "hhtool simulate (classic, stellapoker, italian; fixed, pot, no limit; audit view)"
+        kinds = "fixed, pot, no limit" if shape == "mixed" else "pot and no limit only"
+        source = f"hhtool simulate (classic, stellapoker, italian; {kinds}; audit view)"
     else:
         import random
 
@@ -169,8 +178,17 @@ def one_core(folder: Path, sample: int) -> dict[str, float]:
         b.add_hand(h, "", "f", 0, rep_h, None)
     frames(b)
     rows = (time.perf_counter() - t) / len(hands)
+    # the all-in adjusted net's part of the rows: the test every hand pays, the pricing of the hands it passes
+    from hhtool.replay.equities import allin_adjustments, has_all_in
+
+    t = time.perf_counter()
+    priced = 0
+    for rep_h in results:
+        if has_all_in(rep_h):
+            priced += bool(allin_adjustments(rep_h))
+    ev = (time.perf_counter() - t) / len(hands)
     _ = ErrorRecord
-    return {"hands": float(len(hands)), "parse": parse, "replay": rep, "rows": rows}
+    return {"hands": float(len(hands)), "parse": parse, "replay": rep, "rows": rows, "ev": ev, "priced": float(priced)}
 
 
 def main() -> None:
@@ -179,10 +197,11 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=10)
     ap.add_argument("--sample", type=int, default=5_000, help="hands for the one-core stage timings")
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="mixed", help="mixed: every structure; allin: pot and no limit only")
     args = ap.parse_args()
 
     t = time.perf_counter()
-    folder, source = make_input(args.hands, args.files)
+    folder, source = make_input(args.hands, args.files, args.shape)
     gen = time.perf_counter() - t
     mb = sum(p.stat().st_size for p in folder.iterdir() if not p.name.startswith(".")) / 1e6
     print(f"input: {args.hands:,} hands in {args.files} files, {mb:.0f} MB, from {source} ({gen:.0f} s to make or load)")
@@ -211,6 +230,11 @@ def main() -> None:
     print(f"  parse only (read_file): {c['parse'] * 1e6:,.0f} µs = {1 / c['parse']:,.0f} hands/s")
     print(f"  replay:                 {c['replay'] * 1e6:,.0f} µs = {1 / c['replay']:,.0f} hands/s")
     print(f"  rows for the database:  {c['rows'] * 1e6:,.0f} µs")
+    print(
+        f"  of which all-in EV:     {c['ev'] * 1e6:,.0f} µs ({int(c['priced']):,} hands priced, {c['priced'] / c['hands']:.1%}); "
+        f"the import without it would do {per / (per - c['ev']):.2f}x as many hands/s on the same CPU "
+        f"(with it: {(per - c['ev']) / per:.0%} of that rate)"
+    )
     print(f"  a worker's whole job:   {per * 1e6:,.0f} µs = {1 / per:,.0f} hands/s per core")
     w = float(e["writer_seconds"])  # type: ignore[arg-type]
     print(f"  the writer:             {w / max(hands, 1) * 1e6:,.0f} µs per hand (in its own process)")

@@ -40,6 +40,7 @@ from hhtool.api import (
     read_text,
     replay_hand,
     statistics,
+    street_equities,
     what_if,
     write_report,
 )

@@ -18,7 +18,8 @@ called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
   ``hhtool report`` compute from that file;
 - :func:`profile`: a rule profile (``classic``, ``stellapoker``, ``italian``);
 - :func:`equities`: what ``hhtool equity`` computes: each player's share of
-  the pot with cards still to come.
+  the pot with cards still to come; :func:`street_equities`: each
+  contender's equity after every street's deal of a hand.
 
 Why a module of its own: the modules behind these names are compiled with
 mypyc for speed, and compiled functions lose their docstrings; these plain
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from hhtool.history.events import Hand
     from hhtool.history.reader import Record
     from hhtool.replay import Replay
+    from hhtool.replay.equities import StreetEquity
     from hhtool.game.rules import RuleSet
     from hhtool.stats import Filters, StatsResult
     from hhtool.store.importer import ImportSummary
@@ -97,18 +99,20 @@ def replay_hand(hand: Hand, rules: str | RuleSet | None = None) -> Replay:
 
 
 def audit_paths(
-    paths: Sequence[str | Path], *, hand_id: str | None = None, rules: str | RuleSet | None = None
+    paths: Sequence[str | Path], *, hand_id: str | None = None, rules: str | RuleSet | None = None, equity: bool = True
 ) -> Iterator[AuditResult]:
     """Replay every hand of the files ``paths`` (only ``hand_id`` if given): one result per hand.
 
     A hand that did not parse gives a result with its ``error`` and the
     verdict ``unparsed``; render a result with :func:`audit_report`.
+    ``equity=False`` leaves out each contender's equity street by street
+    (``result.equities``), the audit's costliest part.
     """
     from hhtool.replay.audit import audit_paths as _audit_paths
     from hhtool.game.rules import profile as _profile
 
     ruleset = _profile(rules) if isinstance(rules, str) else rules
-    return _audit_paths(paths, hand_id=hand_id, rules=ruleset)
+    return _audit_paths(paths, hand_id=hand_id, rules=ruleset, equity=equity)
 
 
 def what_if(hand: Hand, rules: str | RuleSet, *, showdown_only: bool = True) -> WhatIf:
@@ -233,6 +237,22 @@ def equities(
     )
 
 
+def street_equities(hand: Hand, rules: str | RuleSet | None = None) -> list[StreetEquity]:
+    """Each contender's equity after every street's deal (2nd to 5th) where the history shows their cards.
+
+    The hand is replayed under its rules (or ``rules``'); each street gives
+    the contenders in deal order with ``equity``, ``win``, ``tie``, the dead
+    cards (folded players' up cards) and whether it was counted exactly.
+    Details: :func:`hhtool.replay.equities.street_equities`, docs/equity.md.
+    """
+    from hhtool.game.rules import profile as _profile
+    from hhtool.replay import replay
+    from hhtool.replay.equities import street_equities as _street_equities
+
+    ruleset = _profile(rules) if isinstance(rules, str) else rules
+    return _street_equities(replay(hand, ruleset))
+
+
 __all__ = [
     "audit_paths",
     "audit_report",
@@ -244,6 +264,7 @@ __all__ = [
     "read_text",
     "replay_hand",
     "statistics",
+    "street_equities",
     "what_if",
     "write_report",
 ]

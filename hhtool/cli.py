@@ -155,6 +155,10 @@ def equity(
     wild: Annotated[Optional[str], typer.Option("--wild", metavar="RANK", help="Italian only: the wild rank, e.g. 7.")] = None,
     samples: Annotated[Optional[int], typer.Option("--samples", metavar="N", help="Runouts drawn when there are too many to count (default 100,000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", help="Seed of the drawing (default 0): the same seed gives the same figures.")] = None,
+    exact_limit: Annotated[
+        Optional[int],
+        typer.Option("--exact-limit", metavar="N", min=0, help="Count every runout only up to N of them, else sample (default 30,000,000 heads up, 10,000,000 with more)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object, players in input order.")] = False,
 ) -> None:
     """Each player's equity (expected share of the pot), win and tie chance: exact, or sampled when runouts are too many."""
@@ -178,6 +182,7 @@ def equity(
             players=players,
             samples=equity_mod.DEFAULT_SAMPLES if samples is None else samples,
             seed=equity_mod.DEFAULT_SEED if seed is None else seed,
+            exact_limit=exact_limit,
         )
     except (rank_mod.RankInputError, RulesError, CardError) as e:
         raise _fail(str(e)) from None
@@ -280,6 +285,7 @@ def parse(
     "audit histories/ --hand C-1001 --rules stellapoker",
     "audit table.txt --showdown-rules stellapoker",
     "audit table.txt.gz --json > audit.jsonl",
+    "audit big.txt --no-equity",
 ))
 def audit(
     files: InputsArg,
@@ -297,6 +303,14 @@ def audit(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
+    equity: Annotated[
+        bool,
+        typer.Option(
+            "--equity/--no-equity",
+            help="Each contender's equity after every street's deal where the cards are known "
+            "(a few hundredths of a second a hand; --no-equity for a big file).",
+        ),
+    ] = True,
     raw: RawOpt = False,
 ) -> None:
     """Replay hands under their rules: who should have won what, and every finding."""
@@ -319,7 +333,7 @@ def audit(
     counts: dict[str, int] = {}
     report = InputReport()
     try:
-        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report):
+        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report, equity=equity):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             if as_json:
                 typer.echo(dumps(audit_mod.to_json(result)))

@@ -69,7 +69,7 @@ def _check(result: EquityResult, expected: tuple[int, list[Fraction], list[int],
     assert sum(eq) == 1
 
 
-def _random_case(rng: random.Random) -> tuple[RuleSet, list[Hand], Card | None, list[Card], int]:
+def _random_case(rng: random.Random, sizes: Sequence[int] = (3, 4, 4, 5, 5)) -> tuple[RuleSet, list[Hand], Card | None, list[Card], int]:
     """A random small deal of any profile, street, deck size and variant, with dead cards.
 
     Half the deals take their cards from two suits, so that flushes and
@@ -92,7 +92,7 @@ def _random_case(rng: random.Random) -> tuple[RuleSet, list[Hand], Card | None, 
         rng.shuffle(deck)
         hands: list[Hand] = []
         for _ in range(n):
-            k = rng.choice([3, 4, 4, 5, 5])
+            k = rng.choice(sizes)
             h: list[Card | None] = [deck.pop() for _ in range(k)]
             if rng.random() < 0.15:
                 h[0] = None  # a hole card nobody has seen
@@ -119,6 +119,28 @@ def test_exact_equals_brute_force_on_random_deals(seed: int) -> None:
     rules, hands, vela, dead, players = _random_case(random.Random(seed))
     result = equity(rules, hands, vela=vela, dead=dead, players=players)
     _check(result, brute(rules, hands, vela, dead, players))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_equals_brute_force_from_second_street(seed: int) -> None:
+    # 2nd street (two cards each, or three with a ?? for the hole) and a mix of streets, dead cards keeping it small
+    rules, hands, vela, dead, players = _random_case(random.Random(1000 + seed), sizes=(2, 2, 3))
+    result = equity(rules, hands, vela=vela, dead=dead, players=players)
+    _check(result, brute(rules, hands, vela, dead, players))
+
+
+def test_sampled_when_nearly_every_unseen_card_is_to_come() -> None:
+    # four players on 3rd street and nine unseen cards, all to come: independent draws are almost never
+    # disjoint, so the sampling evaluates its draws instead of looking them up (and stays quick)
+    hands = [_cards(h) for h in ("Qc Qs 9c", "Js Jh 8d", "Ts Th 7d", "Ac Kd 9h")]
+    keep = "Ad Kh Ks 8c 8h 7c 7h 9s Jc"
+    dead = _dead_but(CLASSIC, 4, keep, ["Qc Qs 9c", "Js Jh 8d", "Ts Th 7d", "Ac Kd 9h"])
+    exact = equity(CLASSIC, hands, dead=dead, players=4)
+    assert exact.exact and exact.runouts == 9 * 28 * 15 * 6
+    _check(exact, brute(CLASSIC, hands, None, dead, 4))
+    sampled = equity(CLASSIC, hands, dead=dead, players=4, exact_limit=0, samples=4000, seed=3)
+    for e, got in zip(exact.hands, sampled.hands):
+        assert got.stderr is not None and abs(got.equity - e.equity) <= 4 * got.stderr
 
 
 def _cards(text: str) -> list[Card | None]:

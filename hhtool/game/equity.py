@@ -69,6 +69,9 @@ DEFAULT_SAMPLES = 100_000
 DEFAULT_SEED = 0
 """The seed when none is given: the same question always gets the same figures."""
 
+MIN_ACCEPT = 0.05
+"""Sampling looks runouts up in the key tables only when at least this share of independent draws is disjoint."""
+
 _CELLS = 1 << 22  # elements of one numpy block: bounds the memory of the counting
 
 
@@ -427,8 +430,11 @@ def _sampled(deal: _Deal, samples: int, seed: int) -> _Tally:
     left = len(deal.unseen) - (1 if deal.draw_vela else 0)
     velas = len(deal.unseen) if deal.draw_vela else 1
     sizes = [math.comb(left, k) for k in deal.need]
-    tables = _Tables(deal) if _table_size(deal) <= min(samples * n, TABLE_LIMIT) else None
     accept = deal.runouts / (velas * math.prod(sizes))  # the share of independent draws that are disjoint
+    # the tables when smaller than the samples and most independent draws are disjoint: with nearly every
+    # unseen card to come (six players on 3rd street) nearly all would be thrown away, seconds of draws
+    small = _table_size(deal) <= min(samples * n, TABLE_LIMIT)
+    tables = _Tables(deal) if small and accept >= MIN_ACCEPT else None
     block = max(1, _CELLS // (4 * len(deal.unseen)))
     for start in range(0, samples, block):
         s = min(block, samples - start)

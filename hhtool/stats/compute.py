@@ -66,6 +66,8 @@ STATS: tuple[StatDef, ...] = (
     StatDef("net", "net won", "money"),
     StatDef("sd_net", "showdown winnings", "money"),
     StatDef("nsd_net", "non-showdown winnings", "money"),
+    StatDef("allin_net", "all-in adjusted winnings", "money"),
+    StatDef("luck", "all-in luck (net - adjusted)", "money"),
     StatDef("rake", "rake paid", "money"),
     StatDef("bb100", "big bets/100 hands", "rate"),
     StatDef("bbl100", "big blinds/100 (blind games)", "rate"),
@@ -151,7 +153,7 @@ class StatsResult:
 
     @cached_property
     def per_hand(self) -> pl.DataFrame:
-        """hand_key, player, started_at, net, went_to_showdown, big_bets of every hand of ``players()``."""
+        """hand_key, player, started_at, net, went_to_showdown, big_bets, allin_big_bets of every hand of ``players()``."""
         if self.db is None:
             raise ValueError("this result has no database to read its hands from")
         con = connect(self.db, read_only=True)
@@ -286,6 +288,8 @@ def money_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
     """Each player's money per currency: exact sums in minor units, never one currency added to another.
 
     Sums are HUGEINT (128 bits): no stored amount can make them overflow.
+    ``allin_net`` sums the all-in adjusted nets (a row imported before the
+    column counts its ``net``), ``luck`` the nets less them (docs/stats.md).
     The rake a player paid is each pot's rake shared among its winners in
     proportion to their shares, rounded half up to the minor unit per pot,
     in integers (a double would lose cents on large pots).
@@ -311,7 +315,9 @@ def money_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
         SELECT s.player, hs.currency, hs.unit, count(*) AS hands,
                coalesce(sum(s.net::HUGEINT), 0) AS net,
                coalesce(sum(s.net::HUGEINT) FILTER (WHERE s.went_to_showdown), 0) AS sd_net,
-               coalesce(sum(s.net::HUGEINT) FILTER (WHERE s.went_to_showdown IS NOT TRUE), 0) AS nsd_net
+               coalesce(sum(s.net::HUGEINT) FILTER (WHERE s.went_to_showdown IS NOT TRUE), 0) AS nsd_net,
+               coalesce(sum(coalesce(s.allin_net, s.net)::HUGEINT), 0) AS allin_net,
+               coalesce(sum((s.net - coalesce(s.allin_net, s.net))::HUGEINT), 0) AS luck
         FROM seats s JOIN hs USING (hand_key)
         WHERE {seat_where}
         GROUP BY ALL
@@ -445,7 +451,8 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
     """One row per hand and player of ``players`` in scope: the money of the hand, in no particular order.
 
     ``net`` is in the hand's minor unit of its ``currency``/``unit``;
-    ``big_bets`` is net over the hand's big bet (the winnings graph's unit).
+    ``big_bets`` is net over the hand's big bet (the winnings graph's unit),
+    ``allin_big_bets`` the all-in adjusted net over it (docs/stats.md).
     """
     import polars as pl
 
@@ -454,7 +461,7 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
         con.sql(
             f"""
             SELECT s.hand_key, s.player, h.started_at, h.currency, h.unit, s.net, s.went_to_showdown,
-                   s.net / h.big_bet AS big_bets
+                   s.net / h.big_bet AS big_bets, coalesce(s.allin_net, s.net) / h.big_bet AS allin_big_bets
             FROM seats s JOIN hands h USING (hand_key)
             WHERE {hand_where} AND {seat_where}
             """,

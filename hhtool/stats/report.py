@@ -118,7 +118,7 @@ def sample_points(n: int, most: int = MAX_POINTS) -> list[int]:
 
 
 def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
-    """Per player (the first :data:`MAX_GRAPHS`): big bets over hands (net, showdown, non-showdown), and money over dates.
+    """Per player (the first :data:`MAX_GRAPHS`): big bets over hands (net, showdown, non-showdown, all-in adjusted), and money over dates.
 
     Big bets add across currencies (a big bet is a big bet); money never
     does: the money graph has one net line per currency, in its units.
@@ -147,6 +147,8 @@ def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
         fig.add_trace(go.Scatter(x=x, y=sd.gather(keep).to_list(), name="showdown", line={"color": "#36c"}))
         fig.add_trace(go.Scatter(x=x, y=(net - sd).gather(keep).to_list(), name="non-showdown", line={"color": "#c33"}))
         fig.add_trace(go.Scatter(x=x, y=net.gather(keep).to_list(), name="net", line={"color": "#2a7", "width": 3, "dash": "dot"}))
+        adjusted = d["allin_big_bets"].fill_null(0.0).cum_sum()
+        fig.add_trace(go.Scatter(x=x, y=adjusted.gather(keep).to_list(), name="all-in adjusted", line={"color": "#e90", "width": 2}))
         fig.update_layout(title={"text": e(f"{player}: big bets over hands")}, xaxis_title="hands", yaxis_title="big bets", **layout)
         out.append(_fig_html(fig))
         # money over dates: a panel per currency, each on its own scale (never one axis for euros and chips)
@@ -390,7 +392,8 @@ def build_report(
     graphs = _winnings_figures(per_hand, players)
     note = (
         f'<p class="note">for the {MAX_GRAPHS} players with the most hands at most: cumulative big bets over hands '
-        "(net / big bet, every currency alike), and cumulative net won over dates in each money apart; "
+        "(net / big bet, every currency alike; the all-in adjusted line counts each all-in pot at its expected value "
+        "when betting ended, docs/stats.md), and cumulative net won over dates in each money apart; "
         f"a line keeps the exact totals at {MAX_POINTS:,} evenly spaced hands at most, the first and the last among them.</p>"
     )
     parts.append(_section("winnings", note + ("".join(graphs) or "<p>no hands</p>")))
@@ -513,7 +516,7 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
         '<p class="note">each money apart (amounts of different currencies are never added'
         + (f"; the converted rows use the rates given: {e(rates.describe())}" if rates is not None else "")
         + "); click a heading to sort.</p>",
-        _table(["player", "money", "hands", "net won", "showdown", "non-showdown", "rake paid"], rows, left=(0, 1), sortable=True),
+        _table(["player", "money", "hands", "net won", "showdown", "non-showdown", "all-in adjusted", "luck", "rake paid"], rows, left=(0, 1), sortable=True),
     ]
     if games.height:
         import polars as pl

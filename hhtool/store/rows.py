@@ -37,6 +37,7 @@ from hhtool.history.events import (
     UncalledBet,
     Vela,
 )
+from hhtool.replay.equities import allin_adjustments, has_all_in
 from hhtool.store.flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, hand_flags, saw_bits, seat_values
 from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
 
@@ -392,12 +393,15 @@ class RowBuilder:
         flags = hand_flags(lines, h.bring_in is not None)
         has_vela = vela_card is not None
         categories: dict[str, str] = {}
+        adjust: dict[str, int] = {}
         if result is not None:
             claimed = result.claimed
             due = result.payouts
             stacks = result.stacks
             dealt = set(stacks)
             categories = result.categories
+            if has_all_in(result):  # only hands with an all-in pay for the pricing
+                adjust = allin_adjustments(result)
         for seat in hand.seats:
             p = seat.player
             o = outcomes.get(seat.seat)
@@ -414,15 +418,16 @@ class RowBuilder:
             if result is None:
                 seat_rows.add((
                     local, seat.seat, p, seat.stack, dealt_in, seat.seat == t.button, None, None, None, None,
-                    went, False, o.outcome if o is not None else None, fold_street, *stats, *extra,
+                    went, False, o.outcome if o is not None else None, fold_street, *stats, *extra, None,
                 ))
                 continue
             got = claimed.get(p, 0)
             invested = seat.stack + due.get(p, 0) - stacks[p] if p in stacks else 0
+            net = got - invested
             seat_rows.add((
                 local, seat.seat, p, seat.stack, dealt_in, seat.seat == t.button, invested, got, due.get(p, 0),
-                got - invested, went, went and got > 0, o.outcome if o is not None else None, fold_street,
-                *stats, *extra,
+                net, went, went and got > 0, o.outcome if o is not None else None, fold_street,
+                *stats, *extra, net + adjust.get(p, 0),
             ))
 
         # pots

@@ -176,6 +176,14 @@ SEATS = TableSpec(
             "for a player who showed five cards: what they make with the vela under the hand's rules "
             "(`high card` .. `pokerissimo`, as the replay ranks them), else NULL",
         ),
+        _c(
+            "allin_net",
+            "BIGINT",
+            "the all-in adjusted net: `net`, with each pot in which a player was all-in and no more betting could "
+            "happen counted at this player's expected value of it when betting ended (equity times the pot less its "
+            "rake; whole minor units, largest remainder: `docs/stats.md`); `net` for a hand without such an all-in; "
+            "NULL where `net` is, and in rows imported before the column (read as `net`)",
+        ),
     ),
     partitioned=True,
 )
@@ -245,7 +253,10 @@ FINDINGS = TableSpec(
     partitioned=True,
 )
 
-ADDED_COLUMNS: tuple[str, ...] = ("ALTER TABLE findings ADD COLUMN IF NOT EXISTS cause_seq SMALLINT",)
+ADDED_COLUMNS: tuple[str, ...] = (
+    "ALTER TABLE findings ADD COLUMN IF NOT EXISTS cause_seq SMALLINT",
+    "ALTER TABLE seats ADD COLUMN IF NOT EXISTS allin_net BIGINT",
+)
 """Columns added within a schema version: nullable, at a table's end, so a database that lacks one gains it when
 opened for writing (its older rows NULL) and nothing else changes."""
 

@@ -1,0 +1,167 @@
+"""The all-in adjusted net of the import (``seats.allin_net``), recounted with the real ``hhtool equity``, and its statistics."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from hhtool.replay.equities import ALLIN_EXACT_LIMIT, ALLIN_SAMPLES
+from hhtool.store.importer import import_paths
+
+HHTOOL = [sys.executable, "-m", "hhtool.cli"]
+STREETS = ("2nd", "3rd", "4th", "5th", "vela")
+
+
+@pytest.fixture(scope="module")
+def nl_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Simulated no-limit hands in the audit view, with rake, all-ins and side pots: classic and stellapoker."""
+    d = tmp_path_factory.mktemp("allin")
+    for rules in ("classic", "stellapoker"):
+        subprocess.run(
+            [*HHTOOL, "simulate", "--hands", "400", "--rules", rules, "--structure", "no", "--seed", "5", "--jobs", "1",
+             "--out", str(d / f"{rules}.txt")],
+            check=True, capture_output=True, timeout=300,
+        )
+    db = d / "h.duckdb"
+    import_paths([d / "classic.txt", d / "stellapoker.txt"], db, workers=0)
+    return db
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, *params: Any) -> list[dict[str, Any]]:
+    cur = con.execute(sql, list(params))
+    names = [c[0] for c in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def test_adjusted_net_is_the_net_without_an_all_in_and_sums_to_the_hands_net(nl_db: Path) -> None:
+    con = duckdb.connect(str(nl_db), read_only=True)
+    try:
+        (plain,) = con.execute(
+            "SELECT count(*) FROM seats s WHERE s.dealt_in AND NOT EXISTS "
+            "(SELECT 1 FROM actions a WHERE a.hand_key = s.hand_key AND a.all_in) AND s.allin_net IS DISTINCT FROM s.net"
+        ).fetchone() or (None,)
+        assert plain == 0
+        # every hand's adjusted nets add up to its nets: the EVs of a pot sum exactly to the pot
+        (unbalanced,) = con.execute(
+            "SELECT count(*) FROM (SELECT hand_key FROM seats GROUP BY hand_key HAVING sum(allin_net) != sum(net))"
+        ).fetchone() or (None,)
+        assert unbalanced == 0
+        (changed,) = con.execute("SELECT count(DISTINCT hand_key) FROM seats WHERE allin_net != net").fetchone() or (0,)
+        assert changed >= 5  # the corpus has all-ins to price
+    finally:
+        con.close()
+
+
+def _largest_remainder(amount: int, equities: list[float]) -> list[int]:
+    exact = [Fraction(e) * amount for e in equities]
+    exact = [q * amount / sum(exact) for q in exact] if sum(exact) else exact
+    base = [int(q) for q in exact]
+    order = sorted(range(len(exact)), key=lambda i: (-(exact[i] - base[i]), i))
+    for i in order[: amount - sum(base)]:
+        base[i] += 1
+    return base
+
+
+def _recount(con: duckdb.DuckDBPyConnection, key: int) -> dict[str, int]:
+    """Each seat's adjusted net from the stored cards, actions and pots, with ``hhtool equity`` run on each pot."""
+    (profile, dealt) = con.execute("SELECT profile, dealt_in FROM hands WHERE hand_key = ?", [key]).fetchone() or ("", 0)
+    seats = _rows(con, "SELECT player, net, outcome FROM seats WHERE hand_key = ? AND dealt_in", key)
+    (ended,) = con.execute("SELECT street FROM actions WHERE hand_key = ? ORDER BY seq DESC LIMIT 1", [key]).fetchone() or ("",)
+    upto = STREETS[: STREETS.index(ended) + 1]
+    cards = _rows(con, "SELECT player, street, card, up FROM cards WHERE hand_key = ? AND player IS NOT NULL", key)
+    folded = {s["player"] for s in seats if s["outcome"] == "folded"}
+    held = {s["player"]: [c["card"] for c in cards if c["player"] == s["player"] and c["street"] in upto] for s in seats}
+    dead_up = [c["card"] for c in cards if c["player"] in folded and c["up"]]
+    adjusted = {s["player"]: int(s["net"]) for s in seats}
+    for pot in _rows(con, "SELECT amount, rake, eligible, winners, shares FROM pots WHERE hand_key = ? ORDER BY pot", key):
+        eligible = list(pot["eligible"])
+        if len(eligible) < 2:
+            continue
+        others = [c for p, cs in held.items() if p not in folded and p not in eligible for c in cs]
+        r = subprocess.run(
+            [*HHTOOL, "equity", "--rules", profile, "--players", str(dealt), "--samples", str(ALLIN_SAMPLES), "--exact-limit", str(ALLIN_EXACT_LIMIT), "--json",
+             *(["--dead", " ".join(dead_up + others)] if dead_up or others else []), *(" ".join(held[p]) for p in eligible)],
+            capture_output=True, text=True, timeout=300,
+        )
+        assert r.returncode == 0, r.stderr
+        figures = [p["equity"] for p in json.loads(r.stdout)["players"]]
+        ev = _largest_remainder(int(pot["amount"]) - int(pot["rake"]), figures)
+        won = dict(zip(pot["winners"], pot["shares"]))
+        for p, v in zip(eligible, ev):
+            adjusted[p] += v - int(won.get(p, 0))
+    return adjusted
+
+
+def test_adjusted_net_equals_a_recount_by_hhtool_equity(nl_db: Path) -> None:
+    con = duckdb.connect(str(nl_db), read_only=True)
+    try:
+        priced = [int(r[0]) for r in con.execute(
+            "SELECT hand_key FROM seats GROUP BY hand_key HAVING bool_or(allin_net != net) ORDER BY hand_key"
+        ).fetchall()]
+        side = [int(r[0]) for r in con.execute(
+            "SELECT hand_key FROM pots WHERE pot > 0 AND len(eligible) >= 2 AND list_contains(?::BIGINT[], hand_key) "
+            "ORDER BY hand_key LIMIT 1", [priced]
+        ).fetchall()]
+        raked = [int(r[0]) for r in con.execute(
+            "SELECT hand_key FROM hands WHERE rake > 0 AND list_contains(?::BIGINT[], hand_key) ORDER BY hand_key LIMIT 1", [priced]
+        ).fetchall()]
+        assert side, "a priced hand with a side pot of two contenders or more"
+        assert raked, "a priced hand with rake"
+        chosen = sorted({priced[0], priced[-1], *side, *raked})
+        for key in chosen:
+            stored = {r["player"]: int(r["allin_net"]) for r in _rows(con, "SELECT player, allin_net FROM seats WHERE hand_key = ? AND dealt_in", key)}
+            assert stored == _recount(con, key), key
+    finally:
+        con.close()
+
+
+def test_stats_luck_is_net_less_adjusted(nl_db: Path) -> None:
+    r = subprocess.run([*HHTOOL, "stats", "--db", str(nl_db), "--format", "json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    con = duckdb.connect(str(nl_db), read_only=True)
+    try:
+        sums = {
+            (row[0], row[1]): (int(row[2]), int(row[3]))
+            for row in con.execute(
+                "SELECT s.player, h.currency, sum(s.net), sum(s.allin_net) FROM seats s JOIN hands h USING (hand_key) "
+                "WHERE s.dealt_in GROUP BY ALL"
+            ).fetchall()
+        }
+    finally:
+        con.close()
+    lucky = 0
+    for p in json.loads(r.stdout)["players"]:
+        for m in p["money"]:
+            sign = {"EUR": "€", "USD": "$"}[m["currency"]]
+            net, adjusted = sums[(p["player"], sign)]
+            assert (m["net"], m["allin_net"], m["luck"]) == (net, adjusted, net - adjusted)
+            lucky += m["luck"] != 0
+    assert lucky > 0
+
+
+def test_an_older_database_gains_the_column_and_counts_its_rows_at_their_net(tmp_path: Path, nl_db: Path) -> None:
+    samples = Path(__file__).resolve().parent.parent / "sample_histories"
+    old = tmp_path / "old.duckdb"
+    import_paths([samples / "000_format_example.txt"], old, workers=0)
+    con = duckdb.connect(str(old))
+    con.execute("ALTER TABLE seats DROP COLUMN allin_net")
+    con.close()
+    import_paths([samples / "030_italian_no_limit_side_pots.txt"], old, workers=0)
+    con = duckdb.connect(str(old), read_only=True)
+    try:
+        rows = con.execute("SELECT h.hand_id, s.allin_net IS NULL, s.allin_net = s.net FROM seats s JOIN hands h USING (hand_key)").fetchall()
+    finally:
+        con.close()
+    assert {(hid, null) for hid, null, _ in rows} == {("C-1001", True), ("I-3001", False)}
+    assert all(same for hid, _, same in rows if hid == "I-3001")  # betting went on after its all-ins: no pricing
+    r = subprocess.run([*HHTOOL, "stats", "--db", str(old), "--format", "json", "--player", "bob"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    (bob,) = json.loads(r.stdout)["players"]
+    assert bob["money"][0]["allin_net"] == bob["money"][0]["net"] and bob["money"][0]["luck"] == 0
