@@ -113,6 +113,7 @@ class Step:
     pots: tuple[PotState, ...]
     findings: tuple[Finding, ...] = ()
     note: str = ""  # who opens the round and why, at its first action (the audit's "betting:" lines)
+    actor: str | None = None  # the player the event is about (who acts, is dealt, shows, collects)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +160,7 @@ class HandSteps:
                 "text": s.text,
                 "sentence": s.sentence,
                 "note": s.note,
+                "actor": s.actor,
                 "seats": [
                     {
                         "seat": p.seat,
@@ -287,7 +289,7 @@ class _Walk:
         seats = self._seats(st)
         pots = self._pots(st)
         pot = sum(p.amount for p in pots)
-        self.steps.append(self._step(kind, e.line, sentence, seats, st.vela, pot, pots))
+        self.steps.append(replace(self._step(kind, e.line, sentence, seats, st.vela, pot, pots), actor=getattr(e, "player", None)))
 
     def _seats(self, st: ReplayState) -> tuple[SeatState, ...]:
         by_name = {p.name: p for p in st.players}
@@ -384,6 +386,10 @@ class _Walk:
         line = self.hand.summary.line
         self.street = "result"
         st = self.last
+        if st is not None:  # at the start, before the engine's setup, who is dealt in was not yet known
+            dealt = {p.name for p in st.players}
+            start = self.steps[0]
+            self.steps[0] = _with(start, seats=tuple(replace(p, dealt=p.name in dealt) for p in start.seats))
         seats = tuple(
             SeatState(p.seat, p.name, r.stacks.get(p.name, p.stack), 0, p.total, p.folded, p.all_in, p.dealt, p.cards)
             for p in (self._seats(st) if st is not None else self.steps[-1].seats)
