@@ -18,6 +18,7 @@ from hhtool.faults import FAULTS
 from hhtool.parse import parse_hand_text
 from hhtool.reader import split_hands
 from hhtool.replay import replay
+from hhtool.replay.equities import street_equities
 from hhtool.replay.steps import HandSteps, steps_from_text
 from hhtool.write import write_hand
 from tests.sample_paths import GOOD
@@ -129,3 +130,18 @@ def test_own_view_cards_unknown_are_backs() -> None:
     assert bruno.cards[0].card is None  # his hole card, unseen until he shows
     shown = next(s for s in hs.steps if s.text.startswith("Bruno: shows"))
     assert all(c.card is not None for c in next(p for p in shown.seats if p.name == "Bruno").cards)
+
+
+def test_equity_per_street_from_its_last_deal() -> None:
+    name, first, text = next(t for t in SAMPLE_TEXTS if t[0].startswith("060"))
+    hs = steps_from_text(text, first_line=first, equity=True)
+    assert hs.equities == tuple(street_equities(hs.replay))
+    assert [e.street for e in hs.equities] == ["3rd", "4th"]
+    for k, e in enumerate(hs.equities):
+        of_street = [s for s in hs.steps if s.street == e.street]
+        last_deal = max(s.index for s in of_street if s.kind == "deal")
+        assert [s.index for s in of_street if s.equity == k] == [s.index for s in of_street if s.index >= last_deal]
+    data = hs.to_json()
+    assert [c["player"] for c in data["equities"][0]["contenders"]] == ["Bruno", "Piero"]
+    assert sum(c["equity"] for c in data["equities"][1]["contenders"]) == pytest.approx(1)
+    assert steps_from_text(text, first_line=first).equities == ()  # off unless asked

@@ -50,6 +50,7 @@ from hhtool.events import (
 )
 from hhtool.money import display_amount
 from hhtool.replay.engine import STREET_OF_ROUND, PotResult, Replay, ReplayState, replay_walk
+from hhtool.replay.equities import STREET_SAMPLES, StreetEquity, street_equities
 from hhtool.replay.findings import Finding, citation
 from hhtool.replay.pots import pots_from
 from hhtool.rules import RuleSet
@@ -114,6 +115,7 @@ class Step:
     findings: tuple[Finding, ...] = ()
     note: str = ""  # who opens the round and why, at its first action (the audit's "betting:" lines)
     actor: str | None = None  # the player the event is about (who acts, is dealt, shows, collects)
+    equity: int | None = None  # index in :attr:`HandSteps.equities`: from the street's last deal to its end
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +128,7 @@ class HandSteps:
     lines: tuple[str, ...]
     first_line: int
     verdict_text: str
+    equities: tuple[StreetEquity, ...] = ()  # each contender's equity after each street's deal (when asked)
 
     @property
     def currency(self) -> Currency:
@@ -184,7 +187,22 @@ class HandSteps:
                 out["result"] = [_pot_json(r, money) for r in self.replay.pots]
             if s.kind == "verdict":
                 out["verdict"] = self.replay.verdict
+            out["equity"] = s.equity
             return out
+
+        def priced(e: StreetEquity) -> dict[str, Any]:
+            return {
+                "street": e.street,
+                "line": e.line,
+                "exact": e.exact,
+                "runouts": e.runouts,
+                "samples": e.samples,
+                "dead": [card(c) for c in e.dead],
+                "contenders": [
+                    {"player": c.player, "cards": [card(x) for x in c.cards], "equity": c.equity, "win": c.win, "tie": c.tie, "stderr": c.stderr}
+                    for c in e.contenders
+                ],
+            }
 
         return {
             "site": h.site,
@@ -201,6 +219,7 @@ class HandSteps:
             "lines": list(self.lines),
             "streets": [{"street": name, "step": i} for name, i in self.streets()],
             "steps": [step(s) for s in self.steps],
+            "equities": [priced(e) for e in self.equities],
         }
 
 
@@ -215,11 +234,17 @@ def _pot_json(r: PotResult, money: Any) -> dict[str, Any]:
     }
 
 
-def hand_steps(hand: Hand, text: str, rules: RuleSet | None = None, *, source: str = "") -> HandSteps:
+def hand_steps(
+    hand: Hand, text: str, rules: RuleSet | None = None, *, source: str = "", equity: bool = False, samples: int = STREET_SAMPLES
+) -> HandSteps:
     """The steps of ``hand``, whose text (``raw_text``, its first line the header's) is ``text``.
 
     ``rules``: replay under another profile, as ``hhtool audit --rules``.
     ``source`` names the file in the verdict's words, as the audit does.
+    ``equity``: each contender's equity after every street's deal where
+    their cards are known (:func:`hhtool.replay.equities.street_equities`,
+    ``samples`` when sampled); off by default, as it costs from
+    milliseconds to seconds a hand (wild cards the most).
     """
 
     walk = _Walk(hand, text)
@@ -227,7 +252,8 @@ def hand_steps(hand: Hand, text: str, rules: RuleSet | None = None, *, source: s
     words = verdict_text(AuditResult(source, result, None))
     walk.finish(result, words)
     steps = _place(walk.steps, result.findings)
-    return HandSteps(hand, result, steps, walk.lines, hand.first_line, words)
+    priced = tuple(street_equities(result, samples=samples)) if equity else ()
+    return HandSteps(hand, result, _priced(steps, priced), walk.lines, hand.first_line, words, priced)
 
 
 class _Walk:
@@ -421,12 +447,27 @@ def _place(steps: list[Step], findings: tuple[Finding, ...]) -> tuple[Step, ...]
     return tuple(_with(s, findings=tuple(placed[i])) if i in placed else s for i, s in enumerate(steps))
 
 
-def steps_from_text(text: str, *, first_line: int = 1, source: str = "", rules: RuleSet | None = None) -> HandSteps:
+def _priced(steps: tuple[Step, ...], equities: tuple[StreetEquity, ...]) -> tuple[Step, ...]:
+    """Each street's equity on its steps from the street's last deal (the cards it prices are out) to the street's end."""
+    out = list(steps)
+    for k, e in enumerate(equities):
+        of_street = [s for s in steps if s.street == e.street]
+        deals = [s.index for s in of_street if s.kind in ("street", "deal")]
+        start = deals[-1] if deals else of_street[0].index if of_street else len(steps)
+        for s in of_street:
+            if s.index >= start:
+                out[s.index] = _with(s, equity=k)
+    return tuple(out)
+
+
+def steps_from_text(
+    text: str, *, first_line: int = 1, source: str = "", rules: RuleSet | None = None, equity: bool = False, samples: int = STREET_SAMPLES
+) -> HandSteps:
     """Parse one hand's text and step through it (raises :class:`hhtool.errors.HandParseError` if it does not parse)."""
     from hhtool.parse import parse_hand_text
 
     hand = parse_hand_text(text.removesuffix("\n"), first_line=first_line, source=source)  # raw_text ends with a line end
-    return hand_steps(hand, text, rules, source=source)
+    return hand_steps(hand, text, rules, source=source, equity=equity, samples=samples)
 
 
 __all__ = ["HandSteps", "PotState", "SeatState", "SeenCard", "Step", "hand_steps", "steps_from_text"]

@@ -80,16 +80,16 @@
       var name = el("div", "hhr-name", p.seat + ". " + p.name); name.title = p.name;
       var money = el("div", "hhr-money"), stack = el("span", "hhr-stack"), front = el("span", "hhr-front");
       money.appendChild(stack); money.appendChild(front);
-      var cards = el("div", "hhr-cards"), flags = el("span", "hhr-flags");
+      var cards = el("div", "hhr-cards"), flags = el("span", "hhr-flags"), eq = el("div", "hhr-eq");
       name.appendChild(flags);
-      box.appendChild(name); box.appendChild(money); box.appendChild(cards);
+      box.appendChild(name); box.appendChild(money); box.appendChild(cards); box.appendChild(eq);
       self.table.appendChild(box);
-      self.seats[p.name] = {box: box, stack: stack, front: front, cards: cards, flags: flags};
+      self.seats[p.name] = {box: box, stack: stack, front: front, cards: cards, flags: flags, eq: eq};
     });
     left.appendChild(this.table);
-    this.say = el("div", "hhr-say"); this.note = el("div", "hhr-note");
+    this.say = el("div", "hhr-say"); this.note = el("div", "hhr-note"); this.eqNote = el("div", "hhr-note hhr-eqnote");
     this.findings = el("div", "hhr-findings"); this.result = el("div", "hhr-result");
-    left.appendChild(this.say); left.appendChild(this.note); left.appendChild(this.findings); left.appendChild(this.result);
+    left.appendChild(this.say); left.appendChild(this.note); left.appendChild(this.eqNote); left.appendChild(this.findings); left.appendChild(this.result);
 
     this.text = el("pre", "hhr-text");
     this.lines = [];
@@ -134,9 +134,17 @@
     if (s.vela) { this.vela.appendChild(el("span", null, "vela ")); this.vela.appendChild(cardEl({card: s.vela, up: true})); }
     this.pot.textContent = "pot " + s.pot.text;
     this.pots.textContent = s.pots.length > 1 ? s.pots.map(function (p) { return p.name + " " + p.amount.text; }).join(" · ") : "";
+    var priced = s.equity === null || s.equity === undefined ? null : d.equities[s.equity], share = {};
+    if (priced) priced.contenders.forEach(function (c) { share[c.player] = c; });
+    this.eqNote.textContent = priced ? "equity after the " + priced.street + " street deal, " +
+      (priced.exact ? "exact over " + priced.runouts.toLocaleString("en") + " runouts" : "sampled, " + priced.samples.toLocaleString("en") + " runouts") +
+      " (every card the history shows counts, hole cards shown down included)" : "";
     s.seats.forEach(function (p) {
       var v = self.seats[p.name];
       if (!v) return;
+      var c = share[p.name];
+      v.eq.textContent = c ? "equity " + (100 * c.equity).toFixed(1) + "%" : "";
+      v.eq.title = c ? "wins " + (100 * c.win).toFixed(1) + "%, ties " + (100 * c.tie).toFixed(1) + "%" : "";
       v.stack.textContent = p.stack.text;
       v.front.textContent = p.in_front.amount ? "in " + p.in_front.text : "";
       v.box.classList.toggle("folded", p.folded);
