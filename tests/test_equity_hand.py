@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from hhtool.cards import parse_cards
-from hhtool.equity import equity
-from hhtool.events import Hand
-from hhtool.reader import read_file
+from hhtool.game.cards import parse_cards
+from hhtool.game.equity import equity
+from hhtool.history.events import Hand
+from hhtool.history.reader import read_file
 from hhtool.replay import Replay, replay
 from hhtool.replay.equities import shares, street_equities
 from tests.sample_paths import SAMPLES

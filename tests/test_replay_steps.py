@@ -14,13 +14,13 @@ from collections import Counter
 
 import pytest
 
-from hhtool.faults import FAULTS
-from hhtool.parse import parse_hand_text
-from hhtool.reader import split_hands
+from hhtool.simulate.mutate import FAULTS
+from hhtool.history.parse import parse_hand_text
+from hhtool.history.reader import split_hands
 from hhtool.replay import replay
 from hhtool.replay.equities import street_equities
 from hhtool.replay.steps import HandSteps, steps_from_text
-from hhtool.write import write_hand
+from hhtool.history.write import write_hand
 from tests.sample_paths import GOOD
 from tests.test_replay_samples import HANDS
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from hhtool.cards import Card
-from hhtool.equity import DEFAULT_SEED, EquityInputError, EquityResult, equity
-from hhtool.events import (
+from hhtool.game.cards import Card
+from hhtool.game.equity import DEFAULT_SEED, EquityInputError, EquityResult, equity
+from hhtool.history.events import (
     ACTIONS,
     Bet,
     BringIn,
@@ -49,7 +49,7 @@ from hhtool.events import (
     Vela,
 )
 from hhtool.replay.engine import ROUND_OF_STREET, PotResult, Replay
-from hhtool.rules import RuleSet
+from hhtool.game.rules import RuleSet
 
 STREET_OF: Final = {1: "2nd", 2: "3rd", 3: "4th", 4: "5th", 5: "vela"}
 """A betting round's street, as the hand's street lines name it (5: the vela round)."""

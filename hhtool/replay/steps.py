@@ -7,7 +7,7 @@ street and in the hand, folded or all-in, the cards as the history's viewer
 saw them (a down card the viewer did not see is a back, ``None``), the vela
 and the pots.  Nothing here reckons the money or the cards a second time;
 the sentences, the pots' reasons and the verdict are the audit's words
-(:mod:`hhtool.audit`).  The collection lines move the history's money; the
+(:mod:`hhtool.replay.audit`).  The collection lines move the history's money; the
 last two steps are the settlement by the rules (each pot's winners and why)
 and the verdict.
 
@@ -23,10 +23,10 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from hhtool.audit import AuditResult, pot_line, verdict_text
-from hhtool.cards import Card, card_str, card_symbol, suit_of
-from hhtool.currency import Currency, currency_of
-from hhtool.events import (
+from hhtool.replay.audit import AuditResult, pot_line, verdict_text
+from hhtool.game.cards import Card, card_str, card_symbol, suit_of
+from hhtool.history.currency import Currency, currency_of
+from hhtool.history.events import (
     Bet,
     BringIn,
     Call,
@@ -48,12 +48,12 @@ from hhtool.events import (
     UncalledBet,
     Vela,
 )
-from hhtool.money import display_amount
+from hhtool.history.money import display_amount
 from hhtool.replay.engine import STREET_OF_ROUND, PotResult, Replay, ReplayState, replay_walk
 from hhtool.replay.equities import STREET_SAMPLES, StreetEquity, street_equities
 from hhtool.replay.findings import Finding, citation
 from hhtool.replay.pots import pots_from
-from hhtool.rules import RuleSet
+from hhtool.game.rules import RuleSet
 
 StepKind = Literal[
     "start", "post", "street", "deal", "action", "uncalled", "expose", "vela", "showdown", "show", "collect", "result", "verdict"
@@ -346,7 +346,7 @@ class _Walk:
         return tuple(out)
 
     def _words(self, e: Any, st: ReplayState) -> tuple[StepKind, str]:
-        """What happened, as the audit words it (money by :func:`hhtool.money.display_amount`)."""
+        """What happened, as the audit words it (money by :func:`hhtool.history.money.display_amount`)."""
         fmt = self.fmt
         all_in = " and is all-in" if getattr(e, "all_in", False) else ""
         if isinstance(e, PostAnte):
@@ -463,8 +463,8 @@ def _priced(steps: tuple[Step, ...], equities: tuple[StreetEquity, ...]) -> tupl
 def steps_from_text(
     text: str, *, first_line: int = 1, source: str = "", rules: RuleSet | None = None, equity: bool = False, samples: int = STREET_SAMPLES
 ) -> HandSteps:
-    """Parse one hand's text and step through it (raises :class:`hhtool.errors.HandParseError` if it does not parse)."""
-    from hhtool.parse import parse_hand_text
+    """Parse one hand's text and step through it (raises :class:`hhtool.history.errors.HandParseError` if it does not parse)."""
+    from hhtool.history.parse import parse_hand_text
 
     hand = parse_hand_text(text.removesuffix("\n"), first_line=first_line, source=source)  # raw_text ends with a line end
     return hand_steps(hand, text, rules, source=source, equity=equity, samples=samples)
