@@ -107,6 +107,8 @@
     body.appendChild(left); body.appendChild(right);
     root.appendChild(body);
 
+    var details = root.closest("details");  // hidden until opened (the report): place the text's scroll then
+    if (details) details.addEventListener("toggle", function () { if (details.open) self.show(self.i); });
     root.addEventListener("keydown", function (ev) {
       var k = {ArrowRight: "forward", ArrowLeft: "back", Home: "first", End: "last"}[ev.key];
       if (!k || ev.altKey || ev.ctrlKey || ev.metaKey) return;
@@ -162,7 +164,7 @@
     s.findings.forEach(function (f) {
       var box = el("div", "hhr-finding " + f.severity);
       box.appendChild(el("code", null, f.code));
-      box.appendChild(document.createTextNode(" (" + f.severity + (f.rule ? ", " + f.rule : "") + ") line " + f.line + ": " + f.message));
+      box.appendChild(document.createTextNode(" (" + f.severity + ") line " + f.line + ": " + f.message));  // the message cites its rule
       self.findings.appendChild(box);
     });
     this.result.textContent = "";
