@@ -24,6 +24,7 @@ import pytest
 from hhtool.replay.steps import HandSteps, steps_from_text
 from tests.browser import CHROMEDRIVER, CHROMIUM, MISSING, headless_chromium
 from tests.sample_paths import GOOD, SAMPLES
+from tests.test_web_replayer import unpacked
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "replayer"
@@ -79,7 +80,7 @@ def test_the_report_embeds_a_replayer_for_each_disputed_hand(report: tuple[Path,
     embedded = [json.loads(m) for m in re.findall(r'class="hhr-data">(.*?)</script>', html)]
     assert [d["hand_id"] for d in embedded] == ["X-1", "X-2"] or [d["hand_id"] for d in embedded] == ["X-2", "X-1"]
     x1 = next(d for d in embedded if d["hand_id"] == "X-1")
-    assert x1 == json.loads(json.dumps(steps.to_json()))
+    assert unpacked(x1) == json.loads(json.dumps(steps.to_json()))
     assert x1["verdict"] == "disputed"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from hhtool.replay.steps import steps_from_text
 from hhtool.web.replayer import replayer_assets, replayer_html, script_json
@@ -32,8 +33,25 @@ def test_the_fragment_embeds_the_steps_escaped() -> None:
     assert html.count("<script") == 1 and html.count("</script>") == 1  # only the data element's own
     body = html.split('class="hhr-data">', 1)[1].split("</script>", 1)[0]
     data = json.loads(body)
-    assert set(HOSTILE) <= {p["name"] for p in data["steps"][0]["seats"]}
-    assert data == json.loads(json.dumps(steps.to_json()))
+    assert data == json.loads(json.dumps(steps.to_json(packed=True)))
+    full = unpacked(data)
+    assert set(HOSTILE) <= {p["name"] for p in full["steps"][0]["seats"]}
+    assert full == json.loads(json.dumps(steps.to_json()))
+
+
+def unpacked(data: dict[str, Any]) -> dict[str, Any]:
+    """A packed ``to_json`` as the page's script unpacks it: each step's seats from the seat table."""
+    table = data.pop("seat_table")
+    for step in data["steps"]:
+        step["seats"] = [table[k] for k in step["seats"]]
+    return data
+
+
+def test_packing_keeps_every_seat_state_once() -> None:
+    steps = steps_from_text(hostile_hand())
+    packed = steps.to_json(packed=True)
+    assert len(packed["seat_table"]) == len({p for s in steps.steps for p in s.seats}) < sum(len(s.seats) for s in steps.steps) / 3
+    assert len(script_json(packed)) < len(script_json(steps.to_json())) / 2
 
 
 def test_the_assets_are_inline_and_fetch_nothing() -> None:

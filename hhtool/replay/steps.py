@@ -143,16 +143,36 @@ class HandSteps:
                 out.append((s.street, s.index))
         return out
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain dicts and lists: money as ``{"amount": minor units, "currency": code, "text": display}``."""
+    def to_json(self, *, packed: bool = False) -> dict[str, Any]:
+        """Plain dicts and lists: money as ``{"amount": minor units, "currency": code, "text": display}``.
+
+        ``packed``: each distinct seat state once, in ``"seat_table"``, and
+        each step's ``"seats"`` the indices into it (a seat is the same from
+        one step to the next but for the player who acted: half the
+        size or less, for a page that embeds many hands).
+        """
         h = self.hand.header
         cur = self.currency
+        table: dict[SeatState, int] = {}
 
         def money(amount: int) -> dict[str, Any]:
             return {"amount": amount, "currency": cur.code, "text": display_amount(amount, self.hand.money)}
 
         def card(c: Card | None) -> dict[str, Any] | None:
             return None if c is None else {"card": card_str(c), "symbol": card_symbol(c), "suit": "scdh"[suit_of(c)]}
+
+        def seat(p: SeatState) -> dict[str, Any]:
+            return {
+                "seat": p.seat,
+                "name": p.name,
+                "stack": money(p.stack),
+                "in_front": money(p.in_front),
+                "total": money(p.total),
+                "folded": p.folded,
+                "all_in": p.all_in,
+                "dealt": p.dealt,
+                "cards": [{"card": card(c.card), "up": c.up} for c in p.cards],
+            }
 
         def step(s: Step) -> dict[str, Any]:
             out: dict[str, Any] = {
@@ -164,20 +184,7 @@ class HandSteps:
                 "sentence": s.sentence,
                 "note": s.note,
                 "actor": s.actor,
-                "seats": [
-                    {
-                        "seat": p.seat,
-                        "name": p.name,
-                        "stack": money(p.stack),
-                        "in_front": money(p.in_front),
-                        "total": money(p.total),
-                        "folded": p.folded,
-                        "all_in": p.all_in,
-                        "dealt": p.dealt,
-                        "cards": [{"card": card(c.card), "up": c.up} for c in p.cards],
-                    }
-                    for p in s.seats
-                ],
+                "seats": [table.setdefault(p, len(table)) for p in s.seats] if packed else [seat(p) for p in s.seats],
                 "vela": card(s.vela),
                 "pot": money(s.pot),
                 "pots": [{"name": p.name, "amount": money(p.amount), "eligible": list(p.eligible)} for p in s.pots],
@@ -204,7 +211,7 @@ class HandSteps:
                 ],
             }
 
-        return {
+        out: dict[str, Any] = {
             "site": h.site,
             "hand_id": h.hand_id,
             "profile": self.replay.rules.name,
@@ -221,6 +228,9 @@ class HandSteps:
             "steps": [step(s) for s in self.steps],
             "equities": [priced(e) for e in self.equities],
         }
+        if packed:
+            out["seat_table"] = [seat(p) for p in table]
+        return out
 
 
 def _pot_json(r: PotResult, money: Any) -> dict[str, Any]:

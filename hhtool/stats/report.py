@@ -294,8 +294,9 @@ def audit_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[tuple[A
     return [tuple(r) for r in rows]
 
 
-def replay_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int = MAX_REPLAYERS) -> tuple[list[tuple[Any, ...]], int]:
-    """(site, hand id, verdict, file, first line, raw text) of the ``most`` most recent disputed or invalid hands, and how many there are in all."""
+def replay_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int | None = None) -> tuple[list[tuple[Any, ...]], int]:
+    """(site, hand id, verdict, file, first line, raw text) of the ``most`` (:data:`MAX_REPLAYERS`) most recent disputed or invalid hands, and how many there are in all."""
+    most = MAX_REPLAYERS if most is None else most
     hand_where, hand_params, _, _ = scope(filters)
     where = f"h.verdict IN ('disputed', 'invalid') AND {hand_where}"
     count = con.execute(f"SELECT count(*) FROM hands h WHERE {where}", hand_params).fetchone()

@@ -20,13 +20,16 @@ from importlib.resources import files
 
 from hhtool.replay.steps import HandSteps
 
-_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 """What JSON inside a ``<script>`` must not hold literally: ``<`` (``</script>``, ``<!--``), ``>``, ``&``, and the line separators old parsers choke on."""
 
 
 def script_json(data: object) -> str:
     """``data`` as JSON that is safe between ``<script type="application/json">`` and ``</script>``."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_ESCAPES)
+    out = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for char, escape in _ESCAPES:  # str.replace: a hundred times str.translate's speed on a hand's 50 kB
+        out = out.replace(char, escape)
+    return out
 
 
 @cache
@@ -46,7 +49,7 @@ def replayer_html(steps: HandSteps, *, assets: bool = True) -> str:
     on the page around it (the report lists it); everything the replayer
     shows comes from the embedded steps.
     """
-    data = script_json(steps.to_json())
+    data = script_json(steps.to_json(packed=True))
     body = (
         '<div class="hhr" role="region" aria-label="hand replayer">'
         f'<script type="application/json" class="hhr-data">{data}</script>'

@@ -25,7 +25,8 @@
 
   function Replayer(root) {
     this.root = root;
-    this.data = JSON.parse(root.querySelector("script.hhr-data").textContent);
+    var d = this.data = JSON.parse(root.querySelector("script.hhr-data").textContent);
+    if (d.seat_table) d.steps.forEach(function (s) { s.seats = s.seats.map(function (k) { return d.seat_table[k]; }); });
     this.i = 0;
     this.build();
     this.show(0);
