@@ -34,6 +34,7 @@ from hhtool.api import (
     read_file,
     read_text,
     replay_hand,
+    replay_steps,
     statistics,
     what_if,
     write_report,
