@@ -39,6 +39,7 @@ from hhtool.api import (
     read_file,
     read_text,
     replay_hand,
+    replay_steps,
     statistics,
     street_equities,
     what_if,

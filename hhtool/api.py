@@ -11,6 +11,7 @@ called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
   :class:`~hhtool.history.errors.HandHistoryError` with file, line and column);
 - :func:`replay_hand`: a hand replayed under its rules (or another
   profile's): verdict, findings, who is paid what and why;
+- :func:`replay_steps`: the same hand step by step, for the hand replayer;
 - :func:`audit_paths`, :func:`audit_report`: what ``hhtool audit`` prints;
   :func:`what_if`: the same hand settled under another profile;
 - :func:`import_paths`: files, folders, globs and archives into a DuckDB file;
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from hhtool.history.reader import Record
     from hhtool.replay import Replay
     from hhtool.replay.equities import StreetEquity
+    from hhtool.replay.steps import HandSteps
     from hhtool.game.rules import RuleSet
     from hhtool.stats import Filters, StatsResult
     from hhtool.store.importer import ImportSummary
@@ -96,6 +98,23 @@ def replay_hand(hand: Hand, rules: str | RuleSet | None = None) -> Replay:
 
     ruleset = _profile(rules) if isinstance(rules, str) else rules
     return replay(hand, ruleset)
+
+
+def replay_steps(text: str, *, first_line: int = 1, source: str = "", equity: bool = False) -> HandSteps:
+    """One hand's text as the replayer steps through it: the table after every event, the findings at their steps.
+
+    ``text`` is the hand (``hands.raw_text`` of the database, its header on
+    line ``first_line``); raises :class:`~hhtool.history.errors.HandHistoryError`
+    if it does not parse.  Each step holds every seat's stack, the money in
+    front, the cards as the history's viewer saw them, the pots, the line
+    and a sentence; ``to_json()`` gives plain dicts, and
+    :func:`hhtool.web.replayer.replayer_html` the HTML replayer
+    (``docs/replayer.md``).  ``equity``: each contender's equity per street
+    where the cards are known (milliseconds to seconds a hand).
+    """
+    from hhtool.replay.steps import steps_from_text
+
+    return steps_from_text(text, first_line=first_line, source=source, equity=equity)
 
 
 def audit_paths(
@@ -263,6 +282,7 @@ __all__ = [
     "read_file",
     "read_text",
     "replay_hand",
+    "replay_steps",
     "statistics",
     "street_equities",
     "what_if",

@@ -38,6 +38,8 @@ SECTIONS = (
 )
 MAX_GRAPHS = 6
 MAX_POINTS = 2000
+MAX_REPLAYERS = 200
+"""Disputed and invalid hands the report embeds a replayer for: the most recent, so the file stays a few megabytes (the rest are counted)."""
 """Points a line of the winnings graph keeps: the exact running totals at evenly spaced hands, first and last included."""
 
 _CSS = """
@@ -53,6 +55,7 @@ th.sort{cursor:pointer;user-select:none}th.sort:after{content:" \\2195";color:#a
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;margin-top:1.5em}
 nav ol{columns:2;font-size:.9em}
 .note{color:#666;font-size:.85em}
+details.replay summary{cursor:pointer;padding:.2em 0}
 .js-plotly-plot,.plotly-graph-div{max-width:100%}
 """
 
@@ -293,6 +296,47 @@ def audit_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[tuple[A
     return [tuple(r) for r in rows]
 
 
+def replay_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int | None = None) -> tuple[list[tuple[Any, ...]], int]:
+    """(site, hand id, verdict, file, first line, raw text) of the ``most`` (:data:`MAX_REPLAYERS`) most recent disputed or invalid hands, and how many there are in all."""
+    most = MAX_REPLAYERS if most is None else most
+    hand_where, hand_params, _, _ = scope(filters)
+    where = f"h.verdict IN ('disputed', 'invalid') AND {hand_where}"
+    count = con.execute(f"SELECT count(*) FROM hands h WHERE {where}", hand_params).fetchone()
+    rows = con.execute(
+        f"""
+        SELECT h.site, h.hand_id, h.verdict, h.file, h.first_line, h.raw_text
+        FROM hands h WHERE {where}
+        ORDER BY h.started_at DESC, h.hand_key DESC
+        LIMIT ?
+        """,
+        [*hand_params, most],
+    ).fetchall()
+    return [tuple(r) for r in rows], int(count[0]) if count else 0
+
+
+def replayers_html(rows: list[tuple[Any, ...]], total: int) -> str:
+    """A replayer for each hand (:mod:`hhtool.web.replayer`), each in a ``<details>`` under its site, id and verdict; the assets once."""
+    from hhtool.replay.steps import steps_from_text
+    from hhtool.web.replayer import replayer_assets, replayer_html
+
+    if not rows:
+        return ""
+    out = [
+        "<h3>Replays</h3>",
+        f'<p class="note">a replayer for the {len(rows):,} most recent of the {total:,} disputed or invalid hands'
+        + (f" (at most {MAX_REPLAYERS:,}: {total - len(rows):,} more are not embedded; <code>hhtool audit --hand ID</code> shows any)" if total > len(rows) else "")
+        + "; the finding is highlighted at its step.</p>",
+    ]
+    for site, hid, verdict, file, first_line, raw in rows:
+        try:
+            fragment = replayer_html(steps_from_text(raw, first_line=first_line, source=file), assets=False)
+        except Exception as err:  # a hand that no longer parses or replays: said, and the others still shown
+            fragment = f'<p class="note">no replay: {e(type(err).__name__)}: {e(err)}</p>'
+        out.append(f'<details class="replay"><summary>{e(site)} hand {e(hid)}: {e(verdict)} ({e(file)}:{e(first_line)})</summary>{fragment}</details>')
+    out.append(replayer_assets())
+    return "".join(out)
+
+
 def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
     """The seats in scope summed by site, stakes, structure, table size and currency: hands, net (exact), big bets."""
     import polars as pl
@@ -361,6 +405,7 @@ def build_report(
         start = starting_cards(con, f, players)
         games = results_by_game(con, f, players)
         audit = audit_rows(con, f)
+        to_replay, disputed_total = replay_rows(con, f)
     finally:
         con.close()
     parts: list[str] = []
@@ -475,7 +520,8 @@ def build_report(
         _section(
             "audit",
             (f"<p>{len(audit_html_rows)} finding(s)</p>" if audit_html_rows else "<p>none: every hand audited ok.</p>")
-            + _table(["site", "hand", "started", "verdict", "code", "line", "reason", "file"], audit_html_rows, left=(0, 1, 3, 4, 6, 7)),
+            + _table(["site", "hand", "started", "verdict", "code", "line", "reason", "file"], audit_html_rows, left=(0, 1, 3, 4, 6, 7))
+            + replayers_html(to_replay, disputed_total),
         )
     )
     filt = _filters_text(f)
