@@ -104,12 +104,13 @@ def read_inputs(
 ) -> Iterator[tuple[str, Record]]:
     """Every record of every input, as ``(name, record)``, one file after the other.
 
-    Raises :class:`~hhtool.store.importer.ImportPathError` for a path that
+    Raises :class:`~hhtool.store.sources.ImportPathError` for a path that
     does not exist or a glob that matches nothing (a usage error), before
     anything is read.  A file that cannot be read is named in ``report``
     and skipped; the others are read.
     """
-    from .store.importer import ARCHIVE_ERRORS, ImportSummary, collect_units, unreadable_reason
+    from hhtool.store.sources import ARCHIVE_ERRORS, collect_units, unreadable_reason
+    from hhtool.store.summary import ImportSummary
 
     report = report if report is not None else InputReport()
     paths = list(paths)
