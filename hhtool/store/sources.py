@@ -26,12 +26,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, cast
 
-from hhtool.files import Finder, NoSuchPath, check_regular, display, safe_member_name
+from hhtool.history.files import Finder, NoSuchPath, check_regular, display, safe_member_name
 from hhtool.store.summary import ImportSummary
 from hhtool.store.worker import ChunkTask
 
 if TYPE_CHECKING:
-    from hhtool.reader import Unread
+    from hhtool.history.reader import Unread
 
 CHUNK_BYTES = 1 << 20
 """Target size of a chunk of a file sent to a worker."""
@@ -100,7 +100,7 @@ def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (
     skipped) or a glob (``**`` recurses); ``.zip`` archives contribute
     their members, ``.gz`` files their content.  ``exclude``: files never
     to read (the database itself, its write-ahead log).  Links are
-    followed within bounds and only regular files read (:mod:`hhtool.files`);
+    followed within bounds and only regular files read (:mod:`hhtool.history.files`);
     what is skipped goes into ``summary``: a loop, a FIFO, a device or a
     socket in ``skipped``, a folder or an archive that cannot be read in
     ``unreadable``, a zip member read under a safe name in ``renamed``.
@@ -134,7 +134,7 @@ def _members(fs: Path, key: str, unreadable: dict[str, str], renamed: list[tuple
 
     A member with an unsafe name (absolute, ``..`` parts, backslashes) is
     read -- members are never extracted, so reading it is harmless -- under
-    the safe name of :func:`~hhtool.files.safe_member_name`, and recorded in
+    the safe name of :func:`~hhtool.history.files.safe_member_name`, and recorded in
     ``renamed`` as (the path it is shown and stored as, the name in the archive, why it is unsafe).
     """
     try:
@@ -246,15 +246,15 @@ def read_chunks(stream: IO[bytes] | ByteRange, chunk_bytes: int = CHUNK_BYTES) -
     """The stream in pieces of whole hands: ``(bytes, lines before them, None)``; at least one piece.
 
     Memory stays bounded whatever the stream holds: a hand is at most
-    :data:`~hhtool.bounds.MAX_HAND_CHARS` characters, so a stretch of
+    :data:`~hhtool.history.bounds.MAX_HAND_CHARS` characters, so a stretch of
     ``chunk_bytes`` plus four bytes a character of that with no place to
     cut is a hand (or junk) over the bound.  Its first part is sent, and the
     rest of it, up to where the next hand may start, is counted as it is
     read, never held: ``(first part, lines before it, Unread)``, so that the
-    worker reports the hand's true size, as :func:`hhtool.reader.read_file` does.
+    worker reports the hand's true size, as :func:`hhtool.history.reader.read_file` does.
     """
-    from hhtool.bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS
-    from hhtool.reader import Tally, char_start
+    from hhtool.history.bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS
+    from hhtool.history.reader import Tally, char_start
 
     head_bytes = MAX_CHAR_BYTES * (MAX_HAND_CHARS + MAX_LINE_CHARS)  # holds all that the reader keeps of a hand
     buf = b""

@@ -17,15 +17,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import ErrorRecord, HandHistoryError
-from .frames import frames
-from .rows import RowBuilder
+from hhtool.history.errors import ErrorRecord, HandHistoryError
+from hhtool.store.frames import frames
+from hhtool.store.rows import RowBuilder
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from ..reader import CutHand, HandText, Skipped, Unread
-    from ..replay import Replay
+    from hhtool.history.reader import CutHand, HandText, Skipped, Unread
+    from hhtool.replay import Replay
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +55,11 @@ class ChunkResult:
 
 
 def _hand_texts(task: ChunkTask, notes: list[str]) -> Iterator[HandText | CutHand | Skipped]:
-    """The reader's splitting of a chunk (the same reading as :func:`hhtool.reader.read_file`); lines relative to it.
+    """The reader's splitting of a chunk (the same reading as :func:`hhtool.history.reader.read_file`); lines relative to it.
 
     A hand over the size bounds comes as ``(first line, ErrorRecord)``.
     """
-    from ..reader import split_chunks
+    from hhtool.history.reader import split_chunks
 
     chunks: list[bytes | Unread] = [task.data] if task.unread is None else [task.data, task.unread]
     return split_chunks(chunks, task.source, at_start=task.index == 0, cp1252=task.cp1252, notes=notes)
@@ -85,9 +85,9 @@ def _no_gc() -> Iterator[None]:
 
 def process_chunk(task: ChunkTask) -> ChunkResult:
     """Parse and replay every hand of a chunk into rows (runs in a worker process)."""
-    from ..parse import parse_hand_text
-    from ..reader import Skipped
-    from ..replay import replay
+    from hhtool.history.parse import parse_hand_text
+    from hhtool.history.reader import Skipped
+    from hhtool.replay import replay
 
     builder = RowBuilder()
     result = ChunkResult(task.unit, task.index, {})

@@ -2,7 +2,7 @@
 
 A path is a file, a folder (walked recursively), a glob (``**``
 recurses), a ``.zip`` archive (its members) or a ``.gz`` file (its
-content): :func:`hhtool.store.importer.collect_units` finds them, for the
+content): :func:`hhtool.store.sources.collect_units` finds them, for the
 import and for these commands alike, so that one command line works with
 all three.  Records come out one file at a time, in the order the import
 reads them, each with the name a person recognises (the path as it was
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .reader import Record, Skipped, read_stream
+from hhtool.history.reader import Record, Skipped, read_stream
 
 
 @dataclass(slots=True)
