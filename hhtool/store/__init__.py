@@ -7,7 +7,8 @@ worker's hands into rows, with the statistics' flags of :mod:`.flags`),
 an import reads, their hashes and chunks), :mod:`.worker` (a chunk parsed
 and replayed into frames), :mod:`.writer` (the single writer and its
 thread), :mod:`.importer` (the import run: workers, progress, cancel; its
-:mod:`.summary`), :mod:`.cancel` (the cancel signal), :mod:`.query`
+:mod:`.summary`), :mod:`.cancel` (the cancel signal), :mod:`.live` (watched
+folders imported as they are written), :mod:`.query`
 (read-only SQL, Parquet).
 
 Nothing here imports polars or duckdb at module level except through
