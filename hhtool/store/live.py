@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 SETTLE_SECONDS = 1.0
 """A file unchanged this long is complete: its last hand is read even with no blank line after it."""
-TICK_SECONDS = 0.25
+TICK_SECONDS = 0.1
 """How often files waiting to settle are looked at again when nothing changes."""
 MAX_ERRORS = 50
 """Errors kept in the status (the latest)."""
