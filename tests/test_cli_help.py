@@ -15,7 +15,7 @@ from hhtool import __version__
 from hhtool.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ["rank", "equity", "parse", "audit", "import", "query", "export", "simulate", "stats", "report"]
+COMMANDS = ["rank", "equity", "parse", "audit", "import", "query", "export", "simulate", "stats", "report", "serve"]
 runner = CliRunner()
 
 

@@ -1,0 +1,218 @@
+"""``hhtool serve`` as a real process on a real database: the JSON API's shapes and filters, the errors, the lock."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote, urlencode, urlparse
+
+import duckdb
+import pytest
+
+from tests.servegen import HOSTILE, Server, hhtool, make_db
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_db(tmp_path_factory.mktemp("serve"))
+
+
+@pytest.fixture(scope="module")
+def recount(db: Path) -> dict[str, int]:
+    """Figures straight from the tables, read before the server holds the file."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+
+        def one(sql: str, *params: object) -> int:
+            row = con.execute(sql, list(params)).fetchone()
+            assert row is not None
+            return int(row[0])
+
+        return {
+            "hands": one("SELECT count(*) FROM hands"),
+            "disputed": one("SELECT count(*) FROM hands WHERE verdict = 'disputed'"),
+            "invalid": one("SELECT count(*) FROM hands WHERE verdict = 'invalid'"),
+            "showdown": one("SELECT count(*) FROM hands WHERE showdown"),
+            "script": one("SELECT count(*) FROM seats WHERE player = ? AND dealt_in", HOSTILE[0]),
+            "drop": one("SELECT count(*) FROM seats WHERE player = ? AND dealt_in", HOSTILE[1]),
+            "script_vpip": one("SELECT count(*) FROM seats WHERE player = ? AND dealt_in AND vpip", HOSTILE[0]),
+            "script_vpip_opp": one("SELECT count(*) FROM seats WHERE player = ? AND dealt_in AND vpip_opp", HOSTILE[0]),
+            "allin": one("SELECT count(DISTINCT hand_key) FROM actions WHERE all_in"),
+            "pot_10": one("SELECT count(*) FROM hands WHERE (unit = 'chip' AND total_pot >= 10) OR (unit = 'cent' AND total_pot >= 1000)"),
+        }
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def server(db: Path, recount: dict[str, int]) -> Iterator[Server]:
+    s = Server(db)
+    yield s
+    code, err = s.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert not db.with_name(db.name + ".serve").exists()
+
+
+def test_hands_list_counts_and_pages(server: Server, recount: dict[str, int]) -> None:
+    doc = server.json("/api/hands?limit=7")
+    assert doc["total"] == recount["hands"] and doc["limit"] == 7 and doc["offset"] == 0
+    assert len(doc["hands"]) == 7
+    times = [h["started_at"] for h in doc["hands"]]
+    assert times == sorted(times, reverse=True)
+    seen = {h["hand_key"] for h in doc["hands"]}
+    second = server.json("/api/hands?limit=7&offset=7")
+    assert not seen & {h["hand_key"] for h in second["hands"]}
+    first = doc["hands"][0]
+    assert set(first["total_pot"]) == {"amount", "currency", "decimals", "text"}
+    assert isinstance(first["total_pot"]["amount"], int)
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [("verdict=disputed", "disputed"), ("verdict=invalid", "invalid"), ("showdown=1", "showdown"), ("allin=1", "allin"), ("pot_min=10", "pot_10")],
+)
+def test_each_filter_gives_the_hands_it_names(server: Server, recount: dict[str, int], query: str, key: str) -> None:
+    assert recount[key] > 0, key  # the corpus holds some of each
+    assert server.json(f"/api/hands?{query}&limit=1")["total"] == recount[key]
+
+
+def test_dates_sites_and_sorting(server: Server, recount: dict[str, int]) -> None:
+    everything = server.json("/api/hands?limit=500")["hands"]
+    day = everything[0]["started_at"][:10]
+    want = sum(1 for h in everything if h["started_at"][:10] == day)  # the samples are in UTC or named zones: compare in UTC
+    got = server.json(f"/api/hands?from={day}&to={day}&limit=500")
+    assert got["total"] >= 1 and all(h["started_at"] for h in got["hands"])
+    assert got["total"] <= recount["hands"] and want >= 1
+    sites = {h["site"] for h in everything}
+    for site in sites:
+        assert server.json(f"/api/hands?site={quote(site)}&limit=1")["total"] == sum(1 for h in everything if h["site"] == site)
+    by_pot = [h["total_pot"]["amount"] for h in server.json("/api/hands?sort=pot&order=asc&limit=50&site=Vela")["hands"]]
+    assert by_pot == sorted(by_pot)
+
+
+def test_a_statistic_lists_the_hands_behind_it(server: Server, recount: dict[str, int]) -> None:
+    name = quote(HOSTILE[0], safe="")
+    stats = server.json(f"/api/players/{name}/stats")["stats"]
+    assert stats["player"] == HOSTILE[0]
+    assert stats["vpip_actions"] == recount["script_vpip"] and stats["vpip_opportunities"] == recount["script_vpip_opp"]
+    opp = server.json(f"/api/hands?player={name}&stat=vpip&limit=1")
+    taken = server.json(f"/api/hands?player={name}&stat=vpip&taken=1&limit=1")
+    assert (opp["total"], taken["total"]) == (recount["script_vpip_opp"], recount["script_vpip"])
+    assert server.json(f"/api/hands?player={name}&limit=1")["total"] == recount["script"]
+    nets = [h["player_net"]["amount"] for h in server.json(f"/api/hands?player={name}&sort=net&limit=500")["hands"]]
+    assert nets == sorted(nets, reverse=True)
+
+
+def test_the_hostile_names_are_data_in_the_api(server: Server, recount: dict[str, int]) -> None:
+    for name, key in zip(HOSTILE, ("script", "drop")):
+        doc = server.json(f"/api/players/{quote(name, safe='')}/stats")
+        assert doc["player"] == name and doc["stats"]["hands"] == recount[key] > 0
+        hands = server.json(f"/api/hands?player={quote(name, safe='')}&limit=500")
+        assert hands["total"] == recount[key]
+    assert server.json("/api/hands?limit=1")["total"] > 0  # the table is still there
+
+
+def test_one_hand_has_its_events_findings_and_text(server: Server) -> None:
+    (hand,) = server.json("/api/hands?verdict=disputed&limit=1")["hands"]
+    doc = server.json(f"/api/hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}")
+    assert doc["hand"]["hand_id"] == hand["hand_id"] and doc["hand"]["verdict"] == "disputed"
+    assert doc["audit"]["verdict"] == "disputed" and doc["audit"]["findings"]
+    assert [f["code"] for f in doc["stored_findings"]] == [f["code"] for f in doc["audit"]["findings"]]
+    assert doc["events"][0]["event"] and doc["raw_text"].startswith(f"{hand['site']} Hand #{hand['hand_id']}:")
+    lines = {f["line"] for f in doc["audit"]["findings"]}
+    first = doc["hand"]["first_line"]
+    assert all(first <= n < first + doc["raw_text"].count("\n") for n in lines)  # the file's lines, as the audit names them
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "words"),
+    [
+        ("/api/hands?verdict=great", 400, "verdict 'great': use ok, disputed, invalid, error"),
+        ("/api/hands?from=2026-13-01", 400, "from '2026-13-01': not a date (YYYY-MM-DD)"),
+        ("/api/hands?limit=0", 400, "limit '0': a whole number from 1 to 500"),
+        ("/api/hands?playr=alice", 400, "unknown parameter 'playr'"),
+        ("/api/hands?stat=vpip", 400, "give exactly one player"),
+        ("/api/hands?pot_min=lots", 400, "pot_min 'lots': an amount"),
+        ("/api/hands?player=nobody-at-all", 404, "no player 'nobody-at-all' in this database"),
+        ("/api/hands/Vela/no-such-hand", 404, "no hand 'no-such-hand' of the site 'Vela'"),
+        ("/api/players/nobody-at-all/stats", 404, "no player 'nobody-at-all'"),
+        ("/api/players/alice/stats?structure=huge", 400, "structure 'huge': use fixed, pot, no"),
+        ("/api/nothing", 404, "nothing at /api/nothing"),
+    ],
+)
+def test_api_errors_are_json_with_a_message(server: Server, path: str, status: int, words: str) -> None:
+    got, kind, body = server.get(path)
+    assert got == status and kind.startswith("application/json"), body
+    doc = json.loads(body)
+    assert doc["status"] == status and words in doc["error"], doc
+    assert "Traceback" not in body
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [("/hands?verdict=great", 400), ("/hands?to=yesterday", 400), ("/hands/Vela/no-such-hand", 404), ("/players/nobody-at-all", 404),
+     ("/etc/passwd", 404), ("/static/../pyproject.toml", 404), ("/static/", 404)],
+)
+def test_page_errors_are_pages_with_a_message(server: Server, path: str, status: int) -> None:
+    got, kind, body = server.get(path)
+    assert got == status and kind.startswith("text/html")
+    assert 'id="message"' in body and "Traceback" not in body
+
+
+@pytest.mark.parametrize("raw", ["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/static/..%2f..%2fpyproject.toml", "//etc/passwd"])
+def test_nothing_outside_the_database_is_served(server: Server, raw: str) -> None:
+    """The path exactly as written, not cleaned by a client: a 404 (or 400) and never the file."""
+    u = urlparse(server.url)
+    con = http.client.HTTPConnection(str(u.hostname), u.port, timeout=10)
+    con.putrequest("GET", raw, skip_host=True)
+    con.putheader("Host", f"127.0.0.1:{u.port}")
+    con.endheaders()
+    r = con.getresponse()
+    body = r.read().decode("utf-8", "replace")
+    assert r.status in (400, 404), (r.status, body[:200])
+    assert "root:" not in body and "[project]" not in body
+
+
+def test_another_host_name_is_refused(server: Server) -> None:
+    """A page of another site that points its DNS name at 127.0.0.1 gets nothing (no DNS rebinding)."""
+    u = urlparse(server.url)
+    con = http.client.HTTPConnection(str(u.hostname), u.port, timeout=10)
+    con.request("GET", "/api/hands", headers={"Host": "evil.example:80"})
+    assert con.getresponse().status == 400
+
+
+def test_plotly_is_served_from_the_package(server: Server) -> None:
+    status, kind, body = server.get("/static/plotly.min.js")
+    assert status == 200 and "javascript" in kind and "plotly" in body[:2000].lower()
+    from plotly.offline import get_plotlyjs
+
+    assert len(body) == len(get_plotlyjs())
+
+
+def test_another_command_names_the_server(server: Server, db: Path) -> None:
+    r = hhtool("stats", "--db", str(db))
+    assert r.returncode == 2
+    assert f"is held by `hhtool serve` (process {server.proc.pid}) at {server.url}" in r.stderr
+    r = hhtool("import", "sample_histories/000_format_example.txt", "--db", str(db))
+    assert r.returncode == 2 and server.url in r.stderr
+    r = hhtool("serve", "--db", str(db), "--port", "0")
+    assert r.returncode == 2 and server.url in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_taken_port_is_a_usage_error(server: Server, tmp_path: Path) -> None:
+    port = urlparse(server.url).port
+    r = hhtool("serve", "--db", str(tmp_path / "other.duckdb"), "--port", str(port), timeout=60)
+    assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in r.stderr
+    assert not (tmp_path / "other.duckdb.serve").exists()
+
+
+def test_pages_answer_with_the_hands(server: Server, recount: dict[str, int]) -> None:
+    status, _, body = server.get("/hands?" + urlencode({"verdict": "disputed"}))
+    assert status == 200 and f'<span class="total">{recount["disputed"]:,}</span>' in body
+    status, _, body = server.get("/audit")
+    assert status == 200 and f'<span class="total">{recount["disputed"] + recount["invalid"]:,}</span>' in body
+    status, _, body = server.get("/players")
+    assert status == 200 and "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "<script>alert(1)" not in body
