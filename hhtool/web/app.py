@@ -406,7 +406,7 @@ def _players_exist(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> No
 
 def _stats_args(request: Request, name: str) -> tuple[Any, Any]:
     """A player's filters (those of ``hhtool stats``) and the rates of ``currency``/``rate``, from the query string."""
-    from hhtool.currency import Rates, RatesError
+    from hhtool.history.currency import Rates, RatesError
 
     items = list(request.query_params.multi_items())
     currency = [v for k, v in items if k == "currency" and v.strip()]

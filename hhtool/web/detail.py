@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hhtool.audit import AuditResult, to_json, verdict_text
-from hhtool.errors import HandHistoryError
-from hhtool.events import Hand
-from hhtool.jsonify import event_dict
-from hhtool.parse import parse_hand
+from hhtool.replay.audit import AuditResult, to_json, verdict_text
+from hhtool.history.errors import HandHistoryError
+from hhtool.history.events import Hand
+from hhtool.history.jsonify import event_dict
+from hhtool.history.parse import parse_hand
 from hhtool.replay import Replay, replay
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hhtool.currency import Currency, currency_of, format_money
+from hhtool.history.currency import Currency, currency_of, format_money
 from hhtool.stats.compute import Filters, scope
 from hhtool.store.flags import RATIO_FLAGS, STREETS
 from hhtool.web.params import HandQuery

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-from hhtool.currency import Rates, currency_of, format_money
+from hhtool.history.currency import Rates, currency_of, format_money
 from hhtool.stats.compute import STATS, Filters, StatsResult, compute_on, load_per_hand, sessions
 from hhtool.stats.render import fmt_value, heading, money_lines
 from hhtool.stats.report import sample_points
