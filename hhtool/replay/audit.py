@@ -26,7 +26,7 @@ from hhtool.history.money import format_amount
 from hhtool.history.events import Collected, Hand
 from hhtool.history.inputs import InputReport, read_inputs
 from hhtool.history.reader import Cp1252Warning, Skipped
-from hhtool.replay import Replay, replay
+from hhtool.replay import PotResult, Replay, replay
 from hhtool.replay.engine import payouts_equal, rule_words
 from hhtool.game.rules import RuleSet
 from hhtool.textsafe import term
@@ -275,15 +275,20 @@ def to_text(result: AuditResult, *, raw: bool = False) -> str:
 
 def _pot_lines(r: Replay, indent: str) -> list[str]:
     """Each pot: its amount, rake and winners, then why they win it."""
-    fmt = r.fmt
     out = []
     for p in r.pots:
-        rake = f", rake {fmt(p.rake)}" if p.rake else ""
-        won = ", ".join(f"{n} {fmt(a)}" for n, a in p.winners.items()) or "nobody"
-        check = "" if p.verified else " (unverified: cards unknown)"
-        out.append(f"{indent}{p.name} {fmt(p.amount)}{rake}: {won}{check}")
+        out.append(f"{indent}{pot_line(r, p)}")
         out.append(f"{indent}  {p.reason}")
     return out
+
+
+def pot_line(r: Replay, p: PotResult) -> str:
+    """One pot settled: ``main pot €11.40, rake €0.50: bob €10.90`` (the audit's words; the replayer's too)."""
+    fmt = r.fmt
+    rake = f", rake {fmt(p.rake)}" if p.rake else ""
+    won = ", ".join(f"{n} {fmt(a)}" for n, a in p.winners.items()) or "nobody"
+    check = "" if p.verified else " (unverified: cards unknown)"
+    return f"{p.name} {fmt(p.amount)}{rake}: {won}{check}"
 
 
 def _names(money: dict[str, int], fmt: Any) -> str:

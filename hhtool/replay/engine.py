@@ -218,11 +218,13 @@ class _Replayer:
 
     # ------------------------------------------------------------ the walk
 
-    def run(self) -> Replay:
+    def run(self, after: Callable[[Any, _Replayer], None] | None = None) -> Replay:
         self.setup()
         self.forced_bets()
         for e in self.hand.events:
             self.event(e)
+            if after is not None:
+                after(e, self)
         self.end_of_betting(self.hand.summary.line)
         self.check_vela_present()
         self.check_deck()
@@ -1103,4 +1105,18 @@ def replay(hand: Hand, rules: RuleSet | None = None, *, explain: bool = True) ->
     return _Replayer(hand, rules, explain).run()
 
 
-__all__ = ["Pot", "PotResult", "Replay", "replay"]
+ReplayState = _Replayer
+"""The replay's state between two events, as :func:`replay_walk` shows it to its observer: read it, never change it."""
+
+
+def replay_walk(hand: Hand, after: Callable[[Any, ReplayState], None], rules: RuleSet | None = None) -> Replay:
+    """:func:`replay`, calling ``after(event, state)`` once each event is replayed.
+
+    For a viewer that steps through the hand (:mod:`hhtool.replay.steps`):
+    the table after each event is the engine's own (stacks, money in,
+    folds, the cards as known so far), never a second reckoning of it.
+    """
+    return _Replayer(hand, rules, True).run(after)
+
+
+__all__ = ["Pot", "PotResult", "Replay", "ReplayState", "replay", "replay_walk"]

@@ -1,0 +1,381 @@
+"""Equity in a replayed hand: each contender's share at every street, and the all-in expected value.
+
+Two questions about one hand, both answered by :func:`hhtool.equity.equity`
+on the cards the history shows:
+
+* :func:`street_equities` -- after each street's deal (2nd to 5th), each
+  contender's equity in one pot contested by everyone still in, so a floor
+  manager (and the hand replayer) sees when the hand was decided.
+* :func:`allin_evs` -- for every pot in which a player is all-in and no more
+  betting can happen, each contender's expected value of that pot at the
+  moment betting ended: what the import stores as the all-in adjusted net
+  (``seats.allin_net``, docs/stats.md).
+
+**Cards known** means what the history shows: the viewer's own cards in a
+player's own history, every hole card in a history the room writes for an
+audit, and whatever is shown down (a hole card first seen at the showdown
+was that player's from 2nd street on).  A street is given only when every
+contender's cards dealt by then are known.  **Dead cards** are the cards
+face up of the players who had folded before that moment: everyone at the
+table saw them, and they cannot come.  A folded player's hole card is not
+dead even when an audit history shows it: nobody at the table saw it, so
+it is an unseen card like any other (docs/equity.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from hhtool.game.cards import Card
+from hhtool.game.equity import DEFAULT_SEED, EquityInputError, EquityResult, equity
+from hhtool.history.events import (
+    ACTIONS,
+    Bet,
+    BringIn,
+    Call,
+    Complete,
+    Deal,
+    Expose,
+    Fold,
+    Hand,
+    PostAnte,
+    PostBlind,
+    RaiseTo,
+    Shows,
+    Street,
+    Vela,
+)
+from hhtool.replay.engine import ROUND_OF_STREET, PotResult, Replay
+from hhtool.game.rules import RuleSet
+
+STREET_OF: Final = {1: "2nd", 2: "3rd", 3: "4th", 4: "5th", 5: "vela"}
+"""A betting round's street, as the hand's street lines name it (5: the vela round)."""
+
+STREET_SAMPLES: Final = 10_000
+"""Runouts drawn for a street too large to count (an early street with several players): a standard error of
+about half a point of equity on an even pot, at a few hundredths of a second a street."""
+
+ALLIN_SAMPLES: Final = 20_000
+"""Runouts drawn for an all-in too large to count (heads up from 2nd street, three-way from 3rd): a
+standard error of about 0.35 points of equity on an even pot, a third of a second's CPU per hand saved
+against the default (docs/stats.md, "All-in adjusted winnings")."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContenderEquity:
+    """One contender's figures at one moment: ``cards`` their own cards dealt by then, in deal order."""
+
+    player: str
+    cards: tuple[Card, ...]
+    equity: float  # the expected share of the pot
+    win: float  # the probability of taking it alone
+    tie: float  # of sharing it
+    stderr: float | None  # of ``equity``, when sampled
+    exact_equity: Fraction | None  # when exact
+
+
+@dataclass(frozen=True, slots=True)
+class StreetEquity:
+    """Every contender's equity after one street's deal: one pot contested by all who are still in."""
+
+    street: str  # "2nd", "3rd", "4th", "5th"
+    line: int  # the street's line (``*** 3rd STREET ***``) in the history
+    dead: tuple[Card, ...]  # folded players' up cards
+    exact: bool  # every runout counted, else ``samples`` drawn
+    runouts: int
+    samples: int  # 0 when exact
+    contenders: tuple[ContenderEquity, ...]  # in deal order (from the button's left)
+
+    @property
+    def decided(self) -> bool:
+        """One contender wins whatever comes (equity 1)."""
+        return any(c.win == 1.0 for c in self.contenders)
+
+
+@dataclass(frozen=True, slots=True)
+class PotEV:
+    """One all-in pot priced: each contender's expected value of it, in minor units summing to ``amount``."""
+
+    index: int  # in ``Replay.pots``
+    name: str  # "main pot", "side pot-1", ...
+    amount: int  # what its winners share: the pot less the rake the hand took from it
+    street: str  # where betting ended: the cards known were those dealt by then
+    exact: bool
+    ev: dict[str, int]  # contender -> expected value, rounded (largest remainder, see :func:`shares`)
+    equity: dict[str, float]
+
+
+# ---------------------------------------------------------------------------
+# The cards, street by street
+
+
+class _Holding:
+    """What the history shows of one player's cards: in deal order, the round each came, which were up."""
+
+    __slots__ = ("cards", "rounds", "up", "folded")
+
+    def __init__(self) -> None:
+        self.cards: list[Card | None] = []  # None: dealt, not seen (yet)
+        self.rounds: list[int] = []  # the betting round each card was dealt for (1: both 2nd-street cards)
+        self.up: list[Card] = []  # face up for the table
+        self.folded = 0  # the round the player folded in; 0 while in
+
+    def at(self, rnd: int) -> list[Card | None]:
+        """The cards dealt by round ``rnd``."""
+        return [c for c, r in zip(self.cards, self.rounds) if r <= rnd]
+
+    def known_at(self, rnd: int) -> tuple[Card, ...] | None:
+        """The cards dealt by round ``rnd``, when every one is known and the deal is whole; else None."""
+        cards = self.at(rnd)
+        if len(cards) != min(rnd + 1, 5) or any(c is None for c in cards):
+            return None
+        return tuple(c for c in cards if c is not None)
+
+    def in_at(self, rnd: int) -> bool:
+        """Still in the hand when round ``rnd``'s cards were dealt."""
+        return self.folded == 0 or self.folded >= rnd
+
+
+class _Walk:
+    """One pass over a hand's events: every player's cards, when each folded, and where betting ended."""
+
+    def __init__(self, hand: Hand, exposure: str) -> None:
+        self.held: dict[str, _Holding] = {}
+        self.streets: list[tuple[int, int]] = []  # (round, line) of each street line
+        self.last_money = 0  # the round of the last forced bet or action (0: before 2nd street)
+        rnd = 0
+        for e in hand.events:
+            tp = type(e)
+            if tp is Street:
+                assert isinstance(e, Street)
+                rnd = ROUND_OF_STREET[e.name]
+                self.streets.append((rnd, e.line))
+            elif tp is Deal:
+                assert isinstance(e, Deal)
+                self._deal(e, rnd, exposure)
+            elif tp is Expose or tp is Shows:
+                assert isinstance(e, (Expose, Shows))
+                self._learn(e.player, e.cards, exposed=tp is Expose)
+            elif tp is Vela:
+                rnd = 5
+            elif tp in ACTIONS or tp is PostAnte or tp is PostBlind:
+                self.last_money = rnd
+                if tp is Fold:
+                    assert isinstance(e, Fold)
+                    held = self.held.get(e.player)
+                    if held is not None and held.folded == 0:
+                        held.folded = max(rnd, 1)
+
+    def _deal(self, e: Deal, rnd: int, exposure: str) -> None:
+        # the engine's reading of deal lines (hhtool/replay/engine.py, ``deal``), without its checks
+        mine = self.held.setdefault(e.player, _Holding())
+        known = list(e.known or ())
+        if rnd <= 1:
+            if len(known) >= 2:
+                mine.cards = [known[0], known[1]]
+            elif len(known) == 1:
+                mine.cards = [None, known[0]]
+            else:
+                mine.cards = [None, None]
+            mine.rounds = [1, 1]
+            if exposure in ("standard", "una_coperta") and mine.cards[1] is not None:
+                mine.up = [mine.cards[1]]
+            return
+        if mine.cards and mine.cards[0] is None and known and len(known) > len(mine.up) and known[0] not in mine.up:
+            mine.cards[0] = known[0]
+        new = list(e.new or ())
+        card = new[0] if new else None
+        mine.cards.append(card)
+        mine.rounds.append(rnd)
+        down = exposure == "carte_coperte" or (exposure == "una_coperta" and rnd == 4)
+        if card is not None and not down:
+            mine.up.append(card)
+
+    def _learn(self, player: str, cards: Sequence[Card], *, exposed: bool) -> None:
+        """Cards a line shows of ``player``'s: each fills an unseen place (an exposed one the latest, as the
+        engine does: the card just dealt down; a shown one the first); exposed cards are up for the table."""
+        mine = self.held.get(player)
+        if mine is None:
+            return
+        for c in cards:
+            if c not in mine.cards and None in mine.cards:
+                idx = len(mine.cards) - 1 - mine.cards[::-1].index(None) if exposed else mine.cards.index(None)
+                mine.cards[idx] = c
+            if exposed and c not in mine.up:
+                mine.up.append(c)
+
+    def dead(self, rnd: int, players: Sequence[str]) -> list[Card]:
+        """The up cards of ``players`` who had folded before round ``rnd``'s deal."""
+        out: list[Card] = []
+        for n in players:
+            h = self.held.get(n)
+            if h is not None and 0 < h.folded < rnd:
+                out += h.up
+        return out
+
+
+def _players(r: Replay) -> list[str]:
+    """The players dealt in, in deal order (from the button's left)."""
+    return list(r.stacks)
+
+
+def _contenders(result: EquityResult, names: Sequence[str], cards: Sequence[tuple[Card, ...]]) -> tuple[ContenderEquity, ...]:
+    return tuple(
+        ContenderEquity(n, c, h.equity, h.win, h.tie, h.stderr, h.exact_equity)
+        for n, c, h in zip(names, cards, result.hands)
+    )
+
+
+def street_equities(
+    replay: Replay, rules: RuleSet | None = None, *, samples: int = STREET_SAMPLES, seed: int = DEFAULT_SEED
+) -> list[StreetEquity]:
+    """Each contender's equity after every street's deal where every contender's cards are known.
+
+    ``replay`` is the hand's (:func:`hhtool.replay.replay`); ``rules`` the
+    comparison to price it under (default the replay's).  A street is
+    skipped when fewer than two players are in, a contender's cards dealt
+    by then are not all known, no card is left to come (5th street
+    without a vela: the showdown decides), or the cards cannot be (a card twice, a card
+    outside the deck: the replay's findings say so).  Exact or sampled as
+    :func:`hhtool.equity.equity` decides, with ``samples`` and ``seed``.
+    """
+    rules = rules if rules is not None else replay.rules
+    hand = replay.hand
+    walk = _Walk(hand, rules.exposure)
+    players = _players(replay)
+    out: list[StreetEquity] = []
+    for rnd, line in walk.streets:
+        if rnd > 4:
+            continue
+        names = [n for n in players if n in walk.held and walk.held[n].in_at(rnd)]
+        cards = [walk.held[n].known_at(rnd) for n in names]
+        if len(names) < 2 or any(c is None for c in cards):
+            continue
+        known = [c for c in cards if c is not None]
+        dead = walk.dead(rnd, players)
+        try:
+            res = equity(rules, known, dead=dead, players=len(players), samples=samples, seed=seed)
+        except EquityInputError:
+            continue
+        if res.runouts == 1:  # every card out (5th street without a vela): the showdown says the rest
+            continue
+        out.append(
+            StreetEquity(STREET_OF[rnd], line, tuple(dead), res.exact, res.runouts, res.samples, _contenders(res, names, known))
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# All-in expected value
+
+
+def shares(amount: int, weights: Sequence[Fraction]) -> list[int]:
+    """``amount`` minor units split in proportion to ``weights`` (summing to 1), in whole units summing to ``amount``.
+
+    Largest remainder: each gets the floor of its exact share, and the units
+    left go one each to the largest fractional parts, ties to the first in
+    order (the contenders are in deal order from the button's left, as the
+    odd chip of a split pot goes, RULES.md §7).
+    """
+    exact = [amount * w for w in weights]
+    base = [q.numerator // q.denominator for q in exact]
+    left = amount - sum(base)
+    order = sorted(range(len(exact)), key=lambda i: (-(exact[i] - base[i]), i))
+    for i in order[: max(0, left)]:
+        base[i] += 1
+    return base
+
+
+def _betting_over(walk: _Walk, hand: Hand, replay: Replay) -> bool:
+    """At the end of the betting, two or more players in, at least one all-in, at most one with chips behind."""
+    in_hand = [n for n in replay.stacks if n in walk.held and walk.held[n].folded == 0]
+    if len(in_hand) < 2:
+        return False
+    all_in = _all_in_players(hand)
+    return any(n in all_in for n in in_hand) and sum(1 for n in in_hand if n not in all_in) <= 1
+
+
+def _all_in_players(hand: Hand) -> set[str]:
+    """Who a line says is all-in."""
+    out: set[str] = set()
+    for e in hand.events:
+        if isinstance(e, (PostAnte, PostBlind, BringIn, Complete, Bet, Call, RaiseTo)) and e.all_in:
+            out.add(e.player)
+    return out
+
+
+def allin_evs(replay: Replay, *, samples: int = ALLIN_SAMPLES, seed: int = DEFAULT_SEED) -> list[PotEV]:
+    """Every pot in which a player is all-in and no more betting can happen, priced at the moment betting ended.
+
+    The moment is the end of the last betting round with a forced bet or an
+    action; the cards known then are those dealt by that round, and what is
+    still to come (each contender's cards up to five, the vela) is what the
+    equity counts.  Each pot with two or more contenders whose cards are all
+    known is priced among its own contenders: equity times the pot less the
+    rake the hand took from it (:attr:`PotResult.rake`), with the folded
+    players' up cards and, for a side pot, the other contenders' cards
+    dead.  Nothing when betting ended with every card out (the showdown
+    decides it), before any card was dealt, or the cards are impossible.
+    """
+    hand = replay.hand
+    rules = replay.rules
+    walk = _Walk(hand, rules.exposure)
+    rnd = walk.last_money
+    if rnd < 1 or rnd >= 5 or (rnd == 4 and not rules.has_vela) or not _betting_over(walk, hand, replay):
+        return []
+    players = _players(replay)
+    folded_up = [c for n in players if n in walk.held and walk.held[n].folded for c in walk.held[n].up]
+    in_hand = [n for n in players if n in walk.held and walk.held[n].folded == 0]
+    known = {n: walk.held[n].known_at(rnd) for n in in_hand}
+    out: list[PotEV] = []
+    for i, pot in enumerate(replay.pots):
+        names = [n for n in pot.eligible if n in known]
+        cards = [known[n] for n in names]
+        if len(names) < 2 or len(names) != len(pot.eligible):
+            continue
+        hands = [c for c in cards if c is not None]
+        if len(hands) != len(names):
+            continue
+        others = [c for n in in_hand if n not in names for c in known[n] or ()]
+        try:
+            res = equity(rules, hands, dead=[*folded_up, *others], players=len(players), samples=samples, seed=seed)
+        except EquityInputError:
+            continue
+        out.append(_priced(i, pot, STREET_OF[rnd], res, names))
+    return out
+
+
+def _priced(index: int, pot: PotResult, street: str, res: EquityResult, names: Sequence[str]) -> PotEV:
+    amount = pot.amount - pot.rake
+    weights = [h.exact_equity if h.exact_equity is not None else Fraction(h.equity) for h in res.hands]
+    total = sum(weights, Fraction(0))
+    ev = shares(amount, [w / total for w in weights]) if total else [0] * len(names)
+    return PotEV(index, pot.name, amount, street, res.exact, dict(zip(names, ev)), {n: h.equity for n, h in zip(names, res.hands)})
+
+
+def allin_adjustments(replay: Replay, *, samples: int = ALLIN_SAMPLES, seed: int = DEFAULT_SEED) -> dict[str, int]:
+    """Per player, expected value less what the rules award in the all-in pots (:func:`allin_evs`): net + this is the all-in adjusted net.
+
+    Empty for a hand without such an all-in: its adjusted net is its net.
+    """
+    out: dict[str, int] = {}
+    for p in allin_evs(replay, samples=samples, seed=seed):
+        won = replay.pots[p.index].winners
+        for n, v in p.ev.items():
+            out[n] = out.get(n, 0) + v - won.get(n, 0)
+    return out
+
+
+def has_all_in(replay: Replay) -> bool:
+    """A player ended the hand with nothing behind before the payouts: the cheap test before :func:`allin_adjustments`."""
+    due = replay.payouts
+    return any(left == due.get(n, 0) for n, left in replay.stacks.items())
+
+
+__all__ = [
+    "ALLIN_SAMPLES", "STREET_SAMPLES", "ContenderEquity", "PotEV", "StreetEquity", "allin_adjustments", "allin_evs", "has_all_in",
+    "shares", "street_equities",
+]

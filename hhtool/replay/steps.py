@@ -1,0 +1,473 @@
+"""A hand as a viewer steps through it: the table after every event that changes what it shows.
+
+:func:`hand_steps` replays a parsed hand once, through the engine's own walk
+(:func:`hhtool.replay.engine.replay_walk`), and after each event copies the
+table as the engine holds it: per seat the stack, the money in front this
+street and in the hand, folded or all-in, the cards as the history's viewer
+saw them (a down card the viewer did not see is a back, ``None``), the vela
+and the pots.  Nothing here reckons the money or the cards a second time;
+the sentences, the pots' reasons and the verdict are the audit's words
+(:mod:`hhtool.replay.audit`).  The collection lines move the history's money; the
+last two steps are the settlement by the rules (each pot's winners and why)
+and the verdict.
+
+Every finding of the replay is placed at one step: the step of its line,
+else the nearest step before it (a finding on the summary's lines belongs
+to the settlement).  :meth:`HandSteps.to_json` gives plain dicts for the
+web page and the report (``docs/replayer.md``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from hhtool.replay.audit import AuditResult, pot_line, verdict_text
+from hhtool.game.cards import Card, card_str, card_symbol, suit_of
+from hhtool.history.currency import Currency, currency_of
+from hhtool.history.events import (
+    Bet,
+    BringIn,
+    Call,
+    Check,
+    Collected,
+    Complete,
+    Deal,
+    DoesNotShow,
+    Expose,
+    Fold,
+    Hand,
+    Mucks,
+    PostAnte,
+    PostBlind,
+    RaiseTo,
+    ShowDown,
+    Shows,
+    Street,
+    UncalledBet,
+    Vela,
+)
+from hhtool.history.money import display_amount
+from hhtool.replay.engine import STREET_OF_ROUND, PotResult, Replay, ReplayState, replay_walk
+from hhtool.replay.equities import STREET_SAMPLES, StreetEquity, street_equities
+from hhtool.replay.findings import Finding, citation
+from hhtool.replay.pots import pots_from
+from hhtool.game.rules import RuleSet
+
+StepKind = Literal[
+    "start", "post", "street", "deal", "action", "uncalled", "expose", "vela", "showdown", "show", "collect", "result", "verdict"
+]
+
+_SHOWN = (
+    PostAnte, PostBlind, Street, Deal, BringIn, Complete, Bet, Call, RaiseTo, Check, Fold,
+    UncalledBet, Expose, Vela, ShowDown, Shows, Mucks, DoesNotShow, Collected,
+)
+"""The events that change what the table shows (chatter and the informational lines do not)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeenCard:
+    """One of a player's cards as the viewer sees it: ``card`` None is a card face down the viewer never saw."""
+
+    card: Card | None
+    up: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatState:
+    """One seat after a step; ``dealt`` False for a player seated but not dealt in."""
+
+    seat: int
+    name: str
+    stack: int
+    in_front: int  # put in this street (the blinds count on 2nd street, antes never)
+    total: int  # put in this hand, less uncalled bets returned
+    folded: bool
+    all_in: bool
+    dealt: bool
+    cards: tuple[SeenCard, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PotState:
+    """A pot as it stands: ``main pot``, ``side pot-1``, …, or ``pot`` for the whole while it is collected."""
+
+    name: str
+    amount: int
+    eligible: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What the viewer sees after one event (or the settlement, or the verdict)."""
+
+    index: int
+    kind: StepKind
+    street: str  # "start", "2nd".."5th", "vela", "showdown", "result"
+    line: int
+    text: str  # the source line
+    sentence: str
+    seats: tuple[SeatState, ...]
+    vela: Card | None
+    pot: int
+    pots: tuple[PotState, ...]
+    findings: tuple[Finding, ...] = ()
+    note: str = ""  # who opens the round and why, at its first action (the audit's "betting:" lines)
+    actor: str | None = None  # the player the event is about (who acts, is dealt, shows, collects)
+    equity: int | None = None  # index in :attr:`HandSteps.equities`: from the street's last deal to its end
+
+
+@dataclass(frozen=True, slots=True)
+class HandSteps:
+    """Every step of one hand, its replay, and its text's lines (``first_line`` is the header's)."""
+
+    hand: Hand
+    replay: Replay
+    steps: tuple[Step, ...]
+    lines: tuple[str, ...]
+    first_line: int
+    verdict_text: str
+    equities: tuple[StreetEquity, ...] = ()  # each contender's equity after each street's deal (when asked)
+
+    @property
+    def currency(self) -> Currency:
+        money = self.hand.money
+        return currency_of(money.symbol, "cent" if money.cents else "chip")
+
+    def streets(self) -> list[tuple[str, int]]:
+        """(street, index of its first step), in order: where "jump to a street" lands."""
+        out: list[tuple[str, int]] = []
+        for s in self.steps:
+            if not out or out[-1][0] != s.street:
+                out.append((s.street, s.index))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dicts and lists: money as ``{"amount": minor units, "currency": code, "text": display}``."""
+        h = self.hand.header
+        cur = self.currency
+
+        def money(amount: int) -> dict[str, Any]:
+            return {"amount": amount, "currency": cur.code, "text": display_amount(amount, self.hand.money)}
+
+        def card(c: Card | None) -> dict[str, Any] | None:
+            return None if c is None else {"card": card_str(c), "symbol": card_symbol(c), "suit": "scdh"[suit_of(c)]}
+
+        def step(s: Step) -> dict[str, Any]:
+            out: dict[str, Any] = {
+                "index": s.index,
+                "kind": s.kind,
+                "street": s.street,
+                "line": s.line,
+                "text": s.text,
+                "sentence": s.sentence,
+                "note": s.note,
+                "actor": s.actor,
+                "seats": [
+                    {
+                        "seat": p.seat,
+                        "name": p.name,
+                        "stack": money(p.stack),
+                        "in_front": money(p.in_front),
+                        "total": money(p.total),
+                        "folded": p.folded,
+                        "all_in": p.all_in,
+                        "dealt": p.dealt,
+                        "cards": [{"card": card(c.card), "up": c.up} for c in p.cards],
+                    }
+                    for p in s.seats
+                ],
+                "vela": card(s.vela),
+                "pot": money(s.pot),
+                "pots": [{"name": p.name, "amount": money(p.amount), "eligible": list(p.eligible)} for p in s.pots],
+                "findings": [{**f.to_json(), "rule": citation(f.rule)} for f in s.findings],
+            }
+            if s.kind == "result":
+                out["result"] = [_pot_json(r, money) for r in self.replay.pots]
+            if s.kind == "verdict":
+                out["verdict"] = self.replay.verdict
+            out["equity"] = s.equity
+            return out
+
+        def priced(e: StreetEquity) -> dict[str, Any]:
+            return {
+                "street": e.street,
+                "line": e.line,
+                "exact": e.exact,
+                "runouts": e.runouts,
+                "samples": e.samples,
+                "dead": [card(c) for c in e.dead],
+                "contenders": [
+                    {"player": c.player, "cards": [card(x) for x in c.cards], "equity": c.equity, "win": c.win, "tie": c.tie, "stderr": c.stderr}
+                    for c in e.contenders
+                ],
+            }
+
+        return {
+            "site": h.site,
+            "hand_id": h.hand_id,
+            "profile": self.replay.rules.name,
+            "table": self.hand.table.name,
+            "max_seats": self.hand.table.max_seats,
+            "button": self.hand.table.button,
+            "started": h.started.isoformat(),
+            "currency": {"code": cur.code, "decimals": cur.decimals, "unit": "cent" if self.hand.money.cents else "chip"},
+            "verdict": self.replay.verdict,
+            "verdict_text": self.verdict_text,
+            "first_line": self.first_line,
+            "lines": list(self.lines),
+            "streets": [{"street": name, "step": i} for name, i in self.streets()],
+            "steps": [step(s) for s in self.steps],
+            "equities": [priced(e) for e in self.equities],
+        }
+
+
+def _pot_json(r: PotResult, money: Any) -> dict[str, Any]:
+    return {
+        "name": r.name,
+        "amount": money(r.amount),
+        "rake": money(r.rake),
+        "winners": [{"player": n, "amount": money(a)} for n, a in r.winners.items()],
+        "reason": r.reason,
+        "verified": r.verified,
+    }
+
+
+def hand_steps(
+    hand: Hand, text: str, rules: RuleSet | None = None, *, source: str = "", equity: bool = False, samples: int = STREET_SAMPLES
+) -> HandSteps:
+    """The steps of ``hand``, whose text (``raw_text``, its first line the header's) is ``text``.
+
+    ``rules``: replay under another profile, as ``hhtool audit --rules``.
+    ``source`` names the file in the verdict's words, as the audit does.
+    ``equity``: each contender's equity after every street's deal where
+    their cards are known (:func:`hhtool.replay.equities.street_equities`,
+    ``samples`` when sampled); off by default, as it costs from
+    milliseconds to seconds a hand (wild cards the most).
+    """
+
+    walk = _Walk(hand, text)
+    result = replay_walk(hand, walk.after, rules)
+    words = verdict_text(AuditResult(source, result, None))
+    walk.finish(result, words)
+    steps = _place(walk.steps, result.findings)
+    priced = tuple(street_equities(result, samples=samples)) if equity else ()
+    return HandSteps(hand, result, _priced(steps, priced), walk.lines, hand.first_line, words, priced)
+
+
+class _Walk:
+    """The observer of the engine's walk: one :class:`Step` per shown event."""
+
+    def __init__(self, hand: Hand, text: str) -> None:
+        self.hand = hand
+        self.lines = tuple(text.removesuffix("\n").split("\n"))
+        self.street = "start"
+        self.collected: dict[str, int] = {}
+        self.taken: dict[int, int] = {}  # per pot index, what the collection lines took out of it
+        self.round_no = 0
+        self.rounds_told = 0
+        self.rounds: tuple[str, ...] = ()
+        self.last: ReplayState | None = None
+        self.known: dict[str, int] = {}  # cards each player had at the step before
+        self.opened: list[tuple[int, int]] = []  # (step, betting round) where a round's first action is
+        self.steps: list[Step] = []
+        seats = tuple(
+            SeatState(s.seat, s.player, s.stack, 0, 0, False, False, False, ()) for s in hand.seats
+        )
+        t = hand.table
+        sentence = f"{len(hand.seats)} players at {t.name}, {t.max_seats}-max; the button is seat {t.button}"
+        self.steps.append(self._step("start", hand.first_line, sentence, seats, None, 0, ()))
+
+    def fmt(self, amount: int) -> str:
+        return display_amount(amount, self.hand.money)
+
+    def text_of(self, line: int) -> str:
+        k = line - self.hand.first_line
+        return self.lines[k] if 0 <= k < len(self.lines) else ""
+
+    def _step(
+        self, kind: StepKind, line: int, sentence: str, seats: tuple[SeatState, ...], vela: Card | None, pot: int, pots: tuple[PotState, ...], note: str = ""
+    ) -> Step:
+        return Step(len(self.steps), kind, self.street, line, self.text_of(line), sentence, seats, vela, pot, pots, (), note)
+
+    # ------------------------------------------------------------ each event
+
+    def after(self, e: Any, st: ReplayState) -> None:
+        if not isinstance(e, _SHOWN):
+            return
+        self.last = st
+        kind, sentence = self._words(e, st)
+        if isinstance(e, Street):
+            self.street = e.name
+        elif isinstance(e, Vela):
+            self.street = "vela"
+        elif isinstance(e, (ShowDown, Shows, Mucks)):
+            self.street = "showdown"
+        if isinstance(e, Collected):
+            self.collected[e.player] = self.collected.get(e.player, 0) + e.amount
+            k = e.side if e.pot == "side" else 0
+            self.taken[k] = self.taken.get(k, 0) + e.amount
+        b = st.betting
+        if b.round_no != self.round_no and st.round_started:
+            self.round_no = b.round_no
+            self.opened.append((len(self.steps), b.round_no))
+        seats = self._seats(st)
+        pots = self._pots(st)
+        pot = sum(p.amount for p in pots)
+        self.steps.append(replace(self._step(kind, e.line, sentence, seats, st.vela, pot, pots), actor=getattr(e, "player", None)))
+
+    def _seats(self, st: ReplayState) -> tuple[SeatState, ...]:
+        by_name = {p.name: p for p in st.players}
+        b = st.betting
+        gathered = self.street in ("showdown", "result")
+        shown_round = b.round_no in (0, st.street_round)
+        out = []
+        for s in self.hand.seats:
+            p = by_name.get(s.player)
+            if p is None:
+                out.append(SeatState(s.seat, s.player, s.stack, 0, 0, False, False, False, ()))
+                continue
+            mine = st.cards[p.name]
+            cards = tuple(SeenCard(c, c is not None and c in mine.up) for c in mine.cards)
+            in_front = p.this_round if shown_round and not gathered else 0
+            stack = p.behind + self.collected.get(p.name, 0)
+            out.append(SeatState(s.seat, p.name, stack, in_front, p.total, p.folded, p.all_in, True, cards))
+        return tuple(out)
+
+    def _pots(self, st: ReplayState) -> tuple[PotState, ...]:
+        contributions = {p.name: p.total for p in st.players}
+        folded = {p.name for p in st.players if p.folded}
+        pots = pots_from(contributions, folded)
+        out = []
+        for i, p in enumerate(pots):
+            left = max(p.amount - self.taken.get(i, 0), 0)
+            out.append(PotState("main pot" if i == 0 else f"side pot-{i}", left, p.eligible))
+        return tuple(out)
+
+    def _words(self, e: Any, st: ReplayState) -> tuple[StepKind, str]:
+        """What happened, as the audit words it (money by :func:`hhtool.history.money.display_amount`)."""
+        fmt = self.fmt
+        all_in = " and is all-in" if getattr(e, "all_in", False) else ""
+        if isinstance(e, PostAnte):
+            return "post", f"{e.player} posts the ante {fmt(e.amount)}{all_in}"
+        if isinstance(e, PostBlind):
+            return "post", f"{e.player} posts the {e.blind} blind {fmt(e.amount)}{all_in}"
+        if isinstance(e, Street):
+            return "street", f"{e.name} street"
+        if isinstance(e, Deal):
+            return "deal", self._dealt(e, st)
+        if isinstance(e, BringIn):
+            return "action", f"{e.player} brings in for {fmt(e.amount)}{all_in}"
+        if isinstance(e, Complete):
+            return "action", f"{e.player} completes to {fmt(e.to)}{all_in}"
+        if isinstance(e, Bet):
+            return "action", f"{e.player} bets {fmt(e.amount)}{all_in}"
+        if isinstance(e, Call):
+            return "action", f"{e.player} calls {fmt(e.amount)}{all_in}"
+        if isinstance(e, RaiseTo):
+            return "action", f"{e.player} raises {fmt(e.by)} to {fmt(e.to)}{all_in}"
+        if isinstance(e, Check):
+            return "action", f"{e.player} checks"
+        if isinstance(e, Fold):
+            return "action", f"{e.player} folds"
+        if isinstance(e, UncalledBet):
+            return "uncalled", f"the uncalled {fmt(e.amount)} is returned to {e.player}"
+        if isinstance(e, Expose):
+            return "expose", f"{e.player} turns up {' '.join(card_symbol(c) for c in e.cards)}"
+        if isinstance(e, Vela):
+            return "vela", f"the vela is turned: {card_symbol(e.card)}"
+        if isinstance(e, ShowDown):
+            return "showdown", "the showdown"
+        if isinstance(e, Shows):
+            return "show", f"{e.player} shows {' '.join(card_symbol(c) for c in e.cards)} ({e.description})"
+        if isinstance(e, Mucks):
+            return "show", f"{e.player} mucks"
+        if isinstance(e, DoesNotShow):
+            return "show", f"{e.player} does not show"
+        assert isinstance(e, Collected)
+        where = "the pot" if e.pot == "pot" else "the main pot" if e.pot == "main" else f"side pot-{e.side}"
+        return "collect", f"{e.player} collects {fmt(e.amount)} from {where}"
+
+    def _dealt(self, e: Deal, st: ReplayState) -> str:
+        mine = st.cards.get(e.player)
+        if mine is None:
+            return f"a card is dealt to {e.player}, who is not in the hand"
+        before = self.known.get(e.player, 0)
+        self.known[e.player] = len(mine.cards)
+        new = mine.cards[before:]
+        words = [
+            "a card face down" if c is None else f"{card_symbol(c)} {'up' if c in mine.up else 'down'}" for c in new
+        ]
+        return f"{e.player} is dealt {', '.join(words) if words else 'no card'}"
+
+    # ------------------------------------------------------------ the end
+
+    def finish(self, r: Replay, verdict: str) -> None:
+        """The replay's words for who opened each round at its first action, then the settlement by the rules and the verdict."""
+        for i, round_no in self.opened:
+            where = STREET_OF_ROUND.get(round_no, "") + ":"
+            told = next((x for x in r.rounds if x.startswith(where)), "").partition("; pot ")[0]  # the pot after it: not yet
+            self.steps[i] = _with(self.steps[i], note=told)
+        line = self.hand.summary.line
+        self.street = "result"
+        st = self.last
+        if st is not None:  # at the start, before the engine's setup, who is dealt in was not yet known
+            dealt = {p.name for p in st.players}
+            start = self.steps[0]
+            self.steps[0] = _with(start, seats=tuple(replace(p, dealt=p.name in dealt) for p in start.seats))
+        seats = tuple(
+            SeatState(p.seat, p.name, r.stacks.get(p.name, p.stack), 0, p.total, p.folded, p.all_in, p.dealt, p.cards)
+            for p in (self._seats(st) if st is not None else self.steps[-1].seats)
+        )
+        vela = st.vela if st is not None else r.hand.vela
+        settled = "; ".join(pot_line(r, p) for p in r.pots)
+        self.steps.append(self._step("result", line, f"by the {r.rules.name} rules: {settled}" if settled else "no pot", seats, vela, 0, ()))
+        self.steps.append(self._step("verdict", line, f"verdict: {r.verdict}. {verdict}", seats, vela, 0, ()))
+
+
+def _with(s: Step, **changes: Any) -> Step:
+    return replace(s, **changes)
+
+
+def _place(steps: list[Step], findings: tuple[Finding, ...]) -> tuple[Step, ...]:
+    """Each finding at the first step of its line, else of the nearest line before it (the start step for the header's)."""
+    lines = [s.line for s in steps]
+    order = sorted(range(len(steps)), key=lambda i: (lines[i], i))
+    sorted_lines = [lines[i] for i in order]
+    placed: dict[int, list[Finding]] = {}
+    for f in findings:
+        k = bisect_right(sorted_lines, f.line) - 1
+        if k < 0:
+            target = 0
+        else:
+            first_of_line = sorted_lines.index(sorted_lines[k])
+            target = order[first_of_line]
+        placed.setdefault(target, []).append(f)
+    return tuple(_with(s, findings=tuple(placed[i])) if i in placed else s for i, s in enumerate(steps))
+
+
+def _priced(steps: tuple[Step, ...], equities: tuple[StreetEquity, ...]) -> tuple[Step, ...]:
+    """Each street's equity on its steps from the street's last deal (the cards it prices are out) to the street's end."""
+    out = list(steps)
+    for k, e in enumerate(equities):
+        of_street = [s for s in steps if s.street == e.street]
+        deals = [s.index for s in of_street if s.kind in ("street", "deal")]
+        start = deals[-1] if deals else of_street[0].index if of_street else len(steps)
+        for s in of_street:
+            if s.index >= start:
+                out[s.index] = _with(s, equity=k)
+    return tuple(out)
+
+
+def steps_from_text(
+    text: str, *, first_line: int = 1, source: str = "", rules: RuleSet | None = None, equity: bool = False, samples: int = STREET_SAMPLES
+) -> HandSteps:
+    """Parse one hand's text and step through it (raises :class:`hhtool.history.errors.HandParseError` if it does not parse)."""
+    from hhtool.history.parse import parse_hand_text
+
+    hand = parse_hand_text(text.removesuffix("\n"), first_line=first_line, source=source)  # raw_text ends with a line end
+    return hand_steps(hand, text, rules, source=source, equity=equity, samples=samples)
+
+
+__all__ = ["HandSteps", "PotState", "SeatState", "SeenCard", "Step", "hand_steps", "steps_from_text"]
