@@ -122,6 +122,10 @@ def test_one_hand_has_its_events_findings_and_text(server: Server) -> None:
     assert doc["audit"]["verdict"] == "disputed" and doc["audit"]["findings"]
     assert [f["code"] for f in doc["stored_findings"]] == [f["code"] for f in doc["audit"]["findings"]]
     assert doc["events"][0]["event"] and doc["raw_text"].startswith(f"{hand['site']} Hand #{hand['hand_id']}:")
+    steps = doc["replay"]["steps"]
+    assert doc["replay"]["verdict"] == "disputed" and steps[-1]["kind"] == "verdict"
+    placed = [f["code"] for s in steps for f in s["findings"]]
+    assert sorted(placed) == sorted(f["code"] for f in doc["audit"]["findings"])  # every finding at its step
     lines = {f["line"] for f in doc["audit"]["findings"]}
     first = doc["hand"]["first_line"]
     assert all(first <= n < first + doc["raw_text"].count("\n") for n in lines)  # the file's lines, as the audit names them

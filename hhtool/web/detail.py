@@ -1,9 +1,12 @@
-"""One stored hand, read back and replayed: its events, the audit's verdict and findings, its lines.
+"""One stored hand, read back and replayed: its events, the audit's verdict and findings, the replayer's steps.
 
 The hand is parsed from its stored text (``hands.raw_text``) with its
 file's line numbers (``hands.first_line``), so each finding's line is the
-line ``hhtool audit`` names, and replayed under its rules: the same
-replay the import ran, the same words the audit prints.
+line ``hhtool audit`` names, and stepped through by the replayer
+(:func:`hhtool.replay.steps.hand_steps`, whose replay is the one the
+import ran, under the hand's rules, with the words the audit prints).
+Without equity: its cost (up to seconds a hand with wild cards) has no
+place in a page that answers in milliseconds.
 """
 
 from __future__ import annotations
@@ -16,18 +19,29 @@ from hhtool.history.errors import HandHistoryError
 from hhtool.history.events import Hand
 from hhtool.history.jsonify import event_dict
 from hhtool.history.parse import parse_hand
-from hhtool.replay import Replay, replay
+from hhtool.replay import Replay
+from hhtool.replay.steps import HandSteps, hand_steps
 
 
 @dataclass(frozen=True)
 class HandDetail:
-    """A stored hand: its row, the parsed hand and its replay (None when the stored text no longer parses), its lines."""
+    """A stored hand: its row, the parsed hand and its steps (None when the stored text no longer parses), its lines."""
 
     row: dict[str, Any]
     hand: Hand | None
-    replay: Replay | None
+    steps: HandSteps | None
     error: str | None
     lines: list[tuple[int, str]]  # (file line, text)
+
+    @property
+    def replay(self) -> Replay | None:
+        return None if self.steps is None else self.steps.replay
+
+    def replayer(self) -> str | None:
+        """The replayer's self-contained HTML fragment (:func:`hhtool.web.replayer.replayer_html`), built escaped."""
+        from hhtool.web.replayer import replayer_html
+
+        return None if self.steps is None else replayer_html(self.steps)
 
     def audit(self) -> AuditResult | None:
         return None if self.replay is None else AuditResult(str(self.row["file"]), self.replay, None)
@@ -45,6 +59,7 @@ class HandDetail:
         return {
             "audit": to_json(result) if result is not None else None,
             "events": [event_dict(e) for e in self.hand.events] if self.hand is not None else [],
+            "replay": self.steps.to_json() if self.steps is not None else None,
             "error": self.error,
         }
 
@@ -60,7 +75,7 @@ def read_hand(row: dict[str, Any]) -> HandDetail:
     except HandHistoryError as e:
         return HandDetail(row, None, None, str(e), lines)
     try:
-        result = replay(hand)
+        steps = hand_steps(hand, text, source=str(row["file"]))
     except Exception as e:  # a bug of the replay must not lose the page: the text and the stored findings still show
         return HandDetail(row, hand, None, f"the replay failed ({type(e).__name__}: {e})", lines)
-    return HandDetail(row, hand, result, None, lines)
+    return HandDetail(row, hand, steps, None, lines)
