@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import unicodedata
@@ -22,6 +21,7 @@ import polars as pl
 import pytest
 
 from hhtool.history.currency import Currency, Rates, currency_of, format_money
+from tests.browser import headless_chrome, needs_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -225,25 +225,13 @@ def test_report_money_is_per_currency(money_db: Path, report_html: Path) -> None
     assert '<nav><ol><li><a href="#summary">' in text
 
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
-@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="Debian's chromium and chromium-driver are not installed (make test installs them)")
+@needs_browser
 def test_report_for_thirty_players_fits_a_1400_pixel_window(report_html: Path, tmp_path: Path) -> None:
     """The real headless Chromium at 1,400 pixels: the page never scrolls sideways; the statistics sort on a click."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--window-size=1400,1000", f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver = headless_chrome(tmp_path / "profile")
     try:
-        driver.set_window_size(1400, 1000)
         driver.get(report_html.as_uri())
         inner = driver.execute_script("return window.innerWidth")
         page = driver.execute_script("return document.documentElement.scrollWidth")

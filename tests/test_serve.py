@@ -6,12 +6,14 @@ import http.client
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlencode, urlparse
 
 import duckdb
 import pytest
 
-from tests.servegen import HOSTILE, Server, hhtool, make_db
+from tests.browser import headless_chrome, needs_browser
+from tests.servegen import ARTIFACTS, HOSTILE, Server, hhtool, make_db
 
 
 @pytest.fixture(scope="module")
@@ -220,3 +222,126 @@ def test_pages_answer_with_the_hands(server: Server, recount: dict[str, int]) ->
     assert status == 200 and f'<span class="total">{recount["disputed"] + recount["invalid"]:,}</span>' in body
     status, _, body = server.get("/players")
     assert status == 200 and "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "<script>alert(1)" not in body
+
+
+# ------------------------------------------------------------------ in a real browser
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    driver = headless_chrome(tmp_path_factory.mktemp("profile"))
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _no_alert(driver: Any) -> None:
+    from selenium.common.exceptions import NoAlertPresentException
+
+    with pytest.raises(NoAlertPresentException):
+        driver.switch_to.alert.text  # noqa: B018  # an alert would be the name run as a script
+
+
+def _shot(driver: Any, name: str) -> None:
+    driver.save_screenshot(str(ARTIFACTS / f"serve-{name}.png"))
+
+
+@needs_browser
+def test_hostile_names_are_text_on_every_page(server: Server, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    (hand,) = server.json(f"/api/hands?player={quote(HOSTILE[0], safe='')}&player={quote(HOSTILE[1], safe='')}&limit=1")["hands"]
+    both, script, drop = HOSTILE, HOSTILE[:1], HOSTILE[1:]
+    pages = {
+        "players": ("players", both),
+        "player-script": (f"players/{quote(HOSTILE[0], safe='')}", script),
+        "player-drop": (f"players/{quote(HOSTILE[1], safe='')}", drop),
+        "hands-of-script": (f"hands?player={quote(HOSTILE[0], safe='')}&sort=net", script),
+        "hand-of-both": (f"hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}", both),
+    }
+    for label, (path, names) in pages.items():
+        browser.get(server.url + path)
+        _no_alert(browser)
+        text = browser.find_element(By.TAG_NAME, "body").text
+        for name in names:
+            assert name in text, (label, name)
+        _shot(browser, f"names-{label}")
+    seats = browser.find_elements(By.CSS_SELECTOR, ".hhr-seat")
+    assert {s.get_attribute("data-name") for s in seats} >= set(HOSTILE)  # the replayer draws them as text too
+    assert server.json("/api/hands?limit=1")["total"] > 0  # no table dropped
+
+
+@needs_browser
+@pytest.mark.parametrize(("link", "key"), [("a.taken", "script_vpip"), ("a.opportunities", "script_vpip_opp")])
+def test_click_a_statistic_and_land_on_its_hands(server: Server, browser: Any, recount: dict[str, int], link: str, key: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url + f"players/{quote(HOSTILE[0], safe='')}")
+    browser.find_element(By.CSS_SELECTOR, f'#stats tr[data-stat="vpip"] {link}').click()
+    assert "/hands?" in browser.current_url and "stat=vpip" in browser.current_url
+    assert browser.find_element(By.CSS_SELECTOR, ".pager .total").text == f"{recount[key]:,}"
+    scope = browser.find_element(By.ID, "stat-scope").text
+    assert HOSTILE[0] in scope and "vpip" in scope
+    rows = browser.find_elements(By.CSS_SELECTOR, "#hands tbody tr")
+    assert len(rows) == min(recount[key], 50)
+    _shot(browser, f"stat-vpip-{link[2:]}")
+
+
+@needs_browser
+def test_a_point_of_the_winnings_graph_opens_its_hand(server: Server, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(server.url + f"players/{quote(HOSTILE[1], safe='')}")
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#winnings .scatterlayer .points path"))
+    urls = browser.execute_script("return document.getElementById('winnings').data[2].customdata")
+    assert urls and all(u.startswith("/hands/") for u in urls)
+    point = browser.find_elements(By.CSS_SELECTOR, "#winnings .scatterlayer .trace:last-child .points path")[0]
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).move_to_element(point).click().perform()
+    WebDriverWait(browser, 20).until(lambda d: "/hands/" in d.current_url)
+    assert browser.current_url.endswith(urls[0])
+    assert browser.find_element(By.ID, "hand-id").text
+
+
+@needs_browser
+def test_step_a_disputed_hand_to_its_finding(server: Server, browser: Any) -> None:
+    """Forward with the button and the arrow key, checking the page at each step, until the finding shows at its line."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    (hand,) = server.json("/api/hands?verdict=disputed&limit=1")["hands"]
+    doc = server.json(f"/api/hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}")
+    steps = doc["replay"]["steps"]
+    target = next(s for s in steps if s["findings"])
+    browser.get(server.url + f"hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}")
+    root = browser.find_element(By.CSS_SELECTOR, ".hhr")
+    assert browser.find_element(By.ID, "verdict").text == "disputed"
+    forward = root.find_element(By.CSS_SELECTOR, 'button[data-act="forward"]')
+    for i in range(1, target["index"] + 1):
+        if i % 2:
+            forward.click()
+        else:
+            root.send_keys(Keys.ARROW_RIGHT)
+        assert root.get_attribute("data-step") == str(i)
+        assert root.find_element(By.CSS_SELECTOR, ".hhr-pot").text.endswith(steps[i]["pot"]["text"])
+        assert root.find_element(By.CSS_SELECTOR, ".hhr-line.current").get_attribute("data-line") == str(steps[i]["line"])
+        if i > target["index"] - 3:
+            _shot(browser, f"disputed-step-{i}")
+    shown = root.find_elements(By.CSS_SELECTOR, ".hhr-finding")
+    assert shown and target["findings"][0]["code"] in shown[0].text and target["findings"][0]["message"][:40] in shown[0].text
+    root.send_keys(Keys.ARROW_LEFT)
+    assert root.get_attribute("data-step") == str(target["index"] - 1)
+
+
+@needs_browser
+@pytest.mark.parametrize(("path", "words"), [("hands?from=2026-02-30", "not a date"), ("hands/Vela/no-such-hand", "no hand 'no-such-hand'"),
+                                             ("no/such/page", "nothing at /no/such/page")])
+def test_errors_are_pages_a_person_reads(server: Server, browser: Any, path: str, words: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url + path)
+    assert words in browser.find_element(By.ID, "message").text
+    _shot(browser, "error-" + path.split("?")[0].replace("/", "-"))
