@@ -151,6 +151,10 @@ def find_hand(con: duckdb.DuckDBPyConnection, site: str, hand_id: str) -> dict[s
     return None if row is None else dict(zip(names, row))
 
 
+_KEYS = "hand_key IN (SELECT unnest(?::BIGINT[]))"
+"""A table's rows of a list of hand keys: one join, not a search of the list for every row."""
+
+
 def stored_findings(con: duckdb.DuckDBPyConnection, hand_keys: list[int]) -> dict[int, list[dict[str, Any]]]:
     """The findings the import stored for each of ``hand_keys``, in order (the audit page's reasons)."""
     out: dict[int, list[dict[str, Any]]] = {k: [] for k in hand_keys}
@@ -158,7 +162,7 @@ def stored_findings(con: duckdb.DuckDBPyConnection, hand_keys: list[int]) -> dic
         return out
     for key, seq, code, severity, line, message, cause in con.execute(
         "SELECT hand_key, seq, code, severity, line, message, cause_seq FROM findings "
-        "WHERE list_contains(?::BIGINT[], hand_key) ORDER BY hand_key, seq",
+        f"WHERE {_KEYS} ORDER BY hand_key, seq",
         [hand_keys],
     ).fetchall():
         out[int(key)].append({"seq": seq, "code": code, "severity": severity, "line": line, "message": message, "cause_seq": cause})
@@ -169,7 +173,7 @@ def hand_links(con: duckdb.DuckDBPyConnection, hand_keys: list[int]) -> dict[int
     """(site, hand id) of each hand key: where a graph's point links to."""
     if not hand_keys:
         return {}
-    rows = con.execute("SELECT hand_key, site, hand_id FROM hands WHERE list_contains(?::BIGINT[], hand_key)", [hand_keys]).fetchall()
+    rows = con.execute(f"SELECT hand_key, site, hand_id FROM hands WHERE {_KEYS}", [hand_keys]).fetchall()
     return {int(k): (str(s), str(i)) for k, s, i in rows}
 
 
