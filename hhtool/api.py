@@ -30,11 +30,13 @@ module it names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    import threading
+
     from hhtool.replay.audit import AuditResult, WhatIf
     from hhtool.history.currency import Rates
     from hhtool.game.equity import EquityResult
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
     from hhtool.replay import Replay
     from hhtool.game.rules import RuleSet
     from hhtool.stats import Filters, StatsResult
-    from hhtool.store.importer import ImportSummary
+    from hhtool.store.summary import ImportSummary
 
 
 def read_file(path: str | Path, *, strict: bool = False) -> Iterator[Record]:
@@ -138,19 +140,30 @@ def audit_report(result: AuditResult, fmt: Literal["text", "json"] = "text") -> 
     return to_text(result)
 
 
-def import_paths(paths: Iterable[str | Path], db: str | Path, *, workers: int | None = None) -> ImportSummary:
+def import_paths(
+    paths: Iterable[str | Path],
+    db: str | Path,
+    *,
+    workers: int | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> ImportSummary:
     """Import every hand under ``paths`` (files, folders, globs, ``.zip``, ``.gz``) into the DuckDB file ``db``.
 
     Every hand is stored once, with its verdict and findings; a hand that
     failed keeps its text; a file already imported is skipped.  ``workers``:
     processes that parse and replay (default: one per core for big inputs,
-    0: all in this process).  The summary counts what was read, stored,
+    0: all in this process).  ``progress(bytes done, bytes total, hands)``
+    is called as the import goes; once ``cancel`` (a :class:`threading.Event`)
+    is set, the import stops after the transaction in progress, keeps what
+    it committed (a rerun adds the rest) and its summary says ``interrupted``.
+    The summary counts what was read, stored,
     duplicated, in conflict and failed (``summary.text()`` prints it as the
     command does).  Tables: ``docs/schema.md``.
     """
     from hhtool.store.importer import import_paths as _import_paths
 
-    return _import_paths(paths, db, workers=workers)
+    return _import_paths(paths, db, workers=workers, progress=progress, cancel=cancel)
 
 
 def statistics(db: str | Path, filters: Filters | None = None) -> StatsResult:

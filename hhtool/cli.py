@@ -367,13 +367,20 @@ def import_(
     writable: a full disk, a read-only folder); 130 when interrupted (run the
     same command again to finish).
     """
+    from hhtool.cli_progress import Progress, ctrl_c_cancels
     from hhtool.store.db import StoreError, resolve_db_path
-    from hhtool.store.importer import ImportPathError, Progress, import_paths, summary_dict
+    from hhtool.store.importer import Cancel, ImportPathError, import_paths, summary_dict
     from hhtool.textsafe import dumps
 
     path = resolve_db_path(db)
+    cancel = Cancel()
+    progress = Progress(enabled=False if as_json else None)
     try:
-        summary = import_paths(paths, path, workers=workers, batch_hands=batch, progress=Progress(0, enabled=False if as_json else None))
+        with ctrl_c_cancels(cancel):
+            try:
+                summary = import_paths(paths, path, workers=workers, batch_hands=batch, progress=progress, cancel=cancel)
+            finally:
+                progress.close()
     except ImportPathError as e:
         raise _fail(str(e)) from None
     except StoreError as e:

@@ -545,8 +545,8 @@ def check_audit(data: bytes) -> int:
 
 
 def chunk_tasks(data: bytes, chunk_bytes: int) -> Iterator[object]:
-    """The import's tasks for one file of these bytes, cut as :func:`hhtool.store.importer._tasks` cuts them."""
-    from hhtool.store.importer import read_chunks
+    """The import's tasks for one file of these bytes, cut as :func:`hhtool.store.sources.tasks` cuts them."""
+    from hhtool.store.sources import read_chunks
     from hhtool.store.worker import ChunkTask
 
     cp1252 = False

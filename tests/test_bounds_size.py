@@ -24,7 +24,8 @@ from hhtool.history.errors import ErrorRecord, HandParseError
 from hhtool.history.events import Hand
 from hhtool.history.parse import parse_hand
 from hhtool.history.reader import Skipped, Tally, read_file, read_stream, read_text
-from hhtool.store.importer import import_paths, read_chunks
+from hhtool.store.importer import import_paths
+from hhtool.store.sources import read_chunks
 from tests.sample_paths import SAMPLES
 
 EXAMPLE = (SAMPLES / "000_format_example.txt").read_text(encoding="utf-8").strip("\n")

@@ -16,7 +16,8 @@ from hhtool.history.errors import ErrorRecord
 from hhtool.history.events import Hand
 from hhtool.history.reader import Cp1252Warning, read_file
 from hhtool.store.db import DatabaseInUseError, connect, default_db_path
-from hhtool.store.importer import ImportPathError, collect_units, import_paths, read_chunks
+from hhtool.store.importer import ImportPathError, import_paths
+from hhtool.store.sources import collect_units, read_chunks
 from hhtool.store.query import export_parquet, render, run_query
 from hhtool.store.schema import TABLES, schema_markdown
 from tests.sample_paths import BROKEN, GOOD, ROOT, SAMPLES
@@ -217,9 +218,9 @@ def test_chunks_cut_between_hands() -> None:
 
 
 def test_chunked_import_keeps_line_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import hhtool.store.importer as importer
+    import hhtool.store.sources as sources
 
-    monkeypatch.setattr(importer, "CHUNK_BYTES", 4000)
+    monkeypatch.setattr(sources, "CHUNK_BYTES", 4000)
     path = tmp_path / "a.txt"
     path.write_bytes("\r\n".join([hand(f"L-{i}") for i in range(30)] + [broken("L-30")]).replace("\n", "\r\n").encode("utf-8-sig"))
     db = tmp_path / "h.duckdb"
@@ -345,7 +346,7 @@ def test_seat_statistics_columns_follow_the_flags() -> None:
 
 def test_checkpoints_come_more_seldom_as_the_database_grows() -> None:
     """64 MB of log for a new database (a short tail), 256 MB from 256,000 hands (checkpoints cost more there)."""
-    from hhtool.store.importer import checkpoint_threshold
+    from hhtool.store.writer import checkpoint_threshold
 
     sizes = [checkpoint_threshold(n) for n in (0, 10_000, 100_000, 200_000, 262_144, 1_000_000, 10**8)]
     assert sizes == sorted(sizes)
@@ -354,7 +355,8 @@ def test_checkpoints_come_more_seldom_as_the_database_grows() -> None:
 
 
 def test_the_writer_sets_the_checkpoint_threshold(tmp_path: Path) -> None:
-    from hhtool.store.importer import ImportSummary, Writer
+    from hhtool.store.summary import ImportSummary
+    from hhtool.store.writer import Writer
 
     con = connect(tmp_path / "h.duckdb")
     try:
@@ -385,12 +387,13 @@ def test_an_error_in_the_writer_thread_reaches_the_import(tmp_path: Path) -> Non
     """The writer's thread fails (a frame without the hands' columns): finish() raises it, nothing is committed."""
     import polars as pl
 
-    from hhtool.store.importer import ImportSummary, Writer, _WriterThread
+    from hhtool.store.summary import ImportSummary
+    from hhtool.store.writer import Writer, WriterThread
     from hhtool.store.worker import ChunkResult
 
     con = connect(tmp_path / "h.duckdb")
     try:
-        thread = _WriterThread(Writer(con, ImportSummary(), batch_hands=1))
+        thread = WriterThread(Writer(con, ImportSummary(), batch_hands=1))
         thread.hand_over(ChunkResult(0, 0, {"hands": pl.DataFrame({"local": [0]})}, hands=1), None)
         with pytest.raises(pl.exceptions.ColumnNotFoundError):
             thread.finish()

@@ -2,7 +2,7 @@
 
 A path is a file, a folder (walked recursively), a glob (``**``
 recurses), a ``.zip`` archive (its members) or a ``.gz`` file (its
-content): :func:`hhtool.store.importer.collect_units` finds them, for the
+content): :func:`hhtool.store.sources.collect_units` finds them, for the
 import and for these commands alike, so that one command line works with
 all three.  Records come out one file at a time, in the order the import
 reads them, each with the name a person recognises (the path as it was
@@ -104,12 +104,13 @@ def read_inputs(
 ) -> Iterator[tuple[str, Record]]:
     """Every record of every input, as ``(name, record)``, one file after the other.
 
-    Raises :class:`~hhtool.store.importer.ImportPathError` for a path that
+    Raises :class:`~hhtool.store.sources.ImportPathError` for a path that
     does not exist or a glob that matches nothing (a usage error), before
     anything is read.  A file that cannot be read is named in ``report``
     and skipped; the others are read.
     """
-    from hhtool.store.importer import ARCHIVE_ERRORS, ImportSummary, collect_units, unreadable_reason
+    from hhtool.store.sources import ARCHIVE_ERRORS, collect_units, unreadable_reason
+    from hhtool.store.summary import ImportSummary
 
     report = report if report is not None else InputReport()
     paths = list(paths)

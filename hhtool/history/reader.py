@@ -80,7 +80,7 @@ class Unread:
     """Bytes of a file counted and not kept: the rest of the line read last, then whole lines.
 
     The reader makes one for the rest of a line longer than :data:`LINE_BYTES`;
-    the import's chunker (:func:`hhtool.store.importer.read_chunks`) one for
+    the import's chunker (:func:`hhtool.store.sources.read_chunks`) one for
     the rest of a hand with no end in sight, so that a worker given only the
     hand's first part reports its true size.  Characters are counted as the
     decoder would give them (``\\r\\n`` is one line end): the ``*_cont``
@@ -498,6 +498,25 @@ def _split_pieces(
             splitter.out.clear()
     splitter.finish()
     yield from splitter.out
+
+
+def split_chunks(
+    chunks: Iterable[bytes | Unread], source: str, *, at_start: bool = True, cp1252: bool = False, notes: list[str] | None = None
+) -> Iterator[HandText | CutHand | Skipped]:
+    """A piece of a file's bytes split into hands, read exactly as :func:`read_file` reads the same bytes in place.
+
+    For the import's workers, each given one chunk of a file cut at a blank
+    line (:func:`hhtool.store.sources.read_chunks`): ``at_start``, the chunk
+    is the file's first (a byte-order mark is dropped); ``cp1252``, an
+    earlier part of the file was not UTF-8, so this one is read as
+    Windows-1252 from its start; an :class:`Unread` among the chunks is the
+    counted rest of an over-long hand.  Lines are numbered from the chunk's
+    start; a note goes into ``notes`` when the chunk switches to Windows-1252.
+    """
+    decoder = _Decoder(source, notes if notes is not None else [])
+    decoder.first = at_start
+    decoder.cp1252 = cp1252
+    return _split_pieces(_pieces(chunks, decoder), source, decoder)
 
 
 def read_lines(lines: Iterable[str], source: str = "", *, strict: bool = False) -> Iterator[Record]:

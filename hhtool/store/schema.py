@@ -62,7 +62,7 @@ FILES = TableSpec(
     (
         _c("path", "VARCHAR", "absolute path; a zip member is `/path/archive.zip!member/name.txt`"),
         _c("sha256", "VARCHAR", "SHA-256 of the content (decompressed for `.gz` and zip members), hex"),
-        _c("size", "BIGINT", "bytes of content"),
+        _c("size", "BIGINT", "bytes of content (of a file the live import reads as it grows: those in so far, docs/live.md)"),
         _c("mtime", "TIMESTAMPTZ", "the file's modification time (the archive's for a zip member)"),
         _c("imported_at", "TIMESTAMPTZ", "when its import finished"),
         _c("encoding", "VARCHAR", "`utf-8`, or `cp1252` when part of it was not UTF-8"),

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hhtool.history.errors import ErrorRecord, HandHistoryError
 from hhtool.store.frames import frames
@@ -24,7 +24,7 @@ from hhtool.store.rows import RowBuilder
 if TYPE_CHECKING:
     import polars as pl
 
-    from hhtool.history.reader import Unread
+    from hhtool.history.reader import CutHand, HandText, Skipped, Unread
     from hhtool.replay import Replay
 
 
@@ -54,20 +54,15 @@ class ChunkResult:
     verdicts: dict[str, int] = field(default_factory=dict)
 
 
-def _hand_texts(task: ChunkTask, notes: list[str]) -> Iterator[Any]:
-    """The reader's splitting of a chunk: ``(first line, text)`` per hand, or ``Skipped`` junk.
+def _hand_texts(task: ChunkTask, notes: list[str]) -> Iterator[HandText | CutHand | Skipped]:
+    """The reader's splitting of a chunk (the same reading as :func:`hhtool.history.reader.read_file`); lines relative to it.
 
-    Uses the reader's own decoder and splitter (the same reading as
-    :func:`hhtool.history.reader.read_file`) on the chunk; lines are relative to it.
     A hand over the size bounds comes as ``(first line, ErrorRecord)``.
     """
-    from hhtool.history import reader
+    from hhtool.history.reader import split_chunks
 
-    decoder = reader._Decoder(task.source, notes)
-    decoder.first = task.index == 0
-    decoder.cp1252 = task.cp1252
-    chunks: list[bytes | reader.Unread] = [task.data] if task.unread is None else [task.data, task.unread]
-    return reader._split_pieces(reader._pieces(chunks, decoder), task.source, decoder)
+    chunks: list[bytes | Unread] = [task.data] if task.unread is None else [task.data, task.unread]
+    return split_chunks(chunks, task.source, at_start=task.index == 0, cp1252=task.cp1252, notes=notes)
 
 
 @contextmanager

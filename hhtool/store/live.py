@@ -1,0 +1,468 @@
+"""The live import: folders watched, every hand written into them stored within about a second of its end.
+
+For ``hhtool serve --watch DIR``: a :class:`LiveImport` watches folders
+with :mod:`watchfiles` and, in a thread of the calling process, runs the
+same import as ``hhtool import`` (the same sources, workers and writer,
+:func:`hhtool.store.importer.import_files`) on a DuckDB connection it is
+given -- its own cursor of it, so that whoever holds the connection reads
+through other cursors meanwhile and sees each batch once it is committed.
+
+What is read, and when (docs/live.md):
+
+* a plain file is read from where the last import of it stopped: its
+  ``files`` row says how many bytes are in (``size``) and their hash, so
+  a file that grows is neither read again from the start nor taken for a
+  new file; a file whose first ``size`` bytes are no longer those (it was
+  rewritten) is read again whole, and its hands already stored count as
+  duplicates, never twice;
+* a hand is read once it is complete: a blank line follows it, or the
+  file has not changed for ``settle`` seconds (a last hand with no blank
+  line after it); a hand still being written waits;
+* a ``.gz`` file or a ``.zip`` archive is read whole, once it has not
+  changed for ``settle`` seconds, and skipped if its content is already in;
+* hidden files and folders, the database and its log are never read, and a
+  file without a hand header (a README) is passed by until it has one.
+
+:meth:`LiveImport.status` is a snapshot for pages to show: files pending,
+the file being read, hands stored, errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hhtool.store.cancel import Cancel
+from hhtool.store.sources import CHUNK_BYTES, TAIL_BYTES, ByteRange, FileState, ImportPathError, Todo, Unit, collect_units, cut_point, digest
+from hhtool.store.summary import ImportSummary
+from hhtool.store.writer import BATCH_HANDS
+
+if TYPE_CHECKING:
+    import duckdb
+
+SETTLE_SECONDS = 1.0
+"""A file unchanged this long is complete: its last hand is read even with no blank line after it."""
+TICK_SECONDS = 0.1
+"""How often files waiting to settle are looked at again when nothing changes."""
+MAX_ERRORS = 50
+"""Errors kept in the status (the latest)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveStatus:
+    """A snapshot of a live import, for a page to show (all counts since :meth:`LiveImport.start`)."""
+
+    running: bool
+    folders: tuple[str, ...]
+    pending: int  # files and folders to look at: changed since they were looked at, or waiting
+    waiting: int  # files whose last hand is still being written (no blank line after it, changed < settle s ago)
+    current: str | None  # the file being read now
+    files: int  # files read (wholly or their new part) and recorded in ``files``
+    hands_read: int
+    hands_stored: int
+    duplicates: int
+    conflicts: int
+    failed: int  # hands that did not parse (stored in ``failed``)
+    imports: int  # import runs done
+    last_import: datetime | None  # when the last run ended
+    errors: tuple[str, ...]  # the latest problems, oldest first: a file that cannot be read, a database error
+
+
+@dataclass(slots=True)
+class _Track:
+    """What is in of a plain file: its first ``offset`` bytes (``lines`` lines), whose hash ``hasher`` holds."""
+
+    offset: int
+    lines: int
+    hasher: hashlib._Hash
+    tail: bytes  # its last bytes before ``offset``: a file rewritten in place is told from one that grew
+    cp1252: bool = False
+    hands: int = 0
+    failed: int = 0
+
+
+@dataclass(slots=True)
+class _Counts:
+    """What the runs so far did (the status adds the run in progress)."""
+
+    files: int = 0
+    hands_read: int = 0
+    hands_stored: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    failed: int = 0
+    imports: int = 0
+    last_import: datetime | None = None
+    errors: list[str] = field(default_factory=list)
+
+
+class LiveImport:
+    """Watch ``folders`` and store every hand written into them, on ``con`` (see the module's docstring).
+
+    ``workers``: as :func:`~hhtool.store.importer.import_paths`'s (default:
+    none for a few new hands, one per core for a big first read);
+    ``settle``: :data:`SETTLE_SECONDS`; ``exclude``: files never to read
+    (the database's own file and log are always excluded).  Use as a
+    context manager, or :meth:`start` and :meth:`stop`::
+
+        with LiveImport(con, ["histories/"]) as live:
+            ...
+            print(live.status().hands_stored)
+    """
+
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        folders: Iterable[str | Path],
+        *,
+        workers: int | None = None,
+        settle: float = SETTLE_SECONDS,
+        batch_hands: int = BATCH_HANDS,
+        exclude: Iterable[str | Path] = (),
+        force_polling: bool | None = None,
+    ) -> None:
+        self.con = con
+        self.folders = tuple(Path(f).resolve() for f in folders)
+        for folder in self.folders:
+            if not folder.is_dir():
+                raise ImportPathError(f"not a folder: {folder}")
+        self.workers = workers
+        self.settle = settle
+        self.batch_hands = batch_hands
+        self.force_polling = force_polling
+        self._exclude = {str(Path(x).resolve()) for x in exclude}
+        db = _database_path(con)
+        if db is not None:
+            self._exclude |= {str(db), str(db) + ".wal"}
+        self._db = db
+        self._cancel = Cancel()
+        self._lock = threading.Lock()
+        self._pending: set[str] = set()  # real paths of files and folders to look at
+        self._waiting = 0  # of them, files left waiting for a hand's end
+        self._tracks: dict[str, _Track] = {}  # by files.path
+        self._no_hand: dict[str, tuple[int, float]] = {}  # files.path -> (size, mtime) when it held no hand
+        self._counts = _Counts()
+        self._run: ImportSummary | None = None  # the run in progress
+        self._current: str | None = None
+        self._thread: threading.Thread | None = None
+        self._started = threading.Event()
+        self._cursor = con.cursor()  # made here, in the caller's thread, which owns the connection
+
+    # ------------------------------------------------------------ control
+
+    def start(self) -> None:
+        """Start watching (in a thread); returns once the watch is in place, so nothing written after is missed."""
+        if self._thread is not None:
+            raise RuntimeError("this live import was started already")
+        self._thread = threading.Thread(target=self._main, name="hhtool-live-import", daemon=True)
+        self._thread.start()
+        self._started.wait(30)
+
+    def stop(self, timeout: float | None = 60.0) -> None:
+        """Stop: an import in progress ends after its transaction (what it committed stays); returns once the thread ended."""
+        self._cancel.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def __enter__(self) -> LiveImport:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def status(self) -> LiveStatus:
+        """What the live import is doing and has done: a snapshot, safe to take from any thread."""
+        with self._lock:
+            c = self._counts
+            run = self._run
+            live = run if run is not None else ImportSummary()
+            return LiveStatus(
+                running=self._thread is not None and self._thread.is_alive(),
+                folders=tuple(str(f) for f in self.folders),
+                pending=len(self._pending),
+                waiting=self._waiting,
+                current=self._current,
+                files=c.files,
+                hands_read=c.hands_read + live.hands,
+                hands_stored=c.hands_stored + live.stored,
+                duplicates=c.duplicates + live.duplicates,
+                conflicts=c.conflicts + live.conflicts,
+                failed=c.failed + live.failed,
+                imports=c.imports,
+                last_import=c.last_import,
+                errors=tuple(c.errors),
+            )
+
+    # ------------------------------------------------------------ the thread
+
+    def _main(self) -> None:
+        import watchfiles
+
+        cursor = self._cursor
+        try:
+            watch = watchfiles.watch(
+                *self.folders,
+                watch_filter=_Filter(self._exclude),
+                debounce=300,
+                step=50,
+                stop_event=self._cancel,
+                rust_timeout=int(TICK_SECONDS * 1000),
+                yield_on_timeout=True,
+                raise_interrupt=False,
+                force_polling=self.force_polling,
+            )
+            first = True
+            for changes in watch:  # the watch is in place from its first item on (a timeout's empty set at the latest)
+                if first:
+                    first = False
+                    self._pending.update(str(f) for f in self.folders)  # what was there before
+                    self._started.set()
+                for change, path in changes:
+                    if change == watchfiles.Change.deleted:
+                        self._forget(path)
+                    else:
+                        self._pending.add(path)
+                if self._cancel.is_set():
+                    break
+                self._step(cursor)
+        except Exception as e:  # the watch itself failed: said in the status, never lost silently
+            self._error(f"the live import stopped: {type(e).__name__}: {e}")
+        finally:
+            self._started.set()
+            cursor.close()
+
+    def _forget(self, path: str) -> None:
+        self._pending.discard(path)
+        for key in [k for k in self._tracks if k == path or k.startswith(path + os.sep)]:
+            del self._tracks[key]
+
+    def _error(self, message: str) -> None:
+        with self._lock:
+            errors = self._counts.errors
+            errors.append(message)
+            del errors[:-MAX_ERRORS]
+
+    def _step(self, cursor: duckdb.DuckDBPyConnection) -> None:
+        """Look at every pending path; import what is ready, in one run; keep pending what is not ready yet."""
+        paths = sorted(self._pending)
+        if not paths:
+            return
+        now = time.time()
+        plain: list[tuple[FileState, _Track]] = []
+        archives: list[Unit] = []
+        waiting: set[str] = set()
+        for path in paths:
+            for unit in self._units(path):
+                try:
+                    ready = self._ready(cursor, unit, now)
+                except OSError as e:  # gone or unreadable since the change: said; looked at again when it changes
+                    self._error(f"cannot read {unit.path}: {e.strerror or e}")
+                    continue
+                if ready is None:
+                    waiting.add(str(unit.fs_path))  # still being written
+                elif ready is True:
+                    archives.append(unit)
+                elif ready is not False:
+                    state, after, rest = ready
+                    plain.append((state, after))
+                    if rest:
+                        waiting.add(str(unit.fs_path))  # its last hand is still being written
+        with self._lock:
+            self._pending = waiting
+            self._waiting = len(waiting)
+        if plain or archives:
+            self._import(cursor, plain, archives)
+
+    def _units(self, path: str) -> list[Unit]:
+        """The files to look at for a changed path: itself, a folder's files, an archive's members; never hidden ones."""
+        if self._hidden(path) or path in self._exclude:
+            return []
+        found = ImportSummary()
+        try:
+            units = collect_units([path], exclude=self._exclude, summary=found)
+        except ImportPathError:
+            return []  # gone since
+        for problem in found.unreadable:
+            self._error(f"cannot read {problem}")
+        return [replace(u, named=False) for u in units if not self._hidden(str(u.fs_path))]
+
+    def _hidden(self, path: str) -> bool:
+        for folder in self.folders:
+            try:
+                parts = Path(path).relative_to(folder).parts
+            except ValueError:
+                continue
+            return any(p.startswith(".") for p in parts)
+        return False
+
+    def _ready(self, cursor: duckdb.DuckDBPyConnection, unit: Unit, now: float) -> tuple[FileState, _Track, bool] | bool | None:
+        """What of ``unit`` to read now: True for an archive to read whole, False for nothing new, None for not yet
+        (a hand still being written); for a plain file's new part, its state, what is in of it once it is read, and
+        whether a hand still being written follows it."""
+        st = unit.fs_path.stat()
+        quiet = now - st.st_mtime >= self.settle
+        if unit.member is not None or unit.fs_path.suffix.lower() == ".gz":
+            return True if quiet else None
+        path = unit.path
+        size = st.st_size
+        if self._no_hand.get(path) == (size, st.st_mtime):
+            return False
+        track = self._tracks.get(path)
+        if track is not None and not _grew(unit, track, size):
+            track = None  # rewritten in place: read again whole (its hands already in are duplicates)
+        if track is None:
+            row = cursor.execute("SELECT sha256, size, epoch(mtime), encoding, hands, failed FROM files WHERE path = ?", [path]).fetchone()
+            if row is not None and row[1] == size and abs(float(row[2]) - st.st_mtime) < 1e-3:
+                return False  # in, as it is (its track is made if it grows)
+            track = _resume(unit, size, row)
+        if size == track.offset:
+            self._tracks[path] = track
+            return False
+        end = size if quiet else _complete_end(unit, track.offset, size)
+        if end <= track.offset:
+            return None
+        hasher = track.hasher.copy()
+        with unit.open() as f:
+            found = digest(ByteRange(f, track.offset, end), hasher, count_lines=True)
+        if found.size != end - track.offset:
+            return None  # cut short under us: looked at again
+        if track.offset == 0 and not found.has_hand:
+            if not quiet:
+                return None  # a header may be on its way
+            self._no_hand[path] = (size, st.st_mtime)
+            return False
+        sha = hasher.hexdigest()
+        after = _Track(end, track.lines + found.lines, hasher, (track.tail + found.tail)[-TAIL_BYTES:], track.cp1252, track.hands, track.failed)
+        if track.offset == 0 and cursor.execute("SELECT 1 FROM files WHERE sha256 = ? AND path <> ?", [sha, path]).fetchone():
+            self._tracks[path] = after  # a copy of a file already in: nothing to read, its growth will be
+            return False
+        state = FileState(unit, sha, end, start=track.offset, lines=track.lines, cp1252=track.cp1252, hands=track.hands, failed=track.failed)
+        return state, after, end < size
+
+    def _import(self, cursor: duckdb.DuckDBPyConnection, plain: list[tuple[FileState, _Track]], archives: list[Unit]) -> None:
+        """One import run over what is ready, as ``hhtool import`` runs (the same workers and writer)."""
+        from hhtool.store.importer import import_files
+
+        summary = ImportSummary(files=len(plain) + len(archives))
+        with self._lock:
+            self._run = summary
+        known: set[str] = set()
+        if archives:
+            known = {r[0] for r in cursor.execute("SELECT sha256 FROM files").fetchall()}
+        total = sum(st.size - st.start for st, _ in plain) + sum(u.content_size() for u in archives)
+        summary.bytes = sum(st.size - st.start for st, _ in plain)
+
+        def states(skipped: Callable[[int], None]) -> Iterator[FileState]:
+            for st in itertools.chain((st for st, _ in plain), Todo(archives, known, summary).states(skipped)):
+                with self._lock:
+                    self._current = st.unit.path
+                yield st
+
+        ok = False
+        try:
+            import_files(states, cursor, summary, total=total, workers=self.workers, cancel=self._cancel, batch_hands=self.batch_hands)
+            ok = not summary.interrupted
+        except Exception as e:  # a full disk, a damaged database: said; the files are read again when they change
+            self._error(_database_error(self._db, e))
+        for problem in summary.unreadable:
+            self._error(f"cannot read {problem}")
+        with self._lock:
+            c = self._counts
+            c.files += summary.imported
+            c.hands_read += summary.hands
+            c.hands_stored += summary.stored
+            c.duplicates += summary.duplicates
+            c.conflicts += summary.conflicts
+            c.failed += summary.failed
+            c.imports += 1
+            c.last_import = datetime.now(timezone.utc)
+            self._current = None
+            self._run = None
+        for st, after in plain:
+            if ok:
+                after.hands, after.failed, after.cp1252 = st.hands, st.failed, st.cp1252
+                self._tracks[st.unit.path] = after
+            else:
+                self._tracks.pop(st.unit.path, None)  # made again from its files row
+
+
+def _resume(unit: Unit, size: int, row: tuple[object, ...] | None) -> _Track:
+    """Where reading a plain file goes on: after what its ``files`` row says is in, if its first bytes are still those."""
+    if row is not None:
+        sha, done, _, encoding, hands, failed = row
+        if isinstance(done, int) and done <= size:
+            hasher = hashlib.sha256()
+            with unit.open() as f:
+                found = digest(ByteRange(f, 0, done), hasher, count_lines=True)
+            if found.size == done and hasher.hexdigest() == sha:
+                return _Track(done, found.lines, hasher, found.tail, encoding == "cp1252", int(hands or 0), int(failed or 0))  # type: ignore[call-overload]
+    return _Track(0, 0, hashlib.sha256(), b"")
+
+
+def _grew(unit: Unit, track: _Track, size: int) -> bool:
+    """Whether the file still starts with what is in of it: no smaller, and the same bytes before ``track.offset``."""
+    if size < track.offset:
+        return False
+    if not track.tail:
+        return True
+    with unit.open() as f:
+        f.seek(track.offset - len(track.tail))
+        return f.read(len(track.tail)) == track.tail
+
+
+def _complete_end(unit: Unit, start: int, size: int) -> int:
+    """Where the last complete hand after ``start`` ends: after the last blank line, or before the last header (else ``start``).
+
+    Read backwards a megabyte at a time from the end: a hand still being
+    written is at most the last one, so the search ends at the first window
+    holding a blank line.
+    """
+    with unit.open() as f:
+        hi = size
+        while hi > start:
+            lo = max(start, hi - CHUNK_BYTES)
+            f.seek(lo)
+            cut = cut_point(f.read(hi - lo))
+            if cut > 0:
+                return lo + cut
+            if lo == start:
+                break
+            hi = lo + 2  # windows overlap: a blank line across two of them is found
+    return start
+
+
+def _database_path(con: duckdb.DuckDBPyConnection) -> Path | None:
+    """The file of the connection's database (None in memory)."""
+    row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+    return Path(row[0]).resolve() if row and row[0] else None
+
+
+def _database_error(db: Path | None, e: Exception) -> str:
+    """The words for an error of the import's run: DuckDB's about the file as :mod:`hhtool.store.db` says them."""
+    from hhtool.store.db import store_error
+
+    known = store_error(db, e, writing=True) if db is not None else None
+    text = str(known) if known is not None else f"{type(e).__name__}: {e}"
+    return f"the import stopped: {text}; its files are read again when they change, or at the next start"
+
+
+class _Filter:
+    """watchfiles' default filter (editor and VCS files) without the database's own files."""
+
+    def __init__(self, exclude: set[str]) -> None:
+        from watchfiles import DefaultFilter
+
+        self.default = DefaultFilter()
+        self.exclude = exclude
+
+    def __call__(self, change: object, path: str) -> bool:
+        return path not in self.exclude and self.default(change, path)  # type: ignore[arg-type]

@@ -1,0 +1,414 @@
+"""The import's sources: which files to read, their content hashes, and their bytes in chunks of whole hands.
+
+What a path names (:func:`collect_units`: folders walked, globs expanded,
+``.zip`` members, ``.gz`` content), which of those files are new
+(:class:`Todo`: a file whose content hash is already imported is passed
+by), and what the workers get (:func:`tasks`: each file cut into chunks of
+about a megabyte at blank lines, :func:`read_chunks`, so that no hand is
+split).  A file may also be read from a byte offset on (:class:`FileState`'s
+``start``): the live import (:mod:`hhtool.store.live`) reads a growing file
+from where its last import stopped.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import lzma
+import os
+import re
+import time
+import zipfile
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, BinaryIO, cast
+
+from hhtool.history.files import Finder, NoSuchPath, check_regular, display, safe_member_name
+from hhtool.store.summary import ImportSummary
+from hhtool.store.worker import ChunkTask
+
+if TYPE_CHECKING:
+    from hhtool.history.reader import Unread
+
+CHUNK_BYTES = 1 << 20
+"""Target size of a chunk of a file sent to a worker."""
+
+
+class ImportPathError(Exception):
+    """A path that does not exist or matches nothing (a usage error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One file to import: a plain file, a ``.gz`` file or a member of a ``.zip``."""
+
+    path: str  # files.path
+    fs_path: Path
+    member: str | None = None  # zip member name
+    named: bool = True  # named by the user (a path or a glob match), not found inside a folder or an archive
+    member_size: int = 0  # a zip member's size, from the archive's directory
+
+    def open(self) -> IO[bytes]:
+        # checked again at the open: a FIFO put in the file's place since it was found would hang the read
+        check_regular(self.fs_path)
+        if self.member is None:
+            if self.fs_path.suffix == ".gz":
+                return cast(BinaryIO, gzip.open(self.fs_path, "rb"))
+            return open(self.fs_path, "rb")
+        archive = zipfile.ZipFile(self.fs_path)
+        member = archive.open(self.member)
+        if self.member.endswith(".gz"):
+            return cast(BinaryIO, gzip.GzipFile(fileobj=member, mode="rb"))
+        return member
+
+    def mtime(self) -> datetime:
+        return datetime.fromtimestamp(self.fs_path.stat().st_mtime, tz=timezone.utc)
+
+    def content_size(self) -> int:
+        """Bytes of content, known without reading it (for the progress bar and the choice of workers).
+
+        A ``.gz`` file's trailer holds its size modulo 4 GiB; a zip member's
+        is in the archive's directory (for a ``.gz`` member, its compressed
+        size).  0 for a file that cannot be read: reading it fails later,
+        with the error.
+        """
+        if self.member is not None:
+            return self.member_size
+        try:
+            check_regular(self.fs_path)
+            if self.fs_path.suffix == ".gz":
+                with open(self.fs_path, "rb") as f:
+                    f.seek(-4, os.SEEK_END)
+                    return int.from_bytes(f.read(4), "little")
+            return self.fs_path.stat().st_size
+        except OSError:
+            return 0
+
+
+ARCHIVE_ERRORS = (OSError, EOFError, zipfile.BadZipFile, zlib.error, lzma.LZMAError, ValueError, NotImplementedError, RuntimeError)
+"""What reading a damaged, truncated or unsupported archive raises (:mod:`zipfile` raises all of these on garbage;
+``RuntimeError``: an encrypted member)."""
+
+
+def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (), summary: ImportSummary | None = None) -> list[Unit]:
+    """Every file to import, once each, in a stable order.
+
+    A path is a file, a folder (walked recursively, hidden entries
+    skipped) or a glob (``**`` recurses); ``.zip`` archives contribute
+    their members, ``.gz`` files their content.  ``exclude``: files never
+    to read (the database itself, its write-ahead log).  Links are
+    followed within bounds and only regular files read (:mod:`hhtool.history.files`);
+    what is skipped goes into ``summary``: a loop, a FIFO, a device or a
+    socket in ``skipped``, a folder or an archive that cannot be read in
+    ``unreadable``, a zip member read under a safe name in ``renamed``.
+    """
+    finder = Finder()
+    for p in paths:
+        try:
+            finder.add(str(p))
+        except NoSuchPath as e:
+            raise ImportPathError(str(e)) from None
+    report = summary if summary is not None else ImportSummary()
+    units: list[Unit] = []
+    seen: set[str] = {str(Path(x).resolve()) for x in exclude}
+    for key, named in finder.files:  # real paths: the same file through two links is read once
+        if key in seen:
+            continue
+        seen.add(key)
+        fs = Path(key)
+        if fs.suffix.lower() == ".zip":
+            units.extend(_members(fs, display(key), finder.unreadable, report.renamed))
+        else:
+            units.append(Unit(display(key), fs, named=named))
+    # shown absolute, as the files are; not resolved (a loop cannot be)
+    report.skipped.extend((display(os.path.abspath(path)), why) for path, why in finder.skipped.items())
+    report.unreadable.extend(f"{display(os.path.abspath(path))}: {why}" for path, why in finder.unreadable.items())
+    return units
+
+
+def _members(fs: Path, key: str, unreadable: dict[str, str], renamed: list[tuple[str, str, str]]) -> list[Unit]:
+    """The members of the zip archive ``fs`` to read; a damaged archive or member is recorded in ``unreadable``.
+
+    A member with an unsafe name (absolute, ``..`` parts, backslashes) is
+    read -- members are never extracted, so reading it is harmless -- under
+    the safe name of :func:`~hhtool.history.files.safe_member_name`, and recorded in
+    ``renamed`` as (the path it is shown and stored as, the name in the archive, why it is unsafe).
+    """
+    try:
+        check_regular(fs)
+        with zipfile.ZipFile(fs) as archive:
+            infos = [i for i in archive.infolist() if not i.is_dir()]
+    except ARCHIVE_ERRORS as e:
+        unreadable[key] = f"not a readable zip archive ({e or type(e).__name__})"
+        return []
+    units: list[Unit] = []
+    used: set[str] = set()
+    for info in sorted(infos, key=lambda i: i.filename):
+        name, unsafe = safe_member_name(info.filename)
+        if Path(name).name.startswith("."):
+            continue
+        if name in used:  # two names made the same: the archive's index keeps them apart
+            name = f"{name}#{infos.index(info) + 1}"
+        used.add(name)
+        path = f"{key}!{name}"
+        if info.flag_bits & 0x1:
+            unreadable[path] = "an encrypted zip member (a password is needed): not read"
+            continue
+        if unsafe is not None:
+            renamed.append((path, info.filename, unsafe))
+        units.append(Unit(path, fs, info.filename, named=False, member_size=info.file_size))
+    return units
+
+
+_HAND_HEADER = re.compile(rb"(?:^|\n)(?:\xef\xbb\xbf)?[^\s]+ Hand #[A-Za-z0-9-]+: Telesina ")
+"""The start of a hand (FORMAT.md's header), in bytes: a file without one holds no hand."""
+TAIL_BYTES = 64
+"""Bytes kept of the end of what :func:`digest` read."""
+
+
+@dataclass(slots=True)
+class Digest:
+    """What one read of a stream found: its bytes, whether it holds a hand header, its line ends (if counted), its last bytes."""
+
+    size: int = 0
+    has_hand: bool = False
+    lines: int = 0
+    tail: bytes = b""
+
+
+def digest(stream: IO[bytes] | ByteRange, h: hashlib._Hash, *, count_lines: bool = False) -> Digest:
+    """Feed ``stream`` to the hash ``h``, noting whether it holds a hand header (and counting its lines).
+
+    The header test rides on the read the hash needs anyway, so telling
+    hand histories from the other files of a folder costs nothing more.
+    """
+    found = Digest()
+    tail = b""
+    while True:
+        data = stream.read(CHUNK_BYTES)
+        if not data:
+            break
+        h.update(data)
+        found.size += len(data)
+        if count_lines:
+            found.lines += data.count(b"\n")
+        if not found.has_hand:
+            found.has_hand = _HAND_HEADER.search(tail + data) is not None
+        tail = data[-256:] if len(data) >= 256 else (tail + data)[-256:]
+    found.tail = tail[-TAIL_BYTES:]
+    return found
+
+
+def content_hash(unit: Unit) -> tuple[str, int, bool]:
+    """SHA-256 (hex) and size of the unit's content, and whether it holds a hand header."""
+    h = hashlib.sha256()
+    try:
+        with unit.open() as f:
+            found = digest(f, h)
+    except ARCHIVE_ERRORS as e:  # an OSError with a plain message, so that the file is skipped and named
+        raise OSError(unreadable_reason(e)) from e
+    return h.hexdigest(), found.size, found.has_hand
+
+
+def unreadable_reason(e: BaseException) -> str:
+    """Why a file could not be read, in words: the system's ("Permission denied"; the path is shown beside it), or the archive's."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    return f"damaged, truncated or of an unsupported kind ({e or type(e).__name__})"
+
+
+_HEADER_LINE = re.compile(rb"\n(?=[^\s]+ Hand #)")
+_HAND_END = re.compile(rb"\n(?=[ \t\f\v\r]*\n|\S+ Hand #[A-Za-z0-9-]+: Telesina )")
+"""Where a hand ends as the reader sees it: the line end before a blank line or a header (= ``reader._HEADER_START``)."""
+_LOOK_BACK = 1 << 14
+"""Bytes kept back while counting an over-long hand: a hand end found must lie wholly in what was read."""
+
+Chunk = tuple[bytes, int, "Unread | None"]
+"""A piece of a file: its bytes, the lines before them, and what followed them that was counted, not read."""
+
+
+def cut_point(buf: bytes) -> int:
+    """Where to cut ``buf`` so that no hand is split: after the last blank line, else before the last header."""
+    a = buf.rfind(b"\n\n")
+    b = buf.rfind(b"\n\r\n")
+    if a >= 0 or b >= 0:
+        return max(a + 2 if a >= 0 else 0, b + 3 if b >= 0 else 0)
+    last = 0
+    for m in _HEADER_LINE.finditer(buf):
+        last = m.start() + 1
+    return last
+
+
+def read_chunks(stream: IO[bytes] | ByteRange, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Chunk]:
+    """The stream in pieces of whole hands: ``(bytes, lines before them, None)``; at least one piece.
+
+    Memory stays bounded whatever the stream holds: a hand is at most
+    :data:`~hhtool.history.bounds.MAX_HAND_CHARS` characters, so a stretch of
+    ``chunk_bytes`` plus four bytes a character of that with no place to
+    cut is a hand (or junk) over the bound.  Its first part is sent, and the
+    rest of it, up to where the next hand may start, is counted as it is
+    read, never held: ``(first part, lines before it, Unread)``, so that the
+    worker reports the hand's true size, as :func:`hhtool.history.reader.read_file` does.
+    """
+    from hhtool.history.bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS
+    from hhtool.history.reader import Tally, char_start
+
+    head_bytes = MAX_CHAR_BYTES * (MAX_HAND_CHARS + MAX_LINE_CHARS)  # holds all that the reader keeps of a hand
+    buf = b""
+    lines = 0
+    emitted = False
+    eof = False
+    while not eof:
+        data = stream.read(chunk_bytes)
+        if not data:
+            break
+        buf = buf + data if buf else data
+        if len(buf) < chunk_bytes:
+            continue
+        cut = cut_point(buf)
+        if cut > 0:
+            piece = buf[:cut]
+            buf = buf[cut:]
+            yield piece, lines, None
+            emitted = True
+            lines += piece.count(b"\n")
+            continue
+        if len(buf) <= head_bytes + chunk_bytes:
+            continue
+        # One hand (or junk) from buf's start, over the bound: send its first part, count the rest.
+        keep = char_start(buf, head_bytes)
+        while buf[keep - 1] in b"\r\n":  # the first part ends inside a line (buf has no blank line)
+            keep -= 1
+        head = buf[:keep]
+        tally = Tally()
+        todo = buf[keep:]
+        while True:
+            m = _HAND_END.search(todo)
+            if m is not None:
+                tally.add(todo[: m.start() + 1])
+                buf = todo[m.start() + 1 :]
+                break
+            safe = max(0, len(todo) - _LOOK_BACK)
+            tally.add(todo[:safe])
+            data = stream.read(chunk_bytes)
+            if not data:
+                tally.add(todo[safe:])
+                buf = b""
+                eof = True
+                break
+            todo = todo[safe:] + data
+        yield head, lines, tally.unread()
+        emitted = True
+        lines += head.count(b"\n") + tally.newlines
+    if buf or not emitted:
+        yield buf, lines, None
+
+
+@dataclass(slots=True)
+class FileState:
+    """A file being read: its content hash and size once read to ``size``, what of it to read, and its counts.
+
+    ``start``: the byte where reading begins (0, or where the last import
+    of a growing file stopped), ``lines`` the lines before it, ``cp1252``
+    whether the part before it was not UTF-8; ``hands`` and ``failed``
+    count from what the earlier imports stored.  ``sha256`` and ``size``
+    are those of the file's first ``size`` bytes: what its ``files`` row says.
+    """
+
+    unit: Unit
+    sha256: str
+    size: int
+    start: int = 0
+    lines: int = 0
+    chunks: int = 0  # submitted
+    last_submitted: bool = False
+    hands: int = 0
+    failed: int = 0
+    cp1252: bool = False
+
+
+@dataclass(slots=True)
+class Todo:
+    """The files of an import, hashed one at a time as the import reaches them."""
+
+    units: list[Unit]
+    known: set[str]  # content hashes already imported (or met earlier in this run)
+    summary: ImportSummary
+
+    def states(self, skipped: Callable[[int], None]) -> Iterator[FileState]:
+        """The files to read, in order; the others (unchanged, or no hand in them) counted and passed by."""
+        summary = self.summary
+        for unit in self.units:
+            t0 = time.monotonic()
+            try:
+                sha, size, has_hand = content_hash(unit)
+            except (OSError, zipfile.BadZipFile, EOFError, zlib.error) as e:
+                # a truncated .gz, a damaged zip member, a file gone or unreadable: the others go on (exit 1)
+                summary.unreadable.append(f"{unit.path}: {e}")
+                continue
+            summary.hash_seconds += time.monotonic() - t0
+            if not has_hand and not unit.named:
+                # a README or a manifest beside the histories; a file the user named is read whatever it holds
+                summary.not_histories.append(unit.path)
+                skipped(size)
+                continue
+            if sha in self.known:
+                summary.unchanged += 1
+                skipped(size)
+                continue
+            self.known.add(sha)  # the same content twice in one run: once
+            summary.bytes += size
+            yield FileState(unit, sha, size)
+
+
+def tasks(states: Iterable[FileState]) -> Iterator[tuple[ChunkTask, FileState, bool]]:
+    """Each file's chunks as the workers' tasks: ``(task, its file, whether it is the file's last)``.
+
+    A file read from ``start`` on is read up to ``size`` (what its hash
+    covers; the live import leaves a hand still being written for later),
+    its first chunk numbered 1, so that the worker does not take it for the
+    file's start; its lines are counted on from ``lines``.
+    """
+    for number, state in enumerate(states):
+        cp1252 = state.cp1252
+        first = 1 if state.start else 0
+        with state.unit.open() as opened:
+            stream = ByteRange(opened, state.start, state.size)  # what the hash covers, should the file have grown since
+            for index, ((data, lines, unread), last) in enumerate(_lookahead(read_chunks(stream)), first):
+                task = ChunkTask(number, index, state.unit.path, data, state.lines + lines, cp1252, unread)
+                if not cp1252:
+                    try:
+                        data.decode("utf-8")
+                    except UnicodeDecodeError:
+                        cp1252 = True  # the reader switches within this chunk; later chunks start switched
+                state.chunks += 1
+                state.last_submitted = last
+                yield task, state, last
+
+
+def _lookahead(it: Iterator[Chunk]) -> Iterator[tuple[Chunk, bool]]:
+    prev = next(it, None)
+    while prev is not None:
+        nxt = next(it, None)
+        yield prev, nxt is None
+        prev = nxt
+
+
+class ByteRange:
+    """The bytes ``start`` to ``end`` of a file opened for reading: what :func:`read_chunks` reads of a growing file."""
+
+    def __init__(self, stream: IO[bytes], start: int, end: int) -> None:
+        self.stream = stream
+        if start:
+            stream.seek(start)
+        self.left = end - start
+
+    def read(self, n: int = -1) -> bytes:
+        if self.left <= 0:
+            return b""
+        data = self.stream.read(self.left if n < 0 else min(n, self.left))
+        self.left -= len(data)
+        return data

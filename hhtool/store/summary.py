@@ -1,0 +1,108 @@
+"""What an import did, counted as it goes: :class:`ImportSummary`, as lines for a terminal or as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SHOWN_SKIPS = 20
+"""Skipped paths listed one a line in the text summary; the others are counted (``--json`` lists all)."""
+
+
+@dataclass(slots=True)
+class ImportSummary:
+    """What an import did: files and hands read, stored, passed by, failed; what could not be read and why."""
+
+    files: int = 0  # files found
+    imported: int = 0  # files read to the end this run
+    unchanged: int = 0  # skipped: content already imported
+    hands: int = 0  # hand records read (parsed and failed)
+    stored: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    conflicts_new: int = 0
+    failed: int = 0  # hands that did not parse
+    failed_new: int = 0  # ... stored this run (the others were already in `failed`)
+    replay_errors: int = 0
+    junk_lines: int = 0
+    verdicts: dict[str, int] = field(default_factory=dict)  # of the hands stored this run
+    cp1252_files: list[str] = field(default_factory=list)
+    not_histories: list[str] = field(default_factory=list)  # files found in folders or archives with no hand
+    unreadable: list[str] = field(default_factory=list)  # "path: error" of each file that could not be read (skipped)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why): not read, nothing lost (a loop, a FIFO, a device...)
+    renamed: list[tuple[str, str, str]] = field(default_factory=list)  # zip members with unsafe names: (path read as, name, why)
+    bytes: int = 0
+    seconds: float = 0.0
+    hash_seconds: float = 0.0  # reading every file once for its hash
+    writer_seconds: float = 0.0  # in the writer's transactions
+    interrupted: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Nothing failed to parse or replay, no file was unreadable, and no conflict."""
+        return not (self.failed or self.conflicts or self.replay_errors or self.unreadable)
+
+    def text(self, *, raw: bool = False) -> str:
+        """The summary as lines for a terminal; file names (which may come from an archive) escaped unless ``raw``."""
+        from hhtool.textsafe import term
+
+        rate = self.hands / self.seconds if self.seconds > 0 else 0.0
+        verdicts = ", ".join(f"{n:,} {v}" for v, n in sorted(self.verdicts.items())) or "none"
+        lines = [
+            f"files: {self.files:,} ({self.imported:,} imported, {self.unchanged:,} unchanged and skipped"
+            + (f", {len(self.not_histories):,} without any hand and skipped)" if self.not_histories else ")"),
+            f"hands: {self.hands:,} read, {self.stored:,} stored, {self.duplicates:,} duplicates, "
+            f"{self.conflicts:,} conflicts, {self.failed:,} failed",
+            f"verdicts of the hands stored: {verdicts}",
+            f"time: {self.seconds:.1f} s ({rate:,.0f} hands/s)",
+        ]
+        if self.replay_errors:
+            lines.append(f"replay errors: {self.replay_errors:,} (stored with verdict 'error'; please report them)")
+        if self.junk_lines:
+            lines.append(f"junk lines outside any hand, skipped: {self.junk_lines:,}")
+        for f in self.unreadable:
+            lines.append(f"error: cannot read {f}; skipped (its hands are not imported)")
+        for path, why in self.skipped[:SHOWN_SKIPS]:
+            lines.append(f"skipped {path}: {why}")
+        if len(self.skipped) > SHOWN_SKIPS:
+            lines.append(f"skipped {len(self.skipped) - SHOWN_SKIPS:,} more paths (--json lists them all)")
+        for path, name, why in self.renamed:
+            lines.append(f"note: {path}: read from the zip member {name!r}, an unsafe name ({why}); members are never extracted")
+        for f in self.cp1252_files:
+            lines.append(f"warning: {f}: not UTF-8; read as Windows-1252")
+        if self.not_histories:
+            shown = ", ".join(Path(p).name for p in self.not_histories[:5])
+            more = f" and {len(self.not_histories) - 5:,} more" if len(self.not_histories) > 5 else ""
+            lines.append(f"skipped, no hand in them: {shown}{more}")
+        if self.interrupted:
+            lines.append("interrupted: everything above is committed; run the same command again to finish")
+        return "\n".join(lines if raw else map(term, lines))
+
+
+
+def summary_dict(s: ImportSummary) -> dict[str, Any]:
+    """The summary as plain data (for ``--json`` and tests)."""
+    return {
+        "files": s.files,
+        "imported": s.imported,
+        "unchanged": s.unchanged,
+        "hands": s.hands,
+        "stored": s.stored,
+        "duplicates": s.duplicates,
+        "conflicts": s.conflicts,
+        "failed": s.failed,
+        "failed_new": s.failed_new,
+        "replay_errors": s.replay_errors,
+        "junk_lines": s.junk_lines,
+        "verdicts": dict(s.verdicts),
+        "seconds": round(s.seconds, 3),
+        "hash_seconds": round(s.hash_seconds, 3),
+        "writer_seconds": round(s.writer_seconds, 3),
+        "bytes": s.bytes,
+        "interrupted": s.interrupted,
+        "not_histories": list(s.not_histories),
+        "unreadable": list(s.unreadable),
+        "skipped": [{"path": p, "reason": why} for p, why in s.skipped],
+        "renamed": [{"path": p, "member": name, "reason": why} for p, name, why in s.renamed],
+    }

@@ -1,0 +1,336 @@
+"""The import's one writer: worker results in batches into DuckDB, one transaction each, in a thread of its own.
+
+Exactly once, whatever moment the import is stopped at: a batch's
+transaction holds its hands, their rows, failures, conflicts, and the
+``files`` row of every file whose *last* chunk is in it (so a ``files``
+row means the file is in, up to its ``size``); a hand is inserted only if
+its ``(site, hand_id)`` is not stored yet (the same text: a duplicate,
+another: a conflict, kept once in ``conflicts``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from hhtool.store.cancel import Cancel, check
+from hhtool.store.sources import FileState
+from hhtool.store.summary import ImportSummary
+from hhtool.store.worker import ChunkResult
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+
+BATCH_HANDS = 10_000
+"""Hands per writer transaction (at most; also committed every :data:`BATCH_SECONDS`)."""
+BATCH_SECONDS = 5.0
+WRITER_QUEUE = 12
+"""Chunk results waiting for the writer thread (about 10,000 hands, 30 MB of frames)."""
+CHECKPOINT_MIN = 64 << 20
+CHECKPOINT_MAX = 256 << 20
+CHECKPOINT_PER_HAND = 1 << 10
+
+
+def checkpoint_threshold(hands: int) -> int:
+    """Bytes of log after which DuckDB checkpoints (writes the committed rows into the file), for a database of ``hands``.
+
+    A checkpoint's cost grows with the database (at the default 16 MB a
+    million-hand database spent 184 µs a hand in COMMIT, at 256 MB 42), so
+    the threshold grows with it, from 64 MB to 256 MB (reached at 256,000
+    hands).  Small at first because the last checkpoint is the tail of an
+    import, when the workers have nothing left to do: at 100,000 hands,
+    256 MB left all of it to the end (3 s with a core idle), 64 MB a
+    quarter.  The memory stays under 1 GB (docs/performance.md).
+    """
+    return max(CHECKPOINT_MIN, min(CHECKPOINT_MAX, hands * CHECKPOINT_PER_HAND))
+
+
+class _Arrow:
+    """A polars frame as an Arrow C stream for DuckDB (no pyarrow needed)."""
+
+    def __init__(self, df: pl.DataFrame) -> None:
+        self.df = df
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        return self.df.__arrow_c_stream__(requested_schema)
+
+
+class Writer:
+    """The single writer: batches of worker results into DuckDB, one transaction each."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, summary: ImportSummary, batch_hands: int = BATCH_HANDS) -> None:
+        self.con = con
+        self.batch_hands = batch_hands
+        self.summary = summary
+        row = con.execute("SELECT coalesce(max(hand_key), 0) FROM hands").fetchone()
+        self.next_key = int(row[0]) + 1 if row else 1
+        self.threshold = 0
+        self._tune_checkpoints()
+        self.pending: list[ChunkResult] = []
+        self.pending_hands = 0
+        self.done_units: list[FileState] = []
+        self.last_commit = time.monotonic()
+
+    def add(self, result: ChunkResult, finished: FileState | None) -> None:
+        self.pending.append(result)
+        self.pending_hands += result.hands + result.failed
+        if finished is not None:
+            self.done_units.append(finished)
+        if self.pending_hands >= self.batch_hands or time.monotonic() - self.last_commit >= BATCH_SECONDS:
+            self.flush()
+
+    def _tune_checkpoints(self) -> None:
+        threshold = checkpoint_threshold(self.next_key - 1)
+        if threshold != self.threshold:
+            self.con.execute(f"SET checkpoint_threshold = '{threshold}B'")
+            self.threshold = threshold
+
+    def _register(self, name: str, df: pl.DataFrame) -> None:
+        self.con.register(name, _Arrow(df))
+
+    def flush(self) -> None:
+        import polars as pl
+
+        if not self.pending and not self.done_units:
+            return
+        t0 = time.monotonic()
+        results, units = self.pending, self.done_units
+        frames: dict[str, list[pl.DataFrame]] = {}
+        offset = 0
+        for r in results:
+            n = r.frames["hands"].height
+            for name, df in r.frames.items():
+                if df.height:
+                    if offset and name != "failed":
+                        df = df.with_columns(pl.col("local") + offset)
+                    frames.setdefault(name, []).append(df)
+            offset += n
+        merged = {name: pl.concat(dfs, rechunk=False) for name, dfs in frames.items()}
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            stored, verdicts = self._insert_hands(merged)
+            self._insert_failed(merged.get("failed"))
+            for u in units:
+                con.execute(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, now(), ?, ?, ?)",
+                    [u.unit.path, u.sha256, u.size, u.unit.mtime(), "cp1252" if u.cp1252 else "utf-8", u.hands, u.failed],
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except Exception:  # pragma: no cover - the connection is gone
+                pass
+            raise
+        finally:
+            for name in ("b_keys", "b_conf", "b_all", "b_failed", *(f"b_{t}" for t in ("hands", "seats", "actions", "cards", "pots", "findings"))):
+                try:
+                    con.unregister(name)
+                except Exception:
+                    pass
+        self.next_key += stored
+        self._tune_checkpoints()
+        s = self.summary
+        s.stored += stored
+        for v, n in verdicts.items():
+            s.verdicts[v] = s.verdicts.get(v, 0) + n
+        s.imported += len(units)
+        self.pending = []
+        self.done_units = []
+        self.pending_hands = 0
+        self.last_commit = time.monotonic()
+        s.writer_seconds += self.last_commit - t0
+
+    def _insert_hands(self, merged: dict[str, pl.DataFrame]) -> tuple[int, dict[str, int]]:
+        import polars as pl
+
+        hands = merged.get("hands")
+        if hands is None or not hands.height:
+            return 0, {}
+        con = self.con
+        keys = hands.select("local", "site", "hand_id", "text_hash")
+        self._register("b_keys", keys)
+        existing = dict(
+            con.execute(
+                "SELECT b.local, h.text_hash FROM b_keys b JOIN hands h ON h.site = b.site AND h.hand_id = b.hand_id"
+            ).fetchall()
+        )
+        known_conflicts = {
+            r[0]
+            for r in con.execute(
+                "SELECT b.local FROM b_keys b JOIN conflicts c "
+                "ON c.site = b.site AND c.hand_id = b.hand_id AND c.text_hash = b.text_hash"
+            ).fetchall()
+        }
+        new_locals: list[int] = []
+        conflict_locals: list[int] = []
+        batch_first: dict[tuple[str, str], int] = {}  # (site, id) -> text hash of the first in this batch
+        batch_conflicts: set[tuple[str, str, int]] = set()
+        s = self.summary
+        verdicts: dict[str, int] = {}
+        verdict_col = hands.get_column("verdict").to_list()
+        for local, site, hand_id, th in keys.iter_rows():
+            old = existing.get(local)
+            if old is None:
+                old = batch_first.get((site, hand_id))
+            if old is None:
+                batch_first[(site, hand_id)] = th
+                new_locals.append(local)
+                v = verdict_col[local]
+                verdicts[v] = verdicts.get(v, 0) + 1
+            elif old == th:
+                s.duplicates += 1
+            else:
+                s.conflicts += 1
+                key = (site, hand_id, th)
+                if local not in known_conflicts and key not in batch_conflicts:
+                    batch_conflicts.add(key)
+                    conflict_locals.append(local)
+        if new_locals:
+            n = len(new_locals)
+            every = n == hands.height  # the usual case: every hand of the batch is new, hand_key = first + local
+            new = pl.DataFrame(
+                {"local": new_locals, "hand_key": range(self.next_key, self.next_key + n)},
+                schema={"local": pl.Int32, "hand_key": pl.Int64},
+            )
+
+            def keyed(df: pl.DataFrame) -> pl.DataFrame:
+                """The rows of the new hands, numbered by ``hand_key`` (in polars: DuckDB then only appends)."""
+                if every:
+                    return df.with_columns(hand_key=pl.col("local").cast(pl.Int64) + self.next_key).drop("local")
+                return df.join(new, on="local", how="inner", maintain_order="left").drop("local")
+
+            for table in ("hands", "seats", "actions", "cards", "pots", "findings"):
+                df = hands if table == "hands" else merged.get(table)
+                if df is None or not df.height:
+                    continue
+                self._register(f"b_{table}", keyed(df))
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM b_{table}")
+        if conflict_locals:
+            self._register("b_conf", pl.DataFrame({"local": conflict_locals}, schema={"local": pl.Int32}))
+            self._register("b_all", hands)
+            con.execute(
+                "INSERT INTO conflicts BY NAME SELECT b.site, b.hand_id, b.text_hash, b.file, b.first_line, b.raw_text, "
+                "now() AS imported_at FROM b_all b JOIN b_conf USING (local)"
+            )
+            s.conflicts_new += len(conflict_locals)
+        return len(new_locals), verdicts
+
+    def _insert_failed(self, failed: pl.DataFrame | None) -> None:
+        if failed is None or not failed.height:
+            return
+        self._register("b_failed", failed.unique(subset="raw_hash", keep="first", maintain_order=True))
+        before = self.con.execute("SELECT count(*) FROM failed").fetchone()
+        self.con.execute(
+            "INSERT INTO failed BY NAME SELECT f.*, now() AS imported_at FROM b_failed f "
+            "WHERE NOT EXISTS (SELECT 1 FROM failed x WHERE x.raw_hash = f.raw_hash)"
+        )
+        after = self.con.execute("SELECT count(*) FROM failed").fetchone()
+        if before is not None and after is not None:
+            self.summary.failed_new += int(after[0]) - int(before[0])
+
+
+class WriterThread:
+    """The writer in a thread of its own, so that handing chunks to the workers never waits for a commit.
+
+    A commit takes about a second, a checkpoint several (DuckDB releases
+    the interpreter meanwhile); with the writer in the thread that also
+    feeds the workers, they ran out of work during both.  Results wait in
+    a bounded queue (:data:`WRITER_QUEUE`: memory stays bounded).  The
+    writer thread alone uses the connection until :meth:`finish` or
+    :meth:`abandon` returns, and both return only once it has ended
+    (``done``, an event: a ``Thread.join`` that a Ctrl-C interrupts can
+    report a running thread as ended).
+    """
+
+    def __init__(self, writer: Writer, cancel: threading.Event | None = None) -> None:
+        import queue
+
+        self.writer = writer
+        self.cancel = cancel
+        # a second Ctrl-C (Cancel.abort) interrupts the statement this thread runs: its transaction rolls back
+        self._no_abort = cancel.on_abort(writer.con.interrupt) if isinstance(cancel, Cancel) else None
+        self.queue: queue.Queue[tuple[ChunkResult, FileState | None] | None] = queue.Queue(maxsize=WRITER_QUEUE)
+        self.failure: BaseException | None = None
+        self.dropping = threading.Event()  # stop writing: drop what is queued (an interrupt, or an error)
+        self.done = threading.Event()  # the thread has ended: the connection is the main thread's again
+        self.thread = threading.Thread(target=self._run, name="hhtool-writer", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                item = self.queue.get()
+                if item is None or self._stopping():
+                    break
+                self.writer.add(*item)
+            if not self._stopping():
+                self.writer.flush()
+        except BaseException as e:  # handed to the main thread by hand_over/finish
+            self.failure = e
+            self.dropping.set()
+        finally:
+            if self._no_abort is not None:
+                self._no_abort()
+            self.done.set()
+
+    def _stopping(self) -> bool:
+        """Dropping, or the import is cancelled: the main thread sees it too and stops the import."""
+        return self.dropping.is_set() or (self.cancel is not None and self.cancel.is_set())
+
+    def hand_over(self, result: ChunkResult, finished: FileState | None) -> None:
+        self._put((result, finished))
+
+    def _put(self, item: tuple[ChunkResult, FileState | None] | None) -> None:
+        import queue
+
+        while True:
+            if self.failure is not None:
+                raise self.failure
+            check(self.cancel)
+            try:
+                self.queue.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                pass
+
+    def finish(self) -> None:
+        """Write what is queued and the last batch; raise what the writer raised (or :class:`Cancelled` meanwhile)."""
+        self._put(None)
+        while not self.done.wait(0.2):
+            check(self.cancel)
+        check(self.cancel)  # the writer stopped early for it
+        if self.failure is not None:
+            raise self.failure
+
+    def abandon(self) -> None:
+        """Stop after the transaction in progress, dropping what is queued; return once the thread has ended.
+
+        A Ctrl-C meanwhile (a :class:`KeyboardInterrupt` in this thread, when
+        no handler of the caller's catches it) interrupts that transaction
+        (it rolls back) and is raised once the thread has ended, never before.
+        """
+        import queue
+
+        self.dropping.set()
+        interrupted = False
+        while not self.done.is_set():
+            try:
+                while True:  # empty the queue, so that the thread, if it waits for an item, gets the end
+                    try:
+                        self.queue.get_nowait()
+                    except queue.Empty:
+                        break
+                try:
+                    self.queue.put_nowait(None)
+                except queue.Full:
+                    pass
+                self.done.wait(0.2)
+            except KeyboardInterrupt:
+                interrupted = True
+                self.writer.con.interrupt()
+        if interrupted:
+            raise KeyboardInterrupt
