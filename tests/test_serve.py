@@ -345,3 +345,58 @@ def test_errors_are_pages_a_person_reads(server: Server, browser: Any, path: str
     browser.get(server.url + path)
     assert words in browser.find_element(By.ID, "message").text
     _shot(browser, "error-" + path.split("?")[0].replace("/", "-"))
+
+
+# ------------------------------------------------------------------ the live import
+
+def _until(check: Any, seconds: float = 30) -> Any:
+    """Poll ``check()`` until it is truthy (its value) or ``seconds`` pass (then the last value)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    got = check()
+    while not got and time.monotonic() < deadline:
+        time.sleep(0.1)
+        got = check()
+    return got
+
+
+def test_hands_written_to_a_watched_folder_appear_once(tmp_path: Path) -> None:
+    """A new file, a file that grows in appends, a hand whose end comes later: each hand in the pages once, the progress shown."""
+    from tests.storegen import hand
+
+    folder = tmp_path / "live"
+    folder.mkdir()
+    (folder / "first.txt").write_text("\n".join(hand(f"L-1-{i}") for i in range(3)) + "\n", encoding="utf-8")
+    s = Server(tmp_path / "live.duckdb", "--watch", str(folder))
+    try:
+        def total() -> int:
+            return int(s.json("/api/hands?limit=1")["total"])
+
+        assert _until(lambda: total() == 3), total()  # what was there before the server started
+        grows = folder / "grows.txt"
+        with grows.open("a", encoding="utf-8") as f:
+            for k in range(3):
+                f.write(hand(f"L-2-{k}") + "\n")
+                f.flush()
+                assert _until(lambda: total() == 4 + k), (k, total())
+            text = hand("L-2-3")
+            f.write(text[: len(text) // 2])  # a hand being written: half of it now
+            f.flush()
+            f.write(text[len(text) // 2 :] + "\n")  # and the rest, with the blank line that ends it
+            f.flush()
+        assert _until(lambda: total() == 7), total()
+        ids = sorted(h["hand_id"] for h in s.json("/api/hands?limit=500")["hands"])
+        assert ids == sorted([f"L-1-{i}" for i in range(3)] + [f"L-2-{k}" for k in range(4)])  # each once
+        progress = s.json("/api/progress")["import"]
+        assert progress["running"] and progress["hands_stored"] == 7 and progress["conflicts"] == 0 and progress["failed"] == 0
+        status, _, page = s.get("/hands")
+        assert status == 200 and "watching " in page and "7 hands stored" in page
+    finally:
+        code, err = s.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_a_watched_path_that_is_no_folder_is_a_usage_error(tmp_path: Path) -> None:
+    r = hhtool("serve", "--db", str(tmp_path / "x.duckdb"), "--port", "0", "--watch", str(tmp_path / "nowhere"), timeout=60)
+    assert r.returncode == 2 and "nowhere" in r.stderr and "Traceback" not in r.stderr

@@ -15,11 +15,13 @@ import ipaddress
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from hhtool.web.app import LOOPBACK, Progress, create_app
 from hhtool.web.marker import marker_path, remove_marker, write_marker
+from hhtool.web.progress import progress_doc
 
 
 class ServeError(Exception):
@@ -66,22 +68,22 @@ def serve(
     *,
     host: str = "127.0.0.1",
     port: int = 8765,
-    progress: Progress | None = None,
-    on_start: Callable[[object], None] | None = None,
-    on_close: Callable[[], None] | None = None,
+    watch: Sequence[str | Path] = (),
     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
 ) -> None:
-    """Serve the database ``db`` until Ctrl-C or SIGTERM.
+    """Serve the database ``db`` until Ctrl-C or SIGTERM, importing every hand written under the folders ``watch``.
 
     Raises :class:`~hhtool.store.db.StoreError` (the database cannot be
-    opened, or another process holds it) or :class:`ServeError` (the
-    address) before anything is served.  ``on_start`` is given the open
-    connection before the first request (the live import starts there);
-    ``on_close`` runs as the server stops.
+    opened, or another process holds it), :class:`ServeError` (the
+    address, a folder to watch that is none) before anything is served.
+    The live import (:class:`hhtool.store.live.LiveImport`) runs in this
+    process on the server's connection, its progress on every page.
     """
     import uvicorn
 
     from hhtool.store.db import connect
+    from hhtool.store.live import LiveImport
+    from hhtool.store.sources import ImportPathError
 
     con = connect(db)
     try:
@@ -91,10 +93,23 @@ def serve(
         raise
     url = url_of(sock, host)
     marker = marker_path(db)
+    live: LiveImport | None = None
     try:
-        if on_start is not None:
-            on_start(con)
-        app = create_app(db, con=con, progress=progress, hosts=LOOPBACK if is_loopback(host) else None, on_close=on_close)
+        progress: Progress | None = None
+        if watch:
+            try:
+                live = LiveImport(con, watch, exclude=(marker,))  # the database and its log are never read
+            except ImportPathError as e:
+                raise ServeError(str(e)) from None
+            live.start()
+            running = live
+
+            def progress() -> dict[str, Any]:
+                return progress_doc(running.status())
+
+            say(f"watching {', '.join(str(w) for w in watch)}: every hand written there is imported")
+        app = create_app(db, con=con, progress=progress, hosts=LOOPBACK if is_loopback(host) else None,
+                         on_close=None if live is None else live.stop)
         write_marker(db, url)
         say(f"serving {db} at {url} (Ctrl-C to stop)")
         if not is_loopback(host):
@@ -106,6 +121,8 @@ def serve(
             pass
     finally:
         sock.close()
+        if live is not None:
+            live.stop()  # already, if the app started: its stop is the lifespan's
         remove_marker(marker)
         con.close()  # the app's lifespan closed it already, unless it never started
     say("stopped")
