@@ -678,6 +678,31 @@ def report(
     typer.echo(f"report written to {path}", err=True)
 
 
+@app.command(epilog=_examples(
+    "serve --db hands.duckdb",
+    "serve --db hands.duckdb --watch ~/histories --port 8800",
+    "serve --db hands.duckdb --host 0.0.0.0",
+))
+def serve(
+    db: DbOption = None,
+    watch: Annotated[
+        Optional[list[Path]],
+        typer.Option("--watch", metavar="DIR", help="A folder whose hand histories are imported as they are written (repeatable)."),
+    ] = None,
+    host: Annotated[str, typer.Option("--host", metavar="ADDRESS", help="The address to listen on; any other than the loopback lets other machines in, with no password.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, metavar="N", help="The port to listen on (0: any free one).")] = 8765,
+) -> None:
+    """Serve the database in the browser: hands, replays, players' statistics, the audit, a JSON API (docs/serve.md)."""
+    from hhtool.store.db import StoreError, resolve_db_path
+    from hhtool.web.server import ServeError
+    from hhtool.web.server import serve as run
+
+    try:
+        run(resolve_db_path(db), host=host, port=port, watch=watch or ())
+    except (StoreError, ServeError) as e:
+        raise _fail(str(e)) from None
+
+
 def main() -> None:
     """Console-script entry point: whatever happens, a person gets a line of words, never a traceback.
 

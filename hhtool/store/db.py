@@ -101,6 +101,9 @@ def connect(
         if _LOCK.search(text.lower()):
             m = _PID.search(text)
             who = f" (process {m.group(1)})" if m else ""
+            server = _server_of(path)
+            if server is not None:
+                raise DatabaseInUseError(server) from None
             raise DatabaseInUseError(
                 f"the database {path} is in use by another process{who}; wait for it to finish "
                 "(an import holds it until the end) or use another --db"
@@ -123,6 +126,19 @@ def connect(
         con.close()
         raise
     return con
+
+
+def _server_of(path: Path) -> str | None:
+    """The words for a database held by a running ``hhtool serve``, from the ``FILE.serve`` it writes beside it; else None."""
+    from hhtool.web.marker import read_marker
+
+    server = read_marker(path)
+    if server is None:
+        return None
+    return (
+        f"the database {path} is held by `hhtool serve` (process {server['pid']}) at {server['url']}: "
+        f"open that address, or use its API ({server['url']}api/hands, docs/api.md), or stop the server (Ctrl-C) to run this command"
+    )
 
 
 def _check_writable(path: Path) -> None:

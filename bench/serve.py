@@ -1,0 +1,194 @@
+"""``hhtool serve`` under load: the latency of its pages, errors, the server's memory.  Never a test.
+
+Run: ``python bench/serve.py [--hands 1000000] [--base 100000] [--requests 200] [--clients 20] [--seconds 30]``.
+
+The database is ``bench/stats.py``'s (cached under ``bench/.cache/``):
+``--hands`` simulated hands imported, or above ``--base`` copies of the
+``--base`` ones made inside DuckDB.  The server is the real command,
+``python -m hhtool.cli serve --db DB --port 0``, in its own process; the
+clients are threads of this one on the loopback, each with its own
+connection per request (``urllib``), as browsers open them.
+
+Measured:
+
+* **one client**: ``--requests`` requests of each kind, one after the
+  other: the hands page (the first pages, a verdict, a player, sorted by
+  pot, a player's statistic's hands), a player's page (statistics, graph,
+  sessions) of the players with the most hands, and a hand's replay page
+  (hands drawn over the whole database); p50 and p95 of each.  Goals
+  (issue 18): hands page and player under 100 ms at the 95th percentile,
+  replay page under 50 ms.
+* **``--clients`` at once** for ``--seconds``: the same mix, round robin;
+  requests, errors (any status but 200, any refused connection), p95.
+* the server's peak memory (``VmHWM`` of its process; goal under 1.5 GB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _stats_bench() -> object:
+    spec = importlib.util.spec_from_file_location("bench_stats", ROOT / "bench" / "stats.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
+    """The real ``hhtool serve`` on a free port, and its address once it answers."""
+    marker = db.with_name(db.name + ".serve")
+    proc = subprocess.Popen([sys.executable, "-m", "hhtool.cli", "serve", "--db", str(db), "--port", "0"], cwd=ROOT, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the server ended: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            doc = json.loads(marker.read_text(encoding="utf-8"))
+            if doc.get("pid") == proc.pid:
+                urllib.request.urlopen(doc["url"] + "api/progress", timeout=30).read()
+                return proc, str(doc["url"])
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("the server did not answer in 300 s")
+
+
+def fetch(url: str) -> tuple[int, float]:
+    """(status, seconds) of one GET; a refused or broken connection is status 0."""
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(url, timeout=60) as r:
+            r.read()
+            status = r.status
+    except urllib.error.HTTPError as e:
+        status = e.code
+    except OSError:
+        status = 0
+    return status, time.perf_counter() - start
+
+
+def targets(base: str, seed: int = 18) -> dict[str, list[str]]:
+    """The addresses of each kind, drawn from the database through the API."""
+    rng = random.Random(seed)
+
+    def api(path: str) -> dict[str, object]:
+        with urllib.request.urlopen(base + path, timeout=120) as r:
+            return dict(json.loads(r.read()))
+
+    total = int(str(api("api/hands?limit=1")["total"]))
+    players: list[str] = []
+    with urllib.request.urlopen(base + "players", timeout=120) as r:
+        page = r.read().decode("utf-8")
+    import html
+    import re
+
+    players = [html.unescape(m) for m in re.findall(r'<a href="/players/[^"]+">([^<]+)</a>', page)][:10]
+    hands = []
+    for _ in range(40):
+        doc = api(f"api/hands?limit=5&offset={rng.randrange(max(1, total - 5))}")
+        rows = doc["hands"]
+        assert isinstance(rows, list)
+        hands += [f"hands/{quote(h['site'], safe='')}/{quote(h['hand_id'], safe='')}" for h in rows]
+    p = [quote(n, safe="") for n in players]
+    lists = ["hands", "hands?page=2", "hands?verdict=disputed", "hands?sort=pot", "hands?showdown=1&allin=1"]
+    lists += [f"hands?player={n}" for n in p[:3]] + [f"hands?player={n}&stat=vpip&taken=1" for n in p[:3]] + [f"hands?player={n}&sort=net" for n in p[:2]]
+    return {
+        "hands page": [base + u for u in lists],
+        "player page": [base + f"players/{n}" for n in p],
+        "replay page": [base + u for u in hands],
+    }
+
+
+def p95(xs: list[float]) -> float:
+    return sorted(xs)[max(0, int(len(xs) * 0.95) - 1)] if xs else float("nan")
+
+
+def peak_memory(pid: int) -> int:
+    """The process's peak resident memory (``VmHWM``), bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hands", type=int, default=1_000_000)
+    ap.add_argument("--base", type=int, default=100_000)
+    ap.add_argument("--requests", type=int, default=200, help="requests of each kind from one client")
+    ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    args = ap.parse_args()
+
+    db, made = _stats_bench().database(args.hands, min(args.base, args.hands))  # type: ignore[attr-defined]
+    print(f"database: {db} ({made})", flush=True)
+    proc, base = start_server(db)
+    try:
+        kinds = targets(base)
+        for urls in kinds.values():  # the first request of each warms DuckDB's caches and the templates
+            for u in urls[:3]:
+                fetch(u)
+        print(f"\none client, {args.requests} requests of each kind:")
+        print(f"  {'':12} {'p50':>8} {'p95':>8} {'errors':>7}  goal (p95)")
+        goals = {"hands page": 0.100, "player page": 0.100, "replay page": 0.050}
+        for kind, urls in kinds.items():
+            times, errors = [], 0
+            for i in range(args.requests):
+                status, t = fetch(urls[i % len(urls)])
+                times.append(t)
+                errors += status != 200
+            print(f"  {kind:12} {statistics.median(times) * 1000:6.1f}ms {p95(times) * 1000:6.1f}ms {errors:7}  < {goals[kind] * 1000:.0f} ms"
+                  f" {'ok' if p95(times) < goals[kind] and not errors else 'MISSED'}", flush=True)
+
+        mix = [u for urls in kinds.values() for u in urls]
+        lock = threading.Lock()
+        done: list[tuple[int, float]] = []
+        stop = time.monotonic() + args.seconds
+
+        def client(k: int) -> None:
+            i = k
+            while time.monotonic() < stop:
+                got = fetch(mix[i % len(mix)])
+                i += args.clients
+                with lock:
+                    done.append(got)
+
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(args.clients)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        errors = sum(1 for s, _ in done if s != 200)
+        times = [t for _, t in done]
+        print(f"\n{args.clients} clients for {args.seconds:.0f} s: {len(done):,} requests ({len(done) / args.seconds:.0f}/s), "
+              f"{errors} errors, p50 {statistics.median(times) * 1000:.0f} ms, p95 {p95(times) * 1000:.0f} ms")
+        print(f"server peak memory: {peak_memory(proc.pid) / 2**20:,.0f} MB (goal < 1,536 MB)")
+    finally:
+        proc.send_signal(2)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,459 @@
+"""The web application: one DuckDB connection, the pages and the JSON API over it (``docs/serve.md``, ``docs/api.md``).
+
+:func:`create_app` opens the database (for writing: the process that
+serves is the one that imports, so the two never lock each other out)
+and returns the ASGI app; every request reads through a cursor of that
+one connection (DuckDB runs them side by side).  Nothing but the
+database and the installed plotly's JavaScript is served: no route maps
+to a file.  A request that names nothing (an unknown path, hand or
+player) gets a 404, one whose parameters do not parse a 400, each with a
+message -- a page, or JSON under ``/api/`` -- and never a traceback.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from hhtool.web.params import VERDICTS, BadRequest, hand_query, stats_filters
+
+if TYPE_CHECKING:
+    import duckdb
+    import jinja2
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+Progress = Callable[[], "dict[str, Any] | None"]
+"""What the pages show of a running import: a snapshot as plain data, or None when no import runs."""
+
+
+class NotFound(LookupError):
+    """A path that names nothing in the database: an unknown hand or player (a 404 with this message)."""
+
+
+class WebDb:
+    """The server's one connection, and a cursor of it for each request (DuckDB's way for threads to share one)."""
+
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection) -> None:
+        self.path = path
+        self.con = con
+        self._lock = threading.Lock()
+        self.closed = False
+
+    @contextmanager
+    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        from hhtool.store.db import database_errors
+
+        with self._lock:  # a cursor is made from the connection: one at a time, and never after close
+            if self.closed:
+                raise RuntimeError("the server is stopping")
+            cur = self.con.cursor()
+        try:
+            with database_errors(self.path, everything=True):
+                yield cur
+        finally:
+            cur.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if not self.closed:
+                self.closed = True
+                self.con.close()
+
+
+def _term(value: object) -> object:
+    """Every ``{{ }}`` of a template: a string from a history shows its control characters escaped (``\\x1b``), as on a terminal."""
+    from markupsafe import Markup
+
+    from hhtool.textsafe import term
+
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return term(value)
+    return "" if value is None else value
+
+
+@lru_cache(maxsize=1)
+def templates() -> jinja2.Environment:
+    """The pages' templates (package data), HTML-escaped always: a name like ``<script>`` is text."""
+    import jinja2
+
+    from hhtool.web.player import hand_url, player_url
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("hhtool.web", "templates"),
+        autoescape=True,
+        finalize=_term,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(hand_url=hand_url, player_url=player_url, verdicts=VERDICTS)
+    return env
+
+
+@lru_cache(maxsize=1)
+def plotly_js() -> bytes:
+    """plotly.js from the installed plotly package: the pages never fetch it from elsewhere."""
+    from plotly.offline import get_plotlyjs
+
+    return str(get_plotlyjs()).encode("utf-8")
+
+
+SECURITY_HEADERS = {
+    # scripts and styles of this server only (the pages' own inline ones): nothing fetched from anywhere else
+    "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+
+def create_app(
+    db_path: str | Path,
+    *,
+    con: duckdb.DuckDBPyConnection | None = None,
+    progress: Progress | None = None,
+    hosts: tuple[str, ...] | None = LOOPBACK,
+    on_close: Callable[[], None] | None = None,
+) -> Starlette:
+    """The ASGI app serving the database ``db_path``.
+
+    ``con``: the connection to use (else one is opened here, for writing,
+    with :func:`hhtool.store.db.connect`: :class:`~hhtool.store.db.StoreError`
+    when it cannot be, :class:`~hhtool.store.db.DatabaseInUseError` when
+    another process holds it); the app closes it when it stops.
+    ``progress``: the running import's snapshot for the pages.  ``hosts``:
+    the ``Host`` names a request may name (the loopback's by default, which
+    keeps a page of another site from reaching the server through a DNS
+    name of its own); None for any.  ``on_close``: called as the app stops,
+    before the connection closes (the live import's stop).
+    """
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+    from starlette.routing import Route
+
+    from hhtool.store.db import StoreError, connect
+
+    path = Path(db_path)
+    db = WebDb(path, con if con is not None else connect(path))
+    app_progress: Progress = progress or (lambda: None)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if on_close is not None:
+                on_close()
+            db.close()
+
+    def page(request: Request, template: str, code: int = 200, **context: Any) -> Response:
+        from starlette.responses import HTMLResponse
+
+        html = templates().get_template(template).render(request=request, progress=app_progress(), db=str(path), **context)
+        return HTMLResponse(html, status_code=code, headers=SECURITY_HEADERS)
+
+    def api(doc: Any, status: int = 200) -> Response:
+        from starlette.responses import Response
+
+        from hhtool.textsafe import dumps
+
+        return Response(dumps(doc, indent=1) + "\n", status_code=status, media_type="application/json", headers=SECURITY_HEADERS)
+
+    def error(request: Request, status: int, message: str) -> Response:
+        if request.url.path.startswith("/api/"):
+            return api({"error": message, "status": status}, status)
+        return page(request, "error.html", status, status=status, message=message)
+
+    async def on_http(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 404:
+            return error(request, 404, f"nothing at {request.url.path}: the pages are /hands, /players, /audit; the API is under /api/ (docs/api.md)")
+        return error(request, exc.status_code, str(exc.detail))
+
+    def guarded(endpoint: Callable[[Request], Response]) -> Callable[[Request], Response]:
+        """The endpoint, with every exception it raises answered here: 400, 404, 503 or 500, each with its message.
+
+        Here and not in Starlette's handlers, whose last resort raises the
+        exception again after answering, for the server to print its
+        traceback: a bug of ours is one line of the server's log instead.
+        """
+        from functools import wraps
+
+        @wraps(endpoint)
+        def run(request: Request) -> Response:
+            try:
+                return endpoint(request)
+            except BadRequest as e:
+                return error(request, 400, str(e))
+            except NotFound as e:
+                return error(request, 404, str(e.args[0]) if e.args else "not found")
+            except StoreError as e:
+                return error(request, 503, str(e))
+            except Exception as e:
+                return bug(request, e)
+
+        return run
+
+    def bug(request: Request, exc: Exception) -> Response:
+        import logging
+        import os
+
+        from hhtool.textsafe import term
+
+        # one line in the server's log; the traceback only for whoever fixes it
+        log = logging.getLogger("hhtool.web")
+        if os.environ.get("HHTOOL_DEBUG") == "1":
+            log.exception("internal error on %s", request.url.path)
+        else:
+            log.error("hhtool serve: internal error on %s: %s (HHTOOL_DEBUG=1 shows the traceback)", term(request.url.path), term(f"{type(exc).__name__}: {exc}"[:300]))
+        return error(request, 500, f"internal error ({type(exc).__name__}): this is a bug in hhtool, please report it with the address asked")
+
+    # ------------------------------------------------------------------ pages
+
+    def hands_list(request: Request) -> Response:
+        from hhtool.web.hands import STAT_SEATS, hand_page
+
+        q = hand_query(request.query_params.multi_items(), STAT_SEATS)
+        with db.cursor() as cur:
+            _players_exist(cur, q.filters.players)
+            result = hand_page(cur, q)
+        return page(request, "hands.html", result=result, q=q, nav=_nav(request, result.total, q.limit, q.offset),
+                    sort_url=lambda key: _with(request, sort=key, order="asc" if q.sort == key and q.descending else "desc", page=None, offset=None),
+                    params=request.query_params, per_decision=q.stat in ("af", "afq", "fold_to_bet"))
+
+    def hand_view(request: Request) -> Response:
+        detail, findings = _hand(request)
+        return page(request, "hand.html", d=detail, stored=findings)
+
+    def _hand(request: Request) -> tuple[Any, list[dict[str, Any]]]:
+        from hhtool.web.detail import read_hand
+        from hhtool.web.hands import find_hand, stored_findings
+
+        site, hand_id = _segments(request, "/api/hands/" if request.url.path.startswith("/api/") else "/hands/", 2)
+        with db.cursor() as cur:
+            row = find_hand(cur, site, hand_id)
+            if row is None:
+                raise NotFound(f"no hand {hand_id!r} of the site {site!r} in this database")
+            findings = stored_findings(cur, [int(row["hand_key"])])[int(row["hand_key"])]
+        return read_hand(row), findings
+
+    def players(request: Request) -> Response:
+        from hhtool.web.params import Params
+
+        p = Params(request.query_params.multi_items(), ("name", "page"))
+        name = p.one("name")
+        page_no = p.integer("page", 1, 1, 10**8)
+        limit = 100
+        with db.cursor() as cur:
+            cond, params = ("WHERE dealt_in AND contains(lower(player), lower(?))", [name]) if name else ("WHERE dealt_in", [])
+            rows = cur.execute(
+                f"SELECT player, count(*) AS hands FROM seats {cond} GROUP BY player ORDER BY hands DESC, player LIMIT ? OFFSET ?",
+                params + [limit + 1, (page_no - 1) * limit],
+            ).fetchall()
+        more = len(rows) > limit
+        return page(request, "players.html", rows=rows[:limit], name=name or "", page_no=page_no, more=more,
+                    next_url=_with(request, page=str(page_no + 1)), prev_url=_with(request, page=str(page_no - 1)))
+
+    def player_view(request: Request) -> Response:
+        from hhtool.web.player import player_stats, stat_lines, title, winnings_figure
+
+        (name,) = _segments(request, "/players/", 1)
+        f, rates = _stats_args(request, name)
+        with db.cursor() as cur:
+            _players_exist(cur, (name,))
+            result = player_stats(cur, f)
+            if name not in result.players():
+                return page(request, "player.html", name=name, lines=[], heading=f"{name}: no hand matches the filters", graph=None,
+                            sessions=[], params=request.query_params)
+            graph, rows = winnings_figure(cur, f, name)
+        return page(request, "player.html", name=name, lines=stat_lines(result, name, rates), heading=title(result, name), graph=graph,
+                    sessions=rows, params=request.query_params)
+
+    def audit(request: Request) -> Response:
+        from hhtool.web.hands import STAT_SEATS, hand_page, stored_findings
+
+        items = list(request.query_params.multi_items())
+        if not any(k == "verdict" for k, _ in items):
+            items += [("verdict", "disputed"), ("verdict", "invalid"), ("verdict", "error")]
+        q = hand_query(items, STAT_SEATS)
+        with db.cursor() as cur:
+            result = hand_page(cur, q)
+            findings = stored_findings(cur, [int(r["hand_key"]) for r in result.rows])
+        return page(request, "audit.html", result=result, findings=findings, nav=_nav(request, result.total, q.limit, q.offset))
+
+    def plotly(request: Request) -> Response:
+        from starlette.responses import Response
+
+        return Response(plotly_js(), media_type="text/javascript", headers={**SECURITY_HEADERS, "Cache-Control": "public, max-age=86400"})
+
+    def root(request: Request) -> Response:
+        from starlette.responses import RedirectResponse
+
+        return RedirectResponse("/hands", status_code=307)
+
+    # ------------------------------------------------------------------ the JSON API
+
+    def api_hands(request: Request) -> Response:
+        from hhtool.web.hands import STAT_SEATS, hand_page
+
+        q = hand_query(request.query_params.multi_items(), STAT_SEATS)
+        with db.cursor() as cur:
+            _players_exist(cur, q.filters.players)
+            result = hand_page(cur, q)
+        return api({"total": result.total, "limit": q.limit, "offset": q.offset, "hands": result.rows})
+
+    def api_hand(request: Request) -> Response:
+        from hhtool.web.hands import _money
+
+        detail, findings = _hand(request)
+        row = {k: v for k, v in detail.row.items() if k != "raw_text"}
+        return api({
+            "hand": _money(row),
+            **detail.to_json(),
+            "stored_findings": findings,
+            "raw_text": detail.row["raw_text"],
+        })
+
+    def api_stats(request: Request) -> Response:
+        import json
+
+        from hhtool.stats.render import to_json
+
+        name, last = _segments(request, "/api/players/", 2)
+        if last != "stats":
+            raise NotFound(f"nothing at {request.url.path}: a player's statistics are at /api/players/NAME/stats")
+        f, rates = _stats_args(request, name)
+        with db.cursor() as cur:
+            _players_exist(cur, (name,))
+            result = _compute(cur, f)
+        doc = json.loads(to_json(result, rates))
+        players = doc["players"]
+        return api({"player": name, "filters": _filters_json(f), "rates": doc["rates"], "stats": players[0] if players else None})
+
+    def api_progress(request: Request) -> Response:
+        return api({"import": app_progress()})
+
+    def _compute(cur: duckdb.DuckDBPyConnection, f: Any) -> Any:
+        from hhtool.web.player import player_stats
+
+        return player_stats(cur, f)
+
+    routes = [
+        Route(path, guarded(endpoint))
+        for path, endpoint in (
+            ("/", root),
+            ("/hands", hands_list),
+            ("/hands/{rest:path}", hand_view),
+            ("/players", players),
+            ("/players/{rest:path}", player_view),
+            ("/audit", audit),
+            ("/static/plotly.min.js", plotly),
+            ("/api/hands", api_hands),
+            ("/api/hands/{rest:path}", api_hand),
+            ("/api/players/{rest:path}", api_stats),
+            ("/api/progress", api_progress),
+        )
+    ]
+    middleware = [] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))]
+    return Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: on_http},
+    )
+
+
+def _segments(request: Request, prefix: str, n: int) -> list[str]:
+    """The ``n`` path segments after ``prefix``, each percent-decoded on its own.
+
+    Read from the raw path, so that a name or an id holding ``/``
+    (``</script>``), sent as ``%2F``, stays one segment; any other count
+    of segments names nothing (a 404).
+    """
+    from urllib.parse import unquote
+
+    raw = request.scope.get("raw_path") or request.url.path.encode("utf-8")
+    path = raw.decode("latin-1").split("?", 1)[0]
+    parts = path[len(prefix):].split("/") if path.startswith(prefix) else []
+    if len(parts) != n or not all(parts):
+        raise NotFound(f"nothing at {request.url.path}: a hand is at /hands/SITE/HAND_ID, a player at /players/NAME (docs/serve.md)")
+    try:
+        return [unquote(part, errors="strict") for part in parts]
+    except UnicodeDecodeError:
+        raise BadRequest(f"{request.url.path}: the path is not UTF-8 once decoded") from None
+
+
+def _players_exist(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
+    """A 404 for a player with no seat in the database, with the names meant ("did you mean 'alice'?")."""
+    from hhtool.stats.compute import UnknownPlayerError, check_players
+
+    try:
+        check_players(cur, names)
+    except UnknownPlayerError as e:
+        raise NotFound(str(e)) from None
+
+
+def _stats_args(request: Request, name: str) -> tuple[Any, Any]:
+    """A player's filters (those of ``hhtool stats``) and the rates of ``currency``/``rate``, from the query string."""
+    from hhtool.history.currency import Rates, RatesError
+
+    items = list(request.query_params.multi_items())
+    currency = [v for k, v in items if k == "currency" and v.strip()]
+    rate = [v for k, v in items if k == "rate" and v.strip()]
+    f = stats_filters([(k, v) for k, v in items if k not in ("currency", "rate")], name)
+    if not currency:
+        if rate:
+            raise BadRequest("rate needs currency: the currency the rates convert to, e.g. currency=EUR")
+        return f, None
+    if len(currency) > 1:
+        raise BadRequest("currency given more than once")
+    try:
+        return f, Rates.parse(currency[0], rate)
+    except RatesError as e:
+        raise BadRequest(str(e)) from None
+
+
+def _filters_json(f: Any) -> dict[str, Any]:
+    from hhtool.web.player import filter_items
+
+    out: dict[str, Any] = {}
+    for k, v in filter_items(f):
+        out.setdefault(k, []).append(v)
+    return out
+
+
+def _with(request: Request, **changes: str | None) -> str:
+    """This page's address with some parameters changed (None: removed)."""
+    items = [(k, v) for k, v in request.query_params.multi_items() if k not in changes and v.strip()]
+    items += [(k, v) for k, v in changes.items() if v is not None]
+    return request.url.path + ("?" + urlencode(items) if items else "")
+
+
+def _nav(request: Request, total: int, limit: int, offset: int) -> dict[str, Any]:
+    """The pager: which hands this page shows, and the first, previous, next and last pages' addresses."""
+    last = max(0, (total - 1) // limit * limit)
+
+    def at(o: int) -> str:
+        return _with(request, offset=str(o), page=None)
+
+    return {
+        "first": offset + 1 if total else 0,
+        "last": min(total, offset + limit),
+        "total": total,
+        "prev": at(max(0, offset - limit)) if offset > 0 else None,
+        "next": at(offset + limit) if offset + limit < total else None,
+        "start": at(0) if offset > 0 else None,
+        "end": at(last) if offset + limit < total else None,
+    }
+

@@ -1,0 +1,81 @@
+"""One stored hand, read back and replayed: its events, the audit's verdict and findings, the replayer's steps.
+
+The hand is parsed from its stored text (``hands.raw_text``) with its
+file's line numbers (``hands.first_line``), so each finding's line is the
+line ``hhtool audit`` names, and stepped through by the replayer
+(:func:`hhtool.replay.steps.hand_steps`, whose replay is the one the
+import ran, under the hand's rules, with the words the audit prints).
+Without equity: its cost (up to seconds a hand with wild cards) has no
+place in a page that answers in milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hhtool.replay.audit import AuditResult, to_json, verdict_text
+from hhtool.history.errors import HandHistoryError
+from hhtool.history.events import Hand
+from hhtool.history.jsonify import event_dict
+from hhtool.history.parse import parse_hand
+from hhtool.replay import Replay
+from hhtool.replay.steps import HandSteps, hand_steps
+
+
+@dataclass(frozen=True)
+class HandDetail:
+    """A stored hand: its row, the parsed hand and its steps (None when the stored text no longer parses), its lines."""
+
+    row: dict[str, Any]
+    hand: Hand | None
+    steps: HandSteps | None
+    error: str | None
+    lines: list[tuple[int, str]]  # (file line, text)
+
+    @property
+    def replay(self) -> Replay | None:
+        return None if self.steps is None else self.steps.replay
+
+    def replayer(self) -> str | None:
+        """The replayer's self-contained HTML fragment (:func:`hhtool.web.replayer.replayer_html`), built escaped."""
+        from hhtool.web.replayer import replayer_html
+
+        return None if self.steps is None else replayer_html(self.steps)
+
+    def audit(self) -> AuditResult | None:
+        return None if self.replay is None else AuditResult(str(self.row["file"]), self.replay, None)
+
+    def verdict_text(self) -> str:
+        result = self.audit()
+        return verdict_text(result) if result is not None else f"This hand could not be read again: {self.error}."
+
+    def finding_lines(self) -> set[int]:
+        return set() if self.replay is None else {f.line for f in self.replay.findings}
+
+    def to_json(self) -> dict[str, Any]:
+        """The API's hand: the audit's JSON (verdict, findings, payouts, pots), the events, the raw text."""
+        result = self.audit()
+        return {
+            "audit": to_json(result) if result is not None else None,
+            "events": [event_dict(e) for e in self.hand.events] if self.hand is not None else [],
+            "replay": self.steps.to_json() if self.steps is not None else None,
+            "error": self.error,
+        }
+
+
+def read_hand(row: dict[str, Any]) -> HandDetail:
+    """Parse and replay the hand of a ``hands`` row (it must hold ``raw_text``, ``first_line`` and ``file``)."""
+    text = str(row["raw_text"])
+    body = text[:-1] if text.endswith("\n") else text
+    first = int(row["first_line"] or 1)
+    lines = [(first + i, line) for i, line in enumerate(body.split("\n"))]
+    try:
+        hand = parse_hand([t for _, t in lines], first_line=first, source=str(row["file"]))
+    except HandHistoryError as e:
+        return HandDetail(row, None, None, str(e), lines)
+    try:
+        steps = hand_steps(hand, text, source=str(row["file"]))
+    except Exception as e:  # a bug of the replay must not lose the page: the text and the stored findings still show
+        return HandDetail(row, hand, None, f"the replay failed ({type(e).__name__}: {e})", lines)
+    return HandDetail(row, hand, steps, None, lines)

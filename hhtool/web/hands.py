@@ -1,0 +1,182 @@
+"""The hands behind the pages: the filtered, sorted, paginated list, one hand, and the hands behind a statistic.
+
+Every query is parameterised: the values of a request (names, sites,
+dates, amounts) travel as DuckDB parameters, never in the SQL text; the
+only words put into the SQL are this module's own (column names, the
+statistics' conditions of :data:`STAT_SEATS`, ``ASC``/``DESC``).  The
+hand filters are the statistics' own (:func:`hhtool.stats.compute.scope`),
+so a page's hands are the hands its figures count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hhtool.history.currency import Currency, currency_of, format_money
+from hhtool.stats.compute import Filters, scope
+from hhtool.store.flags import RATIO_FLAGS, STREETS
+from hhtool.web.params import HandQuery
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+def _any(column: str) -> str:
+    return "(" + " OR ".join(f"s.{column}_{st}" for st in STREETS) + ")"
+
+
+def _stat_seats() -> dict[str, tuple[str, str]]:
+    """Each statistic of ``docs/stats.md``: (its opportunity, the action taken) as conditions on the player's ``seats s`` row.
+
+    The ones counted once a hand (VPIP .. won when saw 3rd) give exactly
+    the hands the figure counts; fold to a bet, AF and AFq count decisions,
+    several in a hand, so their lists are the hands with at least one.
+    """
+    out = {"hands": ("TRUE", "TRUE")}
+    out.update({key: (f"s.{key}_opp", f"s.{key}") for key in RATIO_FLAGS})
+    out.update({f"saw_{st}": ("TRUE", f"s.saw_{st}") for st in STREETS[1:]})
+    bets, calls, folds = (" + ".join(f"s.{c}_{st}" for st in STREETS) for c in ("bets", "calls", "folds"))
+    out.update(
+        {
+            "af": (f"({calls}) > 0", f"({calls}) > 0 AND ({bets}) > 0"),
+            "afq": (f"({bets} + {calls} + {folds}) > 0", f"({bets}) > 0"),
+            "fold_to_bet": ("(" + " OR ".join(f"s.fold_to_bet_{st}_opp" for st in STREETS) + ")", _any("fold_to_bet")),
+            "wtsd": ("s.saw_3rd", "s.saw_3rd AND s.went_to_showdown"),
+            "wsd": ("s.went_to_showdown", "s.won_at_showdown"),
+            "wwsf": ("s.saw_3rd", "s.saw_3rd AND s.collected > 0"),
+        }
+    )
+    return out
+
+
+STAT_SEATS: dict[str, tuple[str, str]] = _stat_seats()
+PER_DECISION = frozenset(("af", "afq", "fold_to_bet"))
+"""Statistics that count decisions, not hands: their lists hold the hands with at least one."""
+
+_COLUMNS = (
+    "h.hand_key, h.site, h.hand_id, h.started_at, h.profile, h.structure, h.currency, h.unit, h.small_bet, h.big_bet, "
+    "h.total_pot, h.rake, h.verdict, h.findings, h.showdown, h.dealt_in, h.max_seats, h.table_name, h.file, h.first_line"
+)
+
+
+@dataclass(frozen=True)
+class HandPage:
+    """One page of the list: its rows (dicts, money exact), the count of every hand that matches, and the query."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    query: HandQuery
+
+
+def _query_sql(q: HandQuery) -> tuple[str, list[Any], bool]:
+    """The FROM and WHERE of the list, its parameters, and whether the player's seat is joined as ``s``."""
+    f = q.filters
+    first, others = (f.players[0], f.players[1:]) if f.players else (None, ())
+    hand_where, params, _, _ = scope(Filters(**{**f.__dict__, "players": ()}))
+    joins = ""
+    join_params: list[Any] = []
+    if first is not None:
+        joins = " JOIN seats s ON s.hand_key = h.hand_key AND s.player = ? AND s.dealt_in"
+        join_params.append(first)
+    parts = [hand_where]
+    for name in others:  # hands that every named player played
+        parts.append("h.hand_key IN (SELECT hand_key FROM seats WHERE player = ? AND dealt_in)")
+        params.append(name)
+    if q.verdicts:
+        parts.append(f"h.verdict IN ({', '.join('?' for _ in q.verdicts)})")
+        params.extend(q.verdicts)
+    for amount, op in ((q.pot_min, ">="), (q.pot_max, "<=")):
+        if amount is not None:  # in the hand's major unit: chips as they are, currencies in cents
+            parts.append(f"((h.unit = 'chip' AND h.total_pot {op} ?) OR (h.unit <> 'chip' AND h.total_pot {op} ?))")
+            params.extend([amount, amount * 100])
+    if q.showdown is not None:
+        parts.append("h.showdown = ?")
+        params.append(q.showdown)
+    if q.all_in is not None:
+        parts.append(("" if q.all_in else "NOT ") + "EXISTS (SELECT 1 FROM actions a WHERE a.hand_key = h.hand_key AND a.all_in)")
+    if q.stat is not None:
+        opportunity, action = STAT_SEATS[q.stat]
+        parts.append(opportunity)
+        if q.taken is not None:
+            parts.append(f"({action})" if q.taken else f"NOT coalesce({action}, FALSE)")
+    return f"FROM hands h{joins} WHERE " + " AND ".join(f"({p})" for p in parts), join_params + params, first is not None
+
+
+def hand_page(con: duckdb.DuckDBPyConnection, q: HandQuery) -> HandPage:
+    """The page of hands ``q`` asks for, and how many match in all."""
+    body, params, joined = _query_sql(q)
+    direction = "DESC" if q.descending else "ASC"
+    order = {
+        "time": f"h.started_at {direction}, h.hand_key {direction}",
+        "pot": f"h.total_pot {direction}, h.started_at {direction}, h.hand_key {direction}",
+        "net": f"s.net {direction}, h.started_at {direction}, h.hand_key {direction}",
+    }[q.sort]
+    net = ", s.net AS player_net" if joined else ""
+    cursor = con.execute(f"SELECT {_COLUMNS}{net} {body} ORDER BY {order} LIMIT ? OFFSET ?", params + [q.limit, q.offset])
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    if q.offset == 0 and len(rows) < q.limit:
+        total = len(rows)  # the whole list is on the page: no second pass
+    else:
+        got = con.execute(f"SELECT count(*) {body}", params).fetchone()
+        total = int(got[0]) if got else 0
+    return HandPage([_money(r) for r in rows], total, q)
+
+
+def money(amount: int | None, cur: Currency) -> dict[str, Any] | None:
+    """An amount as the API gives it: exact minor units, the currency, and the text a person reads."""
+    if amount is None:
+        return None
+    return {"amount": int(amount), "currency": cur.code, "decimals": cur.decimals, "text": format_money(int(amount), cur)}
+
+
+def _money(row: dict[str, Any]) -> dict[str, Any]:
+    """A hands row with its amounts as :func:`money` and its time in ISO 8601."""
+    cur = currency_of(row["currency"], row["unit"])
+    out = {k: v for k, v in row.items() if k not in ("currency", "unit")}
+    for key in ("small_bet", "big_bet", "total_pot", "rake", "player_net"):
+        if key in out:
+            out[key] = money(out[key], cur)
+    out["currency"] = cur.code
+    out["started_at"] = row["started_at"].isoformat() if row["started_at"] is not None else None
+    return out
+
+
+def find_hand(con: duckdb.DuckDBPyConnection, site: str, hand_id: str) -> dict[str, Any] | None:
+    """The ``hands`` row of ``(site, hand_id)`` with its raw text, or None."""
+    cursor = con.execute(f"SELECT {_COLUMNS}, h.raw_text, h.zone FROM hands h WHERE h.site = ? AND h.hand_id = ?", [site, hand_id])
+    names = [d[0] for d in cursor.description]
+    row = cursor.fetchone()
+    return None if row is None else dict(zip(names, row))
+
+
+_KEYS = "hand_key IN (SELECT unnest(?::BIGINT[]))"
+"""A table's rows of a list of hand keys: one join, not a search of the list for every row."""
+
+
+def stored_findings(con: duckdb.DuckDBPyConnection, hand_keys: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """The findings the import stored for each of ``hand_keys``, in order (the audit page's reasons)."""
+    out: dict[int, list[dict[str, Any]]] = {k: [] for k in hand_keys}
+    if not hand_keys:
+        return out
+    for key, seq, code, severity, line, message, cause in con.execute(
+        "SELECT hand_key, seq, code, severity, line, message, cause_seq FROM findings "
+        f"WHERE {_KEYS} ORDER BY hand_key, seq",
+        [hand_keys],
+    ).fetchall():
+        out[int(key)].append({"seq": seq, "code": code, "severity": severity, "line": line, "message": message, "cause_seq": cause})
+    return out
+
+
+def hand_links(con: duckdb.DuckDBPyConnection, hand_keys: list[int]) -> dict[int, tuple[str, str]]:
+    """(site, hand id) of each hand key: where a graph's point links to."""
+    if not hand_keys:
+        return {}
+    rows = con.execute(f"SELECT hand_key, site, hand_id FROM hands WHERE {_KEYS}", [hand_keys]).fetchall()
+    return {int(k): (str(s), str(i)) for k, s, i in rows}
+
+
+def known_player(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    row = con.execute("SELECT 1 FROM seats WHERE player = ? LIMIT 1", [name]).fetchone()
+    return row is not None

@@ -1,0 +1,205 @@
+"""A request's query parameters as the library's filters: each one checked, a clear 400 for what does not parse.
+
+The web pages and the JSON API take the same parameters (``docs/api.md``):
+the statistics' filters of ``hhtool stats`` (:class:`hhtool.stats.Filters`)
+and, for the hands list, the hand's own facts (verdict, pot size, showdown,
+all-in), a statistic of one player (``stat``, ``taken``), the order and the
+page.  A name that is not a parameter is refused too: a misspelt filter
+would otherwise give every hand and look like an answer.  An empty value
+(what an HTML form sends for a field left blank) is no filter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Literal
+
+from hhtool.stats.compute import Filters
+
+VERDICTS = ("ok", "disputed", "invalid", "error")
+PROFILES = ("classic", "stellapoker", "italian")
+STRUCTURES = ("fixed", "pot", "no")
+SORTS = ("time", "pot", "net")
+MAX_LIMIT = 500
+PAGE = 50
+MAX_VALUE_CHARS = 200
+"""No parameter value is longer (a name, a site): a longer one is refused, not sent to DuckDB."""
+
+FILTER_PARAMS = ("player", "from", "to", "site", "profile", "structure", "seats", "stakes", "day_start", "min_hands")
+"""The parameters of :class:`~hhtool.stats.Filters`, named as on the command line (``--max-seats`` is ``seats``)."""
+HAND_PARAMS = (*FILTER_PARAMS, "verdict", "pot_min", "pot_max", "showdown", "allin", "stat", "taken", "sort", "order", "limit", "offset", "page")
+"""Every parameter of the hands list (page and API)."""
+
+
+class BadRequest(ValueError):
+    """A parameter that does not parse or a path that names nothing: the message says which and what it takes."""
+
+
+@dataclass(frozen=True)
+class HandQuery:
+    """Which hands, in which order, which page: everything ``/hands`` and ``/api/hands`` are asked."""
+
+    filters: Filters = field(default_factory=Filters)
+    verdicts: tuple[str, ...] = ()
+    pot_min: Decimal | None = None  # in the hand's major unit (euros, chips), inclusive
+    pot_max: Decimal | None = None
+    showdown: bool | None = None
+    all_in: bool | None = None
+    stat: str | None = None  # a key of hhtool.web.hands.STAT_SEATS, of filters.players[0]
+    taken: bool | None = None  # None: the statistic's opportunities; True: the action taken; False: not taken
+    sort: Literal["time", "pot", "net"] = "time"
+    descending: bool = True
+    limit: int = PAGE
+    offset: int = 0
+
+
+class Params:
+    """The query string's values by name, each read once, with the names that are not parameters refused."""
+
+    def __init__(self, items: Iterable[tuple[str, str]], allowed: tuple[str, ...]) -> None:
+        self.values: dict[str, list[str]] = {}
+        for name, value in items:
+            if name not in allowed:
+                raise BadRequest(f"unknown parameter {name!r}: the parameters are {', '.join(allowed)}")
+            if len(value) > MAX_VALUE_CHARS:
+                raise BadRequest(f"{name}: a value of {len(value):,} characters; at most {MAX_VALUE_CHARS}")
+            if value.strip():
+                self.values.setdefault(name, []).append(value.strip())
+
+    def all(self, name: str) -> tuple[str, ...]:
+        return tuple(self.values.get(name, ()))
+
+    def one(self, name: str) -> str | None:
+        got = self.values.get(name, [])
+        if len(got) > 1:
+            raise BadRequest(f"{name} given {len(got)} times: give it once")
+        return got[0] if got else None
+
+    def choices(self, name: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+        values = self.all(name)
+        for v in values:
+            if v not in allowed:
+                raise BadRequest(f"{name} {v!r}: use {', '.join(allowed)}")
+        return values
+
+    def date(self, name: str) -> dt.date | None:
+        value = self.one(name)
+        if value is None:
+            return None
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            raise BadRequest(f"{name} {value!r}: not a date (YYYY-MM-DD)") from None
+
+    def integer(self, name: str, default: int, low: int, high: int) -> int:
+        value = self.one(name)
+        if value is None:
+            return default
+        if not (value.isascii() and value.isdigit()) or len(value) > 9 or not low <= int(value) <= high:
+            raise BadRequest(f"{name} {value!r}: a whole number from {low:,} to {high:,}")
+        return int(value)
+
+    def flag(self, name: str) -> bool | None:
+        value = self.one(name)
+        if value is None:
+            return None
+        if value.lower() in ("1", "true", "yes"):
+            return True
+        if value.lower() in ("0", "false", "no"):
+            return False
+        raise BadRequest(f"{name} {value!r}: use 1 (yes) or 0 (no)")
+
+    def amount(self, name: str) -> Decimal | None:
+        value = self.one(name)
+        if value is None:
+            return None
+        plain = value.replace("€", "").replace("$", "").replace("£", "").replace(",", "").strip()
+        try:
+            amount = Decimal(plain) if len(plain) <= 20 else None
+        except InvalidOperation:
+            amount = None
+        if amount is None or not amount.is_finite() or amount < 0:
+            raise BadRequest(f"{name} {value!r}: an amount in the hand's money, e.g. 10 or 12.50 (euros, dollars, pounds or chips)")
+        return amount
+
+
+def stakes(text: str) -> tuple[str, str]:
+    """``0.50/1.00`` (signs and thousands commas allowed) as the (small, big) :class:`~hhtool.stats.Filters` keeps."""
+    small, sep, big = text.replace("€", "").replace("$", "").replace("£", "").replace(",", "").partition("/")
+    # 16 characters: any amount up to money.MAX_AMOUNT, and no int() of thousands of digits
+    if not sep or not all(part.replace(".", "", 1).isdigit() and len(part) <= 16 for part in (small, big)):
+        raise BadRequest(f"stakes {text!r}: write the small and big bet as in the header, e.g. 0.50/1.00 or 200/400")
+    return small, big
+
+
+def filters(p: Params) -> Filters:
+    """The statistics' filters (those of ``hhtool stats``) from the parameters."""
+    seats = p.all("seats")
+    for s in seats:
+        if not (s.isascii() and s.isdigit() and 2 <= int(s) <= 10):
+            raise BadRequest(f"seats {s!r}: a table size, 2 to 10 (6 for 6-max)")
+    return Filters(
+        players=p.all("player"),
+        date_from=p.date("from"),
+        date_to=p.date("to"),
+        sites=p.all("site"),
+        profiles=p.choices("profile", PROFILES),
+        structures=p.choices("structure", STRUCTURES),
+        max_seats=tuple(int(s) for s in seats),
+        min_hands=p.integer("min_hands", 0, 0, 10**9),
+        stakes=tuple(stakes(s) for s in p.all("stakes")),
+        day_start_hour=p.integer("day_start", 0, 0, 23),
+    )
+
+
+def stats_filters(items: Iterable[tuple[str, str]], player: str) -> Filters:
+    """A player's page and ``/api/players/{name}/stats``: the filters of ``hhtool stats``, the player from the path."""
+    p = Params(items, tuple(n for n in FILTER_PARAMS if n != "player"))
+    f = filters(p)
+    return Filters(**{**f.__dict__, "players": (player,)})
+
+
+def hand_query(items: Iterable[tuple[str, str]], stat_keys: Iterable[str], *, page_size: int = PAGE) -> HandQuery:
+    """``/hands`` and ``/api/hands``: every parameter checked; ``page`` (from 1) or ``offset`` places the page."""
+    p = Params(items, HAND_PARAMS)
+    f = filters(p)
+    stat = p.one("stat")
+    keys = tuple(stat_keys)
+    if stat is not None and stat not in keys:
+        raise BadRequest(f"stat {stat!r}: use one of {', '.join(keys)}")
+    taken = p.flag("taken")
+    if taken is not None and stat is None:
+        raise BadRequest("taken needs a stat: e.g. stat=vpip&taken=1")
+    sort = p.one("sort") or "time"
+    if sort not in SORTS:
+        raise BadRequest(f"sort {sort!r}: use time, pot or net")
+    if (stat is not None or sort == "net") and len(f.players) != 1:
+        raise BadRequest(f"{'stat' if stat is not None else 'sort=net'} is about one player: give exactly one player")
+    order = p.one("order") or "desc"
+    if order not in ("asc", "desc"):
+        raise BadRequest(f"order {order!r}: use asc or desc")
+    limit = p.integer("limit", page_size, 1, MAX_LIMIT)
+    if p.one("page") is not None and p.one("offset") is not None:
+        raise BadRequest("give page or offset, not both")
+    page = p.integer("page", 1, 1, 10**8)
+    offset = p.integer("offset", (page - 1) * limit, 0, 10**9)
+    lo, hi = p.amount("pot_min"), p.amount("pot_max")
+    if lo is not None and hi is not None and lo > hi:
+        raise BadRequest(f"pot_min {lo} is above pot_max {hi}")
+    return HandQuery(
+        filters=f,
+        verdicts=p.choices("verdict", VERDICTS),
+        pot_min=lo,
+        pot_max=hi,
+        showdown=p.flag("showdown"),
+        all_in=p.flag("allin"),
+        stat=stat,
+        taken=taken,
+        sort=sort,  # type: ignore[arg-type]  # one of SORTS, checked above
+        descending=order == "desc",
+        limit=limit,
+        offset=offset,
+    )

@@ -1,0 +1,129 @@
+"""``hhtool serve``: the app on uvicorn, one process holding the database, its address beside the file.
+
+While it runs, ``FILE.serve`` beside the database holds the server's
+address and process id (JSON), so that another ``hhtool`` command that
+finds the database locked says where the server is instead of only that
+the file is in use (:func:`hhtool.store.db.connect` reads it).  The file
+is written after the database is opened (the lock is ours) and removed
+when the server stops: Ctrl-C (or SIGTERM) finishes the requests under
+way, closes the connection and ends.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from hhtool.web.app import LOOPBACK, Progress, create_app
+from hhtool.web.marker import marker_path, remove_marker, write_marker
+from hhtool.web.progress import progress_doc
+
+
+class ServeError(Exception):
+    """The server cannot start: the address is taken or cannot be bound (a usage error, exit 2)."""
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket (``port`` 0: any free one), or :class:`ServeError` in words."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise ServeError(f"--host {host}: not an address of this machine ({e.strerror})") from None
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        why = "it is in use (another server?); give another --port" if e.errno == 98 else e.strerror
+        raise ServeError(f"cannot listen on {host}:{port}: {why}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_of(sock: socket.socket, host: str) -> str:
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"http://{shown}:{port}/"
+
+
+def serve(
+    db: Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    watch: Sequence[str | Path] = (),
+    say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+) -> None:
+    """Serve the database ``db`` until Ctrl-C or SIGTERM, importing every hand written under the folders ``watch``.
+
+    Raises :class:`~hhtool.store.db.StoreError` (the database cannot be
+    opened, or another process holds it), :class:`ServeError` (the
+    address, a folder to watch that is none) before anything is served.
+    The live import (:class:`hhtool.store.live.LiveImport`) runs in this
+    process on the server's connection, its progress on every page.
+    """
+    import uvicorn
+
+    from hhtool.store.db import connect
+    from hhtool.store.live import LiveImport
+    from hhtool.store.sources import ImportPathError
+
+    con = connect(db)
+    try:
+        sock = bind(host, port)
+    except BaseException:
+        con.close()
+        raise
+    url = url_of(sock, host)
+    marker = marker_path(db)
+    live: LiveImport | None = None
+    try:
+        progress: Progress | None = None
+        if watch:
+            try:
+                live = LiveImport(con, watch, exclude=(marker,))  # the database and its log are never read
+            except ImportPathError as e:
+                raise ServeError(str(e)) from None
+            live.start()
+            running = live
+
+            def progress() -> dict[str, Any]:
+                return progress_doc(running.status())
+
+            say(f"watching {', '.join(str(w) for w in watch)}: every hand written there is imported")
+        app = create_app(db, con=con, progress=progress, hosts=LOOPBACK if is_loopback(host) else None,
+                         on_close=None if live is None else live.stop)
+        write_marker(db, url)
+        say(f"serving {db} at {url} (Ctrl-C to stop)")
+        if not is_loopback(host):
+            say(f"warning: listening on {host}: anyone who can reach this machine can read every hand; there is no password")
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5)
+        try:
+            uvicorn.Server(config).run(sockets=[sock])
+        except KeyboardInterrupt:  # uvicorn stops on the signal, then raises it again for whoever called it
+            pass
+    finally:
+        sock.close()
+        if live is not None:
+            live.stop()  # already, if the app started: its stop is the lifespan's
+        remove_marker(marker)
+        con.close()  # the app's lifespan closed it already, unless it never started
+    say("stopped")
+

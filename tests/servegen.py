@@ -1,0 +1,109 @@
+"""A database for the web tests and a real ``hhtool serve`` process on it.
+
+The database holds the bundled samples, simulated hands with faults (so
+that some are disputed and invalid) and a table whose players are named
+``<script>alert(1)</script>`` and ``'; DROP TABLE hands; --``, each
+imported by the real ``hhtool import``.  :class:`Server` runs ``hhtool
+serve --port 0`` and reads its address from the ``FILE.serve`` it writes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tests.sample_paths import SAMPLES
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+HOSTILE = ("<script>alert(1)</script>", "'; DROP TABLE hands; --")
+
+
+def hhtool(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hhtool.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+
+
+def make_db(tmp: Path) -> Path:
+    """Import the samples, 160 simulated hands with faults and 40 hands of the hostile names into ``tmp/web.duckdb``."""
+    src = tmp / "histories"
+    src.mkdir()
+    for path in SAMPLES.glob("*.txt"):
+        (src / path.name).write_bytes(path.read_bytes())
+    r = hhtool("simulate", "--hands", "160", "--rules", "classic", "--players", "4", "--seed", "11", "--faults", "0.25",
+               "--out", str(src / "faulty.txt"))
+    assert r.returncode == 0, r.stderr
+    (src / "faulty.txt.faults.jsonl").unlink(missing_ok=True)  # a manifest, not hands
+    hostile = tmp / "hostile.txt"
+    r = hhtool("simulate", "--hands", "40", "--rules", "classic", "--players", "3", "--seed", "5", "--out", str(hostile))
+    assert r.returncode == 0, r.stderr
+    text = hostile.read_text(encoding="utf-8")
+    names = re.findall(r"^Seat \d+: (\S+) \(", text, re.M)
+    first, second = sorted(set(names))[:2]
+    for old, new in ((first, HOSTILE[0]), (second, HOSTILE[1])):
+        text = re.sub(rf"(?<![\w<]){re.escape(old)}\b", new, text)
+    (src / "hostile.txt").write_text(text.replace(" Hand #", " Hand #X-"), encoding="utf-8")
+    db = tmp / "web.duckdb"
+    r = hhtool("import", str(src), "--db", str(db), "--workers", "0")
+    assert r.returncode in (0, 1), r.stdout + r.stderr  # 1: the broken samples' hands failed, as they should
+    return db
+
+
+class Server:
+    """``hhtool serve --db DB --port 0`` in its own process; ``url`` once it answers."""
+
+    def __init__(self, db: Path, *extra: str) -> None:
+        self.db = db
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hhtool.cli", "serve", "--db", str(db), "--port", "0", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        )
+        self.url = self._wait()
+
+    def _wait(self) -> str:
+        marker = self.db.with_name(self.db.name + ".serve")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the server ended: {self.proc.stderr.read() if self.proc.stderr else ''}")
+            try:
+                doc = json.loads(marker.read_text(encoding="utf-8"))
+                if doc.get("pid") == self.proc.pid:
+                    url = str(doc["url"])
+                    urllib.request.urlopen(url + "api/progress", timeout=5).read()
+                    return url
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.1)
+        raise AssertionError("the server did not answer within 60 s")
+
+    def get(self, path: str) -> tuple[int, str, str]:
+        """(status, content type, body) of ``GET path``; an error status is an answer too."""
+        try:
+            with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=30) as r:
+                return r.status, r.headers.get("Content-Type", ""), r.read().decode("utf-8")
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("Content-Type", ""), e.read().decode("utf-8")
+
+    def json(self, path: str) -> Any:
+        status, kind, body = self.get(path)
+        assert kind.startswith("application/json"), (status, kind, body[:200])
+        return json.loads(body)
+
+    def stop(self) -> tuple[int, str]:
+        """Ctrl-C, as a person stops it: (exit code, what it wrote on standard error)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            _, err = self.proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, err = self.proc.communicate()
+        return self.proc.returncode, err

@@ -1,0 +1,402 @@
+"""``hhtool serve`` as a real process on a real database: the JSON API's shapes and filters, the errors, the lock."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode, urlparse
+
+import duckdb
+import pytest
+
+from tests.browser import headless_chromium, needs_browser
+from tests.servegen import ARTIFACTS, HOSTILE, Server, hhtool, make_db
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_db(tmp_path_factory.mktemp("serve"))
+
+
+@pytest.fixture(scope="module")
+def recount(db: Path) -> dict[str, int]:
+    """Figures straight from the tables, read before the server holds the file."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+
+        def one(sql: str, *params: object) -> int:
+            row = con.execute(sql, list(params)).fetchone()
+            assert row is not None
+            return int(row[0])
+
+        return {
+            "hands": one("SELECT count(*) FROM hands"),
+            "disputed": one("SELECT count(*) FROM hands WHERE verdict = 'disputed'"),
+            "invalid": one("SELECT count(*) FROM hands WHERE verdict = 'invalid'"),
+            "showdown": one("SELECT count(*) FROM hands WHERE showdown"),
+            "script": one("SELECT count(*) FROM seats WHERE player = ? AND dealt_in", HOSTILE[0]),
+            "drop": one("SELECT count(*) FROM seats WHERE player = ? AND dealt_in", HOSTILE[1]),
+            "script_vpip": one("SELECT count(*) FROM seats WHERE player = ? AND dealt_in AND vpip", HOSTILE[0]),
+            "script_vpip_opp": one("SELECT count(*) FROM seats WHERE player = ? AND dealt_in AND vpip_opp", HOSTILE[0]),
+            "allin": one("SELECT count(DISTINCT hand_key) FROM actions WHERE all_in"),
+            "pot_10": one("SELECT count(*) FROM hands WHERE (unit = 'chip' AND total_pot >= 10) OR (unit = 'cent' AND total_pot >= 1000)"),
+        }
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def server(db: Path, recount: dict[str, int]) -> Iterator[Server]:
+    s = Server(db)
+    yield s
+    code, err = s.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert not db.with_name(db.name + ".serve").exists()
+
+
+def test_hands_list_counts_and_pages(server: Server, recount: dict[str, int]) -> None:
+    doc = server.json("/api/hands?limit=7")
+    assert doc["total"] == recount["hands"] and doc["limit"] == 7 and doc["offset"] == 0
+    assert len(doc["hands"]) == 7
+    times = [h["started_at"] for h in doc["hands"]]
+    assert times == sorted(times, reverse=True)
+    seen = {h["hand_key"] for h in doc["hands"]}
+    second = server.json("/api/hands?limit=7&offset=7")
+    assert not seen & {h["hand_key"] for h in second["hands"]}
+    first = doc["hands"][0]
+    assert set(first["total_pot"]) == {"amount", "currency", "decimals", "text"}
+    assert isinstance(first["total_pot"]["amount"], int)
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [("verdict=disputed", "disputed"), ("verdict=invalid", "invalid"), ("showdown=1", "showdown"), ("allin=1", "allin"), ("pot_min=10", "pot_10")],
+)
+def test_each_filter_gives_the_hands_it_names(server: Server, recount: dict[str, int], query: str, key: str) -> None:
+    assert recount[key] > 0, key  # the corpus holds some of each
+    assert server.json(f"/api/hands?{query}&limit=1")["total"] == recount[key]
+
+
+def test_dates_sites_and_sorting(server: Server, recount: dict[str, int]) -> None:
+    everything = server.json("/api/hands?limit=500")["hands"]
+    day = everything[0]["started_at"][:10]
+    want = sum(1 for h in everything if h["started_at"][:10] == day)  # the samples are in UTC or named zones: compare in UTC
+    got = server.json(f"/api/hands?from={day}&to={day}&limit=500")
+    assert got["total"] >= 1 and all(h["started_at"] for h in got["hands"])
+    assert got["total"] <= recount["hands"] and want >= 1
+    sites = {h["site"] for h in everything}
+    for site in sites:
+        assert server.json(f"/api/hands?site={quote(site)}&limit=1")["total"] == sum(1 for h in everything if h["site"] == site)
+    by_pot = [h["total_pot"]["amount"] for h in server.json("/api/hands?sort=pot&order=asc&limit=50&site=Vela")["hands"]]
+    assert by_pot == sorted(by_pot)
+
+
+def test_a_statistic_lists_the_hands_behind_it(server: Server, recount: dict[str, int]) -> None:
+    name = quote(HOSTILE[0], safe="")
+    stats = server.json(f"/api/players/{name}/stats")["stats"]
+    assert stats["player"] == HOSTILE[0]
+    assert stats["vpip_actions"] == recount["script_vpip"] and stats["vpip_opportunities"] == recount["script_vpip_opp"]
+    opp = server.json(f"/api/hands?player={name}&stat=vpip&limit=1")
+    taken = server.json(f"/api/hands?player={name}&stat=vpip&taken=1&limit=1")
+    assert (opp["total"], taken["total"]) == (recount["script_vpip_opp"], recount["script_vpip"])
+    assert server.json(f"/api/hands?player={name}&limit=1")["total"] == recount["script"]
+    nets = [h["player_net"]["amount"] for h in server.json(f"/api/hands?player={name}&sort=net&limit=500")["hands"]]
+    assert nets == sorted(nets, reverse=True)
+
+
+def test_the_hostile_names_are_data_in_the_api(server: Server, recount: dict[str, int]) -> None:
+    for name, key in zip(HOSTILE, ("script", "drop")):
+        doc = server.json(f"/api/players/{quote(name, safe='')}/stats")
+        assert doc["player"] == name and doc["stats"]["hands"] == recount[key] > 0
+        hands = server.json(f"/api/hands?player={quote(name, safe='')}&limit=500")
+        assert hands["total"] == recount[key]
+    assert server.json("/api/hands?limit=1")["total"] > 0  # the table is still there
+
+
+def test_one_hand_has_its_events_findings_and_text(server: Server) -> None:
+    (hand,) = server.json("/api/hands?verdict=disputed&limit=1")["hands"]
+    doc = server.json(f"/api/hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}")
+    assert doc["hand"]["hand_id"] == hand["hand_id"] and doc["hand"]["verdict"] == "disputed"
+    assert doc["audit"]["verdict"] == "disputed" and doc["audit"]["findings"]
+    assert [f["code"] for f in doc["stored_findings"]] == [f["code"] for f in doc["audit"]["findings"]]
+    assert doc["events"][0]["event"] and doc["raw_text"].startswith(f"{hand['site']} Hand #{hand['hand_id']}:")
+    steps = doc["replay"]["steps"]
+    assert doc["replay"]["verdict"] == "disputed" and steps[-1]["kind"] == "verdict"
+    placed = [f["code"] for s in steps for f in s["findings"]]
+    assert sorted(placed) == sorted(f["code"] for f in doc["audit"]["findings"])  # every finding at its step
+    lines = {f["line"] for f in doc["audit"]["findings"]}
+    first = doc["hand"]["first_line"]
+    assert all(first <= n < first + doc["raw_text"].count("\n") for n in lines)  # the file's lines, as the audit names them
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "words"),
+    [
+        ("/api/hands?verdict=great", 400, "verdict 'great': use ok, disputed, invalid, error"),
+        ("/api/hands?from=2026-13-01", 400, "from '2026-13-01': not a date (YYYY-MM-DD)"),
+        ("/api/hands?limit=0", 400, "limit '0': a whole number from 1 to 500"),
+        ("/api/hands?playr=alice", 400, "unknown parameter 'playr'"),
+        ("/api/hands?stat=vpip", 400, "give exactly one player"),
+        ("/api/hands?pot_min=lots", 400, "pot_min 'lots': an amount"),
+        ("/api/hands?player=nobody-at-all", 404, "no player 'nobody-at-all' in this database"),
+        ("/api/hands/Vela/no-such-hand", 404, "no hand 'no-such-hand' of the site 'Vela'"),
+        ("/api/players/nobody-at-all/stats", 404, "no player 'nobody-at-all'"),
+        ("/api/players/alice/stats?structure=huge", 400, "structure 'huge': use fixed, pot, no"),
+        ("/api/nothing", 404, "nothing at /api/nothing"),
+    ],
+)
+def test_api_errors_are_json_with_a_message(server: Server, path: str, status: int, words: str) -> None:
+    got, kind, body = server.get(path)
+    assert got == status and kind.startswith("application/json"), body
+    doc = json.loads(body)
+    assert doc["status"] == status and words in doc["error"], doc
+    assert "Traceback" not in body
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [("/hands?verdict=great", 400), ("/hands?to=yesterday", 400), ("/hands/Vela/no-such-hand", 404), ("/players/nobody-at-all", 404),
+     ("/etc/passwd", 404), ("/static/../pyproject.toml", 404), ("/static/", 404)],
+)
+def test_page_errors_are_pages_with_a_message(server: Server, path: str, status: int) -> None:
+    got, kind, body = server.get(path)
+    assert got == status and kind.startswith("text/html")
+    assert 'id="message"' in body and "Traceback" not in body
+
+
+@pytest.mark.parametrize("raw", ["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/static/..%2f..%2fpyproject.toml", "//etc/passwd"])
+def test_nothing_outside_the_database_is_served(server: Server, raw: str) -> None:
+    """The path exactly as written, not cleaned by a client: a 404 (or 400) and never the file."""
+    u = urlparse(server.url)
+    con = http.client.HTTPConnection(str(u.hostname), u.port, timeout=10)
+    con.putrequest("GET", raw, skip_host=True)
+    con.putheader("Host", f"127.0.0.1:{u.port}")
+    con.endheaders()
+    r = con.getresponse()
+    body = r.read().decode("utf-8", "replace")
+    assert r.status in (400, 404), (r.status, body[:200])
+    assert "root:" not in body and "[project]" not in body
+
+
+def test_another_host_name_is_refused(server: Server) -> None:
+    """A page of another site that points its DNS name at 127.0.0.1 gets nothing (no DNS rebinding)."""
+    u = urlparse(server.url)
+    con = http.client.HTTPConnection(str(u.hostname), u.port, timeout=10)
+    con.request("GET", "/api/hands", headers={"Host": "evil.example:80"})
+    assert con.getresponse().status == 400
+
+
+def test_plotly_is_served_from_the_package(server: Server) -> None:
+    status, kind, body = server.get("/static/plotly.min.js")
+    assert status == 200 and "javascript" in kind and "plotly" in body[:2000].lower()
+    from plotly.offline import get_plotlyjs
+
+    assert len(body) == len(get_plotlyjs())
+
+
+def test_another_command_names_the_server(server: Server, db: Path) -> None:
+    r = hhtool("stats", "--db", str(db))
+    assert r.returncode == 2
+    assert f"is held by `hhtool serve` (process {server.proc.pid}) at {server.url}" in r.stderr
+    r = hhtool("import", "sample_histories/000_format_example.txt", "--db", str(db))
+    assert r.returncode == 2 and server.url in r.stderr
+    r = hhtool("serve", "--db", str(db), "--port", "0")
+    assert r.returncode == 2 and server.url in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_taken_port_is_a_usage_error(server: Server, tmp_path: Path) -> None:
+    port = urlparse(server.url).port
+    r = hhtool("serve", "--db", str(tmp_path / "other.duckdb"), "--port", str(port), timeout=60)
+    assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in r.stderr
+    assert not (tmp_path / "other.duckdb.serve").exists()
+
+
+def test_pages_answer_with_the_hands(server: Server, recount: dict[str, int]) -> None:
+    status, _, body = server.get("/hands?" + urlencode({"verdict": "disputed"}))
+    assert status == 200 and f'<span class="total">{recount["disputed"]:,}</span>' in body
+    status, _, body = server.get("/audit")
+    assert status == 200 and f'<span class="total">{recount["disputed"] + recount["invalid"]:,}</span>' in body
+    status, _, body = server.get("/players")
+    assert status == 200 and "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "<script>alert(1)" not in body
+
+
+# ------------------------------------------------------------------ in a real browser
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    driver = headless_chromium(tmp_path_factory.mktemp("profile"))
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _no_alert(driver: Any) -> None:
+    from selenium.common.exceptions import NoAlertPresentException
+
+    with pytest.raises(NoAlertPresentException):
+        driver.switch_to.alert.text  # noqa: B018  # an alert would be the name run as a script
+
+
+def _shot(driver: Any, name: str) -> None:
+    driver.save_screenshot(str(ARTIFACTS / f"serve-{name}.png"))
+
+
+@needs_browser
+def test_hostile_names_are_text_on_every_page(server: Server, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    (hand,) = server.json(f"/api/hands?player={quote(HOSTILE[0], safe='')}&player={quote(HOSTILE[1], safe='')}&limit=1")["hands"]
+    both, script, drop = HOSTILE, HOSTILE[:1], HOSTILE[1:]
+    pages = {
+        "players": ("players", both),
+        "player-script": (f"players/{quote(HOSTILE[0], safe='')}", script),
+        "player-drop": (f"players/{quote(HOSTILE[1], safe='')}", drop),
+        "hands-of-script": (f"hands?player={quote(HOSTILE[0], safe='')}&sort=net", script),
+        "hand-of-both": (f"hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}", both),
+    }
+    for label, (path, names) in pages.items():
+        browser.get(server.url + path)
+        _no_alert(browser)
+        text = browser.find_element(By.TAG_NAME, "body").text
+        for name in names:
+            assert name in text, (label, name)
+        _shot(browser, f"names-{label}")
+    seats = browser.find_elements(By.CSS_SELECTOR, ".hhr-seat")
+    assert {s.get_attribute("data-name") for s in seats} >= set(HOSTILE)  # the replayer draws them as text too
+    assert server.json("/api/hands?limit=1")["total"] > 0  # no table dropped
+
+
+@needs_browser
+@pytest.mark.parametrize(("link", "key"), [("a.taken", "script_vpip"), ("a.opportunities", "script_vpip_opp")])
+def test_click_a_statistic_and_land_on_its_hands(server: Server, browser: Any, recount: dict[str, int], link: str, key: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url + f"players/{quote(HOSTILE[0], safe='')}")
+    browser.find_element(By.CSS_SELECTOR, f'#stats tr[data-stat="vpip"] {link}').click()
+    assert "/hands?" in browser.current_url and "stat=vpip" in browser.current_url
+    assert browser.find_element(By.CSS_SELECTOR, ".pager .total").text == f"{recount[key]:,}"
+    scope = browser.find_element(By.ID, "stat-scope").text
+    assert HOSTILE[0] in scope and "vpip" in scope
+    rows = browser.find_elements(By.CSS_SELECTOR, "#hands tbody tr")
+    assert len(rows) == min(recount[key], 50)
+    _shot(browser, f"stat-vpip-{link[2:]}")
+
+
+@needs_browser
+def test_a_point_of_the_winnings_graph_opens_its_hand(server: Server, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(server.url + f"players/{quote(HOSTILE[1], safe='')}")
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#winnings .scatterlayer .points path"))
+    urls = browser.execute_script("return document.getElementById('winnings').data[2].customdata")
+    assert urls and all(u.startswith("/hands/") for u in urls)
+    point = browser.find_elements(By.CSS_SELECTOR, "#winnings .scatterlayer .trace:last-child .points path")[0]
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).move_to_element(point).click().perform()
+    WebDriverWait(browser, 20).until(lambda d: "/hands/" in d.current_url)
+    assert browser.current_url.endswith(urls[0])
+    assert browser.find_element(By.ID, "hand-id").text
+
+
+@needs_browser
+def test_step_a_disputed_hand_to_its_finding(server: Server, browser: Any) -> None:
+    """Forward with the button and the arrow key, checking the page at each step, until the finding shows at its line."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    (hand,) = server.json("/api/hands?verdict=disputed&limit=1")["hands"]
+    doc = server.json(f"/api/hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}")
+    steps = doc["replay"]["steps"]
+    target = next(s for s in steps if s["findings"])
+    browser.get(server.url + f"hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}")
+    root = browser.find_element(By.CSS_SELECTOR, ".hhr")
+    assert browser.find_element(By.ID, "verdict").text == "disputed"
+    forward = root.find_element(By.CSS_SELECTOR, 'button[data-act="forward"]')
+    for i in range(1, target["index"] + 1):
+        if i % 2:
+            forward.click()
+        else:
+            root.send_keys(Keys.ARROW_RIGHT)
+        assert root.get_attribute("data-step") == str(i)
+        assert root.find_element(By.CSS_SELECTOR, ".hhr-pot").text.endswith(steps[i]["pot"]["text"])
+        assert root.find_element(By.CSS_SELECTOR, ".hhr-line.current").get_attribute("data-line") == str(steps[i]["line"])
+        if i > target["index"] - 3:
+            _shot(browser, f"disputed-step-{i}")
+    shown = root.find_elements(By.CSS_SELECTOR, ".hhr-finding")
+    assert shown and target["findings"][0]["code"] in shown[0].text and target["findings"][0]["message"][:40] in shown[0].text
+    root.send_keys(Keys.ARROW_LEFT)
+    assert root.get_attribute("data-step") == str(target["index"] - 1)
+
+
+@needs_browser
+@pytest.mark.parametrize(("path", "words"), [("hands?from=2026-02-30", "not a date"), ("hands/Vela/no-such-hand", "no hand 'no-such-hand'"),
+                                             ("no/such/page", "nothing at /no/such/page")])
+def test_errors_are_pages_a_person_reads(server: Server, browser: Any, path: str, words: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url + path)
+    assert words in browser.find_element(By.ID, "message").text
+    _shot(browser, "error-" + path.split("?")[0].replace("/", "-"))
+
+
+# ------------------------------------------------------------------ the live import
+
+def _until(check: Any, seconds: float = 30) -> Any:
+    """Poll ``check()`` until it is truthy (its value) or ``seconds`` pass (then the last value)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    got = check()
+    while not got and time.monotonic() < deadline:
+        time.sleep(0.1)
+        got = check()
+    return got
+
+
+def test_hands_written_to_a_watched_folder_appear_once(tmp_path: Path) -> None:
+    """A new file, a file that grows in appends, a hand whose end comes later: each hand in the pages once, the progress shown."""
+    from tests.storegen import hand
+
+    folder = tmp_path / "live"
+    folder.mkdir()
+    (folder / "first.txt").write_text("\n".join(hand(f"L-1-{i}") for i in range(3)) + "\n", encoding="utf-8")
+    s = Server(tmp_path / "live.duckdb", "--watch", str(folder))
+    try:
+        def total() -> int:
+            return int(s.json("/api/hands?limit=1")["total"])
+
+        assert _until(lambda: total() == 3), total()  # what was there before the server started
+        grows = folder / "grows.txt"
+        with grows.open("a", encoding="utf-8") as f:
+            for k in range(3):
+                f.write(hand(f"L-2-{k}") + "\n")
+                f.flush()
+                assert _until(lambda: total() == 4 + k), (k, total())
+            text = hand("L-2-3")
+            f.write(text[: len(text) // 2])  # a hand being written: half of it now
+            f.flush()
+            f.write(text[len(text) // 2 :] + "\n")  # and the rest, with the blank line that ends it
+            f.flush()
+        assert _until(lambda: total() == 7), total()
+        ids = sorted(h["hand_id"] for h in s.json("/api/hands?limit=500")["hands"])
+        assert ids == sorted([f"L-1-{i}" for i in range(3)] + [f"L-2-{k}" for k in range(4)])  # each once
+        progress = s.json("/api/progress")["import"]
+        assert progress["running"] and progress["hands_stored"] == 7 and progress["conflicts"] == 0 and progress["failed"] == 0
+        status, _, page = s.get("/hands")
+        assert status == 200 and "watching " in page and "7 hands stored" in page
+    finally:
+        code, err = s.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_a_watched_path_that_is_no_folder_is_a_usage_error(tmp_path: Path) -> None:
+    r = hhtool("serve", "--db", str(tmp_path / "x.duckdb"), "--port", "0", "--watch", str(tmp_path / "nowhere"), timeout=60)
+    assert r.returncode == 2 and "nowhere" in r.stderr and "Traceback" not in r.stderr
