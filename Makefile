@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # The modules setup.py compiles with mypyc: editing one means building again.
 COMPILED := $(shell sed -n 's/^    "\(hhtool\/.*\.py\)",$$/\1/p' setup.py) hhtool/_scan.c hhtool/_columns.c
 
-.PHONY: install test demo bench typecheck clean browser
+.PHONY: install test demo bench typecheck clean browser java
 
 install: $(STAMP)
 
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml setup.py $(COMPILED)
 	$(BIN)/pip install --quiet --upgrade pip
 	# compiled modules of an earlier build would shadow sources no longer compiled
 	find hhtool -name '*.so' -delete; rm -f ./*__mypyc.*.so
-	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(BIN)/pip install --quiet -e '.[dev,bench,spark]'
 	touch $(STAMP)
 
 # The HTML report's tests open it in a real headless Chromium (Debian's), driven by Selenium through
@@ -28,7 +28,15 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium or chromedriver not found and cannot be installed here: the browser tests will be skipped"; fi; }
 
-test: install browser
+# The Spark import's tests run PySpark in local mode, which needs Java 17 (Debian's JRE; never one downloaded).
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's openjdk-17-jre-headless for the Spark tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; \
+	  else echo "java not found and cannot be installed here: the Spark tests will be skipped"; fi; }
+
+test: install browser java
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest
 
