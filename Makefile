@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # The modules setup.py compiles with mypyc: editing one means building again.
-COMPILED := $(shell sed -n 's/^    "\(hhtool\/.*\.py\)",$$/\1/p' setup.py) hhtool/_scan.c hhtool/_columns.c
+COMPILED := $(shell sed -n 's/^    "\(hhtool\/.*\.py\)",$$/\1/p' setup.py) hhtool/_native/_scan.c hhtool/_native/_columns.c
 
 .PHONY: install test demo bench typecheck clean browser java
 

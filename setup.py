@@ -8,7 +8,7 @@ of a compiled class directly, of an interpreted one by a generic lookup
 (the replay: 199 -> 154 us a hand).  The parser
 is not compiled by mypyc: its time is in regular expressions and
 dictionaries, where mypyc measured no gain; instead a small C extension,
-``hhtool/_scan.c`` (``SCAN``), reads the common hands and ``parse.py``
+``hhtool/_native/_scan.c`` (``SCAN``), reads the common hands and ``parse.py``
 reads the rest (see docs/performance.md, "Parsing").  Every compiled module is also plain, importable
 Python: ``HHTOOL_PURE=1 pip install -e .`` builds nothing (no ``_scan`` either), and the code
 behaves the same (the test suite runs against whichever is installed).
@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import os
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 COMPILED = [
-    "hhtool/cards.py",
-    "hhtool/events.py",
-    "hhtool/rules.py",
-    "hhtool/money.py",
-    "hhtool/evaluate.py",
-    "hhtool/showing.py",
-    "hhtool/showdown.py",
-    "hhtool/write.py",
+    "hhtool/game/cards.py",
+    "hhtool/history/events.py",
+    "hhtool/game/rules.py",
+    "hhtool/history/money.py",
+    "hhtool/game/evaluate.py",
+    "hhtool/game/showing.py",
+    "hhtool/game/showdown.py",
+    "hhtool/history/write.py",
     "hhtool/replay/betting.py",
     "hhtool/replay/pots.py",
     "hhtool/replay/engine.py",
@@ -48,8 +48,8 @@ COMPILED = [
 ]
 
 
-SCAN = "hhtool/_scan.c"
-COLUMNS = "hhtool/_columns.c"  # the row building's UTF-8 (hhtool/store/rows.py)
+SCAN = "hhtool/_native/_scan.c"
+COLUMNS = "hhtool/_native/_columns.c"  # the row building's UTF-8 (hhtool/store/rows.py)
 
 
 def ext_modules() -> list[object]:
@@ -58,9 +58,16 @@ def ext_modules() -> list[object]:
     from mypyc.build import mypycify
 
     flags = ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"]
-    scan = Extension("hhtool._scan", [SCAN], extra_compile_args=flags)
-    columns = Extension("hhtool._columns", [COLUMNS], extra_compile_args=flags)
+    scan = Extension("hhtool._native._scan", [SCAN], extra_compile_args=flags)
+    columns = Extension("hhtool._native._columns", [COLUMNS], extra_compile_args=flags)
     return [*mypycify(COMPILED, opt_level="3"), scan, columns]
 
 
-setup(ext_modules=ext_modules())
+# The grammar's home is the top-level ``grammars/`` folder (the project's layout); it is
+# shipped as the package ``hhtool.grammars`` by mapping that package to the folder.
+setup(
+    ext_modules=ext_modules(),
+    packages=[*find_packages(include=["hhtool", "hhtool.*"]), "hhtool.grammars"],
+    package_dir={"hhtool.grammars": "grammars"},
+    package_data={"hhtool": ["py.typed"], "hhtool.grammars": ["*.lark"]},
+)

@@ -6,7 +6,7 @@ One core, one process, the same random deals for every contender:
 
 * **exact heads up from 3rd street**: classic, each player three cards,
   the vela to come: every one of 1,973,400 runouts
-  (:func:`hhtool.equity.equity`); goal under 0.25 s a deal;
+  (:func:`hhtool.game.equity.equity`); goal under 0.25 s a deal;
 * **sampled**: the same deals, ``--samples`` runouts drawn
   (``exact_limit=0`` forces sampling); goal 100,000 in under 0.1 s;
 * **also**: three-way from 4th street (exact, 116,280 runouts) and heads
@@ -39,9 +39,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hhtool.cards import Card, card_str, deck_cards  # noqa: E402
-from hhtool.equity import equity  # noqa: E402
-from hhtool.rules import CLASSIC  # noqa: E402
+from hhtool.game.cards import Card, card_str, deck_cards  # noqa: E402
+from hhtool.game.equity import equity  # noqa: E402
+from hhtool.game.rules import CLASSIC  # noqa: E402
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:

@@ -8,11 +8,11 @@ contains):
 
 * **pokerkit**: ``ShortDeckHoldemHand.from_game(two, four)``, its best five
   of six for short-deck hold'em (flush above full house too);
-* **hhtool evaluate**: :func:`hhtool.evaluate.evaluate`, the full value (five
+* **hhtool evaluate**: :func:`hhtool.game.evaluate.evaluate`, the full value (five
   cards played, alternatives, description available), per profile;
-* **hhtool key**: :func:`hhtool.batch.key_function`, the same integer key
+* **hhtool key**: :func:`hhtool.game.keys.key_function`, the same integer key
   one hand at a time;
-* **hhtool batch**: :func:`hhtool.batch.keys` on an (N, 6) numpy array.
+* **hhtool batch**: :func:`hhtool.game.keys.keys` on an (N, 6) numpy array.
 
 Then ``hhtool rank`` on one hand from a cold start (a new process each
 time): wall time and peak memory.
@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from hhtool.batch import key_function, keys  # noqa: E402
-from hhtool.cards import card_str, deck_cards  # noqa: E402
-from hhtool.evaluate import evaluate  # noqa: E402
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER  # noqa: E402
+from hhtool.game.keys import key_function, keys  # noqa: E402
+from hhtool.game.cards import card_str, deck_cards  # noqa: E402
+from hhtool.game.evaluate import evaluate  # noqa: E402
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER  # noqa: E402
 
 
 def rate(fn: Callable[[], object], count: int, repeat: int = 3) -> float:

@@ -132,10 +132,10 @@ def end_to_end(folder: Path, workers: int | None) -> dict[str, object]:
 
 def one_core(folder: Path, sample: int) -> dict[str, float]:
     """Per-hand seconds of each stage, one core, on the first ``sample`` hands."""
-    from hhtool.errors import ErrorRecord
-    from hhtool.events import Hand
-    from hhtool.grammar import START_SYMBOLS, matcher, parser
-    from hhtool.reader import Cp1252Warning, read_file
+    from hhtool.history.errors import ErrorRecord
+    from hhtool.history.events import Hand
+    from hhtool.history.grammar import START_SYMBOLS, matcher, parser
+    from hhtool.history.reader import Cp1252Warning, read_file
     from hhtool.replay import replay
     from hhtool.store.frames import frames
     from hhtool.store.rows import RowBuilder

@@ -4,7 +4,7 @@ Run: ``python bench/parse.py [--hands 10000] [--big-mb 200]``.  Never a test.
 
 One core, one process.  Three timings over the same hands:
 
-* **hhtool**: ``hhtool.reader.read_file`` over a generated file (bytes ->
+* **hhtool**: ``hhtool.history.reader.read_file`` over a generated file (bytes ->
   ``Hand`` objects with typed events), one pass with empty caches, after
   the grammar and the matchers of every start symbol are built (the
   one-time build is reported separately); counting each hand's actions
@@ -39,10 +39,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hhtool import parse  # noqa: E402
-from hhtool.events import ACTIONS, Hand  # noqa: E402
-from hhtool.grammar import START_SYMBOLS, matcher, parser  # noqa: E402
-from hhtool.reader import read_file  # noqa: E402
+from hhtool.history import parse  # noqa: E402
+from hhtool.history.events import ACTIONS, Hand  # noqa: E402
+from hhtool.history.grammar import START_SYMBOLS, matcher, parser  # noqa: E402
+from hhtool.history.reader import read_file  # noqa: E402
 from tests.handgen import generate_hand  # noqa: E402
 
 FLOOR = re.compile(r"([^:]*?)(?:: )?(\w+)(.*)")
@@ -145,7 +145,7 @@ def peak_rss_mb(path: Path) -> float:
     """Peak RSS of a child process that parses ``path`` (KiB from /proc, in MB)."""
     code = _PEAK + (
         "import sys; sys.path.insert(0, %r)\n"
-        "from hhtool.reader import read_file\n"
+        "from hhtool.history.reader import read_file\n"
         "n = sum(1 for _ in read_file(%r))\n"
         "print(n, peak_kib())\n"
     ) % (str(ROOT), str(path))
@@ -157,7 +157,7 @@ def baseline_rss_mb() -> float:
     """Peak RSS of a child that builds the grammar and the matchers, and parses nothing."""
     code = _PEAK + (
         "import sys; sys.path.insert(0, %r)\n"
-        "from hhtool.grammar import matcher, parser\n"
+        "from hhtool.history.grammar import matcher, parser\n"
         "parser(); [matcher(s) for s in ('header', 'table', 'seat', 'line', 'stranger')]\n"
         "print(0, peak_kib())\n"
     ) % (str(ROOT),)

@@ -37,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hhtool.events import (  # noqa: E402
+from hhtool.history.events import (  # noqa: E402
     Bet,
     BringIn,
     Call,
@@ -50,7 +50,7 @@ from hhtool.events import (  # noqa: E402
     Street,
     Vela,
 )
-from hhtool.reader import read_file, read_text  # noqa: E402
+from hhtool.history.reader import read_file, read_text  # noqa: E402
 from hhtool.replay import replay  # noqa: E402
 from hhtool.replay.betting import deal_order  # noqa: E402
 
@@ -89,7 +89,7 @@ def pokerkit_ops(hand: Hand) -> list[tuple[str, Any]] | None:
             cards = (e.new or ()) if street > 1 else (e.known or ())
             if street == 1 and len(cards) != 2:
                 return None
-            from hhtool.cards import cards_str
+            from hhtool.game.cards import cards_str
 
             ops.append(("deal_hole", cards_str(cards).replace(" ", "")))
         elif isinstance(e, BringIn):
@@ -103,7 +103,7 @@ def pokerkit_ops(hand: Hand) -> list[tuple[str, Any]] | None:
         elif isinstance(e, Fold):
             ops.append(("fold", None))
         elif isinstance(e, Vela):
-            from hhtool.cards import card_str
+            from hhtool.game.cards import card_str
 
             ops.append(("deal_board", card_str(e.card)))
     return ops

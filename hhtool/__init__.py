@@ -23,8 +23,8 @@ hand values (``cards``, ``rules``, ``evaluate``, ``showdown``, ``equity``,
 
 from __future__ import annotations
 
-from . import api
-from .api import (
+from hhtool import api
+from hhtool.api import (
     audit_paths,
     audit_report,
     equities,

@@ -4,11 +4,11 @@
 called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
 
 - :func:`read_file`, :func:`read_text`: hand-history files or text to
-  records: a parsed :class:`~hhtool.events.Hand`, an
-  :class:`~hhtool.errors.ErrorRecord` for a hand that failed (with its text),
-  or a :class:`~hhtool.reader.Skipped` run of lines outside any hand;
+  records: a parsed :class:`~hhtool.history.events.Hand`, an
+  :class:`~hhtool.history.errors.ErrorRecord` for a hand that failed (with its text),
+  or a :class:`~hhtool.history.reader.Skipped` run of lines outside any hand;
 - :func:`parse_hand`: exactly one hand's text to a ``Hand`` (raises
-  :class:`~hhtool.errors.HandHistoryError` with file, line and column);
+  :class:`~hhtool.history.errors.HandHistoryError` with file, line and column);
 - :func:`replay_hand`: a hand replayed under its rules (or another
   profile's): verdict, findings, who is paid what and why;
 - :func:`audit_paths`, :func:`audit_report`: what ``hhtool audit`` prints;
@@ -35,15 +35,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from .audit import AuditResult, WhatIf
-    from .currency import Rates
-    from .equity import EquityResult
-    from .events import Hand
-    from .reader import Record
-    from .replay import Replay
-    from .rules import RuleSet
-    from .stats import Filters, StatsResult
-    from .store.importer import ImportSummary
+    from hhtool.replay.audit import AuditResult, WhatIf
+    from hhtool.history.currency import Rates
+    from hhtool.game.equity import EquityResult
+    from hhtool.history.events import Hand
+    from hhtool.history.reader import Record
+    from hhtool.replay import Replay
+    from hhtool.game.rules import RuleSet
+    from hhtool.stats import Filters, StatsResult
+    from hhtool.store.importer import ImportSummary
 
 
 def read_file(path: str | Path, *, strict: bool = False) -> Iterator[Record]:
@@ -56,14 +56,14 @@ def read_file(path: str | Path, *, strict: bool = False) -> Iterator[Record]:
     instead.  The file is streamed (a megabyte at a time), in UTF-8 or,
     from its first line that is not, Windows-1252.
     """
-    from .reader import read_file as _read_file
+    from hhtool.history.reader import read_file as _read_file
 
     return _read_file(path, strict=strict)
 
 
 def read_text(text: str, source: str = "", *, strict: bool = False) -> Iterator[Record]:
     """Like :func:`read_file`, for text already in memory (``source`` names it in errors)."""
-    from .reader import read_text as _read_text
+    from hhtool.history.reader import read_text as _read_text
 
     return _read_text(text, source, strict=strict)
 
@@ -71,11 +71,11 @@ def read_text(text: str, source: str = "", *, strict: bool = False) -> Iterator[
 def parse_hand(text: str, *, source: str = "") -> Hand:
     """Parse exactly one hand's text (blank lines around it are ignored).
 
-    Raises :class:`~hhtool.errors.HandHistoryError` (its ``line``,
+    Raises :class:`~hhtool.history.errors.HandHistoryError` (its ``line``,
     ``column`` and ``line_text`` say where and what was expected) when the
     text is not one whole, consistent hand.
     """
-    from .parse import parse_text
+    from hhtool.history.parse import parse_text
 
     return parse_text(text, source=source)
 
@@ -89,8 +89,8 @@ def replay_hand(hand: Hand, rules: str | RuleSet | None = None) -> Replay:
     ``payouts`` is what the rules pay each player, ``claimed`` what the
     history says was collected, ``pots`` each pot with its winners and why.
     """
-    from .replay import replay
-    from .rules import profile as _profile
+    from hhtool.replay import replay
+    from hhtool.game.rules import profile as _profile
 
     ruleset = _profile(rules) if isinstance(rules, str) else rules
     return replay(hand, ruleset)
@@ -104,8 +104,8 @@ def audit_paths(
     A hand that did not parse gives a result with its ``error`` and the
     verdict ``unparsed``; render a result with :func:`audit_report`.
     """
-    from .audit import audit_paths as _audit_paths
-    from .rules import profile as _profile
+    from hhtool.replay.audit import audit_paths as _audit_paths
+    from hhtool.game.rules import profile as _profile
 
     ruleset = _profile(rules) if isinstance(rules, str) else rules
     return _audit_paths(paths, hand_id=hand_id, rules=ruleset)
@@ -120,8 +120,8 @@ def what_if(hand: Hand, rules: str | RuleSet, *, showdown_only: bool = True) -> 
     under ``rules``.  ``result.changes`` are the payouts that change,
     player by player (``result.changes_text()`` in the hand's money).
     """
-    from .audit import what_if as _what_if
-    from .rules import profile as _profile
+    from hhtool.replay.audit import what_if as _what_if
+    from hhtool.game.rules import profile as _profile
 
     ruleset = _profile(rules) if isinstance(rules, str) else rules
     return _what_if(hand, ruleset, "showdown" if showdown_only else "rules")
@@ -129,10 +129,10 @@ def what_if(hand: Hand, rules: str | RuleSet, *, showdown_only: bool = True) -> 
 
 def audit_report(result: AuditResult, fmt: Literal["text", "json"] = "text") -> str:
     """One hand's audit as ``hhtool audit`` prints it: text for a person, or one JSON object."""
-    from .audit import to_json, to_text
+    from hhtool.replay.audit import to_json, to_text
 
     if fmt == "json":
-        from .textsafe import dumps
+        from hhtool.textsafe import dumps
 
         return dumps(to_json(result))
     return to_text(result)
@@ -148,7 +148,7 @@ def import_paths(paths: Iterable[str | Path], db: str | Path, *, workers: int | 
     duplicated, in conflict and failed (``summary.text()`` prints it as the
     command does).  Tables: ``docs/schema.md``.
     """
-    from .store.importer import import_paths as _import_paths
+    from hhtool.store.importer import import_paths as _import_paths
 
     return _import_paths(paths, db, workers=workers)
 
@@ -161,7 +161,7 @@ def statistics(db: str | Path, filters: Filters | None = None) -> StatsResult:
     (``docs/stats.md``).  ``result.players()`` lists the players and
     ``result.ratio(player, key)`` gives one statistic.
     """
-    from .stats import compute
+    from hhtool.stats import compute
 
     return compute(db, filters)
 
@@ -172,19 +172,19 @@ def write_report(
     """Write ``hhtool report``'s self-contained HTML file to ``out``; returns its path.
 
     ``gap_minutes``: minutes without a hand that start a new session;
-    ``rates`` (:class:`hhtool.currency.Rates`): convert money to one currency
+    ``rates`` (:class:`hhtool.history.currency.Rates`): convert money to one currency
     at these rates, as ``--currency``/``--rate`` do.  Raises
     :class:`~hhtool.stats.report.EmptyReportError` (and writes nothing)
     when no hand matches ``filters``.
     """
-    from .stats.report import write_report as _write_report
+    from hhtool.stats.report import write_report as _write_report
 
     return _write_report(db, out, filters, gap_minutes=gap_minutes, rates=rates)
 
 
 def profile(name: str) -> RuleSet:
     """The rule profile ``name``: ``classic``, ``stellapoker`` or ``italian`` (RULES.md)."""
-    from .rules import profile as _profile
+    from hhtool.game.rules import profile as _profile
 
     return _profile(name)
 
@@ -208,13 +208,13 @@ def equities(
     when they are few enough, else sampled (``samples``, default 100,000)
     with ``seed`` (default 0).  ``result.hands`` are in input order, each
     with ``equity``, ``win``, ``tie`` and, sampled, ``stderr``.  Raises
-    :class:`~hhtool.equity.EquityInputError` naming the bad card.  With card
-    integers: :func:`hhtool.equity.equity`.  Definitions: ``docs/equity.md``.
+    :class:`~hhtool.game.equity.EquityInputError` naming the bad card.  With card
+    integers: :func:`hhtool.game.equity.equity`.  Definitions: ``docs/equity.md``.
     """
-    from . import equity as _equity
-    from .cards import CardError, parse_rank
-    from .rules import RulesError
-    from .rules import profile as _profile
+    from hhtool.game import equity as _equity
+    from hhtool.game.cards import CardError, parse_rank
+    from hhtool.game.rules import RulesError
+    from hhtool.game.rules import profile as _profile
 
     ruleset = _profile(rules) if isinstance(rules, str) else rules
     if wild is not None:

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Annotated, Literal, Optional
 import typer
 
 if TYPE_CHECKING:
-    from .currency import Rates
-    from .inputs import InputReport
-    from .stats import Filters
+    from hhtool.history.currency import Rates
+    from hhtool.history.inputs import InputReport
+    from hhtool.stats import Filters
 
 app = typer.Typer(
     name="hhtool",
@@ -70,7 +70,7 @@ _plain_argument_types()
 
 def _version(value: bool) -> None:
     if value:
-        from . import __version__
+        from hhtool import __version__
 
         typer.echo(f"hhtool {__version__}")
         raise typer.Exit(EXIT_OK)
@@ -87,7 +87,7 @@ def _root(
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    from .textsafe import term_lines
+    from hhtool.textsafe import term_lines
 
     typer.echo(f"hhtool: {term_lines(message)}", err=True)  # it may name a file or quote a hand
     return typer.Exit(code)
@@ -108,9 +108,9 @@ def rank(
     batch: Annotated[Optional[Path], typer.Option("--batch", metavar="FILE", help="Read JSON lines {hands, vela, players}; '-' is standard input.")] = None,
 ) -> None:
     """Rank Telesina hands under a rule profile and say why the winner wins."""
-    from . import rank as rank_mod
-    from .cards import CardError
-    from .rules import RulesError
+    from hhtool.game import rank as rank_mod
+    from hhtool.game.cards import CardError
+    from hhtool.game.rules import RulesError
 
     try:
         ruleset = rank_mod.ruleset_for(rules, wild)
@@ -158,10 +158,10 @@ def equity(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object, players in input order.")] = False,
 ) -> None:
     """Each player's equity (expected share of the pot), win and tie chance: exact, or sampled when runouts are too many."""
-    from . import equity as equity_mod
-    from . import rank as rank_mod
-    from .cards import CardError
-    from .rules import RulesError
+    from hhtool.game import equity as equity_mod
+    from hhtool.game import rank as rank_mod
+    from hhtool.game.cards import CardError
+    from hhtool.game.rules import RulesError
 
     try:
         ruleset = rank_mod.ruleset_for(rules, wild)
@@ -203,7 +203,7 @@ InputsArg = Annotated[
 
 def _input_problems(report: "InputReport", raw: bool = False) -> bool:
     """Say what the inputs held besides hands (on standard error); True when that is a failure (exit 1)."""
-    from .textsafe import term
+    from hhtool.textsafe import term
 
     for note in report.notes():
         _echo(note if raw else term(note), raw=raw, err=True)
@@ -223,12 +223,12 @@ def parse(
     """Parse hand histories: a summary, or --json with every hand's events."""
     import warnings
 
-    from .errors import ErrorRecord, HandHistoryError
-    from .inputs import InputReport, read_inputs
-    from .jsonify import error_dict, hand_dict
-    from .reader import Cp1252Warning, Skipped
-    from .store.importer import ImportPathError
-    from .textsafe import dumps, term
+    from hhtool.history.errors import ErrorRecord, HandHistoryError
+    from hhtool.history.inputs import InputReport, read_inputs
+    from hhtool.history.jsonify import error_dict, hand_dict
+    from hhtool.history.reader import Cp1252Warning, Skipped
+    from hhtool.store.importer import ImportPathError
+    from hhtool.textsafe import dumps, term
 
     def shown(text: str) -> str:
         return text if raw else term(text)
@@ -300,11 +300,11 @@ def audit(
     raw: RawOpt = False,
 ) -> None:
     """Replay hands under their rules: who should have won what, and every finding."""
-    from . import audit as audit_mod
-    from .inputs import InputReport
-    from .rules import RulesError, profile
-    from .store.importer import ImportPathError
-    from .textsafe import dumps
+    from hhtool.replay import audit as audit_mod
+    from hhtool.history.inputs import InputReport
+    from hhtool.game.rules import RulesError, profile
+    from hhtool.store.importer import ImportPathError
+    from hhtool.textsafe import dumps
 
     if rules is not None and showdown_rules is not None:
         raise _fail("--rules replays the whole hand and --showdown-rules only its showdown: ask one of them")
@@ -350,13 +350,13 @@ ParquetOption = Annotated[
 
 def _source(db: Optional[Path], parquet: Optional[Path]) -> Path:
     """The database to read: ``--parquet DIR`` as the same tables (views over its committed files), else ``--db``'s."""
-    from .store.db import resolve_db_path
+    from hhtool.store.db import resolve_db_path
 
     if parquet is None:
         return resolve_db_path(db)
     if db is not None:
         raise _fail("give --db or --parquet, not both")
-    from .store.parquet import ParquetDataset
+    from hhtool.store.parquet import ParquetDataset
 
     return ParquetDataset(parquet)
 
@@ -386,9 +386,9 @@ def import_(
     writable: a full disk, a read-only folder); 130 when interrupted (run the
     same command again to finish).
     """
-    from .store.db import StoreError, resolve_db_path
-    from .store.importer import ImportPathError, Progress, import_paths, summary_dict
-    from .textsafe import dumps
+    from hhtool.store.db import StoreError, resolve_db_path
+    from hhtool.store.importer import ImportPathError, Progress, import_paths, summary_dict
+    from hhtool.textsafe import dumps
 
     path = resolve_db_path(db)
     try:
@@ -425,8 +425,8 @@ def query(
     raw: RawOpt = False,
 ) -> None:
     """Run read-only SQL on the database and print the result (tables in docs/schema.md)."""
-    from .store.db import StoreError
-    from .store.query import render, run_query
+    from hhtool.store.db import StoreError, resolve_db_path
+    from hhtool.store.query import render, run_query
 
     if fmt not in ("table", "csv", "json"):
         raise _fail(f"unknown format {fmt!r}: use table, csv or json")
@@ -450,8 +450,8 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Export every table as Parquet (hand tables partitioned by date=YYYY-MM-DD) for DuckDB, Spark or Trino."""
-    from .store.db import StoreError, database_errors, resolve_db_path
-    from .store.query import export_parquet
+    from hhtool.store.db import StoreError, database_errors, resolve_db_path
+    from hhtool.store.query import export_parquet
 
     try:
         with database_errors(resolve_db_path(db), everything=True):
@@ -482,8 +482,8 @@ def spark_import_(
     --parquet DIR. Needs the spark extra and Java 17 (docs/scale.md).
     Exit codes as import's: 0 ok, 1 failed, conflicting or unreadable, 2 usage.
     """
-    from .spark.job import SparkImportError, spark_import
-    from .textsafe import dumps
+    from hhtool.spark.job import SparkImportError, spark_import
+    from hhtool.textsafe import dumps
 
     try:
         summary = spark_import(paths, out, master=master, partitions=partitions)
@@ -517,7 +517,7 @@ def simulate(
     ] = 0,
 ) -> None:
     """Simulate Telesina hands that audit ok, optionally with faults and a manifest."""
-    from .simulate import SimulationError, make_config, write_simulation
+    from hhtool.simulate import SimulationError, make_config, write_simulation
 
     if hands < 0:
         raise _fail(f"--hands {hands}: not a number of hands")
@@ -559,7 +559,7 @@ def _stats_filters(
 ) -> "Filters":
     import datetime as dt
 
-    from .stats import Filters
+    from hhtool.stats import Filters
 
     def day(value: Optional[str], name: str) -> Optional[dt.date]:
         if value is None:
@@ -617,7 +617,7 @@ RateOpt = Annotated[
 
 
 def _rates(currency: Optional[str], rate: Optional[list[str]]) -> "Rates | None":
-    from .currency import Rates, RatesError
+    from hhtool.history.currency import Rates, RatesError
 
     if currency is None:
         if rate:
@@ -654,9 +654,9 @@ def stats(
     raw: RawOpt = False,
 ) -> None:
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
-    from .stats import compute
-    from .stats.render import to_csv, to_json, to_text
-    from .store.db import StoreError, database_errors
+    from hhtool.stats import compute
+    from hhtool.stats.render import to_csv, to_json, to_text
+    from hhtool.store.db import StoreError, database_errors, resolve_db_path
 
     if fmt not in ("table", "csv", "json"):
         raise _fail(f"unknown format {fmt!r}: use table, csv or json")
@@ -696,8 +696,8 @@ def report(
     gap: Annotated[int, typer.Option("--session-gap", min=1, metavar="MINUTES", help="Minutes without a hand that start a new session.")] = 30,
 ) -> None:
     """Write one self-contained HTML report: winnings graph, statistics, aggression, showdowns, sessions, audit."""
-    from .stats.report import EmptyReportError, write_report
-    from .store.db import StoreError, database_errors
+    from hhtool.stats.report import EmptyReportError, write_report
+    from hhtool.store.db import StoreError, database_errors, resolve_db_path
 
     filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
     rates = _rates(currency, rate)
@@ -737,7 +737,7 @@ def main() -> None:
             raise
         import traceback
 
-        from .textsafe import term
+        from hhtool.textsafe import term
 
         frames = traceback.extract_tb(e.__traceback__)
         where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""

@@ -40,14 +40,14 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from hhtool.audit import AuditResult, audit_paths, to_json, to_text
-from hhtool.errors import ErrorRecord
-from hhtool.events import Hand
-from hhtool.jsonify import error_dict, hand_dict
-from hhtool.reader import Record, Skipped, read_stream, read_text
+from hhtool.replay.audit import AuditResult, audit_paths, to_json, to_text
+from hhtool.history.errors import ErrorRecord
+from hhtool.history.events import Hand
+from hhtool.history.jsonify import error_dict, hand_dict
+from hhtool.history.reader import Record, Skipped, read_stream, read_text
 from hhtool.replay import CODES, replay
-from hhtool.rules import PROFILES
-from hhtool.write import write_hand
+from hhtool.game.rules import PROFILES
+from hhtool.history.write import write_hand
 from tests.sample_paths import BROKEN, GOOD
 
 # ------------------------------------------------------------------ the corpus
@@ -319,7 +319,7 @@ _LITERALS: dict[str, tuple[object, ...]] = {
     "Exposure": ("standard", "carte_coperte", "una_coperta"),
     "Structure": ("fixed", "pot", "no"),
 }
-_CARD_VALUE = st.integers(8, 59)  # rank * 4 + suit, ranks 2..14 (hhtool.cards)
+_CARD_VALUE = st.integers(8, 59)  # rank * 4 + suit, ranks 2..14 (hhtool.game.cards)
 
 
 def _value(draw: st.DrawFn, kind: str, name: str, old: object, players: Sequence[str], h: Hostility) -> object:
@@ -350,7 +350,7 @@ def _value(draw: st.DrawFn, kind: str, name: str, old: object, players: Sequence
 
 
 def _new_fields(draw: st.DrawFn, obj: Any, players: Sequence[str], h: Hostility) -> Any:
-    """``obj`` (a dataclass of hhtool.events) with one field changed."""
+    """``obj`` (a dataclass of hhtool.history.events) with one field changed."""
     import dataclasses
 
     fields = [f for f in dataclasses.fields(obj) if f.name != "line"]

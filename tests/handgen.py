@@ -3,7 +3,7 @@
 The hands are syntactically valid and plausible (antes, a bring-in or
 blinds, streets with deals and actions, folds, all-ins, side pots, the
 vela, a showdown, chatter) but not audited: amounts are not checked
-against the rules.  The text is canonical (what :mod:`hhtool.write`
+against the rules.  The text is canonical (what :mod:`hhtool.history.write`
 writes), so ``write(parse(text)) == text`` is the property to test.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from hhtool.cards import RANK_CHARS, Card, card_str, deck_cards
-from hhtool.money import MoneyStyle, format_amount
+from hhtool.game.cards import RANK_CHARS, Card, card_str, deck_cards
+from hhtool.history.money import MoneyStyle, format_amount
 
 NAMES = (
     "alice", "bob", "bob smith", "carol", "dave", "Il", "Il Vecchio", "ciro:napoli",

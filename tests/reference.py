@@ -1,6 +1,6 @@
 """A brute-force hand evaluator, slow and obviously right, to check the fast one.
 
-It shares nothing with :mod:`hhtool.evaluate` but the card encoding: it
+It shares nothing with :mod:`hhtool.game.evaluate` but the card encoding: it
 tries every five of the cards (and, for wild cards, every card of the deck
 each wild card could stand for, suits and duplicates included), classifies
 each five by counting, and builds the comparison tuple straight from the

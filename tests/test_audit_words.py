@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hhtool.audit import AuditResult, showdown_rules, to_json, to_text, verdict_text, what_if
-from hhtool.parse import parse_text
+from hhtool.replay.audit import AuditResult, showdown_rules, to_json, to_text, verdict_text, what_if
+from hhtool.history.parse import parse_text
 from hhtool.replay import replay
-from hhtool.rules import profile
+from hhtool.game.rules import profile
 from tests.sample_paths import SAMPLES
 
 EXAMPLE = (SAMPLES / "000_format_example.txt").read_text(encoding="utf-8")

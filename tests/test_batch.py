@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from hhtool.batch import categories, flush_key, key_function, keys
-from hhtool.cards import Card, deck_cards
-from hhtool.evaluate import evaluate
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
+from hhtool.game.keys import categories, flush_key, key_function, keys
+from hhtool.game.cards import Card, deck_cards
+from hhtool.game.evaluate import evaluate
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
 
 PROFILES = [CLASSIC, STELLAPOKER, ITALIAN, ITALIAN.with_options(wild=9)]
 

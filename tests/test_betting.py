@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hhtool.replay.betting import Betting, IllegalAction, Player, deal_order
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet, Structure
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet, Structure
 
 
 def table(rules: RuleSet = ITALIAN, structure: Structure = "fixed", stacks: tuple[int, ...] = (1000, 1000, 1000), ante: int = 0) -> Betting:

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from hhtool import parse
-from hhtool.errors import HandHistoryError, OutOfRangeError
-from hhtool.events import Hand
-from hhtool.money import MAX_AMOUNT
-from hhtool.parse import MAX_HAND_LINES, MAX_SEAT
-from hhtool.reader import read_text
+from hhtool.history import parse
+from hhtool.history.errors import HandHistoryError, OutOfRangeError
+from hhtool.history.events import Hand
+from hhtool.history.money import MAX_AMOUNT
+from hhtool.history.parse import MAX_HAND_LINES, MAX_SEAT
+from hhtool.history.reader import read_text
 from tests.sample_paths import GOOD
 
 HHTOOL = str(Path(sys.executable).with_name("hhtool"))

@@ -1,4 +1,4 @@
-"""The C reader (``hhtool/_scan.c``) and parse.py agree at and past every bound.
+"""The C reader (``hhtool/_native/_scan.c``) and parse.py agree at and past every bound.
 
 Past a bound parse.py raises ``OutOfRangeError``, so the C reader must
 decline the hand (it never reads a hand parse.py refuses); at the bound
@@ -15,15 +15,15 @@ import importlib.util
 
 import pytest
 
-from hhtool import parse
-from hhtool.errors import OutOfRangeError
-from hhtool.events import Hand
-from hhtool.money import MAX_AMOUNT
-from hhtool.parse import MAX_HAND_LINES
+from hhtool.history import parse
+from hhtool.history.errors import OutOfRangeError
+from hhtool.history.events import Hand
+from hhtool.history.money import MAX_AMOUNT
+from hhtool.history.parse import MAX_HAND_LINES
 from tests.test_bounds_parse import HUGE, IDS, POSITIONS, SAMPLES, at, edited, over, read
 from tests.test_scan import deep
 
-BUILT = importlib.util.find_spec("hhtool._scan") is not None
+BUILT = importlib.util.find_spec("hhtool._native._scan") is not None
 pytestmark = pytest.mark.skipif(not BUILT, reason="the C accelerator is not built (HHTOOL_PURE=1)")
 
 

@@ -1,4 +1,4 @@
-"""Size bounds (``hhtool/bounds.py``): a line over 4,096 characters or a hand over 262,144 is cut where it is read.
+"""Size bounds (``hhtool/history/bounds.py``): a line over 4,096 characters or a hand over 262,144 is cut where it is read.
 
 In process: the reader's failed hand says how long the line or hand was
 and keeps the hand's first part; the import stores the same failed hand
@@ -19,11 +19,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hhtool.bounds import MAX_HAND_CHARS, MAX_LINE_CHARS
-from hhtool.errors import ErrorRecord, HandParseError
-from hhtool.events import Hand
-from hhtool.parse import parse_hand
-from hhtool.reader import Skipped, Tally, read_file, read_stream, read_text
+from hhtool.history.bounds import MAX_HAND_CHARS, MAX_LINE_CHARS
+from hhtool.history.errors import ErrorRecord, HandParseError
+from hhtool.history.events import Hand
+from hhtool.history.parse import parse_hand
+from hhtool.history.reader import Skipped, Tally, read_file, read_stream, read_text
 from hhtool.store.importer import import_paths, read_chunks
 from tests.sample_paths import SAMPLES
 

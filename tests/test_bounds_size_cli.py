@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from hhtool.bounds import MAX_LINE_CHARS
+from hhtool.history.bounds import MAX_LINE_CHARS
 from tests.sample_paths import SAMPLES
 
 EXAMPLE = (SAMPLES / "000_format_example.txt").read_text(encoding="utf-8").strip("\n")

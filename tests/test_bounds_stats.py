@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from hhtool.currency import Currency, format_money
+from hhtool.history.currency import Currency, format_money
 
 from hhtool.stats import Filters, compute
 from hhtool.stats.compute import sessions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hhtool.cards import CardError, card_str, deck_cards, lowest_rank, parse_card, parse_cards, parse_rank
+from hhtool.game.cards import CardError, card_str, deck_cards, lowest_rank, parse_card, parse_cards, parse_rank
 
 
 def test_card_order_is_rank_then_suit() -> None:

@@ -1,4 +1,4 @@
-"""``hhtool.equity`` against a plain brute force over every runout, and its sampling against the exact answer."""
+"""``hhtool.game.equity`` against a plain brute force over every runout, and its sampling against the exact answer."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from itertools import combinations
 
 import pytest
 
-from hhtool.cards import Card, deck_cards, make_card, parse_cards
-from hhtool.equity import EquityInputError, EquityResult, equity
-from hhtool.evaluate import evaluate
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
-from hhtool.showdown import shares
+from hhtool.game.cards import Card, deck_cards, make_card, parse_cards
+from hhtool.game.equity import EquityInputError, EquityResult, equity
+from hhtool.game.evaluate import evaluate
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
+from hhtool.game.showdown import shares
 
 Hand = Sequence[Card | None]
 
@@ -102,7 +102,7 @@ def _random_case(rng: random.Random) -> tuple[RuleSet, list[Hand], Card | None, 
         draw_vela = profile.has_vela and vela is None
         seen = {c for h in hands for c in h if c is not None} | {vela}
         rest = [c for c in deck if c not in seen]  # the suit-biased cards first in line
-        from hhtool.equity import _runouts as count
+        from hhtool.game.equity import _runouts as count
 
         fits = [u for u in range(sum(need) + draw_vela, len(rest) + 1) if count(u, need, draw_vela) <= 1500]
         if not fits:
@@ -268,7 +268,7 @@ def test_more_runouts_than_the_limit_are_sampled() -> None:
 def test_limit_covers_heads_up_from_third_and_three_way_from_fourth() -> None:
     # the largest such deals: the italian deck for eight players, its vela still down
     rules = ITALIAN.with_options(vela="at_start")
-    from hhtool.equity import EXACT_LIMIT, MULTIWAY_EXACT_LIMIT, _runouts as count
+    from hhtool.game.equity import EXACT_LIMIT, MULTIWAY_EXACT_LIMIT, _runouts as count
 
     deck = 4 * (14 - rules.lowest_rank(8) + 1)
     assert count(deck - 6, [2, 2], True) <= EXACT_LIMIT
@@ -288,14 +288,14 @@ def test_limit_covers_heads_up_from_third_and_three_way_from_fourth() -> None:
     ],
 )
 def test_bad_input_names_the_card(hands: list[str], kwargs: dict[str, object], needle: str) -> None:
-    from hhtool.equity import equity_from_text
+    from hhtool.game.equity import equity_from_text
 
     with pytest.raises(EquityInputError, match=needle):
         equity_from_text(CLASSIC, hands, **kwargs)  # type: ignore[arg-type]
 
 
 def test_vela_only_where_the_profile_has_one() -> None:
-    from hhtool.equity import equity_from_text
+    from hhtool.game.equity import equity_from_text
 
     with pytest.raises(EquityInputError, match="stellapoker profile has no vela"):
         equity_from_text(STELLAPOKER, ["Qc Qs 9c"], vela="Ks")

@@ -9,9 +9,9 @@ from itertools import combinations
 
 import pytest
 
-from hhtool.cards import Card, deck_cards
-from hhtool.evaluate import CATEGORY_NAMES, evaluate
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
+from hhtool.game.cards import Card, deck_cards
+from hhtool.game.evaluate import CATEGORY_NAMES, evaluate
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
 from tests import reference
 
 

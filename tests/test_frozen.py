@@ -1,4 +1,4 @@
-"""Frozen dataclasses with a written ``__init__`` (hhtool.frozen): built fast, frozen all the same."""
+"""Frozen dataclasses with a written ``__init__`` (hhtool._native.frozen): built fast, frozen all the same."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from dataclasses import FrozenInstanceError, dataclass
 
 import pytest
 
-from hhtool.cards import parse_cards
-from hhtool.evaluate import evaluate
-from hhtool.frozen import written_init
+from hhtool.game.cards import parse_cards
+from hhtool.game.evaluate import evaluate
+from hhtool._native.frozen import written_init
 from hhtool.replay import replay
-from hhtool.rules import profile
+from hhtool.game.rules import profile
 from tests.test_replay_samples import HANDS
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from hhtool.reader import read_stream, read_text
+from hhtool.history.reader import read_stream, read_text
 from tests.sample_paths import SAMPLES
 
 EXAMPLE = (SAMPLES / "000_format_example.txt").read_text(encoding="utf-8")

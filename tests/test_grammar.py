@@ -10,7 +10,7 @@ import pytest
 from lark.exceptions import UnexpectedInput
 
 from tests.handgen import generate_hand
-from hhtool.grammar import START_SYMBOLS, build_parser, grammar_text, lark_match, matcher
+from hhtool.history.grammar import START_SYMBOLS, build_parser, grammar_text, lark_match, matcher
 from tests.sample_paths import GOOD, ROOT
 
 _SEAT = re.compile(r"Seat ([0-9]+): (.*) \(([^()]*) in chips\)$")
@@ -122,7 +122,7 @@ def test_lark_path_keeps_placeholders_and_nones() -> None:
 
 def test_header_templates_agree_with_the_matcher() -> None:
     """The parser matches a header through a cached template (id, date and time cut out): same tokens."""
-    from hhtool.parse import _match_header
+    from hhtool.history.parse import _match_header
 
     headers = [generate_hand(random.Random(k), k).split("\n")[0] for k in range(300)]
     for path in GOOD:

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from hhtool.files import MAX_LINK_DEPTH
+from hhtool.history.files import MAX_LINK_DEPTH
 from tests.sample_paths import ROOT, SAMPLES
 from tests.test_cli_import import _rows
 
@@ -296,7 +296,7 @@ def test_the_glob_matches_as_glob_glob_does_on_a_tree_without_links(tmp_path: Pa
     """Same matches as :func:`glob.glob` (recursive, hidden names only for a part starting with '.') where links do not loop."""
     import glob
 
-    from hhtool.files import Finder
+    from hhtool.history.files import Finder
 
     for name in ("x.txt", "a/y.txt", "a/b/z.txt", "a/b/c/w.gz", "a/b/.hidden.txt", ".h/v.txt", "a/.h/u.txt", "b/t.txt", "c/b/s"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -306,7 +306,7 @@ def test_the_glob_matches_as_glob_glob_does_on_a_tree_without_links(tmp_path: Pa
 
 
 def test_unsafe_member_names_are_made_safe() -> None:
-    from hhtool.files import safe_member_name
+    from hhtool.history.files import safe_member_name
 
     assert safe_member_name("hands/2026-01.txt") == ("hands/2026-01.txt", None)
     assert safe_member_name("..\\..\\x.txt") == ("x.txt", "backslashes, '..' parts")

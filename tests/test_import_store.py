@@ -12,9 +12,9 @@ from typing import Any
 import duckdb
 import pytest
 
-from hhtool.errors import ErrorRecord
-from hhtool.events import Hand
-from hhtool.reader import Cp1252Warning, read_file
+from hhtool.history.errors import ErrorRecord
+from hhtool.history.events import Hand
+from hhtool.history.reader import Cp1252Warning, read_file
 from hhtool.store.db import DatabaseInUseError, connect, default_db_path
 from hhtool.store.importer import ImportPathError, collect_units, import_paths, read_chunks
 from hhtool.store.query import export_parquet, render, run_query

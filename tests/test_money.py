@@ -21,7 +21,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from hhtool.currency import Currency, Rates, currency_of, format_money
+from hhtool.history.currency import Currency, Rates, currency_of, format_money
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from hhtool.faults import FAULTS, FaultClass
+from hhtool.simulate.mutate import FAULTS, FaultClass
 from hhtool.replay import replay
 from tests.test_replay_samples import HANDS
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from hhtool.cards import parse_card
-from hhtool.errors import HandParseError, IncompleteHandError, InconsistentHandError
-from hhtool.events import (
+from hhtool.game.cards import parse_card
+from hhtool.history.errors import HandParseError, IncompleteHandError, InconsistentHandError
+from hhtool.history.events import (
     Bet, BringIn, Call, Check, Collected, Complete, Deal, Fold, Joins, PostAnte, RaiseTo,
     Said, Shows, Street, Vela,
 )
-from hhtool.parse import parse_text
+from hhtool.history.parse import parse_text
 from tests.sample_paths import SAMPLES
 
 EXAMPLE = (SAMPLES / "000_format_example.txt").read_text(encoding="utf-8")
@@ -64,7 +64,7 @@ def test_hands_and_rule_sets_survive_pickling() -> None:
     """Hands cross process boundaries (a user's pool, the simulator's workers) in every build.
 
     Compiled by mypyc, a frozen dataclass refuses the field-by-field way
-    back of a plain pickle; hhtool.pickling registers them.
+    back of a plain pickle; hhtool._native.pickling registers them.
     """
     import pickle
 
@@ -199,7 +199,7 @@ def test_an_unseated_player_in_a_file_is_one_failed_hand(tmp_path: Path) -> None
 
 def test_fast_table_agrees_with_the_builders() -> None:
     """The body's table of common kinds allows a line in the same sections as its builder, and builds the same event."""
-    from hhtool import parse as P
+    from hhtool.history import parse as P
 
     tokens = {"\x1f00": "alice"}
     for kind, (sections, cls) in P._SIMPLE.items():

@@ -9,10 +9,10 @@ from itertools import combinations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hhtool.cards import Card, deck_cards
-from hhtool.evaluate import evaluate
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
-from hhtool.showdown import compare, divide, shares, winners
+from hhtool.game.cards import Card, deck_cards
+from hhtool.game.evaluate import evaluate
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
+from hhtool.game.showdown import compare, divide, shares, winners
 
 PROFILES = [CLASSIC, STELLAPOKER, ITALIAN, ITALIAN.with_options(wild=7)]
 TOTAL_ORDERS = [replace(r, sf_rule="standard") for r in (CLASSIC, STELLAPOKER, ITALIAN)]

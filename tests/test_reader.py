@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from hhtool.errors import ErrorRecord, HandParseError, IncompleteHandError
-from hhtool.events import Hand
-from hhtool.reader import Cp1252Warning, Skipped, read_file, read_stream, read_text
+from hhtool.history.errors import ErrorRecord, HandParseError, IncompleteHandError
+from hhtool.history.events import Hand
+from hhtool.history.reader import Cp1252Warning, Skipped, read_file, read_stream, read_text
 from tests.sample_paths import SAMPLES
 
 EXAMPLE = (SAMPLES / "000_format_example.txt").read_text(encoding="utf-8")
@@ -118,7 +118,7 @@ def test_chunk_boundaries_and_the_line_by_line_rules_agree(monkeypatch: pytest.M
     """Reading in chunks of any size gives what reading a line at a time gives (blocks, junk, odd blank lines)."""
     import random
 
-    from hhtool import reader
+    from hhtool.history import reader
     from tests.handgen import generate_hand
 
     rng = random.Random(5)

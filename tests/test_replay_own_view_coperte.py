@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hhtool.events import Deal, Hand
-from hhtool.reader import read_file
+from hhtool.history.events import Deal, Hand
+from hhtool.history.reader import read_file
 from hhtool.replay import replay
 from hhtool.simulate.view import own_view
 from tests.sample_paths import SAMPLES

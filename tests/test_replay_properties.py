@@ -8,8 +8,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hhtool.events import Hand
-from hhtool.reader import hands, read_text
+from hhtool.history.events import Hand
+from hhtool.history.reader import hands, read_text
 from hhtool.replay import Replay, replay
 from tests.handgen import generate_hand
 from tests.sample_paths import SAMPLES

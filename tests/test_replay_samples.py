@@ -6,10 +6,10 @@ import warnings
 
 import pytest
 
-from hhtool.events import Hand
-from hhtool.reader import Cp1252Warning, read_file
+from hhtool.history.events import Hand
+from hhtool.history.reader import Cp1252Warning, read_file
 from hhtool.replay import replay
-from hhtool.rules import profile
+from hhtool.game.rules import profile
 from tests.sample_paths import GOOD
 
 # hand id -> what the README's arithmetic says each winner collects (minor units)

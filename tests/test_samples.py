@@ -7,9 +7,9 @@ import warnings
 
 import pytest
 
-from hhtool.errors import ErrorRecord
-from hhtool.events import Hand
-from hhtool.reader import read_file
+from hhtool.history.errors import ErrorRecord
+from hhtool.history.events import Hand
+from hhtool.history.reader import read_file
 from tests.sample_paths import BROKEN, GOOD, SAMPLES
 
 

@@ -1,4 +1,4 @@
-"""The C accelerator (``hhtool/_scan.c``) reads a hand exactly as parse.py does, or declines it.
+"""The C accelerator (``hhtool/_native/_scan.c``) reads a hand exactly as parse.py does, or declines it.
 
 Differential tests: every hand is read by both paths -- ``_scan.parse_hand``
 and parse.py's builder -- and wherever the C path returns a hand it must be
@@ -30,17 +30,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hhtool import parse
-from hhtool.errors import HandHistoryError
-from hhtool.events import Hand
-from hhtool.faults import FAULTS
-from hhtool.reader import read_file, read_stream, read_text
+from hhtool.history import parse
+from hhtool.history.errors import HandHistoryError
+from hhtool.history.events import Hand
+from hhtool.simulate.mutate import FAULTS
+from hhtool.history.reader import read_file, read_stream, read_text
 from hhtool.simulate import make_config, simulate_text
-from hhtool.write import write_hand
+from hhtool.history.write import write_hand
 from tests.handgen import NAMES, generate_hand
 from tests.sample_paths import BROKEN, GOOD
 
-BUILT = importlib.util.find_spec("hhtool._scan") is not None
+BUILT = importlib.util.find_spec("hhtool._native._scan") is not None
 pytestmark = pytest.mark.skipif(not BUILT, reason="the C accelerator is not built (HHTOOL_PURE=1)")
 
 Scan = Callable[[str, int, str], "Hand | None"]

@@ -10,10 +10,10 @@ from fractions import Fraction
 
 import pytest
 
-from hhtool.cards import parse_cards
-from hhtool.evaluate import FLUSH, FULL_HOUSE, STRAIGHT, STRAIGHT_FLUSH, evaluate
-from hhtool.rank import rank_hands
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
+from hhtool.game.cards import parse_cards
+from hhtool.game.evaluate import FLUSH, FULL_HOUSE, STRAIGHT, STRAIGHT_FLUSH, evaluate
+from hhtool.game.rank import rank_hands
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet
 
 
 def shares(rules: RuleSet, *hands: str, vela: str | None = None, players: int | None = None) -> list[Fraction]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from hhtool.cards import parse_cards
-from hhtool.evaluate import evaluate
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER
-from hhtool.showdown import compare, divide, explain, shares, winners
+from hhtool.game.cards import parse_cards
+from hhtool.game.evaluate import evaluate
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER
+from hhtool.game.showdown import compare, divide, explain, shares, winners
 
 MIN, MAX = "As 7s 8s 9s Ts", "Ah Kh Qh Jh Th"
 MED_K, MED_Q = "Kd Qd Jd Td 9d", "Qc Jc Tc 9c 8c"

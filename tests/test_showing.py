@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hhtool.cards import parse_card, parse_cards
-from hhtool.rules import CLASSIC, ITALIAN, STELLAPOKER
-from hhtool.showing import first_round_opener, later_round_opener
+from hhtool.game.cards import parse_card, parse_cards
+from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER
+from hhtool.game.showing import first_round_opener, later_round_opener
 
 
 def test_format_md_example_openers() -> None:
@@ -57,8 +57,8 @@ def test_five_showing_cards_use_every_category() -> None:
 def test_fast_showing_key_agrees_with_the_evaluator() -> None:
     import random
 
-    from hhtool.cards import deck_cards
-    from hhtool.showing import showing_key, showing_value
+    from hhtool.game.cards import deck_cards
+    from hhtool.game.showing import showing_key, showing_value
 
     rng = random.Random(4)
     for rules in (CLASSIC, ITALIAN):

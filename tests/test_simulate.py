@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hhtool.events import Bet, Call, Collected, Complete, Deal, Hand, Joins, RaiseTo, Street
-from hhtool.reader import read_text
+from hhtool.history.events import Bet, Call, Collected, Complete, Deal, Hand, Joins, RaiseTo, Street
+from hhtool.history.reader import read_text
 from hhtool.replay import replay
 from hhtool.simulate import make_config, simulate_text, write_simulation
 from hhtool.simulate import session as session_mod

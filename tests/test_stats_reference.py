@@ -318,14 +318,14 @@ def hole_and_door(text: str, player: str, exposure: str) -> tuple[str, str] | No
 
 
 def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
-    """The showdown categories (the replay's, stored at import) against :func:`hhtool.evaluate.evaluate` hand by
+    """The showdown categories (the replay's, stored at import) against :func:`hhtool.game.evaluate.evaluate` hand by
     hand, and the starting cards against a plain pairing; for hands the audit passed, the category is also the one the
     room wrote in its ``shows`` line."""
     import re
 
-    from hhtool.cards import parse_card
-    from hhtool.evaluate import CATEGORY_LABELS, evaluate
-    from hhtool.rules import profile
+    from hhtool.game.cards import parse_card
+    from hhtool.game.evaluate import CATEGORY_LABELS, evaluate
+    from hhtool.game.rules import profile
     from hhtool.stats.report import showdown_categories, starting_cards
     from hhtool.store.db import connect
 

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hhtool.errors import ErrorRecord, HandParseError
+from hhtool.history.errors import ErrorRecord, HandParseError
 from hhtool.store.query import render
 from hhtool.textsafe import ESCAPES, csv_cell, csv_text, dumps, json_text, term, term_lines
 from tests.sample_paths import ROOT, SAMPLES

@@ -9,10 +9,10 @@ import warnings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hhtool.events import Hand
-from hhtool.parse import parse_text
-from hhtool.reader import hands, read_file
-from hhtool.write import write_hand, write_hands
+from hhtool.history.events import Hand
+from hhtool.history.parse import parse_text
+from hhtool.history.reader import hands, read_file
+from hhtool.history.write import write_hand, write_hands
 from tests.handgen import generate_hand
 from tests.sample_paths import GOOD
 

@@ -5,7 +5,7 @@ betting state machine), :mod:`.pots` (main and side pots),
 :mod:`.engine` (the walk through a hand and the settlement).
 """
 
-from .engine import PotResult, Replay, replay
-from .findings import CODES, Finding
+from hhtool.replay.engine import PotResult, Replay, replay
+from hhtool.replay.findings import CODES, Finding
 
 __all__ = ["CODES", "Finding", "PotResult", "Replay", "replay"]

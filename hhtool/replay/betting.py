@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..money import MoneyStyle, display_amount
-from ..rules import RuleSet, Structure
-from ..showing import Opener
+from hhtool.history.money import MoneyStyle, display_amount
+from hhtool.game.rules import RuleSet, Structure
+from hhtool.game.showing import Opener
 
 
 class IllegalAction(Exception):

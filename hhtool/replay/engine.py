@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..cards import RANK_NAMES, Card, card_symbol, cards_str
-from ..evaluate import CATEGORY_LABELS, HandValue, evaluate
-from ..events import (
+from hhtool.game.cards import RANK_NAMES, Card, card_symbol, cards_str
+from hhtool.game.evaluate import CATEGORY_LABELS, HandValue, evaluate
+from hhtool.history.events import (
     Bet,
     BettingCapped,
     BringIn,
@@ -40,14 +40,14 @@ from ..events import (
     UncalledBet,
     Vela,
 )
-from ..money import display_amount
-from ..rules import RuleSet, RulesError
-from ..showdown import choose, divide, explain, winners
-from ..frozen import written_init
-from ..showing import Opener, first_round_opener, later_round_opener
-from .betting import Betting, IllegalAction, Player, deal_order
-from .findings import CODES, Finding, finding, grouped
-from .pots import Pot, pots_from
+from hhtool.history.money import display_amount
+from hhtool.game.rules import RuleSet, RulesError
+from hhtool.game.showdown import choose, divide, explain, winners
+from hhtool._native.frozen import written_init
+from hhtool.game.showing import Opener, first_round_opener, later_round_opener
+from hhtool.replay.betting import Betting, IllegalAction, Player, deal_order
+from hhtool.replay.findings import CODES, Finding, finding, grouped
+from hhtool.replay.pots import Pot, pots_from
 
 Verdict = Literal["ok", "disputed", "invalid"]
 ROUND_OF_STREET: Final = {"2nd": 1, "3rd": 2, "4th": 3, "5th": 4}
@@ -56,7 +56,7 @@ STREET_OF_ROUND: Final = {1: "2nd street", 2: "3rd street", 3: "4th street", 4: 
 
 @dataclass(frozen=True, slots=True, init=False)
 class PotResult:
-    """One pot as the rules settle it (its written ``__init__``: see :mod:`hhtool.frozen`)."""
+    """One pot as the rules settle it (its written ``__init__``: see :mod:`hhtool._native.frozen`)."""
 
     name: str  # "main pot", "side pot-1", ...
     amount: int
@@ -80,7 +80,7 @@ class PotResult:
 
 @dataclass(frozen=True, slots=True, init=False)
 class Replay:
-    """The result of replaying one hand (its written ``__init__``: see :mod:`hhtool.frozen`)."""
+    """The result of replaying one hand (its written ``__init__``: see :mod:`hhtool._native.frozen`)."""
 
     hand: Hand
     rules: RuleSet
@@ -121,7 +121,7 @@ class Replay:
         self.categories = categories  # type: ignore[misc]
 
     def fmt(self, amount: int) -> str:
-        """An amount as a person reads it (:func:`hhtool.money.display_amount`)."""
+        """An amount as a person reads it (:func:`hhtool.history.money.display_amount`)."""
         return display_amount(amount, self.hand.money)
 
 
@@ -151,7 +151,7 @@ class _Replayer:
                 rules = header.ruleset()
             except RulesError as err:
                 self.add("rules_option", header.line, str(err))
-                from ..rules import profile
+                from hhtool.game.rules import profile
 
                 rules = profile(header.profile)
         self.rules = rules

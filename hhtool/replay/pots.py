@@ -10,7 +10,7 @@ from typing import Final
 class Pot:
     """A pot: its amount and the players still in the hand who may win it.
 
-    A plain class with ``Final`` fields for the reason given at :class:`hhtool.showing.Opener`.
+    A plain class with ``Final`` fields for the reason given at :class:`hhtool.game.showing.Opener`.
     """
 
     def __init__(self, amount: int, eligible: tuple[str, ...]) -> None:

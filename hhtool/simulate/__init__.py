@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import SimConfig, SimulationError, make_config
-from .session import SessionOutput, check_view, run_session, session_hands, sessions
+from hhtool.simulate.config import SimConfig, SimulationError, make_config
+from hhtool.simulate.session import SessionOutput, check_view, run_session, session_hands, sessions
 
 __all__ = ["SimConfig", "SimulationError", "SimulationResult", "make_config", "simulate_text", "write_simulation"]
 
@@ -100,7 +100,7 @@ def write_simulation(config: SimConfig, hands: int, out: Path, jobs: int = 1) ->
 
 
 def iter_hands(config: SimConfig, hands: int) -> Iterator[object]:
-    """The hands as :class:`~hhtool.events.Hand` values, before faults (for tests)."""
+    """The hands as :class:`~hhtool.history.events.Hand` values, before faults (for tests)."""
     check_view(config)
     for k, n in sessions(hands):
         yield from session_hands(config, k, n)

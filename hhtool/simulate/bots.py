@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..cards import Card
-from ..evaluate import HandValue
+from hhtool.game.cards import Card
+from hhtool.game.evaluate import HandValue
 
 Move = Literal["fold", "check", "call", "raise", "bring_in"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..cards import parse_rank
-from ..money import MoneyStyle
-from ..rules import Exposure, RuleSet, RulesError, Structure, profile
+from hhtool.game.cards import parse_rank
+from hhtool.history.money import MoneyStyle
+from hhtool.game.rules import Exposure, RuleSet, RulesError, Structure, profile
 
 
 class SimulationError(ValueError):

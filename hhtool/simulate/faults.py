@@ -1,6 +1,6 @@
 """Faults on demand: alter a simulated hand with one of the replay issue's fault classes.
 
-The classes are :data:`hhtool.faults.FAULTS`, the same the mutation tests
+The classes are :data:`hhtool.simulate.mutate.FAULTS`, the same the mutation tests
 use; each knows the finding code that must catch it and the verdict it
 must give, and both go into the manifest so an audit can be scored, with
 the line the fault changed (``fault_line``: where the audit must report
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import random
 
-from ..events import Hand
-from ..faults import FAULTS
+from hhtool.history.events import Hand
+from hhtool.simulate.mutate import FAULTS
 
 
 def inject(hand: Hand, rng: random.Random) -> tuple[Hand, dict[str, object]] | None:

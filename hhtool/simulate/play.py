@@ -5,8 +5,8 @@ vela, the exposure variants), lets the bots act whenever the shared
 :class:`~hhtool.replay.betting.Betting` machine says it is someone's turn,
 checks every bet size with the machine's own ``verify_bet_to`` before
 making it, and settles the pots with the same functions as the auditor
-(:func:`~hhtool.replay.pots.pots_from`, :func:`~hhtool.showdown.winners`).
-Who opens each round comes from :mod:`hhtool.showing`.  Sharing these
+(:func:`~hhtool.replay.pots.pots_from`, :func:`~hhtool.game.showdown.winners`).
+Who opens each round comes from :mod:`hhtool.game.showing`.  Sharing these
 pieces is the point: the simulator and the auditor read the rules once.
 
 The result is the audit view (every hole card); :mod:`.view` derives a
@@ -19,9 +19,9 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..cards import Card, deck_cards
-from ..evaluate import HandValue, evaluate
-from ..events import (
+from hhtool.game.cards import Card, deck_cards
+from hhtool.game.evaluate import HandValue, evaluate
+from hhtool.history.events import (
     Bet,
     BettingCapped,
     BringIn,
@@ -55,12 +55,12 @@ from ..events import (
     UncalledBet,
     Vela,
 )
-from ..replay.betting import Betting, IllegalAction, Player, deal_order
-from ..replay.pots import Pot, pots_from
-from ..showdown import divide, compare, winners
-from ..showing import first_round_opener, later_round_opener
-from .bots import Situation, Style, decide, quick_category, quick_five, raise_fraction, strength
-from .config import DeckExhausted, SimConfig
+from hhtool.replay.betting import Betting, IllegalAction, Player, deal_order
+from hhtool.replay.pots import Pot, pots_from
+from hhtool.game.showdown import divide, compare, winners
+from hhtool.game.showing import first_round_opener, later_round_opener
+from hhtool.simulate.bots import Situation, Style, decide, quick_category, quick_five, raise_fraction, strength
+from hhtool.simulate.config import DeckExhausted, SimConfig
 
 STREETS: tuple[StreetName, ...] = ("2nd", "3rd", "4th", "5th")
 FOLD_STREET: dict[int, FoldStreet] = {1: "2nd", 2: "3rd", 3: "4th", 4: "5th", 5: "vela"}

@@ -16,13 +16,13 @@ from collections.abc import Iterator
 from typing import NamedTuple
 from datetime import datetime, timedelta, timezone
 
-from ..events import Hand
-from ..write import write_hand
-from .config import DeckExhausted, SimConfig, SimulationError
-from .faults import inject
-from .play import HandPlay
-from .table import FIRST_NAMES, Table
-from .view import own_view
+from hhtool.history.events import Hand
+from hhtool.history.write import write_hand
+from hhtool.simulate.config import DeckExhausted, SimConfig, SimulationError
+from hhtool.simulate.faults import inject
+from hhtool.simulate.play import HandPlay
+from hhtool.simulate.table import FIRST_NAMES, Table
+from hhtool.simulate.view import own_view
 
 REDEALS = 1000
 """Deals of one hand tried before giving up when the deck keeps running out (:class:`~hhtool.simulate.config.DeckExhausted`)."""
@@ -36,7 +36,7 @@ class SessionOutput(NamedTuple):
 
     A named tuple: worker processes send it back pickled, which a frozen
     dataclass compiled by mypyc (setup.py) only allows when registered
-    with :func:`hhtool.pickling.picklable`.
+    with :func:`hhtool._native.pickling.picklable`.
     """
 
     text: str

@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .bots import STYLES, Style
-from .config import SimConfig
+from hhtool.simulate.bots import STYLES, Style
+from hhtool.simulate.config import SimConfig
 
 FIRST_NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hugo")
 NEWCOMERS = (

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..cards import Card
-from ..events import Deal, Event, Expose, Hand, Street
+from hhtool.game.cards import Card
+from hhtool.history.events import Deal, Event, Expose, Hand, Street
 
 
 def own_view(hand: Hand, viewer: str) -> Hand:

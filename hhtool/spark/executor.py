@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from hhtool.files import safe_member_name
+from hhtool.history.files import safe_member_name
 from hhtool.store.importer import _HAND_HEADER, ARCHIVE_ERRORS, read_chunks, unreadable_reason
 from hhtool.store.schema import FAILED, HAND_TABLES, HANDS, TableSpec
 from hhtool.spark.tables import PARTITION, arrow_schema, output_columns

@@ -1,5 +1,5 @@
 """Player statistics and the HTML report (``docs/stats.md``)."""
 
-from .compute import STATS, Filters, Ratio, StatsResult, compute, sessions
+from hhtool.stats.compute import STATS, Filters, Ratio, StatsResult, compute, sessions
 
 __all__ = ["STATS", "Filters", "Ratio", "StatsResult", "compute", "sessions"]

@@ -16,9 +16,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..currency import Currency, currency_of
-from ..store.db import StoreError, connect
-from ..store.flags import RATIO_FLAGS, STREETS
+from hhtool.history.currency import Currency, currency_of
+from hhtool.store.db import StoreError, connect
+from hhtool.store.flags import RATIO_FLAGS, STREETS
 
 if TYPE_CHECKING:
     import duckdb

@@ -20,9 +20,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from ..currency import Currency, Rates, format_money, format_rate
-from ..textsafe import csv_text, dumps, term
-from .compute import MONEY_KEYS, RATES, RATIO_KINDS, STATS, StatDef, StatsResult
+from hhtool.history.currency import Currency, Rates, format_money, format_rate
+from hhtool.textsafe import csv_text, dumps, term
+from hhtool.stats.compute import MONEY_KEYS, RATES, RATIO_KINDS, STATS, StatDef, StatsResult
 
 
 def ratio_value(s: StatDef, row: dict[str, Any]) -> float | None:

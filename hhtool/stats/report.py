@@ -16,10 +16,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..currency import Currency, Rates, currency_of, format_money
-from ..store.db import StoreError, connect
-from .compute import MONEY_KEYS, STATS, Filters, StatsResult, by_name, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
-from .render import converted, fmt_value, heading, ratio_value
+from hhtool.history.currency import Currency, Rates, currency_of, format_money
+from hhtool.store.db import StoreError, connect
+from hhtool.stats.compute import MONEY_KEYS, STATS, Filters, StatsResult, by_name, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
+from hhtool.stats.render import converted, fmt_value, heading, ratio_value
 
 if TYPE_CHECKING:
     import duckdb
@@ -80,7 +80,7 @@ document.querySelectorAll("table.sortable").forEach(function (t) {
 
 def e(value: object) -> str:
     """Escape for HTML text and attributes; control characters shown as in the terminal (``\\x1b``), not dropped unseen."""
-    from ..textsafe import term
+    from hhtool.textsafe import term
 
     return html.escape(term(str(value)), quote=True)
 
@@ -204,7 +204,7 @@ def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, player
     """
     import polars as pl
 
-    from ..evaluate import CATEGORY_LABELS
+    from hhtool.game.evaluate import CATEGORY_LABELS
 
     hand_where, hand_params, seat_where, seat_params = scope(filters, players)
     order = ", ".join(f"'{label}'" for label in CATEGORY_LABELS)  # constants of ours, never input

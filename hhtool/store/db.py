@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .schema import ADDED_COLUMNS, SCHEMA_VERSION, TABLES, ddl
+from hhtool.store.schema import ADDED_COLUMNS, SCHEMA_VERSION, TABLES, ddl
 
 if TYPE_CHECKING:
     import duckdb

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .flags import FLAG_BITS, N_FLAGS
-from .rows import POT_LISTS, RowBuilder, Rows, worker_columns
-from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
+from hhtool.store.flags import FLAG_BITS, N_FLAGS
+from hhtool.store.rows import POT_LISTS, RowBuilder, Rows, worker_columns
+from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
 
 if TYPE_CHECKING:
     import polars as pl

@@ -41,14 +41,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
-from ..files import Finder, NoSuchPath, check_regular, display, safe_member_name
-from .worker import ChunkResult, ChunkTask, process_chunk
+from hhtool.history.files import Finder, NoSuchPath, check_regular, display, safe_member_name
+from hhtool.store.worker import ChunkResult, ChunkTask, process_chunk
 
 if TYPE_CHECKING:
     import duckdb
     import polars as pl
 
-    from ..reader import Unread
+    from hhtool.history.reader import Unread
 
 CHUNK_BYTES = 1 << 20
 """Target size of a chunk of a file sent to a worker."""
@@ -144,7 +144,7 @@ def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (
     skipped) or a glob (``**`` recurses); ``.zip`` archives contribute
     their members, ``.gz`` files their content.  ``exclude``: files never
     to read (the database itself, its write-ahead log).  Links are
-    followed within bounds and only regular files read (:mod:`hhtool.files`);
+    followed within bounds and only regular files read (:mod:`hhtool.history.files`);
     what is skipped goes into ``summary``: a loop, a FIFO, a device or a
     socket in ``skipped``, a folder or an archive that cannot be read in
     ``unreadable``, a zip member read under a safe name in ``renamed``.
@@ -178,7 +178,7 @@ def _members(fs: Path, key: str, unreadable: dict[str, str], renamed: list[tuple
 
     A member with an unsafe name (absolute, ``..`` parts, backslashes) is
     read -- members are never extracted, so reading it is harmless -- under
-    the safe name of :func:`~hhtool.files.safe_member_name`, and recorded in
+    the safe name of :func:`~hhtool.history.files.safe_member_name`, and recorded in
     ``renamed`` as (the path it is shown and stored as, the name in the archive, why it is unsafe).
     """
     try:
@@ -270,15 +270,15 @@ def read_chunks(stream: IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> Iterator[C
     """The stream in pieces of whole hands: ``(bytes, lines before them, None)``; at least one piece.
 
     Memory stays bounded whatever the stream holds: a hand is at most
-    :data:`~hhtool.bounds.MAX_HAND_CHARS` characters, so a stretch of
+    :data:`~hhtool.history.bounds.MAX_HAND_CHARS` characters, so a stretch of
     ``chunk_bytes`` plus four bytes a character of that with no place to
     cut is a hand (or junk) over the bound.  Its first part is sent, and the
     rest of it, up to where the next hand may start, is counted as it is
     read, never held: ``(first part, lines before it, Unread)``, so that the
-    worker reports the hand's true size, as :func:`hhtool.reader.read_file` does.
+    worker reports the hand's true size, as :func:`hhtool.history.reader.read_file` does.
     """
-    from ..bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS
-    from ..reader import Tally, char_start
+    from hhtool.history.bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS
+    from hhtool.history.reader import Tally, char_start
 
     head_bytes = MAX_CHAR_BYTES * (MAX_HAND_CHARS + MAX_LINE_CHARS)  # holds all that the reader keeps of a hand
     buf = b""
@@ -370,7 +370,7 @@ class ImportSummary:
 
     def text(self, *, raw: bool = False) -> str:
         """The summary as lines for a terminal; file names (which may come from an archive) escaped unless ``raw``."""
-        from ..textsafe import term
+        from hhtool.textsafe import term
 
         rate = self.hands / self.seconds if self.seconds > 0 else 0.0
         verdicts = ", ".join(f"{n:,} {v}" for v, n in sorted(self.verdicts.items())) or "none"
@@ -694,7 +694,7 @@ def import_paths(
     finishes it).  ``KeyboardInterrupt`` stops after rolling back the
     batch in progress; the summary then says ``interrupted``.
     """
-    from .db import database_errors
+    from hhtool.store.db import database_errors
 
     # DuckDB's errors about the file (a damaged block, a full disk, a read-only folder), raised by the
     # writer (its thread's, handed over) or by the last checkpoint at close, in words (StoreError)
@@ -712,7 +712,7 @@ def _import_paths(
     batch_hands: int,
     on_start: Callable[[int, int], None] | None,
 ) -> ImportSummary:
-    from .db import connect
+    from hhtool.store.db import connect
 
     started = time.monotonic()
     dbp = Path(db)

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .db import StoreError, connect, store_error
-from .schema import TABLES
+from hhtool.store.db import StoreError, connect, store_error
+from hhtool.store.schema import TABLES
 
 if TYPE_CHECKING:
     import duckdb
@@ -194,7 +194,7 @@ def render(df: pl.DataFrame, fmt: Format, *, raw: bool = False) -> str:
     """
     import polars as pl
 
-    from ..textsafe import json_text
+    from hhtool.textsafe import json_text
 
     if fmt == "json":
         return json_text(df.write_json()) + "\n"
@@ -213,7 +213,7 @@ def _safe_strings(df: pl.DataFrame, *, spreadsheet: bool) -> pl.DataFrame:
     """Every string column (and column name) through :func:`hhtool.textsafe.term`, vectorised; CSV's prefix if ``spreadsheet``."""
     import polars as pl
 
-    from ..textsafe import ESCAPES, FORMULA_PATTERN, csv_text, term
+    from hhtool.textsafe import ESCAPES, FORMULA_PATTERN, csv_text, term
 
     unsafe = list(ESCAPES)
     escaped = list(ESCAPES.values())
@@ -243,7 +243,7 @@ def _safe_strings(df: pl.DataFrame, *, spreadsheet: bool) -> pl.DataFrame:
 
 
 def _json(value: object) -> str:
-    from ..textsafe import dumps
+    from hhtool.textsafe import dumps
 
     if hasattr(value, "to_list"):
         value = value.to_list()

@@ -14,9 +14,9 @@ import hashlib
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Final
 
-from ..cards import card_str
-from ..errors import ErrorRecord
-from ..events import (
+from hhtool.game.cards import card_str
+from hhtool.history.errors import ErrorRecord
+from hhtool.history.events import (
     Bet,
     BringIn,
     Call,
@@ -37,18 +37,18 @@ from ..events import (
     UncalledBet,
     Vela,
 )
-from .flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, hand_flags, saw_bits, seat_values
-from .schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
+from hhtool.store.flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, hand_flags, saw_bits, seat_values
+from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
 
 if TYPE_CHECKING:
-    from ..replay import Replay
+    from hhtool.replay import Replay
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _US: Final = timedelta(microseconds=1)
 
 
-try:  # the C helper of hhtool/_columns.c (not built with HHTOOL_PURE=1)
-    from .._columns import utf8 as _utf8
+try:  # the C helper of hhtool/_native/_columns.c (not built with HHTOOL_PURE=1)
+    from hhtool._native._columns import utf8 as _utf8
 
     _C: Final = True
 except ImportError:  # pragma: no cover - the pure build

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..bounds import MAX_HAND_CHARS, MAX_LINE_CHARS
-from .flags import RATIO_FLAGS, STREETS
+from hhtool.history.bounds import MAX_HAND_CHARS, MAX_LINE_CHARS
+from hhtool.store.flags import RATIO_FLAGS, STREETS
 
 SCHEMA_VERSION = 2
 """1: the first; 2: each seat's statistics flags (``SEAT_STATS``), starting cards and shown category."""

@@ -17,15 +17,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ErrorRecord, HandHistoryError
-from .frames import frames
-from .rows import RowBuilder
+from hhtool.history.errors import ErrorRecord, HandHistoryError
+from hhtool.store.frames import frames
+from hhtool.store.rows import RowBuilder
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from ..reader import Unread
-    from ..replay import Replay
+    from hhtool.history.reader import Unread
+    from hhtool.replay import Replay
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +58,10 @@ def _hand_texts(task: ChunkTask, notes: list[str]) -> Iterator[Any]:
     """The reader's splitting of a chunk: ``(first line, text)`` per hand, or ``Skipped`` junk.
 
     Uses the reader's own decoder and splitter (the same reading as
-    :func:`hhtool.reader.read_file`) on the chunk; lines are relative to it.
+    :func:`hhtool.history.reader.read_file`) on the chunk; lines are relative to it.
     A hand over the size bounds comes as ``(first line, ErrorRecord)``.
     """
-    from .. import reader
+    from hhtool.history import reader
 
     decoder = reader._Decoder(task.source, notes)
     decoder.first = task.index == 0
@@ -90,9 +90,9 @@ def _no_gc() -> Iterator[None]:
 
 def process_chunk(task: ChunkTask) -> ChunkResult:
     """Parse and replay every hand of a chunk into rows (runs in a worker process)."""
-    from ..parse import parse_hand_text
-    from ..reader import Skipped
-    from ..replay import replay
+    from hhtool.history.parse import parse_hand_text
+    from hhtool.history.reader import Skipped
+    from hhtool.replay import replay
 
     builder = RowBuilder()
     result = ChunkResult(task.unit, task.index, {})

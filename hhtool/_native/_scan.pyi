@@ -1,10 +1,10 @@
-"""Type stub of the C accelerator ``hhtool/_scan.c`` (see :func:`hhtool.parse._accelerator`)."""
+"""Type stub of the C accelerator ``hhtool/_native/_scan.c`` (see :func:`hhtool.history.parse._accelerator`)."""
 
 from collections.abc import Callable, Sequence
 from datetime import tzinfo
 from typing import Any
 
-from .events import Hand
+from hhtool.history.events import Hand
 
 def configure(
     classes: Sequence[tuple[type[Any], str]],

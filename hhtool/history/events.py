@@ -6,8 +6,8 @@ hands are equal when they say the same thing, wherever they stood in a
 file.  That is what makes ``parse(write(hand)) == hand`` hold for a hand
 that came from the middle of a file.
 
-Money is an ``int`` in minor units (:mod:`hhtool.money`); cards are
-:data:`hhtool.cards.Card` ints; player names are the seated names, as
+Money is an ``int`` in minor units (:mod:`hhtool.history.money`); cards are
+:data:`hhtool.game.cards.Card` ints; player names are the seated names, as
 written.  A completion is recorded as the room wrote it (``Complete``, or
 a ``Bet``/``RaiseTo`` after a bring-in): the replay engine, which knows
 the bring-in, decides what it means.
@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Union
 
-from .cards import Card
-from .money import MoneyStyle
-from .pickling import picklable
-from .rules import Exposure, RuleSet, Structure, profile
+from hhtool.game.cards import Card
+from hhtool.history.money import MoneyStyle
+from hhtool._native.pickling import picklable
+from hhtool.game.rules import Exposure, RuleSet, Structure, profile
 
 StreetName = Literal["2nd", "3rd", "4th", "5th"]
 FoldStreet = Literal["2nd", "3rd", "4th", "5th", "vela"]

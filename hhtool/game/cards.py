@@ -5,7 +5,7 @@ hearts is highest (spades 0, clubs 1, diamonds 2, hearts 3) and ranks from
 2 to 14 (the ace).  That makes the integer order *the* card order of the
 rules -- rank first, then suit: A♥ > A♦ > A♣ > A♠ > K♥ > … -- so every
 comparison of single cards is a plain integer comparison, and the hot code
-in :mod:`hhtool.evaluate` never builds objects.
+in :mod:`hhtool.game.evaluate` never builds objects.
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Final
 
-from .cards import Card, card_symbol
-from .evaluate import HandValue, describe, evaluate
-from .rules import RuleSet, TieBreak
+from hhtool.game.cards import Card, card_symbol
+from hhtool.game.evaluate import HandValue, describe, evaluate
+from hhtool.game.rules import RuleSet, TieBreak
 
 
 class Opener:
@@ -118,7 +118,7 @@ def showing_key(up: Sequence[Card], rules: RuleSet, low: int, suits: bool) -> in
 
     With fewer than five cards only groups count, so the key is the group
     category and the ranks (then the suits) in order of significance, packed
-    as :mod:`hhtool.evaluate` packs them, computed on the spot; five or more
+    as :mod:`hhtool.game.evaluate` packs them, computed on the spot; five or more
     cards, or wild cards, take the full evaluator, whose results are kept
     (the same five-card showing hands recur).
     """

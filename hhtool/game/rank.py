@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import IO, Any
 
-from .cards import Card, CardError, card_str, parse_card, parse_rank
-from .evaluate import HandValue, evaluate
-from .rules import RuleSet, RulesError, profile
-from .showdown import Reason, choose, compare, cycle_reason, explain, shares, winners
+from hhtool.game.cards import Card, CardError, card_str, parse_card, parse_rank
+from hhtool.game.evaluate import HandValue, evaluate
+from hhtool.game.rules import RuleSet, RulesError, profile
+from hhtool.game.showdown import Reason, choose, compare, cycle_reason, explain, shares, winners
 
 OWN_CARDS = 5
 UNSEEN = "??"  # a card that exists but nobody has seen (hhtool equity)
@@ -225,7 +225,7 @@ def run_batch(rules: RuleSet, source: IO[str], out: IO[str], err: IO[str], name:
     writes nothing to ``out``; the batch goes on.  Blank lines are skipped.
     Returns the number of bad lines.
     """
-    from .textsafe import term
+    from hhtool.textsafe import term
 
     bad = 0
     for number, line in enumerate(source, start=1):

@@ -15,7 +15,7 @@ common case -- a block of lines between blank lines that starts with a
 header and holds no other -- is recognised a block at a time; anything
 else goes through the same rules a line at a time.
 
-Bounds (:mod:`hhtool.bounds`): a line over 4,096 characters or a hand over
+Bounds (:mod:`hhtool.history.bounds`): a line over 4,096 characters or a hand over
 262,144 is cut where it is read -- a line read 16 KB without its line end
 has the rest counted, not kept (:class:`Tally`), and a hand keeps its first
 lines up to the bound -- and the hand becomes a failed hand saying how long
@@ -23,7 +23,7 @@ it was, with the text kept; so time and memory stay linear in the file
 and bounded, whatever it holds.
 
 Lenient (the default): a hand that fails becomes an
-:class:`~hhtool.errors.ErrorRecord` (file, line, column, hand id, the
+:class:`~hhtool.history.errors.ErrorRecord` (file, line, column, hand id, the
 line, what was expected, the hand's raw text) and reading goes on.
 Strict: the first failure is raised.
 """
@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from .bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS, hand_too_large, line_too_long
-from .errors import ErrorRecord, HandHistoryError, HandParseError
-from .events import Hand
-from .parse import looks_like_header, parse_hand_text
+from hhtool.history.bounds import MAX_CHAR_BYTES, MAX_HAND_CHARS, MAX_LINE_CHARS, hand_too_large, line_too_long
+from hhtool.history.errors import ErrorRecord, HandHistoryError, HandParseError
+from hhtool.history.events import Hand
+from hhtool.history.parse import looks_like_header, parse_hand_text
 
 CHUNK_BYTES = 1 << 20
 """How much of a file is read and decoded at once."""
@@ -152,7 +152,7 @@ def _continuation_bytes(data: bytes) -> int:
 
 
 def _has_long_line(text: str) -> bool:
-    """Whether a line of ``text`` is over :data:`~hhtool.bounds.MAX_LINE_CHARS`: a search per bound's length, not per line."""
+    """Whether a line of ``text`` is over :data:`~hhtool.history.bounds.MAX_LINE_CHARS`: a search per bound's length, not per line."""
     pos = 0
     end = len(text)
     while end - pos > MAX_LINE_CHARS:
@@ -213,8 +213,8 @@ class _Splitter:
 
     Fed text made of whole lines; keeps the state of the rules between
     feeds (a hand or junk in progress), so a file can be fed a piece at a time.
-    A hand in progress keeps its lines up to :data:`~hhtool.bounds.MAX_HAND_CHARS`
-    characters, each cut to :data:`~hhtool.bounds.MAX_LINE_CHARS`, and counts the rest.
+    A hand in progress keeps its lines up to :data:`~hhtool.history.bounds.MAX_HAND_CHARS`
+    characters, each cut to :data:`~hhtool.history.bounds.MAX_LINE_CHARS`, and counts the rest.
     """
 
     def __init__(self, source: str) -> None:

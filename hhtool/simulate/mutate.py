@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from .cards import Card, card_str, make_card
-from .events import (
+from hhtool.game.cards import Card, card_str, make_card
+from hhtool.history.events import (
     Bet,
     BringIn,
     Call,
@@ -44,7 +44,7 @@ from .events import (
     Street,
     Vela,
 )
-from .rules import profile
+from hhtool.game.rules import profile
 
 Action = BringIn | Complete | Bet | Call | RaiseTo | Check | Fold
 

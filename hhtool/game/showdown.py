@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .cards import RANK_NAMES, SUIT_NAMES, card_symbol, make_card
-from .evaluate import CATEGORY_LABELS, FLUSH, FULL_HOUSE, STRAIGHT_FLUSH, HandValue, suit_cards
-from .rules import RuleSet, SfRule
+from hhtool.game.cards import RANK_NAMES, SUIT_NAMES, card_symbol, make_card
+from hhtool.game.evaluate import CATEGORY_LABELS, FLUSH, FULL_HOUSE, STRAIGHT_FLUSH, HandValue, suit_cards
+from hhtool.game.rules import RuleSet, SfRule
 
 
 def _sf_class(v: HandValue) -> int:

@@ -1,6 +1,6 @@
 """Fast hand keys: one hand at a time, or millions at once with numpy.
 
-:func:`hhtool.evaluate.evaluate` builds a full :class:`HandValue` (the
+:func:`hhtool.game.evaluate.evaluate` builds a full :class:`HandValue` (the
 five cards played, alternatives, a description): right for a showdown,
 too slow for a simulator or an importer that rank millions of hands.
 This module computes the *same integer key* much faster, by doing the
@@ -32,8 +32,8 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import TYPE_CHECKING
 
-from .cards import ACE, Card, make_card
-from .evaluate import (
+from hhtool.game.cards import ACE, Card, make_card
+from hhtool.game.evaluate import (
     FLUSH,
     HIGH_CARD,
     STRAIGHT,
@@ -44,7 +44,7 @@ from .evaluate import (
     rank_mask,
     straight_windows,
 )
-from .rules import STELLAPOKER, RuleSet, TieBreak
+from hhtool.game.rules import STELLAPOKER, RuleSet, TieBreak
 
 if TYPE_CHECKING:
     import numpy as np
@@ -199,7 +199,7 @@ def category_shift(tie_break: TieBreak) -> int:
     """Bits below the category in a key of this layout: ``key >> category_shift(t)`` is the category.
 
     Every layout starts with the category, and the fields after it have a
-    fixed width whatever the hand (:func:`hhtool.evaluate.fields_of`), so a
+    fixed width whatever the hand (:func:`hhtool.game.evaluate.fields_of`), so a
     key with category 1 and every other field 0 is ``1 << shift``.
     """
     rest = fields_of(HIGH_CARD, [], tie_break, 7)[1:]
@@ -207,7 +207,7 @@ def category_shift(tie_break: TieBreak) -> int:
 
 
 def categories(cards: npt.ArrayLike, rules: RuleSet, low: int) -> np.ndarray:
-    """The category (:data:`hhtool.evaluate.HIGH_CARD` ...) of many hands at once: their :func:`keys`' top field."""
+    """The category (:data:`hhtool.game.evaluate.HIGH_CARD` ...) of many hands at once: their :func:`keys`' top field."""
     return keys(cards, rules, low) >> category_shift(rules.tie_break)
 
 

@@ -1,6 +1,6 @@
 /* The parser's accelerator: one hand's text to a Hand, in C, or None.
  *
- * Why: hhtool/parse.py reads a hand line by line in Python; even with its
+ * Why: hhtool/history/parse.py reads a hand line by line in Python; even with its
  * caches a line costs 1-7 microseconds of interpreter work, and the goal
  * (docs/performance.md, "Parsing") needs the whole hand in about that.
  * This module reads the common shape of a hand -- every line kind of
@@ -9,7 +9,7 @@
  * fields through the classes' own C setters.
  *
  * It is an accelerator, not a second parser: the Lark grammar and
- * hhtool/parse.py stay the authority.  Whenever a hand has anything this
+ * hhtool/history/parse.py stay the authority.  Whenever a hand has anything this
  * code does not read exactly as parse.py would -- a line it does not know,
  * a name it cannot place, a line out of order, an amount in another
  * currency, a control character, anything that would be an error -- it
@@ -105,8 +105,8 @@ typedef struct {
 static ClassInfo classes[C_COUNT];
 static PyObject *empty_args = NULL; /* () for a compiled class's tp_new */
 static int configured = 0;
-static PyObject *zone_info = NULL;       /* hhtool.zones.zone_info */
-static PyObject *header_accepted = NULL; /* hhtool.parse._header_accepted */
+static PyObject *zone_info = NULL;       /* hhtool.history.zones.zone_info */
+static PyObject *header_accepted = NULL; /* hhtool.history.parse._header_accepted */
 
 /* header_accepted's answers by (profile, vela, wild, exposure, antes, bring-in): 0 unknown, 1 yes, 2 no */
 #define RULE_KEYS (3 * 2 * 16 * 3 * 2 * 2)
@@ -1571,7 +1571,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_scan",
-    "The parser's accelerator (see hhtool/_scan.c and hhtool/parse.py).", -1, methods,
+    "The parser's accelerator (see hhtool/_native/_scan.c and hhtool/history/parse.py).", -1, methods,
 };
 
 PyMODINIT_FUNC

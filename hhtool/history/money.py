@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from .pickling import picklable
+from hhtool._native.pickling import picklable
 
 CURRENCY_SIGNS = "€$£"
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .reader import Record, Skipped, read_stream
+from hhtool.history.reader import Record, Skipped, read_stream
 
 
 @dataclass(slots=True)
@@ -109,7 +109,7 @@ def read_inputs(
     anything is read.  A file that cannot be read is named in ``report``
     and skipped; the others are read.
     """
-    from .store.importer import ARCHIVE_ERRORS, ImportSummary, collect_units, unreadable_reason
+    from hhtool.store.importer import ARCHIVE_ERRORS, ImportSummary, collect_units, unreadable_reason
 
     report = report if report is not None else InputReport()
     paths = list(paths)

@@ -1,8 +1,8 @@
-"""A :class:`~hhtool.events.Hand` back to canonical text.
+"""A :class:`~hhtool.history.events.Hand` back to canonical text.
 
 Canonical means: the spellings of FORMAT.md, single spaces, the italian
 options in the order ``[vela at start] [wild r] [exposure]``, amounts in
-the hand's :class:`~hhtool.money.MoneyStyle`, ``Main pot X. Side pot-1 Y.``
+the hand's :class:`~hhtool.history.money.MoneyStyle`, ``Main pot X. Side pot-1 Y.``
 with a final period, ``\\n`` line ends and no blank line inside the hand.
 Completions are written as the room wrote them (a ``Bet`` stays a bet).
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from .cards import RANK_CHARS, cards_str, card_str
-from .events import (
+from hhtool.game.cards import RANK_CHARS, cards_str, card_str
+from hhtool.history.events import (
     Bet,
     BettingCapped,
     BringIn,
@@ -48,7 +48,7 @@ from .events import (
     UncalledBet,
     Vela,
 )
-from .money import MoneyStyle, format_amount
+from hhtool.history.money import MoneyStyle, format_amount
 
 _STRUCTURES = {"fixed": "Fixed Limit", "pot": "Pot Limit", "no": "No Limit"}
 _EXPOSURES = {"carte_coperte": " [carte coperte]", "una_coperta": " [una coperta]"}

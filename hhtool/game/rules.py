@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .cards import ACE, lowest_rank
-from .pickling import picklable
+from hhtool.game.cards import ACE, lowest_rank
+from hhtool._native.pickling import picklable
 
 Deck = Literal["fixed32", "by_players"]
 ForcedBets = Literal["antes", "blinds"]

@@ -1,7 +1,7 @@
 """The Lark grammar of FORMAT.md, and the fast line matcher compiled from it.
 
 ``grammars/telesina.lark`` is the source of truth.  It is shipped inside
-the package (``hhtool/grammars`` is a link to the top-level folder) and
+the package as ``hhtool.grammars`` (setup.py maps that package to the top-level folder) and
 built once, lazily, as an LALR parser with a contextual lexer.
 
 Parsing a hand line by line with Lark costs tens of microseconds a line,
@@ -46,7 +46,7 @@ class GrammarShapeError(Exception):
 
 def grammar_text() -> str:
     """The text of ``telesina.lark``, read from the installed package."""
-    return resources.files("hhtool").joinpath("grammars", "telesina.lark").read_text(encoding="utf-8")
+    return resources.files("hhtool.grammars").joinpath("telesina.lark").read_text(encoding="utf-8")
 
 
 def build_parser(*, strict: bool = False) -> Lark:

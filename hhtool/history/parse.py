@@ -1,4 +1,4 @@
-"""One hand's lines to a :class:`~hhtool.events.Hand`.
+"""One hand's lines to a :class:`~hhtool.history.events.Hand`.
 
 The order of lines in a hand (FORMAT.md, "Lines, in order"), as checked here:
 
@@ -24,7 +24,7 @@ someone not seated (``stranger``); if that fails too, Lark parses the line
 to say where it breaks and what it expected.
 
 Speed: most hands never reach this module's line loop.  A C accelerator
-(``hhtool/_scan.c``, see :func:`_accelerator`) reads a whole hand the way
+(``hhtool/_native/_scan.c``, see :func:`_accelerator`) reads a whole hand the way
 described here and builds the same events, or declines the hand, which
 this module then reads; tests/test_scan.py holds the two to the same result.
 """
@@ -37,10 +37,10 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .bounds import MAX_LINE_CHARS, line_too_long
-from .cards import Card, parse_card
-from .errors import HandHistoryError, HandParseError, IncompleteHandError, InconsistentHandError, OutOfRangeError
-from .events import (
+from hhtool.history.bounds import MAX_LINE_CHARS, line_too_long
+from hhtool.game.cards import Card, parse_card
+from hhtool.history.errors import HandHistoryError, HandParseError, IncompleteHandError, InconsistentHandError, OutOfRangeError
+from hhtool.history.events import (
     STREET_NAMES,
     Bet,
     BettingCapped,
@@ -78,13 +78,13 @@ from .events import (
     UncalledBet,
     Vela,
 )
-from .grammar import PLACEHOLDER, Tokens, describe_terminal, lark_match, matcher
-from .money import AmountError, AmountRangeError, MoneyStyle, split_amount, to_units
-from .rules import RulesError
-from .zones import ZoneError, parse_time, zone_info
+from hhtool.history.grammar import PLACEHOLDER, Tokens, describe_terminal, lark_match, matcher
+from hhtool.history.money import AmountError, AmountRangeError, MoneyStyle, split_amount, to_units
+from hhtool.game.rules import RulesError
+from hhtool.history.zones import ZoneError, parse_time, zone_info
 
 if TYPE_CHECKING:
-    from .grammar import LineMatcher
+    from hhtool.history.grammar import LineMatcher
 
 MAX_SEAT = 99
 """The largest seat number, table size (``<n>-max``), button seat, side-pot number and
@@ -93,7 +93,7 @@ columns, and no room seats a hundred players at one table."""
 
 MAX_HAND_LINES = 32_767
 """The most lines a hand may have (docs/format-notes.md, "Bounds"): the order of a money line
-within its hand is a SMALLINT column, and :data:`hhtool.money.MAX_AMOUNT` times it bounds every
+within its hand is a SMALLINT column, and :data:`hhtool.history.money.MAX_AMOUNT` times it bounds every
 sum within a hand."""
 
 _SEAT_DIGITS = len(str(MAX_SEAT))
@@ -396,7 +396,7 @@ class _Builder:
         except ZoneError as e:
             raise self.error(HandParseError, str(e), self.column_of(zone)) from None
         if wild is not None:
-            from .cards import parse_rank
+            from hhtool.game.cards import parse_rank
 
             wild_rank: int | None = parse_rank(wild[7:-1])
         else:
@@ -1272,7 +1272,7 @@ _SCAN_CLASSES: tuple[type[Any], ...] = (
 
 
 def _accelerator() -> Callable[[str, int, str], Hand | None] | None:
-    """The C reader of common hands (``hhtool/_scan.c``), configured; None when it is not built.
+    """The C reader of common hands (``hhtool/_native/_scan.c``), configured; None when it is not built.
 
     Why: the per-line work of :class:`_Builder` is interpreter work (about
     7 µs for a line the caches miss, 1-1.5 µs for one they hold), and the
@@ -1283,7 +1283,7 @@ def _accelerator() -> Callable[[str, int, str], Hand | None] | None:
     as before.  ``HHTOOL_PURE=1`` builds nothing, and everything is read here.
     """
     try:
-        from . import _scan
+        from hhtool._native import _scan
     except ImportError:
         return None
     shapes = [(c, f"{c.__name__}: {' '.join(f.name for f in dataclasses.fields(c))}") for c in _SCAN_CLASSES]
@@ -1317,9 +1317,9 @@ def parse_hand(lines: Sequence[str], *, first_line: int = 1, source: str = "") -
     """Parse one hand given as its lines (no line ends).
 
     ``first_line`` is the file line number of the header, so events carry
-    file line numbers.  Raises :class:`~hhtool.errors.HandParseError`,
-    :class:`~hhtool.errors.IncompleteHandError` or
-    :class:`~hhtool.errors.InconsistentHandError`.
+    file line numbers.  Raises :class:`~hhtool.history.errors.HandParseError`,
+    :class:`~hhtool.history.errors.IncompleteHandError` or
+    :class:`~hhtool.history.errors.InconsistentHandError`.
 
     >>> hand = parse_text(open("sample_histories/000_format_example.txt").read())
     >>> hand.header.hand_id, hand.summary.total
@@ -1343,7 +1343,7 @@ def parse_text(text: str, *, source: str = "") -> Hand:
     for k, line in enumerate(body):
         if not line.strip():
             raise HandParseError(
-                "a blank line inside the hand: parse_text reads one hand (use hhtool.reader for files)",
+                "a blank line inside the hand: parse_text reads one hand (use hhtool.history.reader for files)",
                 line=start + k + 1, column=1, line_text=line, source=source,
             )
     return parse_hand(body, first_line=start + 1, source=source)

@@ -9,7 +9,7 @@ field that differs (:func:`fields_of`).
 
 The straight-flush rules ``heads_up_low_beats_royal`` and
 ``italian_cycle`` are not orders on single hands (the second is not even
-transitive); they live in :mod:`hhtool.showdown`, which reads the
+transitive); they live in :mod:`hhtool.game.showdown`, which reads the
 ``min_sf``/``max_sf`` marks and the alternative straight flushes that
 :func:`evaluate` records here.
 
@@ -41,7 +41,7 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Final
 
-from .cards import (
+from hhtool.game.cards import (
     ACE,
     RANK_NAMES,
     RANK_PLURALS,
@@ -49,8 +49,8 @@ from .cards import (
     Card,
     make_card,
 )
-from .frozen import written_init
-from .rules import RuleSet, TieBreak
+from hhtool._native.frozen import written_init
+from hhtool.game.rules import RuleSet, TieBreak
 
 # Categories, lowest first (RULES.md §2: flush above full house).
 HIGH_CARD: Final = 0
@@ -107,7 +107,7 @@ _GROUP_CATEGORY: Final = {
 
 @dataclass(frozen=True, slots=True, init=False)
 class HandValue:
-    """The value of a player's best hand under one rule profile (its written ``__init__``: see :mod:`hhtool.frozen`).
+    """The value of a player's best hand under one rule profile (its written ``__init__``: see :mod:`hhtool._native.frozen`).
 
     ``five`` holds the cards played, in order of significance (for a wild
     card, the wild card itself; ``played`` says what it stood for).
@@ -200,7 +200,7 @@ def fields_of(category: int, played: Sequence[int], tie_break: TieBreak, low: in
     """The comparison fields of a hand, most significant first, with labels.
 
     ``played`` is in order of significance (as :func:`evaluate` leaves it).
-    Labels say what a field is so that :mod:`hhtool.showdown` can explain
+    Labels say what a field is so that :mod:`hhtool.game.showdown` can explain
     which one decided.  The key is these values packed, widest first.
     """
     out: list[tuple[str, int]] = [("category", category)]
@@ -303,7 +303,7 @@ def _straight_cards(best_of_rank: dict[int, int], top: int, low: int) -> tuple[i
 
 
 class _Candidate:
-    """One kind of hand the cards make (a plain class: see :class:`hhtool.showing.Opener`)."""
+    """One kind of hand the cards make (a plain class: see :class:`hhtool.game.showing.Opener`)."""
 
     def __init__(self, category: int, played: tuple[int, ...]) -> None:
         self.category: Final = category

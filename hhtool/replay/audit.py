@@ -20,16 +20,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .currency import currency_of
-from .errors import ErrorRecord
-from .money import format_amount
-from .events import Collected, Hand
-from .inputs import InputReport, read_inputs
-from .reader import Cp1252Warning, Skipped
-from .replay import Replay, replay
-from .replay.engine import payouts_equal, rule_words
-from .rules import RuleSet
-from .textsafe import term
+from hhtool.history.currency import currency_of
+from hhtool.history.errors import ErrorRecord
+from hhtool.history.money import format_amount
+from hhtool.history.events import Collected, Hand
+from hhtool.history.inputs import InputReport, read_inputs
+from hhtool.history.reader import Cp1252Warning, Skipped
+from hhtool.replay import Replay, replay
+from hhtool.replay.engine import payouts_equal, rule_words
+from hhtool.game.rules import RuleSet
+from hhtool.textsafe import term
 
 WhatIfKind = Literal["showdown", "rules"]
 
@@ -121,7 +121,7 @@ def audit_paths(
     """Replay every hand of every input (only ``hand_id`` if given).
 
     Inputs are what ``hhtool import`` takes: files, folders, globs, ``.zip``
-    and ``.gz`` (:func:`hhtool.inputs.read_inputs`); ``report`` learns
+    and ``.gz`` (:func:`hhtool.history.inputs.read_inputs`); ``report`` learns
     which held no hand or could not be read.
     ``rules``: replay under that profile instead of the header's, with the
     payouts that change from the header's rules (``what_if``).

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .textsafe import term
+from hhtool.textsafe import term
 
 
 class HandHistoryError(Exception):

@@ -4,7 +4,7 @@ A player's **equity** is the expected share of the pot: over every way the
 cards still to come can fall (each player's own cards up to five, and the
 vela where the profile has one and it is not up), the average of 1 for a
 win, 1/k for a k-way split and 0 for a loss, by exactly the comparison the
-showdown uses (:func:`hhtool.showdown.winners`: the profile's tie-break,
+showdown uses (:func:`hhtool.game.showdown.winners`: the profile's tie-break,
 its straight-flush rule, the deck by players, wild cards).  ``win`` is the
 probability of taking the pot alone, ``tie`` of sharing it.  Every card not
 seen -- not in a hand, not the vela, not among the ``dead`` cards (folded
@@ -22,7 +22,7 @@ How the exact count stays fast (docs/equity.md): a runout is a vela and,
 for each player, the set of their cards to come, pairwise disjoint.  For a
 given vela a player's hand depends only on their own set, so each player's
 possible completions are ranked once per vela -- a few thousand keys with
-:func:`hhtool.batch.keys` instead of one per runout and player -- and a
+:func:`hhtool.game.keys.keys` instead of one per runout and player -- and a
 runout is a tuple of indices into those tables.  Which tuples are disjoint
 does not depend on the vela (the completions are indexed by position in the
 cards left beside the vela), so that work is done once.  Heads up, the
@@ -30,8 +30,8 @@ counting is a comparison of two key tables, masked by disjointness, over
 all velas at once; with more players the disjoint tuples are listed.
 The one place a key comparison is not the showdown's is two straight
 flushes under the profiles' special straight-flush rules (RULES.md §3): such
-runouts go through :func:`hhtool.evaluate.evaluate` and
-:func:`hhtool.showdown.winners` one by one.  Everything is checked against a
+runouts go through :func:`hhtool.game.evaluate.evaluate` and
+:func:`hhtool.game.showdown.winners` one by one.  Everything is checked against a
 brute force over every runout in ``tests/test_equity.py``.
 """
 
@@ -47,12 +47,12 @@ from functools import reduce
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from .batch import category_shift, keys as batch_keys
-from .cards import Card, card_str, deck_cards
-from .evaluate import STRAIGHT_FLUSH, evaluate
-from .rank import OWN_CARDS, UNSEEN, RankInputError, check_cards, parse_labelled, table_players, vela_rules
-from .rules import RuleSet, RulesError
-from .showdown import winners
+from hhtool.game.keys import category_shift, keys as batch_keys
+from hhtool.game.cards import Card, card_str, deck_cards
+from hhtool.game.evaluate import STRAIGHT_FLUSH, evaluate
+from hhtool.game.rank import OWN_CARDS, UNSEEN, RankInputError, check_cards, parse_labelled, table_players, vela_rules
+from hhtool.game.rules import RuleSet, RulesError
+from hhtool.game.showdown import winners
 
 if TYPE_CHECKING:
     import numpy as np
@@ -473,7 +473,7 @@ def _looked_up(t: _Tables, rng: np.random.Generator, s: int, accept: float) -> t
 
 
 def _evaluated(deal: _Deal, rng: np.random.Generator, s: int) -> tuple[np.ndarray, _Cards]:
-    """``s`` runouts, each hand evaluated (:func:`hhtool.batch.keys`): for key tables larger than the samples.
+    """``s`` runouts, each hand evaluated (:func:`hhtool.game.keys.keys`): for key tables larger than the samples.
 
     Each row is a partial Fisher-Yates shuffle of the unseen cards, one swap
     per card to come: the vela first if drawn, then each player's cards.

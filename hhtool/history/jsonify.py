@@ -11,9 +11,9 @@ import dataclasses
 from datetime import datetime
 from typing import Any
 
-from .cards import card_str
-from .errors import ErrorRecord
-from .events import Deal, Expose, Hand, SeatOutcome, Shows, Summary, Vela
+from hhtool.game.cards import card_str
+from hhtool.history.errors import ErrorRecord
+from hhtool.history.events import Deal, Expose, Hand, SeatOutcome, Shows, Summary, Vela
 
 _CARD_FIELDS = {(Vela, "card"), (Deal, "known"), (Deal, "new"), (Expose, "cards"), (Shows, "cards"), (SeatOutcome, "cards"), (Summary, "vela")}
 

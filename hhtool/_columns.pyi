@@ -1,3 +1,0 @@
-"""Type stub of the C helper ``hhtool/_columns.c`` (used by :mod:`hhtool.store.rows`)."""
-
-def utf8(text: str) -> bytes: ...

@@ -1,0 +1,3 @@
+"""Type stub of the C helper ``hhtool/_native/_columns.c`` (used by :mod:`hhtool.store.rows`)."""
+
+def utf8(text: str) -> bytes: ...

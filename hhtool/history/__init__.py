@@ -1,0 +1,11 @@
+"""The hand-history text: files and archives to hands, hands to typed events, events back to text.
+
+The first stage of the pipeline (``docs/architecture.md``): :mod:`.files` and
+:mod:`.inputs` say which files are read, :mod:`.reader` splits them into hands
+as a stream, :mod:`.parse` reads one hand (through the grammar of
+:mod:`.grammar`, and the C reader of :mod:`hhtool._native` for the common
+hands) into the events of :mod:`.events`; :mod:`.write` prints them back.
+Amounts (:mod:`.money`, :mod:`.currency`), time zones (:mod:`.zones`), the size
+bounds (:mod:`.bounds`) and the errors of a hand that cannot be read
+(:mod:`.errors`) belong to the text too.
+"""
