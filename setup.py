@@ -69,5 +69,5 @@ setup(
     ext_modules=ext_modules(),
     packages=[*find_packages(include=["hhtool", "hhtool.*"]), "hhtool.grammars"],
     package_dir={"hhtool.grammars": "grammars"},
-    package_data={"hhtool": ["py.typed"], "hhtool.grammars": ["*.lark"]},
+    package_data={"hhtool": ["py.typed"], "hhtool.grammars": ["*.lark"], "hhtool.spark": ["log4j2.properties"]},
 )

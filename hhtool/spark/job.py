@@ -61,6 +61,7 @@ class SparkSummary:
     junk_lines: int = 0
     verdicts: dict[str, int] = field(default_factory=dict)
     not_histories: list[str] = field(default_factory=list)
+    cp1252_files: list[str] = field(default_factory=list)  # not UTF-8: read as Windows-1252
     unreadable: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -106,6 +107,9 @@ def session(master: str | None = None, app: str = "hhtool spark-import") -> Spar
     if not java_available():
         raise SparkImportError("Spark needs Java 17, and no java was found (install openjdk-17-jre-headless, or set JAVA_HOME)")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    import warnings
+
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)  # pandas is only Arrow's go-between here
     builder = SparkSession.builder.appName(app)
     local = master is None or master.startswith("local")
     builder = builder.master(master or "local[*]")
@@ -116,8 +120,13 @@ def session(master: str | None = None, app: str = "hhtool spark-import") -> Spar
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "8")
-            # a local job is short: the JIT's quick tier alone and one GC thread leave the cores to the parse
-            .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+            # a local job is short: the JIT's quick tier alone and one GC thread leave the cores to the parse;
+            # the JVM's log (errors only) on standard error, so that standard output holds the summary alone
+            .config(
+                "spark.driver.extraJavaOptions",
+                f"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dlog4j2.configurationFile={Path(__file__).with_name('log4j2.properties').as_uri()}",
+            )
+            .config("spark.log.structuredLogging.enabled", "false")
         )
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -341,6 +350,7 @@ def _run(
     )
     write("files", files, False)
     summary.imported = int(files.count())
+    summary.cp1252_files = sorted(str(r[0]) for r in files.where("encoding = 'cp1252'").select("path").collect())
     summary.seconds = time.monotonic() - started
     record = summary.as_dict()
     record["committed_at"] = now.isoformat()
