@@ -17,7 +17,7 @@ BUILT_FROM := pyproject.toml setup.py $(COMPILED)
 BUILD := compiled
 endif
 
-.PHONY: install test test-pure demo bench typecheck clean browser
+.PHONY: install test test-pure demo bench typecheck clean browser java
 
 install: $(STAMP)
 
@@ -27,7 +27,7 @@ $(STAMP): $(BUILT_FROM)
 	$(BIN)/pip install --quiet --upgrade pip
 	# compiled modules of an earlier build would shadow sources no longer compiled
 	find hhtool -name '*.so' -delete; rm -f ./*__mypyc.*.so
-	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(BIN)/pip install --quiet -e '.[dev,bench,spark]'
 	touch $(STAMP)
 
 # The HTML report's tests open it in a real headless Chromium (Debian's), driven by Selenium through
@@ -39,14 +39,22 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium or chromedriver not found and cannot be installed here: the browser tests will be skipped"; fi; }
 
+# The Spark import's tests run PySpark in local mode, which needs Java 17 (Debian's JRE; never one downloaded).
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's openjdk-17-jre-headless for the Spark tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; \
+	  else echo "java not found and cannot be installed here: the Spark tests will be skipped"; fi; }
+
 # --build: the suite refuses to run against another build than the one installed here.
-test: install browser
+test: install browser java
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest --build=$(BUILD)
 
 # The suite again on the pure build (the same venv, reinstalled), minus the tests marked
 # `compiled`, which it skips with their reason; `make test` compiles again afterwards.
-test-pure: browser
+test-pure: browser java
 	HHTOOL_PURE=1 $(MAKE) install
 	$(BIN)/python -m pytest --build=pure
 

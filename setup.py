@@ -70,5 +70,10 @@ setup(
     ext_modules=ext_modules(),
     packages=[*find_packages(include=["hhtool", "hhtool.*"]), "hhtool.grammars"],
     package_dir={"hhtool.grammars": "grammars"},
-    package_data={"hhtool": ["py.typed"], "hhtool.grammars": ["*.lark"], "hhtool.web": ["templates/*.html", "static/*.js", "static/*.css"]},
+    package_data={
+        "hhtool": ["py.typed"],
+        "hhtool.grammars": ["*.lark"],
+        "hhtool.web": ["templates/*.html", "static/*.js", "static/*.css"],
+        "hhtool.spark": ["log4j2.properties"],
+    },
 )

@@ -356,6 +356,25 @@ DbOption = Annotated[
 ]
 
 
+ParquetOption = Annotated[
+    Optional[Path],
+    typer.Option("--parquet", metavar="DIR", help="Read this Parquet dataset (spark-import --out, or export --parquet) in place of --db."),
+]
+
+
+def _source(db: Optional[Path], parquet: Optional[Path]) -> Path:
+    """The database to read: ``--parquet DIR`` as the same tables (views over its committed files), else ``--db``'s."""
+    from hhtool.store.db import resolve_db_path
+
+    if parquet is None:
+        return resolve_db_path(db)
+    if db is not None:
+        raise _fail("give --db or --parquet, not both")
+    from hhtool.store.parquet import ParquetDataset
+
+    return ParquetDataset(parquet)
+
+
 @app.command("import", epilog=_examples(
     "import sample_histories/ --db hands.duckdb",
     "import 'histories/**/*.txt' archive.zip old.txt.gz",
@@ -421,6 +440,7 @@ def import_(
 def query(
     sql: Annotated[str, typer.Argument(metavar="SQL", show_default=False, help='SQL to run read-only, e.g. "SELECT verdict, count(*) FROM hands GROUP BY verdict".')],
     db: DbOption = None,
+    parquet: ParquetOption = None,
     fmt: Annotated[Format, typer.Option("--format", help="How to print the result.")] = "table",
     out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", help="Write to this file instead of standard output.")] = None,
     raw: RawOpt = False,
@@ -432,7 +452,7 @@ def query(
     if fmt not in ("table", "csv", "json"):
         raise _fail(f"unknown format {fmt!r}: use table, csv or json")
     try:
-        df = run_query(resolve_db_path(db), sql)
+        df = run_query(_source(db, parquet), sql)
     except StoreError as e:
         raise _fail(str(e)) from None
     text = render(df, fmt, raw=raw)
@@ -462,6 +482,39 @@ def export(
     except OSError as e:
         raise _fail(f"cannot write {parquet}: {e.strerror}") from None
     typer.echo(", ".join(f"{name} {n:,}" for name, n in counts.items()) + f" rows written under {parquet}")
+
+
+@app.command("spark-import", epilog=_examples(
+    "spark-import sample_histories/ --out lake/",
+    "spark-import 'hdfs:///rooms/vela/2026/*/*.txt.gz' --out hdfs:///hhtool/vela --master yarn",
+    "stats --parquet lake/",
+))
+def spark_import_(
+    paths: Annotated[list[str], typer.Argument(metavar="PATH", show_default=False, help="Files, folders (recursively), globs, .zip and .gz, on any file system Spark reads.")],
+    out: Annotated[str, typer.Option("--out", metavar="DIR", help="The Parquet dataset to add the hands to (created; one committed run per import).")],
+    master: Annotated[Optional[str], typer.Option("--master", metavar="URL", help="Spark's master (default local[*]: every core of this machine).")] = None,
+    partitions: Annotated[Optional[int], typer.Option("--partitions", min=1, metavar="N", help="Pieces of work the parse is split into (default: four per core).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+) -> None:
+    """Import hand histories with Apache Spark into a Parquet dataset: the tables of import, exactly once across runs.
+
+    Each run is committed whole or not at all (a killed run leaves the
+    dataset as it was; run it again). Read it with stats, report and query
+    --parquet DIR. Needs the spark extra and Java 17 (docs/scale.md).
+    Exit codes as import's: 0 ok, 1 failed, conflicting or unreadable, 2 usage.
+    """
+    from hhtool.spark.job import SparkImportError, spark_import
+    from hhtool.textsafe import dumps
+
+    try:
+        summary = spark_import(paths, out, master=master, partitions=partitions)
+    except SparkImportError as e:
+        raise _fail(str(e)) from None
+    if as_json:
+        typer.echo(dumps(summary.as_dict()))
+    else:
+        typer.echo(summary.text())
+    raise typer.Exit(EXIT_OK if summary.ok else EXIT_FINDINGS)
 
 
 @app.command(epilog=_examples(
@@ -605,6 +658,7 @@ def _rates(currency: Optional[str], rate: Optional[list[str]]) -> "Rates | None"
 ))
 def stats(
     db: DbOption = None,
+    parquet: ParquetOption = None,
     player: PlayerOpt = None,
     date_from: FromOpt = None,
     date_to: ToOpt = None,
@@ -630,8 +684,9 @@ def stats(
     filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
     rates = _rates(currency, rate)
     try:
-        with database_errors(resolve_db_path(db), everything=True):  # a damaged block is found by the statement that reads it
-            result = compute(resolve_db_path(db), filters)
+        source = _source(db, parquet)
+        with database_errors(source, everything=True):  # a damaged block is found by the statement that reads it
+            result = compute(source, filters)
     except StoreError as e:
         raise _fail(str(e)) from None
     render = {"table": to_text, "csv": to_csv, "json": to_json}[fmt]
@@ -646,6 +701,7 @@ def stats(
 def report(
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The HTML file to write (one self-contained file).")],
     db: DbOption = None,
+    parquet: ParquetOption = None,
     player: PlayerOpt = None,
     date_from: FromOpt = None,
     date_to: ToOpt = None,
@@ -667,8 +723,9 @@ def report(
     filters = _stats_filters(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start)
     rates = _rates(currency, rate)
     try:
-        with database_errors(resolve_db_path(db), everything=True):
-            path = write_report(resolve_db_path(db), out, filters, gap_minutes=gap, rates=rates)
+        source = _source(db, parquet)
+        with database_errors(source, everything=True):
+            path = write_report(source, out, filters, gap_minutes=gap, rates=rates)
     except EmptyReportError as e:
         raise _fail(str(e), EXIT_FINDINGS) from None
     except StoreError as e:

@@ -414,7 +414,7 @@ def compute(db: str | Path, filters: Filters | None = None) -> StatsResult:
     """Every statistic for every player (or ``filters.players``) on a read-only connection."""
     con = connect(db, read_only=True)
     try:
-        return compute_on(con, filters, Path(db))
+        return compute_on(con, filters, db if isinstance(db, Path) else Path(db))
     finally:
         con.close()
 

@@ -396,7 +396,7 @@ def build_report(
     f = filters or Filters()
     con = connect(db, read_only=True)
     try:
-        result = compute_on(con, f, Path(db))
+        result = compute_on(con, f, db if isinstance(db, Path) else Path(db))
         players = result.players()
         if not players:
             raise EmptyReportError("no hands match the filters: no report written" + ("" if f == Filters() else f" ({_filters_text(f)})"))

@@ -86,6 +86,10 @@ def connect(
     """
     import duckdb
 
+    from hhtool.store.parquet import ParquetDataset
+
+    if isinstance(path, ParquetDataset):  # --parquet DIR: the same tables as views over its files, read-only
+        return path.connect()
     path = Path(path)
     if read_only and not path.exists():
         raise StoreError(f"no database at {path} (run `hhtool import` first, or pass --db)")

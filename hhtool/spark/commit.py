@@ -1,0 +1,198 @@
+"""How a Spark import's output becomes visible all at once, or not at all.
+
+A run writes its tables under ``DIR/_hhtool/staging/run-N/`` (Spark's
+own job commit: a killed job leaves only that folder, which no reader
+reads and the next run deletes).  When every table is written, the
+driver writes ``DIR/_hhtool/commits/run-N.json`` -- the list of the run's
+files, where each was staged and where it goes, and the run's summary --
+by writing a temporary file and renaming it: that rename is the commit.
+Only then are the files moved to their places
+(``DIR/hands/date=2026-11-29/run-N-part-....parquet``); a run killed
+during the moves is finished by the next one (:meth:`Output.recover`),
+and meanwhile readers find each file where it is (:func:`committed_files`).
+
+The driver works on ``DIR`` through Hadoop's ``FileSystem`` (any path
+Spark writes: local, HDFS, S3 with the user's connector);
+:func:`committed_files` reads a local ``DIR`` in plain Python (DuckDB's
+views for ``--parquet``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+META = "_hhtool"
+COMMITS = f"{META}/commits"
+STAGING = f"{META}/staging"
+_RUN = re.compile(r"^run-(\d{6,})\.json$")
+
+
+def run_name(run: int) -> str:
+    return f"run-{run:06d}"
+
+
+class DatasetError(Exception):
+    """A Parquet dataset that cannot be read as hhtool's (the CLI prints it and exits 2)."""
+
+
+@dataclass(slots=True)
+class Output:
+    """``DIR`` through Hadoop's FileSystem on the driver (``jvm``: the SparkContext's gateway, ``conf``: its Hadoop configuration)."""
+
+    root: str
+    jvm: Any
+    conf: Any
+
+    def _path(self, rel: str = "") -> Any:
+        return self.jvm.org.apache.hadoop.fs.Path(self.root.rstrip("/") + ("/" + rel if rel else ""))
+
+    def _fs(self) -> Any:
+        return self._path().getFileSystem(self.conf)
+
+    def uri(self, rel: str) -> str:
+        return str(self._path(rel).toString())
+
+    def exists(self, rel: str) -> bool:
+        return bool(self._fs().exists(self._path(rel)))
+
+    def delete(self, rel: str) -> None:
+        self._fs().delete(self._path(rel), True)
+
+    def files(self, rel: str) -> list[str]:
+        """Every data file under ``rel``, as paths relative to it (Spark's markers ``_SUCCESS`` and hidden files left out)."""
+        fs = self._fs()
+        base = self._path(rel)
+        if not fs.exists(base):
+            return []
+        prefix = str(fs.makeQualified(base).toString()).rstrip("/") + "/"
+        out = []
+        it = fs.listFiles(base, True)
+        while it.hasNext():
+            full = str(it.next().getPath().toString())
+            name = full.rsplit("/", 1)[-1]
+            if name.startswith(("_", ".")):
+                continue
+            out.append(full[len(prefix):] if full.startswith(prefix) else full)
+        return sorted(out)
+
+    def read_text(self, rel: str) -> str:
+        stream = self._fs().open(self._path(rel))
+        try:
+            return str(self.jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8"))
+        finally:
+            stream.close()
+
+    def write_atomic(self, rel: str, text: str) -> None:
+        """Write ``rel`` whole or not at all: a temporary file beside it, then a rename."""
+        fs = self._fs()
+        tmp = self._path(rel + ".tmp")
+        out = fs.create(tmp, True)
+        try:
+            out.write(bytearray(text.encode("utf-8")))
+        finally:
+            out.close()
+        final = self._path(rel)
+        if not fs.rename(tmp, final):
+            raise OSError(f"cannot rename {tmp.toString()} to {final.toString()}")
+
+    def move(self, src: str, dst: str) -> None:
+        """Move a staged file to its place; done already (the source gone, the target there) is fine."""
+        fs = self._fs()
+        s, d = self._path(src), self._path(dst)
+        if not fs.exists(s):
+            if fs.exists(d):
+                return
+            raise DatasetError(f"{self.uri(src)}: a committed file is missing (neither staged nor in its place)")
+        fs.mkdirs(d.getParent())
+        if not fs.rename(s, d):
+            raise OSError(f"cannot move {s.toString()} to {d.toString()}")
+
+    # ------------------------------------------------------------ runs
+
+    def runs(self) -> list[dict[str, Any]]:
+        """The committed runs' records, in order."""
+        fs = self._fs()
+        base = self._path(COMMITS)
+        if not fs.exists(base):
+            return []
+        names = sorted(str(s.getPath().getName()) for s in fs.listStatus(base))
+        return [json.loads(self.read_text(f"{COMMITS}/{n}")) for n in names if _RUN.match(n)]
+
+    def recover(self) -> list[dict[str, Any]]:
+        """Finish the moves of every committed run, delete every staging folder; the committed runs.
+
+        A staging folder without a commit record is a run that was killed
+        before its commit: nothing of it was visible, and it is dropped.
+        """
+        runs = self.runs()
+        for record in runs:
+            for src, dst in record["moves"]:
+                self.move(src, dst)
+        if self.exists(STAGING):
+            self.delete(STAGING)
+        return runs
+
+    def commit(self, run: int, moves: list[tuple[str, str]], summary: dict[str, Any]) -> None:
+        """The commit point (the record's rename), then the moves and the staging folder's removal."""
+        record = {"run": run, "schema_version": _schema_version(), "moves": moves, "summary": summary}
+        self.write_atomic(f"{COMMITS}/{run_name(run)}.json", json.dumps(record, sort_keys=True))
+        for src, dst in moves:
+            self.move(src, dst)
+        self.delete(f"{STAGING}/{run_name(run)}")
+
+
+def _schema_version() -> int:
+    from hhtool.store.schema import SCHEMA_VERSION
+
+    return SCHEMA_VERSION
+
+
+def placed(run: int, table: str, staged: str) -> str:
+    """Where a staged file goes: ``TABLE/date=D/run-N-part-....parquet`` (the run in the name keeps runs' files apart)."""
+    folder, _, name = staged.rpartition("/")
+    return f"{table}/{folder + '/' if folder else ''}{run_name(run)}-{name}"
+
+
+def is_dataset(root: str | Path) -> bool:
+    """A folder a Spark import wrote (it has commit records)."""
+    return (Path(root) / COMMITS).is_dir()
+
+
+def committed_files(root: str | Path) -> dict[str, list[str]]:
+    """Per table, the absolute paths of its committed files in a local ``DIR``: each where it is now (placed, or still staged).
+
+    Raises :class:`DatasetError` for a record that cannot be read or a
+    committed file found nowhere, or for a dataset of another schema version.
+    """
+    from hhtool.store.schema import SCHEMA_VERSION
+
+    root = Path(root)
+    out: dict[str, list[str]] = {}
+    folder = root / COMMITS
+    for name in sorted(os.listdir(folder)):
+        if not _RUN.match(name):
+            continue
+        try:
+            record = json.loads((folder / name).read_text(encoding="utf-8"))
+            moves = record["moves"]
+            version = record["schema_version"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise DatasetError(f"{folder / name}: a commit record that cannot be read ({e})") from None
+        if version != SCHEMA_VERSION:
+            raise DatasetError(
+                f"{root}: written with schema version {version}, and this hhtool reads version {SCHEMA_VERSION}: "
+                "import the hand histories again into a new folder"
+            )
+        for src, dst in moves:
+            here = root / dst
+            if not here.exists():
+                here = root / src
+                if not here.exists():
+                    raise DatasetError(f"{root / dst}: a committed file is missing (the dataset is damaged)")
+            out.setdefault(dst.split("/", 1)[0], []).append(str(here))
+    return out

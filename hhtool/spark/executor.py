@@ -1,0 +1,281 @@
+"""The executors' half of the Spark import: files' bytes in, rows of the tables out, in Arrow batches.
+
+Spark calls these functions through ``mapInArrow`` on its executors, so
+they run the very code of the DuckDB import:
+
+1. :func:`pieces`: each file Spark read (``binaryFile``: path, time,
+   bytes) is decompressed (``.gz``, the members of a ``.zip``), hashed,
+   and cut at blank lines into pieces of whole hands by the import's own
+   chunker (:func:`hhtool.store.importer.read_chunks`);
+2. :func:`chunks`: each piece goes through the import's worker function
+   (:func:`hhtool.store.worker.process_chunk`: split into hands, parse,
+   replay, rows), its frames kept as Arrow IPC, one column per table;
+3. :func:`hand_keys`, :func:`table_rows`, :func:`failed_rows`: the
+   tables' rows out of those frames once the driver has decided which
+   hands are new and given them their ``hand_key``.
+
+A file that cannot be read (a truncated ``.gz``, a damaged ``.zip``) is
+one row with its ``status`` and ``message``: the other files go on.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import pickle
+import zipfile
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from hhtool.history.files import safe_member_name
+from hhtool.store.importer import _HAND_HEADER, ARCHIVE_ERRORS, read_chunks, unreadable_reason
+from hhtool.store.schema import FAILED, HAND_TABLES, HANDS, TableSpec
+from hhtool.spark.tables import PARTITION, arrow_schema, output_columns
+
+if TYPE_CHECKING:
+    import polars as pl
+    import pyarrow as pa
+
+FRAME_TABLES: tuple[str, ...] = ("hands", "seats", "actions", "cards", "pots", "findings", "failed")
+"""The worker's frames, each kept in a chunk row as Arrow IPC (column ``t_<table>``)."""
+
+PIECE_COLUMNS: list[tuple[str, str]] = [
+    ("file", "VARCHAR"), ("sha256", "VARCHAR"), ("size", "BIGINT"), ("mtime", "TIMESTAMPTZ"),
+    ("chunk", "INTEGER"), ("data", "BINARY"), ("lines", "BIGINT"), ("cp1252", "BOOLEAN"), ("unread", "BINARY"),
+    ("status", "VARCHAR"), ("message", "VARCHAR"),
+]
+"""A piece of a file (``chunk`` 0, 1, ...), or one row (``chunk`` -1) for a file with a ``status``:
+``unchanged`` (its content is committed already), ``no_hand`` (found in a folder, no hand in it),
+``unreadable`` (``message`` says why)."""
+
+CHUNK_COLUMNS: list[tuple[str, str]] = [
+    ("file", "VARCHAR"), ("sha256", "VARCHAR"), ("size", "BIGINT"), ("mtime", "TIMESTAMPTZ"), ("chunk", "INTEGER"),
+    ("status", "VARCHAR"), ("message", "VARCHAR"),
+    ("hands", "INTEGER"), ("failed", "INTEGER"), ("junk_lines", "INTEGER"), ("replay_errors", "INTEGER"), ("cp1252", "BOOLEAN"),
+    *((f"t_{t}", "BINARY") for t in FRAME_TABLES),
+]
+"""What the worker made of a piece: its counts and its frames (the status rows pass through)."""
+
+KEY_COLUMNS: list[tuple[str, str]] = [
+    ("file", "VARCHAR"), ("chunk", "INTEGER"), ("local", "INTEGER"), ("site", "VARCHAR"), ("hand_id", "VARCHAR"),
+    ("text_hash", "BIGINT"), ("first_line", "INTEGER"), ("verdict", "VARCHAR"), (PARTITION, "DATE"),
+]
+"""One row per hand read: what deciding new, duplicate or conflict takes (``local``: its place in the chunk)."""
+
+FAILED_COLUMNS: list[tuple[str, str]] = [(c.name, c.sql) for c in FAILED.columns if c.name != "imported_at"]
+
+
+def _arrow(columns: list[tuple[str, str]]) -> pa.Schema:
+    import pyarrow as pa
+
+    from hhtool.spark.tables import arrow_type
+
+    return pa.schema([(n, pa.binary() if t == "BINARY" else arrow_type(t)) for n, t in columns])
+
+
+def local_path(path: str) -> str:
+    """Spark's ``file:/x/y`` as the DuckDB import stores it (``/x/y``); other schemes (``hdfs://``, ``s3a://``) kept."""
+    if path.startswith("file://"):
+        return path[len("file://"):]
+    if path.startswith("file:"):
+        return path[len("file:"):]
+    return path
+
+
+def _units(path: str, content: bytes) -> Iterator[tuple[str, bytes | None, str | None]]:
+    """``(files.path, content, error)`` of a file Spark read: itself, its ``.gz`` content, or each member of a ``.zip``."""
+    lower = path.lower()
+    try:
+        if lower.endswith(".zip"):
+            yield from _members(path, content)
+            return
+        if lower.endswith(".gz"):
+            yield path, gzip.decompress(content), None
+            return
+    except ARCHIVE_ERRORS as e:
+        yield path, None, unreadable_reason(e)
+        return
+    yield path, content, None
+
+
+def _members(path: str, content: bytes) -> Iterator[tuple[str, bytes | None, str | None]]:
+    """A zip archive's members as the DuckDB import reads them: sorted, hidden ones passed by, unsafe names made safe, encrypted ones unreadable."""
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename)
+        used: set[str] = set()
+        for n, info in enumerate(infos):
+            name, _unsafe = safe_member_name(info.filename)
+            if name.rsplit("/", 1)[-1].startswith("."):
+                continue
+            if name in used:
+                name = f"{name}#{n + 1}"
+            used.add(name)
+            member = f"{path}!{name}"
+            if info.flag_bits & 0x1:
+                yield member, None, "an encrypted zip member (a password is needed): not read"
+                continue
+            try:
+                data = archive.read(info)
+                if info.filename.endswith(".gz"):
+                    data = gzip.decompress(data)
+            except ARCHIVE_ERRORS as e:
+                yield member, None, unreadable_reason(e)
+                continue
+            yield member, data, None
+
+
+def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: frozenset[str]) -> Iterator[pa.RecordBatch]:
+    """Files (``path``, ``modificationTime``, ``content``) into pieces of whole hands (:data:`PIECE_COLUMNS`).
+
+    ``known``: content hashes already committed (the file is ``unchanged``,
+    not read again); ``named``: the paths the user gave, read whatever they
+    hold (a file found in a folder with no hand header in it is ``no_hand``).
+    """
+    import pyarrow as pa
+
+    schema = _arrow(PIECE_COLUMNS)
+    for batch in batches:
+        for row in batch.to_pylist():
+            rows: list[dict[str, Any]] = []
+            mtime: datetime = row["modificationTime"]
+            for path, data, error in _units(local_path(row["path"]), row["content"]):
+                base: dict[str, Any] = {"file": path, "mtime": mtime, "chunk": -1}
+                if data is None:
+                    rows.append({**base, "status": "unreadable", "message": error})
+                    continue
+                sha = hashlib.sha256(data).hexdigest()
+                base.update(sha256=sha, size=len(data))
+                if sha in known:
+                    rows.append({**base, "status": "unchanged"})
+                elif _HAND_HEADER.search(data) is None and path not in named:
+                    rows.append({**base, "status": "no_hand"})
+                else:
+                    rows.extend(_file_pieces(base, data))
+            if rows:
+                yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+
+def _file_pieces(base: dict[str, Any], data: bytes) -> Iterator[dict[str, Any]]:
+    """A file's pieces as the DuckDB import cuts them; a piece after the first bytes not UTF-8 starts in Windows-1252."""
+    cp1252 = False
+    for index, (piece, lines, unread) in enumerate(read_chunks(io.BytesIO(data))):
+        yield {**base, "chunk": index, "data": piece, "lines": lines, "cp1252": cp1252,
+               "unread": None if unread is None else pickle.dumps(unread)}
+        if not cp1252:
+            try:
+                piece.decode("utf-8")
+            except UnicodeDecodeError:
+                cp1252 = True
+
+
+def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Pieces through the DuckDB import's worker function, :func:`~hhtool.store.worker.process_chunk` (:data:`CHUNK_COLUMNS`)."""
+    import pyarrow as pa
+
+    from hhtool.store.worker import ChunkTask, process_chunk
+
+    schema = _arrow(CHUNK_COLUMNS)
+    for batch in batches:
+        out: list[dict[str, Any]] = []
+        for row in batch.to_pylist():
+            keep = {k: row[k] for k in ("file", "sha256", "size", "mtime", "chunk", "status", "message")}
+            if row["data"] is None:
+                out.append(keep)
+                continue
+            unread = None if row["unread"] is None else pickle.loads(row["unread"])
+            task = ChunkTask(0, row["chunk"], row["file"], row["data"], row["lines"], row["cp1252"], unread)
+            result = process_chunk(task)
+            keep.update(
+                hands=result.hands, failed=result.failed, junk_lines=result.junk_lines,
+                replay_errors=result.replay_errors, cp1252=result.cp1252 or row["cp1252"],
+            )
+            for name in FRAME_TABLES:
+                df = result.frames.get(name)
+                keep[f"t_{name}"] = _ipc(df) if df is not None and df.height else None
+            out.append(keep)
+        if out:
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
+
+
+def _ipc(df: pl.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    df.write_ipc(buf, compression="lz4")
+    return buf.getvalue()
+
+
+def _frame(data: bytes, columns: list[str] | None = None) -> pl.DataFrame:
+    import polars as pl
+
+    return pl.read_ipc(io.BytesIO(data), columns=columns)
+
+
+def hand_keys(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``(file, chunk, t_hands)`` into one row per hand (:data:`KEY_COLUMNS`); ``date``: its UTC start date."""
+    import polars as pl
+
+    schema = _arrow(KEY_COLUMNS)
+    for batch in batches:
+        for row in batch.to_pylist():
+            if row["t_hands"] is None:
+                continue
+            df = _frame(row["t_hands"], ["local", "site", "hand_id", "text_hash", "first_line", "verdict", "started_at"])
+            df = df.with_columns(
+                file=pl.lit(row["file"]), chunk=pl.lit(row["chunk"], pl.Int32),
+                date=pl.col("started_at").dt.convert_time_zone("UTC").dt.date(),
+            )
+            yield from df.select([n for n, _ in KEY_COLUMNS]).to_arrow().cast(schema).to_batches()
+
+
+def table_rows(batches: Iterable[pa.RecordBatch], table: str, imported_at: datetime | None = None) -> Iterator[pa.RecordBatch]:
+    """A hand table's rows (or ``conflicts``') out of chunk rows joined with the driver's decision.
+
+    Each input row holds a chunk's frame of ``table`` (``frame``) and
+    ``new``, the chunk's new hands as ``(local, hand_key, date)``; for
+    ``conflicts``, ``conflicts``: the locals of the hands kept as conflicts.
+    """
+    import polars as pl
+
+    if table == "conflicts":
+        from hhtool.store.schema import CONFLICTS
+
+        columns = [(c.name, c.sql) for c in CONFLICTS.columns]
+    else:
+        columns = output_columns(_spec(table))
+    schema = arrow_schema(columns)
+    names = [n for n, _ in columns]
+    for batch in batches:
+        for row in batch.to_pylist():
+            if row["frame"] is None:
+                continue
+            df = _frame(row["frame"])
+            if table == "conflicts":
+                if not row["conflicts"]:
+                    continue
+                df = df.filter(pl.col("local").is_in(row["conflicts"])).with_columns(
+                    imported_at=pl.lit(imported_at, pl.Datetime("us", "UTC"))
+                )
+            else:
+                if not row["new"]:
+                    continue
+                new = pl.DataFrame(row["new"], schema={"local": pl.Int32, "hand_key": pl.Int64, PARTITION: pl.Date}, orient="row")
+                df = df.join(new, on="local", how="inner", maintain_order="left")
+            yield from df.select(names).to_arrow().cast(schema).to_batches()
+
+
+def _spec(table: str) -> TableSpec:
+    for spec in (HANDS, *HAND_TABLES):
+        if spec.name == table:
+            return spec
+    raise KeyError(table)
+
+
+def failed_rows(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``(t_failed)`` into ``failed``'s rows, without ``imported_at`` (the driver's, when it keeps them)."""
+    schema = _arrow(FAILED_COLUMNS)
+    names = [n for n, _ in FAILED_COLUMNS]
+    for batch in batches:
+        for row in batch.to_pylist():
+            if row["t_failed"] is not None:
+                yield from _frame(row["t_failed"]).select(names).to_arrow().cast(schema).to_batches()

@@ -1,0 +1,359 @@
+"""The Spark import's driver: read, parse and replay on the executors, decide once, write, commit.
+
+The plan (``docs/scale.md``)::
+
+    binaryFile (any path Spark reads)
+      -> pieces: decompress, hash, cut at blank lines     (executors, hhtool.spark.executor.pieces)
+      -> repartition by (file, piece): a big file's pieces spread over every core
+      -> chunks: the DuckDB import's worker function      (executors, process_chunk), kept
+      -> keys: (site, hand_id, text_hash) of every hand
+      -> deduplication: a shuffle by (site, hand_id) against this run and the committed runs
+      -> hand_key: the committed maximum + the hand's place in (file, line) order
+      -> each table written to the staging folder, then committed (hhtool.spark.commit)
+
+Exactly once, as in DuckDB: a hand whose ``(site, hand_id)`` is new is
+stored (the first one in file and line order when a run reads it twice);
+the same id with the same text is a duplicate; with another text a
+conflict, kept once in ``conflicts``; a failed hand is kept once by the
+hash of its text; a file whose content hash is committed is not read again.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hhtool.spark.commit import STAGING, DatasetError, Output, placed, run_name
+from hhtool.spark.tables import PARTITION, output_columns, spark_schema
+from hhtool.store.schema import CONFLICTS, FAILED, FILES, HAND_TABLES, HANDS
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+class SparkImportError(Exception):
+    """A Spark import that cannot start or run: Java or PySpark missing, a path Spark cannot read (the CLI exits 2)."""
+
+
+@dataclass(slots=True)
+class SparkSummary:
+    """What a run did; the same counts as :class:`~hhtool.store.importer.ImportSummary` where they mean the same."""
+
+    out: str
+    run: int = 0
+    files: int = 0  # files found (a zip member is one)
+    imported: int = 0  # files committed by this run
+    unchanged: int = 0  # content already committed: not read again
+    hands: int = 0  # hand records read (parsed and failed)
+    stored: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    conflicts_new: int = 0
+    failed: int = 0
+    failed_new: int = 0
+    replay_errors: int = 0
+    junk_lines: int = 0
+    verdicts: dict[str, int] = field(default_factory=dict)
+    not_histories: list[str] = field(default_factory=list)
+    cp1252_files: list[str] = field(default_factory=list)  # not UTF-8: read as Windows-1252
+    unreadable: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.failed or self.conflicts or self.replay_errors or self.unreadable)
+
+    def as_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+    def text(self) -> str:
+        """The summary for a terminal, in the DuckDB import's words (file names escaped: they may come from an archive)."""
+        from dataclasses import fields
+
+        from hhtool.store.importer import ImportSummary
+        from hhtool.textsafe import term
+
+        same = {f.name for f in fields(ImportSummary)} & {f.name for f in fields(self)}
+        return term(f"run {self.run} committed under {self.out}") + "\n" + ImportSummary(**{n: getattr(self, n) for n in same}).text()
+
+
+def java_available() -> bool:
+    """A ``java`` on the PATH or under ``$JAVA_HOME``: PySpark's local mode starts a JVM."""
+    home = os.environ.get("JAVA_HOME")
+    return shutil.which("java") is not None or bool(home and (Path(home) / "bin" / "java").exists())
+
+
+def session(master: str | None = None, app: str = "hhtool spark-import") -> SparkSession:
+    """A SparkSession: the one spark-submit made, else a new one on ``master`` (``local[*]`` when not given).
+
+    A local session runs its Python workers with this interpreter (so
+    they import this hhtool), on the loopback address, without the web UI.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise SparkImportError("PySpark is not installed: pip install 'hhtool[spark]' (it needs Java 17)") from None
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        return active
+    if not java_available():
+        raise SparkImportError("Spark needs Java 17, and no java was found (install openjdk-17-jre-headless, or set JAVA_HOME)")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    import warnings
+
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)  # pandas is only Arrow's go-between here
+    builder = SparkSession.builder.appName(app)
+    local = master is None or master.startswith("local")
+    builder = builder.master(master or "local[*]")
+    if local:
+        builder = (
+            builder.config("spark.ui.enabled", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "8")
+            # a local job is short: the JIT's quick tier alone and one GC thread leave the cores to the parse;
+            # the JVM's log (errors only) on standard error, so that standard output holds the summary alone
+            .config(
+                "spark.driver.extraJavaOptions",
+                f"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dlog4j2.configurationFile={Path(__file__).with_name('log4j2.properties').as_uri()}",
+            )
+            .config("spark.log.structuredLogging.enabled", "false")
+        )
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _configure(spark: SparkSession) -> None:
+    """What the import needs of the session, whoever made it: UTC instants, Parquet timestamps as DuckDB writes them."""
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "4")  # a piece row holds up to a megabyte of text
+
+
+def _input_paths(paths: Sequence[str]) -> tuple[list[str], frozenset[str]]:
+    """The paths for Spark (local ones absolute) and the files among them the user named (read whatever they hold)."""
+    out: list[str] = []
+    named: set[str] = set()
+    for p in paths:
+        if "://" in p or p.startswith("file:"):
+            out.append(p)
+            continue
+        absolute = os.path.abspath(p)
+        if not any(c in p for c in "*?[") and not os.path.exists(absolute):
+            raise SparkImportError(f"no such file or folder: {p}")
+        if os.path.isfile(absolute):
+            named.add(absolute)
+        out.append(absolute)
+    return out, frozenset(named)
+
+
+def _committed(spark: SparkSession, output: Output, table: str, columns: list[tuple[str, str]]) -> DataFrame:
+    """The committed rows of ``table`` (the columns asked for), empty when there are none."""
+    schema = spark_schema(columns)
+    files = [output.uri(f"{table}/{f}") for f in output.files(table)]
+    if not files:
+        return spark.createDataFrame([], schema)
+    return spark.read.schema(schema).parquet(*files)
+
+
+def spark_import(
+    paths: Sequence[str], out: str, *, master: str | None = None, spark: SparkSession | None = None, partitions: int | None = None
+) -> SparkSummary:
+    """Import every hand under ``paths`` into the Parquet dataset ``out`` with Spark; commit it as one run.
+
+    ``partitions``: how many pieces of work the parse is split into
+    (default: four per core of the session).  Raises
+    :class:`SparkImportError` when Spark cannot start or read a path;
+    what the run wrote is visible only once it is committed.
+    """
+    import time
+
+    from pyspark.errors import AnalysisException
+
+    started = time.monotonic()
+    spark = spark or session(master)
+    _configure(spark)
+    sc = spark.sparkContext
+    output = Output(out, sc._jvm, sc._jsc.hadoopConfiguration())
+    try:
+        runs = output.recover()
+    except DatasetError as e:
+        raise SparkImportError(str(e)) from None
+    run = max((int(r["run"]) for r in runs), default=0) + 1
+    summary = SparkSummary(out=out, run=run)
+    inputs, named = _input_paths(paths)
+    try:
+        raw = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(inputs)
+    except AnalysisException as e:
+        raise SparkImportError(f"Spark cannot read the input: {str(e).splitlines()[0]}") from None
+    _run(spark, output, raw, named, run, summary, partitions or 4 * sc.defaultParallelism, started)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _run(
+    spark: SparkSession, output: Output, raw: DataFrame, named: frozenset[str], run: int, summary: SparkSummary, partitions: int, started: float
+) -> None:
+    import time
+
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+
+    from hhtool.spark import executor as X
+
+    sc = spark.sparkContext
+    now = datetime.now(timezone.utc)
+    stage = f"{STAGING}/{run_name(run)}"
+    known = sc.broadcast(frozenset(r[0] for r in _committed(spark, output, "files", [("sha256", "VARCHAR")]).collect()))
+
+    def cut(batches: Any) -> Any:
+        return X.pieces(batches, known.value, named)
+
+    def table(name: str) -> Any:
+        return lambda batches: X.table_rows(batches, name, now)
+
+    pieces = raw.select("path", "modificationTime", "content").mapInArrow(cut, spark_schema(X.PIECE_COLUMNS))
+    chunks = (
+        pieces.repartition(partitions, "file", "chunk")
+        .mapInArrow(X.chunks, spark_schema(X.CHUNK_COLUMNS))
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    order = F.split("file", "/")  # a folder's files in the order the DuckDB import walks them
+    # ---- the files
+    status = chunks.where("chunk <= 0").select("file", "status", "message").collect()
+    for r in status:
+        if r["status"] == "unreadable":
+            summary.unreadable.append(f"{r['file']}: {r['message']}")
+        elif r["status"] == "no_hand":
+            summary.not_histories.append(r["file"])
+        elif r["status"] == "unchanged":
+            summary.unchanged += 1
+    summary.files = len(status)
+    totals = chunks.where("status IS NULL").agg(
+        F.sum("hands"), F.sum("failed"), F.sum("junk_lines"), F.sum("replay_errors")
+    ).first()
+    if totals is not None:
+        summary.hands = int((totals[0] or 0) + (totals[1] or 0))
+        summary.failed = int(totals[1] or 0)
+        summary.junk_lines = int(totals[2] or 0)
+        summary.replay_errors = int(totals[3] or 0)
+    # ---- the deduplication
+    keys = chunks.select("file", "chunk", "t_hands").where("t_hands IS NOT NULL").mapInArrow(X.hand_keys, spark_schema(X.KEY_COLUMNS))
+    by_id = Window.partitionBy("site", "hand_id").orderBy(order, "first_line")
+    stored = _committed(spark, output, "hands", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT"), ("hand_key", "BIGINT")])
+    base_row = stored.agg(F.max("hand_key")).first()
+    base = int(base_row[0]) if base_row is not None and base_row[0] is not None else 0
+    decided = (
+        keys.withColumn("rank", F.row_number().over(by_id))
+        .withColumn("first_hash", F.first("text_hash").over(by_id))
+        .join(stored.select("site", "hand_id", F.col("text_hash").alias("stored_hash")), ["site", "hand_id"], "left")
+        .withColumn(
+            "outcome",
+            F.when(F.col("stored_hash").isNotNull(), F.when(F.col("text_hash") == F.col("stored_hash"), "duplicate").otherwise("conflict"))
+            .when(F.col("rank") == 1, "new")
+            .when(F.col("text_hash") == F.col("first_hash"), "duplicate")
+            .otherwise("conflict"),
+        )
+        .drop("rank", "first_hash", "stored_hash")
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    for r in decided.groupBy("outcome").count().collect():
+        if r["outcome"] == "duplicate":
+            summary.duplicates = int(r["count"])
+        elif r["outcome"] == "conflict":
+            summary.conflicts = int(r["count"])
+    new = decided.where("outcome = 'new'")
+    for r in new.groupBy("verdict").count().collect():
+        summary.verdicts[str(r["verdict"])] = int(r["count"])
+    # hand_key: after the committed ones, in (file, line) order, as the DuckDB import's single writer numbers them
+    per_chunk = new.groupBy("file", "chunk").count()
+    before = Window.orderBy(F.split("file", "/"), "chunk").rowsBetween(Window.unboundedPreceding, -1)
+    starts = per_chunk.withColumn("start", F.lit(base) + F.coalesce(F.sum("count").over(before), F.lit(0))).drop("count")
+    keyed = (
+        new.withColumn("r", F.row_number().over(Window.partitionBy("file", "chunk").orderBy("local")))
+        .join(starts, ["file", "chunk"])
+        .withColumn("hand_key", F.col("start") + F.col("r"))
+    )
+    mapping = keyed.groupBy("file", "chunk").agg(
+        F.collect_list(F.struct(F.col("local"), F.col("hand_key"), F.col(PARTITION))).alias("new")
+    )
+    moves: list[tuple[str, str]] = []
+
+    def write(name: str, df: DataFrame, partitioned: bool) -> None:
+        target = output.uri(f"{stage}/{name}")
+        writer = df.write.mode("overwrite")
+        (writer.partitionBy(PARTITION) if partitioned else writer).parquet(target)
+        moves.extend((f"{stage}/{name}/{f}", placed(run, name, f)) for f in output.files(f"{stage}/{name}"))
+
+    for spec in (HANDS, *HAND_TABLES):
+        frames = chunks.select("file", "chunk", F.col(f"t_{spec.name}").alias("frame")).where("frame IS NOT NULL")
+        rows = frames.join(mapping, ["file", "chunk"]).select("frame", "new").mapInArrow(table(spec.name), spark_schema(output_columns(spec)))
+        write(spec.name, rows, True)
+    summary.stored = int(new.count())
+    # ---- conflicts: each other text once, not one committed already
+    first_seen = Window.partitionBy("site", "hand_id", "text_hash").orderBy(order, "first_line")
+    known_conflicts = _committed(spark, output, "conflicts", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT")])
+    kept = (
+        decided.where("outcome = 'conflict'")
+        .withColumn("n", F.row_number().over(first_seen))
+        .where("n = 1")
+        .join(known_conflicts, ["site", "hand_id", "text_hash"], "left_anti")
+    )
+    conflict_map = kept.groupBy("file", "chunk").agg(F.collect_list("local").alias("conflicts"))
+    conflict_rows = (
+        chunks.select("file", "chunk", F.col("t_hands").alias("frame"))
+        .where("frame IS NOT NULL")
+        .join(conflict_map, ["file", "chunk"])
+        .select("frame", "conflicts")
+        .mapInArrow(table("conflicts"), spark_schema([(c.name, c.sql) for c in CONFLICTS.columns]))
+    )
+    write("conflicts", conflict_rows, False)
+    summary.conflicts_new = int(kept.count())
+    # ---- failed hands: each text once
+    failed = chunks.select("t_failed").where("t_failed IS NOT NULL").mapInArrow(X.failed_rows, spark_schema(X.FAILED_COLUMNS))
+    known_failed = _committed(spark, output, "failed", [("raw_hash", "BIGINT")])
+    failed = (
+        failed.withColumn("n", F.row_number().over(Window.partitionBy("raw_hash").orderBy(order, "first_line")))
+        .where("n = 1")
+        .join(known_failed, ["raw_hash"], "left_anti")
+        .withColumn("imported_at", F.lit(now))
+        .select([F.col(c.name).cast(spark_schema([(c.name, c.sql)])[0].dataType) for c in FAILED.columns])
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    write("failed", failed, False)
+    summary.failed_new = int(failed.count())
+    # ---- the files read to the end (a content read twice in this run: once, under its first path)
+    files = (
+        chunks.where("status IS NULL")
+        .groupBy(F.col("file").alias("path"))
+        .agg(
+            F.first("sha256").alias("sha256"), F.first("size").alias("size"), F.first("mtime").alias("mtime"),
+            F.max("cp1252").alias("cp1252"), F.sum(F.col("hands") + F.col("failed")).alias("hands"), F.sum("failed").alias("failed"),
+        )
+        .withColumn("n", F.row_number().over(Window.partitionBy("sha256").orderBy(F.split("path", "/"))))
+        .where("n = 1")
+        .withColumn("imported_at", F.lit(now))
+        .withColumn("encoding", F.when(F.col("cp1252"), "cp1252").otherwise("utf-8"))
+        .select([F.col(c.name).cast(spark_schema([(c.name, c.sql)])[0].dataType) for c in FILES.columns])
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    write("files", files, False)
+    summary.imported = int(files.count())
+    summary.cp1252_files = sorted(str(r[0]) for r in files.where("encoding = 'cp1252'").select("path").collect())
+    summary.seconds = time.monotonic() - started
+    record = summary.as_dict()
+    record["committed_at"] = now.isoformat()
+    output.commit(run, moves, record)
+    for df in (chunks, decided, failed, files):
+        df.unpersist()

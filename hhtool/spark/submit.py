@@ -1,0 +1,52 @@
+"""The Spark import as a ``spark-submit`` application: ``spark-submit .../hhtool/spark/submit.py PATH... --out DIR``.
+
+The session is the one ``spark-submit`` makes (its ``--master``, its
+executors and their Python, which must have this hhtool installed:
+docs/scale.md); the job is :func:`hhtool.spark.spark_import`, the very one
+``hhtool spark-import`` runs.  Exit codes as the CLI's: 0 ok, 1 when a
+hand failed or conflicted or a file could not be read, 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="hhtool.spark.submit",
+        description="Import hand histories with Spark into a Parquet dataset (docs/scale.md).",
+        epilog="example: spark-submit --master yarn hhtool/spark/submit.py 's3a://room/hh/2026/*' --out s3a://room/hhtool",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or globs Spark can read (.txt, .gz, .zip)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the dataset folder (created; runs add to it)")
+    parser.add_argument("--master", default=None, metavar="URL", help="run directly (python -m hhtool.spark): the master (default local[*])")
+    parser.add_argument("--partitions", type=int, default=None, metavar="N", help="pieces of work for the parse (default: 4 per core)")
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    args = parser.parse_args(argv)
+
+    import os
+
+    from hhtool.spark import SparkImportError, spark_import
+    from hhtool.spark.job import session
+    from hhtool.textsafe import term
+
+    try:
+        if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit: its session, its master and executors
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.builder.appName("hhtool spark-import").getOrCreate()
+        else:
+            spark = session(args.master)
+        summary = spark_import(args.paths, args.out, spark=spark, partitions=args.partitions)
+    except SparkImportError as e:
+        print(f"hhtool: {term(str(e))}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary.as_dict(), ensure_ascii=True) if args.json else summary.text())
+    return 0 if summary.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

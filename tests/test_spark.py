@@ -1,0 +1,255 @@
+"""The Spark import against the DuckDB import, on the same files: the same tables, the same statistics.
+
+One SparkSession (``local[2]``) for the module.  Input: the samples plus
+simulated hands of every profile; DuckDB imports them with
+``hhtool import``, Spark with :func:`hhtool.spark.spark_import`, and each
+table is compared row for row once ordered, ``hand_key`` (which only a
+writer gives) replaced by the ``(site, hand_id)`` it points at.  Then: a
+second run over the same files and a new one adds only the new hands, a
+conflicting hand is kept as a conflict, and a driver killed midway leaves
+the committed state readable and a new run finishes the job.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hhtool.spark.job import java_available
+
+if not java_available():
+    pytest.skip("Spark needs Java 17 and no java was found (the Makefile installs openjdk-17-jre-headless as root)", allow_module_level=True)
+
+from hhtool.spark import spark_import  # noqa: E402
+from hhtool.spark.job import session  # noqa: E402
+from hhtool.store.db import connect  # noqa: E402
+from hhtool.store.importer import import_paths  # noqa: E402
+from hhtool.store.parquet import ParquetDataset  # noqa: E402
+from hhtool.store.schema import HAND_TABLES, TABLES  # noqa: E402
+from tests.sample_paths import SAMPLES  # noqa: E402
+from tests.storegen import hand, write_files  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+HHTOOL = ROOT / ".venv" / "bin" / "hhtool"
+PROFILES = (("classic", "fixed", None), ("stellapoker", "pot", None), ("italian", "no", "wild=7"), ("italian", "fixed", "carte-coperte"))
+HANDS_PER_PROFILE = 600
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    s = session("local[2]")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The samples and simulated hands of every profile (one file each, one with faults: invalid hands and findings)."""
+    from hhtool.simulate import write_simulation
+    from hhtool.simulate.config import make_config
+
+    root = tmp_path_factory.mktemp("spark-in")
+    shutil.copytree(SAMPLES, root / "samples")
+    sim = root / "sim"
+    sim.mkdir()
+    for k, (rules, structure, options) in enumerate(PROFILES):
+        config = make_config(rules=rules, structure=structure, italian_options=options, seed=100 + k, faults=0.05 if k == 0 else 0.0)
+        write_simulation(config, HANDS_PER_PROFILE, sim / f"{rules}_{structure}_{k}.txt")
+    for m in sim.glob("*.jsonl"):  # the fault manifests are no hand histories
+        m.unlink()
+    return root
+
+
+@pytest.fixture(scope="module")
+def both(spark: Any, inputs: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The inputs imported by DuckDB (``db``) and by Spark (``lake``)."""
+    out = tmp_path_factory.mktemp("spark-out")
+    db = out / "hands.duckdb"
+    import_paths([inputs], db, workers=0)
+    lake = out / "lake"
+    summary = spark_import([str(inputs)], str(lake), spark=spark)
+    assert summary.stored > len(PROFILES) * HANDS_PER_PROFILE * 0.9
+    return db, lake
+
+
+def _ordered(db: Path, table: str) -> list[tuple[Any, ...]]:
+    """A table's rows in a canonical order, ``hand_key`` as ``(site, hand_id)``, and without what depends on when it ran."""
+    spec = next(t for t in TABLES if t.name == table)
+    cols = [c.name for c in spec.columns if c.name not in ("hand_key", "imported_at")]
+    select = ", ".join("date_trunc('second', mtime) AS mtime" if c == "mtime" else f"t.{c}" for c in cols)  # Spark sees milliseconds
+    if spec in HAND_TABLES:
+        sql = f"SELECT h.site, h.hand_id, {select} FROM {table} t JOIN hands h USING (hand_key) ORDER BY ALL"
+    else:
+        sql = f"SELECT {select} FROM {table} t ORDER BY ALL"
+    con = connect(db, read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def _assert_same_tables(db: Path, lake: Path) -> None:
+    for spec in TABLES:
+        duck = _ordered(db, spec.name)
+        spark_rows = _ordered(ParquetDataset(lake), spec.name)
+        assert len(spark_rows) == len(duck), spec.name
+        for a, b in zip(duck, spark_rows):
+            assert a == b, (spec.name, a, b)
+
+
+def test_tables_equal_row_for_row(both: tuple[Path, Path]) -> None:
+    db, lake = both
+    _assert_same_tables(db, lake)
+    con = connect(db, read_only=True)
+    try:
+        rows = con.execute("SELECT count(*), count(DISTINCT verdict), (SELECT count(*) FROM findings) FROM hands").fetchone()
+    finally:
+        con.close()
+    assert rows is not None and rows[0] > 2000 and rows[1] >= 2 and rows[2] > 0  # the comparison covered findings and verdicts
+    # hand_key: as the DuckDB import's single writer numbers them, 1..n in file and line order
+    keys = ParquetDataset(lake).connect()
+    try:
+        got = keys.execute("SELECT min(hand_key), max(hand_key), count(DISTINCT hand_key), count(*) FROM hands").fetchone()
+    finally:
+        keys.close()
+    assert got == (1, rows[0], rows[0], rows[0])
+
+
+def test_columns_and_types_as_export(both: tuple[Path, Path], tmp_path: Path) -> None:
+    import duckdb
+
+    from hhtool.store.query import export_parquet
+
+    db, lake = both
+    exported = tmp_path / "export"
+    export_parquet(db, exported)
+
+    def describe(root: Path, spec: Any) -> list[tuple[str, str]]:
+        if spec.partitioned:
+            source = f"read_parquet('{root}/{spec.name}/*/*.parquet', hive_partitioning = true)"
+        else:
+            source = f"read_parquet('{root}/{spec.name}{'.parquet' if root == exported else '/*.parquet'}')"
+        return [(r[0], r[1]) for r in duckdb.connect().execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+
+    for spec in TABLES:
+        if spec.name == "meta" or (spec.name == "conflicts"):
+            continue  # no conflict in this input: Spark writes no file for an empty table (the views still have its columns)
+        assert describe(lake, spec) == describe(exported, spec), spec.name
+    # partitions: the same dates
+    assert sorted(p.name for p in (lake / "hands").iterdir()) == sorted(p.name for p in (exported / "hands").iterdir())
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(HHTOOL), *args], capture_output=True, text=True, timeout=600)
+
+
+def test_stats_query_report_same_on_parquet(both: tuple[Path, Path], tmp_path: Path) -> None:
+    db, lake = both
+    for args in (["stats"], ["stats", "--format", "json", "--min-hands", "50"], ["stats", "--player", "Alice", "--format", "csv"]):
+        a = _cli(*args, "--db", str(db))
+        b = _cli(*args, "--parquet", str(lake))
+        assert a.returncode == b.returncode and a.stdout == b.stdout, (args, a.stderr, b.stderr)
+    sql = "SELECT verdict, count(*) AS n, sum(total_pot) AS pots FROM hands GROUP BY verdict ORDER BY verdict"
+    a, b = _cli("query", sql, "--db", str(db)), _cli("query", sql, "--parquet", str(lake))
+    assert a.returncode == b.returncode == 0 and a.stdout == b.stdout, (a.stderr, b.stderr)
+    assert "ok" in a.stdout
+    # the views read the dataset and nothing else
+    refused = _cli("query", "SELECT * FROM read_csv('/etc/passwd')", "--parquet", str(lake))
+    assert refused.returncode == 2 and "read-only" in refused.stderr
+    from hhtool.stats.report import build_report
+
+    import re
+
+    def figures(html: str) -> str:  # plotly names each graph's element with a fresh UUID
+        return re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "ID", html)
+
+    assert figures(build_report(db)) == figures(build_report(ParquetDataset(lake)))
+
+
+def _count(lake: Path, sql: str) -> Any:
+    con = ParquetDataset(lake).connect()
+    try:
+        row = con.execute(sql).fetchone()
+        return row[0] if row else None
+    finally:
+        con.close()
+
+
+def test_second_run_adds_only_new_hands_and_keeps_conflicts(spark: Any, inputs: Path, tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    db = tmp_path / "hands.duckdb"
+    first = tmp_path / "first"
+    write_files(first, 2, 30, broken_every=10, prefix="R")
+    s1 = spark_import([str(first)], str(lake), spark=spark)
+    assert (s1.stored, s1.failed) == (54, 6)
+    # the same files again, plus a new one with new hands, a conflicting text of a stored id, a repeated broken hand
+    more = tmp_path / "more"
+    write_files(more, 1, 20, prefix="N")
+    other = hand("R-0-0").replace("Dealt to", "Dealt  to", 1) if "Dealt to" in hand("R-0-0") else hand("R-0-0") + "alice said: hi\n"
+    assert other != hand("R-0-0")
+    (more / "conflict.txt").write_text(other, encoding="utf-8")
+    s2 = spark_import([str(first), str(more)], str(lake), spark=spark)
+    assert s2.unchanged == 2 and s2.stored == 20, s2
+    assert s2.conflicts == 1 and s2.conflicts_new == 1
+    assert _count(lake, "SELECT count(*) FROM hands") == 74
+    assert _count(lake, "SELECT count(*) FROM failed") == 6
+    assert _count(lake, "SELECT count(*) FROM conflicts WHERE hand_id = 'R-0-0'") == 1
+    assert _count(lake, "SELECT min(message) FROM failed WHERE raw_text LIKE '%dances on the table%'")  # text and error kept
+    # the same again: nothing is added
+    s3 = spark_import([str(first), str(more)], str(lake), spark=spark)
+    assert (s3.stored, s3.imported, s3.unchanged) == (0, 0, 3)
+    assert _count(lake, "SELECT count(*) FROM hands") == 74
+    # and DuckDB, given the same two imports, holds the same tables
+    import_paths([first], db, workers=0)
+    import_paths([first, more], db, workers=0)
+    _assert_same_tables(db, lake)
+
+
+def test_killed_driver_leaves_committed_state_and_rerun_completes(spark: Any, tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    old = tmp_path / "old"
+    write_files(old, 1, 20, prefix="O")
+    spark_import([str(old)], str(lake), spark=spark)
+    new = tmp_path / "new"
+    write_files(new, 4, 50, prefix="P")
+    proc = subprocess.Popen(
+        [str(HHTOOL), "spark-import", str(old), str(new), "--out", str(lake), "--master", "local[1]"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    staging = lake / "_hhtool" / "staging"
+    deadline = time.monotonic() + 600
+    try:
+        while not any(staging.glob("*/*")) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, "the job ended before it wrote anything: nothing to kill"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the driver and its JVM, midway through writing the tables
+        proc.wait()
+    # what readers see: the first run, whole
+    assert _count(lake, "SELECT count(*) FROM hands") == 20
+    assert len(list((lake / "_hhtool" / "commits").glob("run-*.json"))) == 1
+    again = spark_import([str(old), str(new)], str(lake), spark=spark)
+    assert again.stored == 200 and again.unchanged == 1
+    assert not staging.exists()
+    assert _count(lake, "SELECT count(*) FROM hands") == 220
+    assert _count(lake, "SELECT count(DISTINCT hand_key) FROM hands") == 220
+
+
+def test_python_m_entry_and_usage_errors(tmp_path: Path) -> None:
+    missing = _cli("spark-import", str(tmp_path / "nothing-here"), "--out", str(tmp_path / "lake"))
+    assert missing.returncode == 2 and "no such file or folder" in missing.stderr
+    bad = subprocess.run([sys.executable, "-m", "hhtool.spark", "--help"], capture_output=True, text=True)
+    assert bad.returncode == 0 and "--out" in bad.stdout
+    both_sources = _cli("stats", "--db", str(tmp_path / "x.duckdb"), "--parquet", str(tmp_path))
+    assert both_sources.returncode == 2 and "not both" in both_sources.stderr
+    none = _cli("stats", "--parquet", str(tmp_path / "none"))
+    assert none.returncode == 2 and "no Parquet dataset" in none.stderr
