@@ -27,7 +27,7 @@ from hhtool.history.events import Collected, Hand
 from hhtool.history.inputs import InputReport, read_inputs
 from hhtool.history.reader import Cp1252Warning, Skipped
 from hhtool.replay import Replay, replay
-from hhtool.replay.engine import payouts_equal, rule_words
+from hhtool.replay.settle import payouts_equal
 from hhtool.game.rules import RuleSet
 from hhtool.textsafe import term
 
