@@ -18,47 +18,70 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from hhtool.history.money import MoneyStyle, display_amount
 from hhtool.game.rules import RuleSet, Structure
 from hhtool.game.showing import Opener
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True)
 class Checked:
-    """``player`` checked in betting round ``round_no`` (1 = 2nd street)."""
+    """``player`` checked in betting round ``round_no`` (1 = 2nd street).
 
-    round_no: int
-    player: str
+    The operations are value objects in the project's idiom (docs/architecture.md, "Value objects"):
+    a written ``__init__`` storing ``Final`` fields, the dataclass for equality, hashing and ``repr``.
+    """
+
+    round_no: Final[int]
+    player: Final[str]
+
+    def __init__(self, round_no: int, player: str) -> None:
+        self.round_no = round_no
+        self.player = player
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True)
 class Folded:
     """``player`` folded in betting round ``round_no``."""
 
-    round_no: int
-    player: str
+    round_no: Final[int]
+    player: Final[str]
+
+    def __init__(self, round_no: int, player: str) -> None:
+        self.round_no = round_no
+        self.player = player
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True)
 class Called:
     """``player`` called, putting in ``amount`` (less than the bet when all-in)."""
 
-    round_no: int
-    player: str
-    amount: int
+    round_no: Final[int]
+    player: Final[str]
+    amount: Final[int]
+
+    def __init__(self, round_no: int, player: str, amount: int) -> None:
+        self.round_no = round_no
+        self.player = player
+        self.amount = amount
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True)
 class BroughtIn:
     """``player`` brought in for ``amount``."""
 
-    round_no: int
-    player: str
-    amount: int
+    round_no: Final[int]
+    player: Final[str]
+    amount: Final[int]
+
+    def __init__(self, round_no: int, player: str, amount: int) -> None:
+        self.round_no = round_no
+        self.player = player
+        self.amount = amount
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True)
 class BetTo:
     """``player`` bet or raised to ``to`` for the round, facing a bet of ``facing`` (0: a bet, not a raise).
 
@@ -66,11 +89,18 @@ class BetTo:
     Every ``BetTo`` makes its player the round's aggressor.
     """
 
-    round_no: int
-    player: str
-    to: int
-    facing: int
-    completes: bool
+    round_no: Final[int]
+    player: Final[str]
+    to: Final[int]
+    facing: Final[int]
+    completes: Final[bool]
+
+    def __init__(self, round_no: int, player: str, to: int, facing: int, completes: bool) -> None:
+        self.round_no = round_no
+        self.player = player
+        self.to = to
+        self.facing = facing
+        self.completes = completes
 
     @property
     def by(self) -> int:

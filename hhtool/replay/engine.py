@@ -13,6 +13,6 @@ from __future__ import annotations
 
 from hhtool.replay.pots import Pot
 from hhtool.replay.result import PotResult, Replay, Verdict
-from hhtool.replay.walk import replay
+from hhtool.replay.walk import ReplayState, replay, replay_walk
 
-__all__ = ["Pot", "PotResult", "Replay", "Verdict", "replay"]
+__all__ = ["Pot", "PotResult", "Replay", "ReplayState", "Verdict", "replay", "replay_walk"]

@@ -48,11 +48,13 @@ from hhtool.replay.settle import Settlement
 class Walk(Settlement):
     """One hand's replay: :meth:`run` walks it and returns the :class:`~hhtool.replay.result.Replay`."""
 
-    def run(self) -> Replay:
+    def run(self, after: Callable[[Any, Walk], None] | None = None) -> Replay:
         self.setup()
         self.forced_bets()
         for e in self.hand.events:
             self.event(e)
+            if after is not None:
+                after(e, self)
         self.end_of_betting(self.hand.summary.line)
         self.check_vela_present()
         self.check_deck()
@@ -382,3 +384,17 @@ def replay(hand: Hand, rules: RuleSet | None = None, *, explain: bool = True) ->
     same; the words were a twentieth of the replay's time.
     """
     return Walk(hand, rules, explain).run()
+
+
+ReplayState = Walk
+"""The replay's state between two events, as :func:`replay_walk` shows it to its observer: read it, never change it."""
+
+
+def replay_walk(hand: Hand, after: Callable[[Any, ReplayState], None], rules: RuleSet | None = None) -> Replay:
+    """:func:`replay`, calling ``after(event, state)`` once each event is replayed.
+
+    For a viewer that steps through the hand (:mod:`hhtool.replay.steps`):
+    the table after each event is the replay's own (stacks, money in,
+    folds, the cards as known so far), never a second reckoning of it.
+    """
+    return Walk(hand, rules, True).run(after)
