@@ -264,13 +264,17 @@ def test_a_deal_that_runs_out_of_cards_is_dealt_again() -> None:
     """Six stellapoker players on 5th street need 30 cards and 3 burns from 32, a hand RULES.md cannot end.
 
     Seed 1001's session 10 (pot limit, six players) comes to that at its
-    1,742nd hand, where the simulator used to stop on an empty deck; now it
-    plays the deal again with new cards, so the hand written is valid.
+    1,743rd hand, where the simulator used to stop on an empty deck; now it
+    plays the deal again with new cards, so the hand written is valid.  The
+    session reports each deal it plays again, so the test knows the re-deal
+    happened, and where.
     """
     import itertools
 
+    redealt: list[str] = []
     config = make_config(rules="stellapoker", structure="pot", players=6, seed=1001)
-    hands = list(itertools.islice(session_mod.session_hands(config, 10, 2000), 1745))
+    hands = list(itertools.islice(session_mod.session_hands(config, 10, 2000, on_redeal=redealt.append), 1745))
+    assert redealt == ["1001-10-1743"]  # the one deal that ran out of cards, dealt again
     assert len(hands) == 1745
     for hand in hands[1730:]:
         result = replay(hand)

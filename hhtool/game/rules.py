@@ -9,10 +9,13 @@ is running: a house that plays classic Telesina with a split pot is
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from hhtool.game.cards import ACE, lowest_rank
 from hhtool._native.pickling import picklable
+
+if TYPE_CHECKING:  # the events import this module (a header's rule set)
+    from hhtool.history.events import FoldStreet
 
 Deck = Literal["fixed32", "by_players"]
 ForcedBets = Literal["antes", "blinds"]
@@ -25,6 +28,21 @@ Exposure = Literal["standard", "carte_coperte", "una_coperta"]
 Structure = Literal["fixed", "pot", "no"]
 
 PROFILE_NAMES = ("classic", "stellapoker", "italian")
+
+ROUND_NAMES: tuple[FoldStreet, ...] = ("2nd", "3rd", "4th", "5th", "vela")
+"""Betting round ``n`` (1 = 2nd street, 5 = the vela round) is ``ROUND_NAMES[n - 1]``: the streets of
+the history (``*** 2nd STREET ***`` .., :data:`hhtool.history.events.STREET_NAMES` the first four)
+and the summary's "folded on the Vela"."""
+
+
+def round_of_street(street: str) -> int:
+    """The betting round a street's line opens: ``"2nd"`` -> 1 .. ``"5th"`` -> 4 (``"vela"`` -> 5)."""
+    return ROUND_NAMES.index(street) + 1
+
+
+def round_words(round_no: int) -> str:
+    """A betting round as a sentence names it: "3rd street", "the vela round"."""
+    return "the vela round" if round_no == 5 else f"{ROUND_NAMES[round_no - 1]} street"
 
 
 class RulesError(ValueError):
@@ -74,6 +92,26 @@ class RuleSet:
     def lowest_rank(self, players: int) -> int:
         """The deck's lowest rank for ``players`` dealt in."""
         return lowest_rank(self.deck, players)
+
+    def deck_low(self, players: int) -> int:
+        """The lowest rank of the deck a hand with ``players`` dealt in is dealt from (RULES.md §1).
+
+        A count outside the profile's range reads as the nearest one it
+        allows, so a hand with too many players (a finding of its own) is
+        still checked against a deck.
+        """
+        return lowest_rank(self.deck, min(max(players, self.min_players), self.max_players))
+
+    def dealt_up(self, round_no: int) -> tuple[bool, ...]:
+        """Which of the cards each player is dealt for betting round ``round_no`` (1 = 2nd street) lie face up, in dealing order.
+
+        2nd street deals the hole card down and the door card up; each later
+        street one card up.  Carte coperte deals every card down (the player
+        exposes one a street); una coperta deals 5th street's card down.
+        """
+        if round_no == 1:
+            return (False, self.exposure != "carte_coperte")
+        return (self.exposure == "standard" or (self.exposure == "una_coperta" and round_no != 4),)
 
     def with_options(
         self,

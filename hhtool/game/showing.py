@@ -11,7 +11,7 @@ profile's order.  Showing hands that tie go to the player dealt first
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import Final
@@ -138,6 +138,15 @@ def showing_key(up: Sequence[Card], rules: RuleSet, low: int, suits: bool) -> in
         for i in range(5):
             key = (key << 2) | (order[i] & 3 if i < n else 0)
     return key
+
+
+def pair_showing(ups: Iterable[Sequence[Card]]) -> bool:
+    """Whether any of the players' face-up cards (``ups``, those still in) show a pair: RULES.md §5's option to bet big on 3rd street."""
+    for up in ups:
+        ranks = [c >> 2 for c in up]
+        if len(ranks) != len(set(ranks)):
+            return True
+    return False
 
 
 def first_round_opener(doors: Sequence[Card | None]) -> Opener:

@@ -1,8 +1,12 @@
 """The replay engine: a parsed hand, replayed under its rules, with findings and a verdict.
 
 Modules: :mod:`.findings` (what can be noticed), :mod:`.betting` (the
-betting state machine), :mod:`.pots` (main and side pots),
-:mod:`.engine` (the walk through a hand and the settlement).
+betting state machine and its operations), :mod:`.pots` (main and side
+pots, and how the rules divide them), :mod:`.engine` (:func:`replay`, the
+entry point), :mod:`.walk` (the walk through a hand's events),
+:mod:`.deal` (the deal and the card checks), :mod:`.settle` (the
+settlement against what the history paid), :mod:`.explain` (the words),
+:mod:`.result` (the :class:`Replay` it returns), :mod:`.audit` (the report).
 """
 
 from hhtool.replay.engine import PotResult, Replay, replay

@@ -28,8 +28,9 @@ from hhtool.history.events import Collected, Hand
 from hhtool.history.inputs import InputReport, read_inputs
 from hhtool.history.reader import Cp1252Warning, Skipped
 from hhtool.replay import PotResult, Replay, replay
-from hhtool.replay.engine import payouts_equal, rule_words
 from hhtool.replay.equities import StreetEquity, street_equities
+from hhtool.replay.explain import rule_words
+from hhtool.replay.settle import payouts_equal
 from hhtool.game.rules import RuleSet
 from hhtool.textsafe import term
 

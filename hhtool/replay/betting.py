@@ -2,10 +2,13 @@
 
 Every action has a triplet: ``verify_x()`` raises :class:`IllegalAction`
 with a finding code and the reason, ``can_x()`` answers yes or no, and
-``x()`` applies it.  The replay engine verifies each action the history
-records, turns a refusal into a finding, and then *applies the action
-anyway* (``force=True``) so that the money can still be followed: a
-history is never repaired silently, and never abandoned either.
+``x()`` applies it and returns the operation it recorded (:class:`Checked`,
+:class:`Folded`, :class:`Called`, :class:`BroughtIn`, :class:`BetTo`), which
+:attr:`Betting.operations` keeps in order.  The replay verifies each action
+the history records, turns a refusal into a finding, and then *applies the
+action anyway* so that the money can still be followed: a history is never
+repaired silently, and never abandoned either.  The simulator drives the
+same machine: its bots ask ``can_x()`` what they may do.
 
 Amounts are minor units.  ``this_round`` is what a player has put in during
 the current betting round (blinds count in round 1; antes never do).
@@ -13,12 +16,100 @@ the current betting round (blinds count in round 1; antes never do).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from hhtool.history.money import MoneyStyle, display_amount
 from hhtool.game.rules import RuleSet, Structure
 from hhtool.game.showing import Opener
+
+
+@dataclass(init=False, unsafe_hash=True)
+class Checked:
+    """``player`` checked in betting round ``round_no`` (1 = 2nd street).
+
+    The operations are value objects in the project's idiom (docs/architecture.md, "Value objects"):
+    a written ``__init__`` storing ``Final`` fields, the dataclass for equality, hashing and ``repr``.
+    """
+
+    round_no: Final[int]
+    player: Final[str]
+
+    def __init__(self, round_no: int, player: str) -> None:
+        self.round_no = round_no
+        self.player = player
+
+
+@dataclass(init=False, unsafe_hash=True)
+class Folded:
+    """``player`` folded in betting round ``round_no``."""
+
+    round_no: Final[int]
+    player: Final[str]
+
+    def __init__(self, round_no: int, player: str) -> None:
+        self.round_no = round_no
+        self.player = player
+
+
+@dataclass(init=False, unsafe_hash=True)
+class Called:
+    """``player`` called, putting in ``amount`` (less than the bet when all-in)."""
+
+    round_no: Final[int]
+    player: Final[str]
+    amount: Final[int]
+
+    def __init__(self, round_no: int, player: str, amount: int) -> None:
+        self.round_no = round_no
+        self.player = player
+        self.amount = amount
+
+
+@dataclass(init=False, unsafe_hash=True)
+class BroughtIn:
+    """``player`` brought in for ``amount``."""
+
+    round_no: Final[int]
+    player: Final[str]
+    amount: Final[int]
+
+    def __init__(self, round_no: int, player: str, amount: int) -> None:
+        self.round_no = round_no
+        self.player = player
+        self.amount = amount
+
+
+@dataclass(init=False, unsafe_hash=True)
+class BetTo:
+    """``player`` bet or raised to ``to`` for the round, facing a bet of ``facing`` (0: a bet, not a raise).
+
+    ``completes``: the bet or raise completed the bring-in (RULES.md §4).
+    Every ``BetTo`` makes its player the round's aggressor.
+    """
+
+    round_no: Final[int]
+    player: Final[str]
+    to: Final[int]
+    facing: Final[int]
+    completes: Final[bool]
+
+    def __init__(self, round_no: int, player: str, to: int, facing: int, completes: bool) -> None:
+        self.round_no = round_no
+        self.player = player
+        self.to = to
+        self.facing = facing
+        self.completes = completes
+
+    @property
+    def by(self) -> int:
+        """How much it raised the bet faced (the whole of it for a bet)."""
+        return self.to - self.facing
+
+
+Operation = Checked | Folded | Called | BroughtIn | BetTo
+"""What the betting machine recorded for one action."""
 
 
 class IllegalAction(Exception):
@@ -97,7 +188,7 @@ class Betting:
     completed: bool
     big_option: bool  # round 2 with a pair showing: bets may be big
     big_made: bool
-    history: list[tuple[int, str, str, int]]  # round, player, kind, amount
+    operations: list[Operation]  # every action applied, in order
     opener_reason: str | Opener  # why the opener opens, for the finding of a wrong opener (words only when asked)
 
     def __init__(
@@ -129,7 +220,7 @@ class Betting:
         self.completed = False
         self.big_option = False
         self.big_made = False
-        self.history = []
+        self.operations = []
         self.opener_reason = ""
         self._by_name = {p.name: p for p in players}
         self._index_of = {p.name: i for i, p in enumerate(players)}
@@ -326,15 +417,26 @@ class Betting:
         self._verify_size(p, to, all_in, as_raise)
         self._verify_amount(p, put_in)
 
-    def _verify_size(self, p: Player, to: int, all_in: bool, as_raise: bool) -> None:
+    def verify_bet(self, name: str) -> None:
+        """Some bet, raise or completion is open to ``name`` now: the turn, chips beyond the call, the betting open to them, no cap."""
+        p = self._verify_turn(name)
+        if p.behind <= self.current - p.this_round:
+            raise IllegalAction("stack_exceeded", f"{name} has no chips beyond the call of {self._m(self.current - p.this_round)}")
+        self._verify_open(p)
+
+    def _verify_open(self, p: Player) -> None:
         name = p.name
-        if not p.may_raise and self.current > 0 and not self.is_completion(to):
+        if not p.may_raise and self.current > 0 and not self.is_completion(0):
             raise IllegalAction(
                 "raise_not_reopened", f"{name} raises, but the short all-in before did not reopen the betting to {name}"
             )
         if self.capped():
             cap = self.rules.cap_bets
             raise IllegalAction("raise_over_cap", f"{name} raises after the betting was capped: a round allows a bet and {cap - 1} raises")
+
+    def _verify_size(self, p: Player, to: int, all_in: bool, as_raise: bool) -> None:
+        name = p.name
+        self._verify_open(p)
         if self.is_completion(to):
             if self.structure == "fixed" or not as_raise and self.current == 0:
                 if to != self.small_bet and not (to < self.small_bet and all_in):
@@ -374,6 +476,32 @@ class Betting:
             kind = "raise_size" if self.current else "bet_size"
             raise IllegalAction(kind, f"{p.name} goes to {self._m(to)}; pot limit allows at most {self._m(maximum)}")
 
+    # ------------------------------------------------------------ answers
+
+    def can_check(self, name: str) -> bool:
+        """Whether :meth:`verify_check` allows it (the same for each ``can_x``)."""
+        return _allowed(self.verify_check, name)
+
+    def can_fold(self, name: str) -> bool:
+        return _allowed(self.verify_fold, name)
+
+    def can_call(self, name: str, amount: int) -> bool:
+        return _allowed(self.verify_call, name, amount)
+
+    def can_bring_in(self, name: str, amount: int) -> bool:
+        return _allowed(self.verify_bring_in, name, amount)
+
+    def can_bet(self, name: str) -> bool:
+        """Whether a bet, raise or completion of some size is open to ``name``."""
+        return _allowed(self.verify_bet, name)
+
+    def can_bet_to(self, name: str, to: int, *, as_raise: bool) -> bool:
+        try:
+            self.verify_bet_to(name, to, as_raise=as_raise)
+        except IllegalAction:
+            return False
+        return True
+
     # ------------------------------------------------------------ actions
 
     def _advance(self, idx: int) -> None:
@@ -387,38 +515,46 @@ class Betting:
             p.behind = max(p.behind, 0)
             p.all_in = True
 
-    def check(self, name: str) -> None:
-        p = self.player(name)
-        p.acted = True
-        self.history.append((self.round_no, name, "check", 0))
+    def _record(self, op: Operation, name: str) -> None:
+        self.operations.append(op)
         self._advance(self.index_of(name))
 
-    def fold(self, name: str) -> None:
+    def check(self, name: str) -> Checked:
+        p = self.player(name)
+        p.acted = True
+        op = Checked(self.round_no, name)
+        self._record(op, name)
+        return op
+
+    def fold(self, name: str) -> Folded:
         p = self.player(name)
         p.folded = True
         p.folded_round = self.round_no
         p.acted = True
-        self.history.append((self.round_no, name, "fold", 0))
-        self._advance(self.index_of(name))
+        op = Folded(self.round_no, name)
+        self._record(op, name)
+        return op
 
-    def call(self, name: str, amount: int) -> None:
+    def call(self, name: str, amount: int) -> Called:
         p = self.player(name)
         self._put(p, amount)
         p.acted = True
-        self.history.append((self.round_no, name, "call", amount))
-        self._advance(self.index_of(name))
+        op = Called(self.round_no, name, amount)
+        self._record(op, name)
+        return op
 
-    def bring_in(self, name: str, amount: int) -> None:
+    def bring_in(self, name: str, amount: int) -> BroughtIn:
         p = self.player(name)
         self._put(p, amount)
         p.acted = True
         self.brought_in = True
         self.current = max(self.current, p.this_round)
         self.full_level = self.current
-        self.history.append((self.round_no, name, "bring_in", amount))
-        self._advance(self.index_of(name))
+        op = BroughtIn(self.round_no, name, amount)
+        self._record(op, name)
+        return op
 
-    def bet_to(self, name: str, to: int) -> None:
+    def bet_to(self, name: str, to: int) -> BetTo:
         """Apply a bet, raise or completion to ``to`` for the round."""
         p = self.player(name)
         before = self.current
@@ -446,9 +582,9 @@ class Betting:
         if completion:
             self.completed = True
         self.aggressor = name
-        kind = "complete" if completion else "bet" if before == 0 or (self.brought_in and self.bets == 1) else "raise"
-        self.history.append((self.round_no, name, kind, to))
-        self._advance(self.index_of(name))
+        op = BetTo(self.round_no, name, to, before, completion)
+        self._record(op, name)
+        return op
 
     def _full_increment(self) -> int:
         if self.structure == "fixed":
@@ -456,6 +592,41 @@ class Betting:
         if self.current == 0:
             return self.small_bet
         return max(self.last_increment, self.small_bet)
+
+
+    # ------------------------------------------------------------ showdown
+
+    def first_to_show(self) -> str | None:
+        """Who must show first at the showdown (RULES.md §6), None with fewer than two players left.
+
+        The last bettor or raiser of the final round if still in; else, by
+        the rule set's ``showdown_order``, the player who opened that round
+        or the first player left of the button (who also starts a showdown
+        in seat order).
+        """
+        left = [p.name for p in self.players if not p.folded]
+        if len(left) < 2:
+            return None
+        order = self.rules.showdown_order
+        if order == "seat_order":
+            return left[0]
+        aggressor = None
+        for op in self.operations:
+            if isinstance(op, BetTo) and op.round_no == self.round_no:
+                aggressor = op.player
+        if aggressor is not None and aggressor in left:
+            return aggressor
+        if order == "last_aggressor_else_opener" and self.opener in left:
+            return self.opener
+        return left[0]
+
+
+def _allowed(verify: Callable[..., None], *args: object) -> bool:
+    try:
+        verify(*args)
+    except IllegalAction:
+        return False
+    return True
 
 
 def _words(why: str | Opener) -> str:

@@ -48,7 +48,8 @@ from hhtool.history.events import (
     Street,
     Vela,
 )
-from hhtool.replay.engine import ROUND_OF_STREET, PotResult, Replay
+from hhtool.game.rules import round_of_street
+from hhtool.replay.result import PotResult, Replay
 from hhtool.game.rules import RuleSet
 
 STREET_OF: Final = {1: "2nd", 2: "3rd", 3: "4th", 4: "5th", 5: "vela"}
@@ -156,7 +157,7 @@ class _Walk:
             tp = type(e)
             if tp is Street:
                 assert isinstance(e, Street)
-                rnd = ROUND_OF_STREET[e.name]
+                rnd = round_of_street(e.name)
                 self.streets.append((rnd, e.line))
             elif tp is Deal:
                 assert isinstance(e, Deal)

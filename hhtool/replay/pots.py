@@ -1,10 +1,18 @@
-"""Main and side pots from what each player put in (RULES.md §5, §7)."""
+"""Main and side pots from what each player put in, and who takes each (RULES.md §5, §7).
+
+The one settlement of the project: the replay settles a history's pots
+with :func:`share_pots` and compares the result with what the history
+paid; the simulator settles the hands it plays with the same function.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Final
 
+from hhtool.game.evaluate import HandValue
+from hhtool.game.rules import RuleSet
+from hhtool.game.showdown import divide, winners
 
 
 class Pot:
@@ -50,3 +58,83 @@ def pots_from(contributions: Mapping[str, int], folded: Collection[str]) -> list
         else:
             pots.append(Pot(rest, tuple(live)))
     return pots
+
+
+class Share:
+    """One pot divided by the rules.
+
+    ``contesting``: who may win it and did not muck (all its eligible
+    players when every one of them mucked); ``judged``: those of them whose
+    hands were compared, with their ``values`` in the same order (empty
+    when one player contests it alone; fewer than ``contesting`` when some
+    hands are unknown); ``won``: who shares it, in the order the showdown
+    ranked them; ``win``: each winner's share, odd chips from the button's
+    left (:func:`hhtool.game.showdown.divide`).  A plain class with
+    ``Final`` fields for the reason given at :class:`hhtool.game.showing.Opener`.
+    """
+
+    def __init__(
+        self,
+        pot: Pot,
+        rake: int,
+        contesting: tuple[str, ...],
+        judged: tuple[str, ...],
+        values: tuple[HandValue, ...],
+        won: tuple[str, ...],
+        win: dict[str, int],
+    ) -> None:
+        self.pot: Final = pot
+        self.rake: Final = rake
+        self.contesting: Final = contesting
+        self.judged: Final = judged
+        self.values: Final = values
+        self.won: Final = won
+        self.win: Final = win
+
+    @property
+    def amount(self) -> int:
+        """What the pot pays after its rake."""
+        return self.pot.amount - self.rake
+
+    @property
+    def unknown(self) -> tuple[str, ...]:
+        """Contenders whose hands are unknown: the pot's winner cannot be checked."""
+        return tuple(n for n in self.contesting if n not in self.judged) if len(self.contesting) > 1 else ()
+
+
+def share_pots(
+    pots: Sequence[Pot],
+    rake: int,
+    contenders: Collection[str],
+    order: Sequence[str],
+    value: Callable[[str], HandValue | None],
+    rules: RuleSet,
+) -> list[Share]:
+    """Divide ``pots`` (main first) among ``contenders`` (those left who did not muck).
+
+    ``rake`` is taken from the main pot first, then the side pots in turn;
+    ``order`` is every player in dealing order (for the odd chips);
+    ``value`` gives a player's hand, None when it is unknown (that player
+    cannot be judged, and the pot goes to the best hand known).
+    """
+    shares: list[Share] = []
+    rake_left = rake
+    for pot in pots:
+        taken = min(rake_left, pot.amount)
+        rake_left -= taken
+        amount = pot.amount - taken
+        contesting = tuple(n for n in pot.eligible if n in contenders) or pot.eligible
+        if len(contesting) == 1:
+            shares.append(Share(pot, taken, contesting, (), (), contesting, {contesting[0]: amount}))
+            continue
+        judged: list[str] = []
+        values: list[HandValue] = []
+        for n in contesting:
+            v = value(n)
+            if v is not None:
+                judged.append(n)
+                values.append(v)
+        won = tuple(judged[j] for j in winners(values, rules)) if judged else ()
+        win = divide(amount, [n for n in order if n in won]) if won else {}
+        shares.append(Share(pot, taken, contesting, tuple(judged), tuple(values), won, win))
+    return shares

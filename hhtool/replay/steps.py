@@ -49,7 +49,8 @@ from hhtool.history.events import (
     Vela,
 )
 from hhtool.history.money import display_amount
-from hhtool.replay.engine import STREET_OF_ROUND, PotResult, Replay, ReplayState, replay_walk
+from hhtool.game.rules import round_words
+from hhtool.replay.engine import PotResult, Replay, ReplayState, replay_walk
 from hhtool.replay.equities import STREET_SAMPLES, StreetEquity, street_equities
 from hhtool.replay.findings import Finding, citation
 from hhtool.replay.pots import pots_from
@@ -416,7 +417,7 @@ class _Walk:
     def finish(self, r: Replay, verdict: str) -> None:
         """The replay's words for who opened each round at its first action, then the settlement by the rules and the verdict."""
         for i, round_no in self.opened:
-            where = STREET_OF_ROUND.get(round_no, "") + ":"
+            where = (round_words(round_no) if 1 <= round_no <= 5 else "") + ":"
             told = next((x for x in r.rounds if x.startswith(where)), "").partition("; pot ")[0]  # the pot after it: not yet
             self.steps[i] = _with(self.steps[i], note=told)
         line = self.hand.summary.line

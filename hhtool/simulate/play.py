@@ -34,7 +34,6 @@ from hhtool.history.events import (
     Event,
     Expose,
     Fold,
-    FoldStreet,
     Hand,
     Header,
     Joins,
@@ -49,21 +48,20 @@ from hhtool.history.events import (
     ShowDown,
     Shows,
     Street,
-    StreetName,
+    STREET_NAMES,
     Summary,
     Table,
     UncalledBet,
     Vela,
 )
-from hhtool.replay.betting import Betting, IllegalAction, Player, deal_order
-from hhtool.replay.pots import Pot, pots_from
-from hhtool.game.showdown import divide, compare, winners
-from hhtool.game.showing import first_round_opener, later_round_opener
+from hhtool.replay.betting import Betting, Player, deal_order
+from hhtool.replay.pots import Pot, pots_from, share_pots
+from hhtool.game.showdown import compare
+from hhtool.game.showing import first_round_opener, later_round_opener, pair_showing
 from hhtool.simulate.bots import Situation, Style, decide, quick_category, quick_five, raise_fraction, strength
 from hhtool.simulate.config import DeckExhausted, SimConfig
+from hhtool.game.rules import ROUND_NAMES
 
-STREETS: tuple[StreetName, ...] = ("2nd", "3rd", "4th", "5th")
-FOLD_STREET: dict[int, FoldStreet] = {1: "2nd", 2: "3rd", 3: "4th", 4: "5th", 5: "vela"}
 RAKE_PERCENT = 5
 
 
@@ -117,7 +115,7 @@ class HandPlay:
         self.by_name = {p.name: p for p in self.players}
         n = len(self.players)
         rules = self.rules
-        self.low = rules.lowest_rank(max(n, rules.min_players)) if rules.deck == "by_players" else 7
+        self.low = rules.deck_low(n)
         stakes = config.stakes
         self.betting = Betting(
             rules=rules,
@@ -171,7 +169,7 @@ class HandPlay:
                 saw_third = True
                 if rules.burns:
                     deck.pop()
-            self.emit(Street(self.ln(), STREETS[rnd - 1]))
+            self.emit(Street(self.ln(), STREET_NAMES[rnd - 1]))
             self.deal_street(rnd)
             self.betting_round(rnd)
         if len(self.betting.in_hand) >= 2 and rules.has_vela:
@@ -205,25 +203,25 @@ class HandPlay:
             self.emit(PostBlind(self.ln(), p.name, kind, amount, p.all_in))  # type: ignore[arg-type]
 
     def deal_street(self, rnd: int) -> None:
-        exposure = self.rules.exposure
         deck = self.deck
         live = [p for p in self.players if not p.folded]
+        up = self.rules.dealt_up(rnd)
         for p in live:
             hole = self.holes[p.name]
             if rnd == 1:
                 first, door = deck.pop(), deck.pop()
                 hole.cards = [first, door]
-                if exposure != "carte_coperte":
+                if up[1]:
                     hole.up.append(door)
                 self.emit(Deal(self.ln(), p.name, (first, door), None))
             else:
                 card = deck.pop()
                 known = tuple(hole.cards)
                 hole.cards.append(card)
-                if exposure == "standard" or (exposure == "una_coperta" and rnd < 4):
+                if up[0]:
                     hole.up.append(card)
                 self.emit(Deal(self.ln(), p.name, known, (card,)))
-        if exposure == "carte_coperte" or (exposure == "una_coperta" and rnd == 4):
+        if not up[-1]:  # a card dealt down this street: each player exposes one
             for p in live:
                 hole = self.holes[p.name]
                 hidden = [c for c in hole.cards if c not in hole.up]
@@ -251,7 +249,7 @@ class HandPlay:
             vela = self.vela if rnd == 5 else None
             ups = [self.holes[p.name].up if p.can_act else None for p in self.players]
             opener = self.players[later_round_opener(ups, self.rules, self.low, vela=vela).index].name
-            big_option = rnd == 2 and self.rules.pair_showing_option and self._pair_showing()
+            big_option = rnd == 2 and self.rules.pair_showing_option and pair_showing(self.holes[p.name].up for p in self.players if not p.folded)
             if big_option and self.cfg.structure == "fixed":
                 self.emit(DoubleBetAllowed(self.ln()))
         self.round_no = rnd
@@ -266,15 +264,6 @@ class HandPlay:
             who, amount = due
             self.emit(UncalledBet(self.ln(), who, amount))
             b.return_uncalled(who, amount)
-
-    def _pair_showing(self) -> bool:
-        for p in self.players:
-            if p.folded:
-                continue
-            ranks = [c >> 2 for c in self.holes[p.name].up]
-            if len(ranks) != len(set(ranks)):
-                return True
-        return False
 
     def strength_of(self, name: str) -> float:
         """The bot's read of its hand this street: a full evaluation from five cards, ranks before."""
@@ -306,21 +295,16 @@ class HandPlay:
         b = self.betting
         name = p.name
         owed = b.current - p.this_round
-        must_bring_in = (
-            self.rules.bring_in and b.round_no == 1 and not b.brought_in and not b.completed and b.current == 0
-        )
-        # a quick "may raise at all"; the size, checked by the machine, comes only if the bot wants it
-        may_raise = (
-            p.behind > owed
-            and (p.may_raise or b.is_completion(0) or b.current == 0)
-            and not b.capped()
-            and any(q.can_act for q in self.players if q is not p)
-        )
+        bring_in = min(self.cfg.stakes.bring_in or 0, p.behind)
+        must_bring_in = self.rules.bring_in and b.can_bring_in(name, bring_in)
+        # the machine says whether a bet of some size is open (the size, checked by the machine, comes only if
+        # the bot wants it); the table adds the rooms' rule that nobody raises with no one left to answer it
+        may_raise = b.can_bet(name) and any(q.can_act for q in self.players if q is not p)
         sit = Situation(
             owed=owed,
             pot=b.pot,
             behind=p.behind,
-            may_check=owed <= 0 and not must_bring_in,
+            may_check=b.can_check(name),
             may_raise=may_raise,
             must_bring_in=must_bring_in,
             round_no=b.round_no,
@@ -335,9 +319,8 @@ class HandPlay:
                 self.make_bet(p, to)
                 return
         if move == "bring_in" or must_bring_in:
-            amount = min(self.cfg.stakes.bring_in or 0, p.behind)
-            b.bring_in(name, amount)
-            self.emit(BringIn(self.ln(), name, amount, p.behind == 0))
+            b.bring_in(name, bring_in)
+            self.emit(BringIn(self.ln(), name, bring_in, p.behind == 0))
         elif move == "fold" and owed > 0:
             b.fold(name)
             self.emit(Fold(self.ln(), name))
@@ -392,25 +375,19 @@ class HandPlay:
             if self.cfg.structure == "no" and fraction > 1.05:
                 to = all_in_to
         to = min(to, all_in_to)
-        try:
-            b.verify_bet_to(p.name, to, as_raise=not b.is_completion(to) and b.current > 0)
-        except IllegalAction:
-            return None
-        return to
+        return to if b.can_bet_to(p.name, to, as_raise=not b.is_completion(to) and b.current > 0) else None
 
     def make_bet(self, p: Player, to: int) -> None:
         b = self.betting
         name = p.name
-        before = b.current
-        completion = b.is_completion(to)
-        b.bet_to(name, to)
+        op = b.bet_to(name, to)
         all_in = p.behind == 0
-        if completion:
+        if op.completes:
             self.emit(Complete(self.ln(), name, to, all_in))
-        elif before == 0:
+        elif op.facing == 0:
             self.emit(Bet(self.ln(), name, to, all_in))
         else:
-            self.emit(RaiseTo(self.ln(), name, to - before, to, all_in))
+            self.emit(RaiseTo(self.ln(), name, op.by, to, all_in))
         if b.capped():
             self.emit(BettingCapped(self.ln()))
 
@@ -424,22 +401,6 @@ class HandPlay:
             self.values[name] = v
         return v
 
-    def first_to_show(self, left: list[str]) -> str:
-        """RULES.md §6, as the replay engine reads it: the last bettor of the final round, or the fallback."""
-        b = self.betting
-        order = self.rules.showdown_order
-        if order == "seat_order":
-            return left[0]
-        aggressor = None
-        for rnd, who, kind, _ in b.history:
-            if rnd == b.round_no and kind in ("bet", "raise", "complete"):
-                aggressor = who
-        if aggressor is not None and aggressor in left:
-            return aggressor
-        if order == "last_aggressor_else_opener" and b.opener in left:
-            return b.opener
-        return left[0]
-
     def finish(self, saw_third: bool) -> dict[str, int]:
         rules = self.rules
         left = [p.name for p in self.players if not p.folded]
@@ -452,7 +413,7 @@ class HandPlay:
         shown: list[str] = []
         if len(left) >= 2:
             self.emit(ShowDown(self.ln()))
-            first = self.first_to_show(left)
+            first = self.betting.first_to_show() or left[0]
             k = left.index(first)
             for name in left[k:] + left[:k]:
                 if shown and rules.showdown_order != "seat_order" and self._may_muck(name, shown, pots):
@@ -463,21 +424,11 @@ class HandPlay:
                     v = self.value(name)
                     self.emit(Shows(self.ln(), name, tuple(self.holes[name].cards), v.description))
         contenders = [n for n in left if n not in mucked] or left
-        rake_left = rake
         collected: dict[str, int] = {}
         single = len(pots) == 1
-        for i, pot in enumerate(pots):
-            taken = min(rake_left, pot.amount)
-            rake_left -= taken
-            amount = pot.amount - taken
-            eligible = [n for n in pot.eligible if n in contenders] or list(pot.eligible)
-            if len(eligible) == 1:
-                win = {eligible[0]: amount}
-            else:
-                vals = [self.value(n) for n in eligible]
-                won = {eligible[j] for j in winners(vals, rules)}
-                win = divide(amount, [p.name for p in self.players if p.name in won])
-            for name, share in win.items():
+        order = [p.name for p in self.players]
+        for i, pot_share in enumerate(share_pots(pots, rake, contenders, order, self.value, rules)):
+            for name, share in pot_share.win.items():
                 if share <= 0:
                     continue
                 collected[name] = collected.get(name, 0) + share
@@ -562,7 +513,7 @@ class HandPlay:
             o_line = line + extra + 1 + k
             button = seat == self.button
             if p.folded:
-                o = SeatOutcome(o_line, seat, name, button, blind, "folded", FOLD_STREET[p.folded_round])  # type: ignore[arg-type]
+                o = SeatOutcome(o_line, seat, name, button, blind, "folded", ROUND_NAMES[p.folded_round - 1])  # type: ignore[arg-type]
             elif len(left) < 2:
                 o = SeatOutcome(o_line, seat, name, button, blind, "collected", amount=collected.get(name, 0))  # type: ignore[arg-type]
             elif name in mucked:

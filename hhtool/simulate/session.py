@@ -12,7 +12,7 @@ same bytes with one process or many.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 from datetime import datetime, timedelta, timezone
 
@@ -57,8 +57,13 @@ def session_rng(seed: int, session: int, stream: str) -> random.Random:
     return random.Random(f"{seed}:{session}:{stream}")
 
 
-def session_hands(config: SimConfig, session: int, count: int) -> Iterator[Hand]:
-    """``count`` hands of session ``session``, as written (view applied, before faults)."""
+def session_hands(
+    config: SimConfig, session: int, count: int, on_redeal: Callable[[str], None] | None = None
+) -> Iterator[Hand]:
+    """``count`` hands of session ``session``, as written (view applied, before faults).
+
+    ``on_redeal`` is told the id of every hand whose deal ran out of cards and is dealt again.
+    """
     rng = session_rng(config.seed, session, "table")
     table = Table(config, rng)
     offset = _ZONES.get(config.site.zone, 0)
@@ -74,6 +79,8 @@ def session_hands(config: SimConfig, session: int, count: int) -> Iterator[Hand]
                 stacks = play.run()
                 break
             except DeckExhausted:
+                if on_redeal is not None:
+                    on_redeal(hand_id)
                 continue  # no valid ending (see DeckExhausted): the same players play the deal again, new cards
         else:
             raise SimulationError(f"hand {hand_id}: the deck ran out in {REDEALS} deals in a row")

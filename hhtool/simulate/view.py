@@ -15,32 +15,34 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hhtool.game.cards import Card
+from hhtool.game.rules import RuleSet, round_of_street
 from hhtool.history.events import Deal, Event, Expose, Hand, Street
 
 
-def own_view(hand: Hand, viewer: str) -> Hand:
-    """``hand`` (the audit view) as ``viewer`` saw it."""
-    exposure = hand.header.exposure
+def own_view(hand: Hand, viewer: str, rules: RuleSet | None = None) -> Hand:
+    """``hand`` (the audit view) as ``viewer`` saw it; ``rules``, the hand's own (its header's) if not given."""
+    if rules is None:
+        rules = hand.header.ruleset()
     visible: dict[str, list[Card]] = {}
-    street = ""
+    round_no = 0
     events: list[Event] = []
     for e in hand.events:
         if isinstance(e, Street):
-            street = e.name
+            round_no = round_of_street(e.name)
         elif isinstance(e, Expose):
             seen = visible.setdefault(e.player, [])
             seen.extend(c for c in e.cards if c not in seen)
         elif isinstance(e, Deal):
             seen = visible.setdefault(e.player, [])
-            if street == "2nd":
+            if round_no == 1:
                 door = (e.known or ())[1:2]
-                if exposure != "carte_coperte":
+                if rules.dealt_up(1)[1]:
                     seen.extend(door)
                 if e.player != viewer:
                     e = replace(e, known=tuple(seen) or None, new=None)
             else:
                 new = tuple(e.new or ())
-                up = exposure == "standard" or (exposure == "una_coperta" and street != "5th")
+                up = rules.dealt_up(round_no)[0]
                 if e.player != viewer:
                     e = replace(e, known=tuple(seen) or None, new=new if up else None)
                 if up:

@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from hhtool.history.files import safe_member_name
-from hhtool.store.importer import _HAND_HEADER, ARCHIVE_ERRORS, read_chunks, unreadable_reason
+from hhtool.store.sources import ARCHIVE_ERRORS, HAND_HEADER, read_chunks, unreadable_reason
 from hhtool.store.schema import FAILED, HAND_TABLES, HANDS, TableSpec
 from hhtool.spark.tables import PARTITION, arrow_schema, output_columns
 
@@ -149,7 +149,7 @@ def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: froz
                 base.update(sha256=sha, size=len(data))
                 if sha in known:
                     rows.append({**base, "status": "unchanged"})
-                elif _HAND_HEADER.search(data) is None and path not in named:
+                elif HAND_HEADER.search(data) is None and path not in named:
                     rows.append({**base, "status": "no_hand"})
                 else:
                     rows.extend(_file_pieces(base, data))

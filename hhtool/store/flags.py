@@ -23,7 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-STREETS: Final[tuple[str, ...]] = ("2nd", "3rd", "4th", "5th", "vela")
+from hhtool.game.rules import ROUND_NAMES
+
+STREETS: Final[tuple[str, ...]] = ROUND_NAMES  # the betting rounds' names, one column set each
 FORCED: Final = frozenset(("ante", "small_blind", "big_blind", "bring_in", "uncalled"))
 """Lines that are not decisions: nobody chooses to post them, and an uncalled bet returned is no action."""
 AGGRESSIVE: Final = frozenset(("bet", "raise", "complete", "big_blind"))

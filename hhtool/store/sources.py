@@ -163,7 +163,7 @@ def _members(fs: Path, key: str, unreadable: dict[str, str], renamed: list[tuple
     return units
 
 
-_HAND_HEADER = re.compile(rb"(?:^|\n)(?:\xef\xbb\xbf)?[^\s]+ Hand #[A-Za-z0-9-]+: Telesina ")
+HAND_HEADER = re.compile(rb"(?:^|\n)(?:\xef\xbb\xbf)?[^\s]+ Hand #[A-Za-z0-9-]+: Telesina ")
 """The start of a hand (FORMAT.md's header), in bytes: a file without one holds no hand."""
 TAIL_BYTES = 64
 """Bytes kept of the end of what :func:`digest` read."""
@@ -196,7 +196,7 @@ def digest(stream: IO[bytes] | ByteRange, h: hashlib._Hash, *, count_lines: bool
         if count_lines:
             found.lines += data.count(b"\n")
         if not found.has_hand:
-            found.has_hand = _HAND_HEADER.search(tail + data) is not None
+            found.has_hand = HAND_HEADER.search(tail + data) is not None
         tail = data[-256:] if len(data) >= 256 else (tail + data)[-256:]
     found.tail = tail[-TAIL_BYTES:]
     return found

@@ -1,0 +1,282 @@
+"""The deal and the card checks of a replay: who is dealt in, each player's cards, the deck, the showdown's cards.
+
+:class:`CardChecks` holds the state of one hand's replay (the settlement
+and the walk build on it: :mod:`.settle`, :mod:`.walk`) and checks every
+card line against RULES.md: the deck the profile deals for so many
+players, one card per street in dealing order, which cards lie face up
+(:meth:`~hhtool.game.rules.RuleSet.dealt_up`), a card dealt twice, the
+exposures of carte coperte and una coperta, the vela, and the cards shown
+against those dealt.
+"""
+
+from __future__ import annotations
+
+from hhtool.game.cards import RANK_NAMES, Card, card_symbol, cards_str
+from hhtool.game.evaluate import CATEGORY_LABELS, HandValue, evaluate
+from hhtool.game.rules import RuleSet, RulesError, round_of_street, round_words
+from hhtool.history.events import Deal, Expose, Hand, PostAnte, PostBlind, Shows, Street
+from hhtool.history.money import display_amount
+from hhtool.replay.betting import Betting, Player, deal_order
+from hhtool.replay.explain import count_words
+from hhtool.replay.findings import Finding, finding
+
+
+class _Cards:
+    """What is known of one player's cards, in the order dealt (a plain class: compiled, its ``__init__`` is C)."""
+
+    def __init__(self) -> None:
+        self.cards: list[Card | None] = []
+        self.up: list[Card] = []
+
+    @property
+    def known(self) -> list[Card]:
+        return [c for c in self.cards if c is not None]
+
+
+class CardChecks:
+    """One hand's replay state, and its checks of the deal and the cards."""
+
+    def __init__(self, hand: Hand, rules: RuleSet | None, explain: bool = True) -> None:
+        self.hand = hand
+        self.explain = explain
+        self.findings: list[Finding] = []
+        header = hand.header
+        if rules is None:
+            try:
+                rules = header.ruleset()
+            except RulesError as err:
+                self.add("rules_option", header.line, str(err))
+                from hhtool.game.rules import profile
+
+                rules = profile(header.profile)
+        self.rules = rules
+        self.money = hand.money
+        self.rounds: list[str] = []
+        self.seen_cards: dict[Card, int] = {}
+        self.cards: dict[str, _Cards] = {}
+        self.vela: Card | None = None
+        self.vela_line = 0
+        self.shown: dict[str, tuple[Card, ...]] = {}
+        self.mucked: set[str] = set()
+        self.show_order: list[str] = []
+        self.round_started = False
+        self.street_round = 0
+        self.deals_this_street: list[str] = []
+        self.double_bet_line = 0
+        self.vela_missing_said = False
+        self._values: dict[tuple[Card, ...], HandValue] = {}
+
+    def add(self, code: str, line: int, message: str) -> None:
+        self.findings.append(finding(code, line, message))
+
+    def fmt(self, amount: int) -> str:
+        return display_amount(amount, self.money)
+
+    def setup(self) -> None:
+        hand = self.hand
+        events = hand.events
+        dealt: set[str] = set()
+        street = 0
+        for e in events:
+            if isinstance(e, Street):
+                street = round_of_street(e.name)
+            if isinstance(e, (PostAnte, PostBlind)) or (isinstance(e, Deal) and street <= 1):
+                dealt.add(e.player)
+        seats = [(s.seat, s.player) for s in hand.seats if s.player in dealt]
+        order = deal_order(seats, hand.table.button)
+        stacks = {s.player: s.stack for s in hand.seats}
+        self.players = [Player(name, seat, stacks[name], stacks[name]) for seat, name in order]
+        n = len(self.players)
+        try:
+            self.rules.check_players(n)
+        except RulesError as err:  # not ``e``: compiled, a name keeps its first type (the loop's event above)
+            self.add("players", hand.header.line, str(err))
+        self.low = self.rules.deck_low(n)
+        h = hand.header
+        self.betting = Betting(
+            rules=self.rules,
+            structure=h.structure,
+            small_bet=h.small_bet,
+            big_bet=h.big_bet,
+            bring_in_amount=h.bring_in,
+            big_blind=h.big_blind,
+            players=self.players,
+        )
+        self.betting.money = self.money
+        for p in self.players:
+            self.cards[p.name] = _Cards()
+
+    def note_card(self, card: Card, line: int, where: str) -> None:
+        if card >> 2 < self.low:
+            self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where}) is not in the {self.rules.name} deck for {len(self.players)} players, which runs from {RANK_NAMES.get(self.low, self.low)} to Ace")
+        prev = self.seen_cards.get(card)
+        if prev is not None:
+            self.add("card_twice", line, f"{card_symbol(card)} ({where}) was already dealt on line {prev}")
+        else:
+            self.seen_cards[card] = line
+
+    def deal(self, e: Deal) -> None:
+        name = e.player
+        rnd = self.street_round
+        if name not in self.cards:
+            self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who is not in the hand")
+            return
+        p = self.betting.player(name)
+        if p.folded:
+            self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who folded")
+        position = self.betting.index_of(name)
+        if self.deals_this_street and position <= self.betting.index_of(self.deals_this_street[-1]):
+            self.add("deal_order", e.line, f"{name} is dealt out of order (dealing goes clockwise from the button's left)")
+        self.deals_this_street.append(name)
+        mine = self.cards[name]
+        exposure = self.rules.exposure
+        if rnd == 1:
+            known = list(e.known or ())
+            if e.new:
+                self.add("deal_count", e.line, f"2nd street deals one card down and one up; {name}'s line has a second bracket")
+            if len(known) == 2:
+                mine.cards = [known[0], known[1]]
+            elif len(known) == 1:
+                mine.cards = [None, known[0]]
+            elif e.known is None and exposure == "carte_coperte":
+                # another player's two down cards in an own view: a bare "Dealt to bob" (the grammar's
+                # carte coperte form); the card turned by the "exposes" line fills in later
+                mine.cards = [None, None]
+            else:
+                self.add("deal_count", e.line, f"2nd street deals two cards; {name}'s line shows {len(known)}")
+                padded: list[Card | None] = [*known[:2]]
+                mine.cards = padded + [None] * max(0, 2 - len(known))
+            for c in mine.known:
+                self.note_card(c, e.line, f"dealt to {name}")
+            door_card = mine.cards[1] if len(mine.cards) > 1 else None
+            if self.rules.dealt_up(1)[1] and door_card is not None:
+                mine.up = [door_card]
+            return
+        known = list(e.known or ())
+        new = list(e.new or ())
+        prior_known = mine.known
+        prior_up = mine.up
+        if known and known != prior_known and known != prior_up and not self._is_view_of(known, mine):
+            self.add("deal_changed", e.line, f"{name}'s cards are shown as [{cards_str(known)}], but were [{cards_str(prior_known)}]")
+        if len(new) > 1:
+            self.add("deal_count", e.line, f"one card per street; {name}'s line deals {len(new)}")
+        card = new[0] if new else None
+        down = not self.rules.dealt_up(rnd)[0]
+        if card is not None:
+            self.note_card(card, e.line, f"dealt to {name}")
+        # fill in a hole card first learned on a later street
+        if mine.cards and mine.cards[0] is None and len(known) > len(prior_up) and known and known[0] not in mine.up:
+            mine.cards[0] = known[0]
+            self.note_card(known[0], e.line, f"{name}'s hole card")
+        mine.cards.append(card)
+        if card is not None and not down:
+            mine.up.append(card)
+
+    def _is_view_of(self, known: list[Card], mine: _Cards) -> bool:
+        """A repeat that shows the viewer's or the audit's view of the same cards."""
+        return set(mine.up) <= set(known) and all(c in mine.known or c not in self.seen_cards for c in known)
+
+    def expose(self, e: Expose) -> None:
+        if self.rules.exposure == "standard":
+            self.add("exposure", e.line, f"{e.player} exposes a card, but the {self.rules.name} hand deals cards face up")
+            return
+        mine = self.cards.get(e.player)
+        if mine is None:
+            return
+        for c in e.cards:
+            if c not in mine.known:
+                # own view: an opponent's down card becomes known as it is turned
+                if None in mine.cards:
+                    idx = len(mine.cards) - 1 - mine.cards[::-1].index(None)
+                    mine.cards[idx] = c
+                self.note_card(c, e.line, f"exposed by {e.player}")
+            if c not in mine.up:
+                mine.up.append(c)
+
+    def check_exposures(self, rnd: int, line: int) -> None:
+        """Carte coperte and una coperta: before betting round n, n cards face up (RULES.md §4)."""
+        want = min(rnd, 4)
+        for p in self.players:
+            if p.folded:
+                continue
+            up = len(self.cards[p.name].up)
+            if up != want:
+                self.add(
+                    "exposure_missing",
+                    line,
+                    f"{p.name} has {up} card(s) face up before the {round_words(rnd)} betting; "
+                    f"{self.rules.exposure.replace('_', ' ')} leaves {want} up",
+                )
+
+    def vela_due(self, line: int) -> bool:
+        """At the first line after 5th street's betting, with two or more players left: the vela, if missing, was due here."""
+        if self.vela_missing_said or not self.rules.has_vela or self.vela is not None:
+            return False
+        if len(self.betting.in_hand) < 2 or self.street_round != 4:
+            return False
+        self.vela_missing_said = True
+        self.add("vela_missing", line, f"the {self.rules.name} profile turns a vela after 5th street's betting; this hand has none")
+        return True
+
+    def check_vela_present(self) -> None:
+        self.vela_due(self.hand.summary.line)
+
+    def check_deck(self) -> None:
+        n_cards = sum(len(c.cards) for c in self.cards.values())
+        burns = 0
+        if self.rules.burns:
+            burns = max(0, min(self.street_round, 4) - 1)
+        vela = 1 if self.vela is not None else 0
+        size = (15 - self.low) * 4
+        if n_cards + burns + vela > size:
+            self.add("deck_exhausted", self.hand.summary.line, f"{count_words(n_cards, 'card')} dealt, {burns} burnt{' and the vela' if vela else ''}: more than the {size}-card deck holds")
+
+    def show(self, e: Shows) -> None:
+        name = e.player
+        self.show_order.append(name)
+        mine = self.cards.get(name)
+        if mine is None:
+            return
+        shown = list(e.cards)
+        known = mine.known
+        for c in shown:
+            if c not in known:
+                if None in mine.cards:
+                    mine.cards[mine.cards.index(None)] = c
+                    self.note_card(c, e.line, f"shown by {name}")
+                else:
+                    self.add("shown_cards", e.line, f"{name} shows {card_symbol(c)}, which {name} was not dealt")
+        if len(shown) != 5 or any(c not in shown for c in mine.known):
+            missing = [c for c in mine.known if c not in shown]
+            if missing:
+                self.add("shown_cards", e.line, f"{name} shows [{cards_str(shown)}] but was dealt [{cards_str(mine.known)}]")
+        self.shown[name] = tuple(shown)
+        value = self.value_of(name)
+        if value is not None and value.description != e.description:
+            self.add("description", e.line, f"{name}'s hand is written as {e.description}, but the cards make {value.description}")
+
+    def shown_categories(self) -> dict[str, str]:
+        """What each player who showed makes, under the hand's rules (the statistics' showdown categories).
+
+        Only when the cards are beyond doubt: the player's known cards and
+        the shown ones are the same five (a hand that shows other cards
+        than were dealt has no category).
+        """
+        out: dict[str, str] = {}
+        for name, shown in self.shown.items():
+            if name in self.cards and len(set(self.cards[name].known) | set(shown)) == 5:
+                value = self.value_of(name)
+                if value is not None:
+                    out[name] = CATEGORY_LABELS[value.category]
+        return out
+
+    def value_of(self, name: str) -> HandValue | None:
+        own = self.cards[name].known
+        if len(own) < 5:
+            return None
+        extra = [self.vela] if self.vela is not None else []
+        cards = (*own[:5], *extra)
+        cached = self._values.get(cards)
+        if cached is None:
+            cached = self._values[cards] = evaluate(cards, self.rules, self.low)
+        return cached

@@ -1,0 +1,400 @@
+"""The walk of a replay: a hand's events in order, through the betting machine.
+
+:class:`Walk` feeds each event to its handler (:data:`_HANDLERS`): the
+forced bets, the streets and their betting rounds (who opens, RULES.md §4),
+every action verified by :class:`~hhtool.replay.betting.Betting` and then
+applied anyway, so the money can still be followed; the card lines go to
+the card checks (:mod:`.deal`), and at the end the settlement
+(:mod:`.settle`) gives the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from hhtool.game.cards import Card
+from hhtool.game.rules import RuleSet, round_of_street, round_words
+from hhtool.game.showing import Opener, first_round_opener, later_round_opener, pair_showing
+from hhtool.history.events import (
+    Bet,
+    BettingCapped,
+    BringIn,
+    Call,
+    Check,
+    Collected,
+    Complete,
+    Deal,
+    DoesNotShow,
+    DoubleBetAllowed,
+    Expose,
+    Fold,
+    Hand,
+    Mucks,
+    PostAnte,
+    PostBlind,
+    RaiseTo,
+    ShowDown,
+    Shows,
+    Street,
+    UncalledBet,
+    Vela,
+)
+from hhtool.replay.betting import IllegalAction, Player
+from hhtool.replay.result import Replay
+from hhtool.replay.settle import Settlement
+
+
+class Walk(Settlement):
+    """One hand's replay: :meth:`run` walks it and returns the :class:`~hhtool.replay.result.Replay`."""
+
+    def run(self, after: Callable[[Any, Walk], None] | None = None) -> Replay:
+        self.setup()
+        self.forced_bets()
+        for e in self.hand.events:
+            self.event(e)
+            if after is not None:
+                after(e, self)
+        self.end_of_betting(self.hand.summary.line)
+        self.check_vela_present()
+        self.check_deck()
+        return self.settle()
+
+    def forced_bets(self) -> None:
+        h = self.hand.header
+        rules = self.rules
+        posts = [e for e in self.hand.events if isinstance(e, (PostAnte, PostBlind))]
+        first_line = self.hand.seats[-1].line if self.hand.seats else h.line
+        if rules.forced_bets == "antes":
+            posted = {e.player for e in posts if isinstance(e, PostAnte)}
+            for e in posts:
+                if isinstance(e, PostBlind):
+                    self.add("forced_bet_kind", e.line, f"{e.player} posts a {e.blind} blind in the {rules.name} profile, which uses antes")
+            for p in self.players:
+                if p.name not in posted:
+                    self.add("ante_missing", self._ante_line(p.seat, first_line), f"{p.name} was dealt in without posting the ante")
+            return
+        for e in posts:
+            if isinstance(e, PostAnte):
+                self.add("forced_bet_kind", e.line, f"{e.player} posts an ante in the {rules.name} profile, which uses blinds")
+        if len(self.players) < 2:
+            return
+        sb, bb = self.players[0].name, self.players[1].name
+        blinds: dict[str, PostBlind] = {e.blind: e for e in posts if isinstance(e, PostBlind)}
+        for kind, who in (("small", sb), ("big", bb)):
+            blind = blinds.get(kind)
+            if blind is None:
+                self.add("blind_missing", first_line, f"no {kind} blind was posted ({who} owes it)")
+            elif blind.player != who:
+                self.add("blind_player", blind.line, f"{blind.player} posts the {kind} blind, but {who} should: the small blind is the first player left of the button, the big blind the next")
+
+    def _ante_line(self, seat: int, fallback: int) -> int:
+        """Where a missing ante belongs: antes are posted in seat order, so before the next seat's, else after the last."""
+        seat_of = {s.player: s.seat for s in self.hand.seats}
+        after_last = fallback
+        for k, e in enumerate(self.hand.events):
+            if isinstance(e, PostAnte):
+                if seat_of.get(e.player, 0) > seat:
+                    return e.line
+                after_last = self.hand.events[k + 1].line if k + 1 < len(self.hand.events) else self.hand.summary.line
+        return after_last
+
+    def event(self, e: object) -> None:
+        handler = _HANDLERS.get(type(e))
+        if handler is not None:
+            handler(self, e)
+
+    def _on_showdown(self, e: ShowDown) -> None:
+        self.end_of_betting(e.line)
+        self.vela_due(e.line)
+        if len(self.betting.in_hand) < 2:
+            self.add("showdown_unexpected", e.line, "a showdown with one player left")
+
+    def _on_shows(self, e: Shows) -> None:
+        self.end_of_betting(e.line)
+        self.vela_due(e.line)
+        self.show(e)
+
+    def _on_mucks(self, e: Mucks) -> None:
+        self.end_of_betting(e.line)
+        self.vela_due(e.line)
+        self.mucked.add(e.player)
+        self.show_order.append(e.player)
+        if self.rules.showdown_order == "seat_order":
+            self.add("muck_not_allowed", e.line, f"{e.player} mucks, but in the {self.rules.name} profile everyone left shows")
+
+    def _on_capped(self, e: BettingCapped) -> None:
+        if not self.betting.capped():
+            self.add("info_capped", e.line, "'Betting is capped' but the betting was not capped")
+
+    def _on_double_bet(self, e: DoubleBetAllowed) -> None:
+        self.double_bet_line = e.line
+
+    def _on_end_of_betting(self, e: DoesNotShow | Collected) -> None:
+        self.end_of_betting(e.line)
+        self.vela_due(e.line)
+
+    def _on_ante(self, e: PostAnte) -> None:
+        self.post(e.player, e.amount, e.line, e.all_in, ante=True)
+
+    def _on_blind(self, e: PostBlind) -> None:
+        self.post(e.player, e.amount, e.line, e.all_in, ante=False)
+
+    def _on_street(self, e: Street) -> None:
+        self.new_street(round_of_street(e.name), e.line)
+
+    def post(self, name: str, amount: int, line: int, all_in: bool, *, ante: bool) -> None:
+        try:
+            p = self.betting.player(name)
+        except KeyError:
+            return
+        h = self.hand.header
+        if amount > p.behind:
+            self.add("stack_exceeded", line, f"{name} posts {self.fmt(amount)} with only {self.fmt(p.behind)} in chips")
+            amount = p.behind
+        if ante:
+            if h.ante is not None and amount != h.ante and not (amount < h.ante and amount == p.behind):
+                self.add("ante_amount", line, f"{name} posts an ante of {self.fmt(amount)}; the ante is {self.fmt(h.ante)}")
+            p.behind -= amount
+            p.total += amount
+        else:
+            p.behind -= amount
+            p.total += amount
+            p.this_round += amount
+            e_blind = "small" if self.players and name == self.players[0].name else "big"
+            want = h.small_blind if e_blind == "small" else h.big_blind
+            if want is not None and amount != want and not (amount < want and amount == p.behind + amount):
+                self.add("blind_amount", line, f"{name} posts {self.fmt(amount)}; the {e_blind} blind is {self.fmt(want)}")
+        if p.behind == 0:
+            p.all_in = True
+
+    def new_street(self, round_no: int, line: int) -> None:
+        if round_no > 1:
+            self.end_of_betting(line)
+        self.check_deals_complete(line)
+        self.street_round = round_no
+        self.round_started = False
+        self.deals_this_street = []
+
+    def check_deals_complete(self, line: int) -> None:
+        if self.street_round == 0:
+            return
+        dealt = set(self.deals_this_street)
+        due = {p.name for p in self.players if not p.folded or (p.folded and p.folded_round >= self.street_round)}
+        if self.street_round == 1:
+            due = {p.name for p in self.players}
+        for p in self.players:
+            if p.name in due and p.name not in dealt and not (p.folded and p.folded_round < self.street_round):
+                self.add("deal_missing", line, f"{p.name} was not dealt a card on {round_words(self.street_round)}")
+
+    def turn_vela(self, e: Vela) -> None:
+        self.end_of_betting(e.line)
+        if not self.rules.has_vela:
+            self.add("vela_unexpected", e.line, f"a vela in the {self.rules.name} profile, which has none")
+        elif self.street_round < 4:
+            self.add("vela_early", e.line, "the vela is turned before 5th street's betting")
+        elif len(self.betting.in_hand) < 2:
+            self.add("vela_early", e.line, "the vela is turned after the hand was won by a fold")
+        self.vela = e.card
+        self.vela_line = e.line
+        self.note_card(e.card, e.line, "the vela")
+        if self.rules.vela_betting_round:
+            self.street_round = 5
+            self.round_started = False
+
+    def start_round(self, line: int) -> None:
+        b = self.betting
+        rnd = self.street_round if self.street_round else 1
+        actors = [p for p in self.players if p.can_act]
+        if not actors or len(b.in_hand) < 2:
+            self.round_started = True
+            return
+        if self.rules.exposure != "standard":
+            self.check_exposures(rnd, line)
+        if rnd == 1:
+            doors: list[Card | None] = []
+            for p in self.players:
+                up = self.cards[p.name].up
+                doors.append(up[0] if p.can_act and up else None)
+            why: str | Opener
+            if all(d is None for d in doors):
+                opener = actors[0].name
+                why = "no door card is known"
+            else:
+                why = first_round_opener(doors)
+                opener = self.players[why.index].name
+            big_option = False
+        else:
+            vela = self.vela if (rnd == 5 and self.vela is not None) else None
+            ups: list[Sequence[Card] | None] = [self.cards[p.name].up if p.can_act else None for p in self.players]
+            why = later_round_opener(ups, self.rules, self.low, vela=vela)
+            opener = self.players[why.index].name
+            big_option = rnd == 2 and self.rules.pair_showing_option and pair_showing(self.cards[p.name].up for p in self.players if not p.folded)
+        if self.double_bet_line and not big_option:
+            self.add("info_double_bet", self.double_bet_line, f"'a double bet is allowed', but no pair shows on {round_words(2)}")
+        self.double_bet_line = 0
+        b.opener_reason = why
+        b.start_round(rnd, opener, big_option)
+        self.round_started = True
+        if not self.explain:
+            return
+        if b.next_index is None:
+            self.rounds.append(f"{round_words(rnd)}: no betting (fewer than two players can act)")
+        else:
+            self.rounds.append(f"{round_words(rnd)}: {opener} opens ({why if isinstance(why, str) else why.reason})")
+
+    def action(self, e: BringIn | Complete | Bet | Call | RaiseTo | Check | Fold) -> None:
+        b = self.betting
+        if self.round_started and b.next_index is None and self.rules.vela_betting_round and self.vela_due(e.line):
+            self.street_round = 5  # the vela round's betting, as if the vela had been turned (vela_missing says it was not)
+            self.round_started = False
+        if not self.round_started:
+            self.start_round(e.line)
+        name = e.player
+        try:
+            p = b.player(name)
+        except KeyError:
+            self.add("action_not_in_hand", e.line, f"{name} acts but was not dealt into the hand")
+            return
+        try:
+            self.verify(e, p)
+        except IllegalAction as err:
+            code, message = err.code, err.message
+            if code == "wrong_opener" and isinstance(e, BringIn):
+                code, message = "bring_in_player", message.replace(" opens the betting, but ", " brings in, but ", 1).replace("should open it", "should", 1)
+            self.add(code, e.line, message)
+            if err.code in ("action_after_fold", "action_not_in_hand"):
+                return
+        self.apply(e, p)
+        if not isinstance(e, (Check, Fold)):
+            all_in_flag = e.all_in
+            if all_in_flag and p.behind > 0:
+                self.add("all_in_flag", e.line, f"{name} is written all-in with {self.fmt(p.behind)} behind")
+            elif not all_in_flag and p.behind == 0:
+                self.add("all_in_flag", e.line, f"{name} has no chips left but the line does not say all-in")
+
+    def _to(self, e: Bet | Complete | RaiseTo, p: Player) -> int:
+        if isinstance(e, Complete):
+            return e.to
+        if isinstance(e, RaiseTo):
+            return e.to
+        return e.amount if self.betting.current == 0 or self.betting.is_completion(e.amount) else p.this_round + e.amount
+
+    def verify(self, e: object, p: Player) -> None:
+        b = self.betting
+        if isinstance(e, Check):
+            b.verify_check(p.name)
+        elif isinstance(e, Fold):
+            b.verify_fold(p.name)
+        elif isinstance(e, Call):
+            b.verify_call(p.name, e.amount)
+        elif isinstance(e, BringIn):
+            b.verify_bring_in(p.name, e.amount)
+        elif isinstance(e, RaiseTo):
+            if e.by != e.to - b.current and b.current:
+                self.add("raise_arithmetic", e.line, f"{p.name} raises {self.fmt(e.by)} to {self.fmt(e.to)} facing {self.fmt(b.current)}"
+                         + (f": a raise to {self.fmt(e.to)} is by {self.fmt(e.to - b.current)}" if e.to > b.current else ""))
+            b.verify_bet_to(p.name, e.to, as_raise=not b.is_completion(e.to))
+        elif isinstance(e, Complete):
+            if not b.is_completion(e.to):
+                raise IllegalAction("complete_amount", f"{p.name} completes, but there is no bring-in to complete")
+            b.verify_bet_to(p.name, e.to, as_raise=False)
+        elif isinstance(e, Bet):
+            to = self._to(e, p)
+            b.verify_bet_to(p.name, to, as_raise=not b.is_completion(to) and b.current > 0)
+
+    def apply(self, e: object, p: Player) -> None:
+        b = self.betting
+        if p.folded or p.all_in:
+            return
+        if b.next_index is not None and b.players[b.next_index] is not p:
+            b.next_index = b.players.index(p)  # follow the history after an out-of-turn action
+        if isinstance(e, Check):
+            b.check(p.name)
+        elif isinstance(e, Fold):
+            b.fold(p.name)
+        elif isinstance(e, Call):
+            b.call(p.name, min(e.amount, p.behind))
+        elif isinstance(e, BringIn):
+            b.bring_in(p.name, min(e.amount, p.behind))
+        elif isinstance(e, (Bet, Complete, RaiseTo)):
+            to = self._to(e, p)
+            to = min(to, p.this_round + p.behind)
+            b.bet_to(p.name, to)
+
+    def uncalled(self, e: UncalledBet) -> None:
+        due = self.betting.uncalled()
+        if due is None:
+            self.add("uncalled_wrong", e.line, f"{self.fmt(e.amount)} returned to {e.player}, but no bet was left uncalled")
+            return
+        who, amount = due
+        if who != e.player or amount != e.amount:
+            self.add("uncalled_wrong", e.line, f"{self.fmt(e.amount)} returned to {e.player}; the uncalled bet is {who}'s {self.fmt(amount)}")
+        self.betting.return_uncalled(who, amount)
+
+    def end_of_betting(self, line: int) -> None:
+        """At a street change, the vela, the showdown or the summary: close the round."""
+        b = self.betting
+        if self.street_round and not self.round_started and b.in_hand and len(b.in_hand) >= 2:
+            self.start_round(line)
+        if self.street_round and self.round_started and b.next_index is not None:
+            where = "in the vela round" if b.round_no == 5 else f"on {round_words(b.round_no)}"
+            self.add("round_unfinished", line, f"the betting {where} is not finished: {b.next_player} has not acted")
+            b.next_index = None
+        due = b.uncalled()
+        if due is not None:
+            who, amount = due
+            self.add("uncalled_missing", line, f"{who}'s uncalled {self.fmt(amount)} was not returned")
+            b.return_uncalled(who, amount)
+        if self.explain and self.round_started and self.rounds and " pot " not in self.rounds[-1]:
+            self.rounds[-1] += f"; pot {self.fmt(b.pot)} after {round_words(b.round_no)}"
+
+
+_HANDLERS: Final[dict[type, Callable[[Walk, Any], None]]] = {
+    PostAnte: Walk._on_ante,
+    PostBlind: Walk._on_blind,
+    Street: Walk._on_street,
+    Deal: Walk.deal,
+    Expose: Walk.expose,
+    Vela: Walk.turn_vela,
+    BringIn: Walk.action,
+    Complete: Walk.action,
+    Bet: Walk.action,
+    Call: Walk.action,
+    RaiseTo: Walk.action,
+    Check: Walk.action,
+    Fold: Walk.action,
+    UncalledBet: Walk.uncalled,
+    DoubleBetAllowed: Walk._on_double_bet,
+    BettingCapped: Walk._on_capped,
+    ShowDown: Walk._on_showdown,
+    Shows: Walk._on_shows,
+    Mucks: Walk._on_mucks,
+    DoesNotShow: Walk._on_end_of_betting,
+    Collected: Walk._on_end_of_betting,
+}
+
+
+def replay(hand: Hand, rules: RuleSet | None = None, *, explain: bool = True) -> Replay:
+    """Replay ``hand`` under its own rules, or under ``rules`` to ask "what if".
+
+    ``explain=False`` skips the words nobody will read in a bulk import:
+    ``rounds`` is empty and each pot's ``reason`` is ``""``.  The verdict,
+    the findings (with their messages), the pots and the payouts are the
+    same; the words were a twentieth of the replay's time.
+    """
+    return Walk(hand, rules, explain).run()
+
+
+ReplayState = Walk
+"""The replay's state between two events, as :func:`replay_walk` shows it to its observer: read it, never change it."""
+
+
+def replay_walk(hand: Hand, after: Callable[[Any, ReplayState], None], rules: RuleSet | None = None) -> Replay:
+    """:func:`replay`, calling ``after(event, state)`` once each event is replayed.
+
+    For a viewer that steps through the hand (:mod:`hhtool.replay.steps`):
+    the table after each event is the replay's own (stacks, money in,
+    folds, the cards as known so far), never a second reckoning of it.
+    """
+    return Walk(hand, rules, True).run(after)
