@@ -1332,7 +1332,11 @@ player_line(Hand *h, long long k, int who_index, const char *p, const char *e)
     PyObject *who = h->seats[who_index].str;
     int j, r;
     for (j = 0; j < nplayer; j++) {
-        if ((r = player_kind(h, k, &kinds[player_kinds[j]], who, p, e)) != NOMATCH)
+        const Kind *K = &kinds[player_kinds[j]];
+        /* most kinds differ in their literal's first three bytes (": c", ": f", " s"): a cheap look first */
+        if (K->lit[0].n >= 3 && (e - p < 3 || p[2] != K->lit[0].s[2] || p[1] != K->lit[0].s[1] || p[0] != K->lit[0].s[0]))
+            continue;
+        if ((r = player_kind(h, k, K, who, p, e)) != NOMATCH)
             return r;
     }
     return NOMATCH;
