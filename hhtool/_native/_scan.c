@@ -1,32 +1,35 @@
 /* The parser's accelerator: one hand's text to a Hand, in C, or None.
  *
- * Why: hhtool/history/parse.py reads a hand line by line in Python; even with its
- * caches a line costs 1-7 microseconds of interpreter work, and the goal
+ * Why: hhtool/history/build.py reads a hand line by line in Python; a line
+ * costs microseconds of interpreter work, and the goal
  * (docs/performance.md, "Parsing") needs the whole hand in about that.
  * This module reads the common shape of a hand -- every line kind of
  * FORMAT.md with seated players -- and builds the same frozen event
  * dataclasses the Python parser builds (compiled by mypyc), setting their
- * fields through the classes' own C setters.
+ * fields through the classes' own C setters.  The body's line kinds are not
+ * coded here: configure() hands it the table of hhtool/history/lines.py with
+ * each rule's shape and literal texts from the grammar, and this code holds a
+ * routine per shape (docs/line-kinds.md).
  *
  * It is an accelerator, not a second parser: the Lark grammar and
- * hhtool/history/parse.py stay the authority.  Whenever a hand has anything this
- * code does not read exactly as parse.py would -- a line it does not know,
+ * hhtool/history/build.py stay the authority.  Whenever a hand has anything this
+ * code does not read exactly as the Python builder would -- a line it does not know,
  * a name it cannot place, a line out of order, an amount in another
  * currency, a control character, anything that would be an error -- it
- * returns None and parse.py reads the hand as before (and raises its
+ * returns None and the builder reads the hand as before (and raises its
  * error).  So this code never reports errors; it only has to be right
  * when it says yes.  tests/test_scan.py runs both paths over every sample,
  * generated, simulated, mutated and hypothesis-made hand and compares the
  * results field by field, line numbers included.
  *
- * How parse.py reads names, which this code follows: a body line that
+ * How the builder reads names, which this code follows: a body line that
  * starts with seated names followed by ':' or ' ' is read with each of
  * them, longest first, until one gives a player line of the grammar (then
  * as a literal kind, then as chatter about someone not seated);
  * `Dealt to <name> [` takes the longest seated name followed by ` [` (else
  * a line that is exactly `Dealt to <name>`); `Uncalled bet (..) returned
  * to <name>` the longest name that ends the line; `Seat <k>: <name> ...`
- * the longest name followed by ' '.  Where parse.py would go on to other
+ * the longest name followed by ' '.  Where the builder would go on to other
  * readings of those three, this code declines.
  *
  * Memory safety: the text is read as UTF-8 through (pointer, end) pairs;
@@ -41,8 +44,8 @@
 #include <string.h>
 
 #define OK 0
-#define DECLINE 1 /* parse.py must read the hand */
-#define NOMATCH 2 /* no line of the grammar with this name: parse.py tries the next reading */
+#define DECLINE 1 /* build.py must read the hand */
+#define NOMATCH 2 /* no line of the grammar with this name: build.py tries the next reading */
 #define FAIL (-1) /* a Python exception is set */
 
 /* ------------------------------------------------------------ classes */
@@ -564,9 +567,9 @@ fail:
 /* -------------------------------------------------------------- text */
 
 #define DIG(ch) ((ch) >= '0' && (ch) <= '9')
-#define MAX_DIGITS 15 /* amounts below 10**15 (times 100 fits in 64 bits); parse.py takes the rest */
+#define MAX_DIGITS 15 /* amounts below 10**15 (times 100 fits in 64 bits); build.py takes the rest */
 #define MAX_INT_DIGITS 9
-/* parse.py's bounds (docs/format-notes.md, "Bounds"): beyond them it raises OutOfRangeError, so
+/* build.py's bounds (docs/format-notes.md, "Bounds"): beyond them it raises OutOfRangeError, so
  * this code declines.  money.MAX_AMOUNT, parse.MAX_SEAT, parse.MAX_HAND_LINES; tests/test_bounds_scan.py
  * checks both readers at and just past each. */
 #define MAX_AMOUNT 1000000000000LL
@@ -705,7 +708,7 @@ enum { PRE, STREETS, SHOWDOWN, SUMMARY };
 typedef struct {
     const char *name; /* UTF-8, in the text */
     Py_ssize_t len;   /* bytes */
-    Py_ssize_t chars; /* code points: parse.py orders names by len() */
+    Py_ssize_t chars; /* code points: build.py orders names by len() */
     long seat;
     PyObject *str;    /* the name as a str (owned) */
 } SeatName;
@@ -806,7 +809,7 @@ bool_ref(int b)
     return Py_NewRef(b ? Py_True : Py_False);
 }
 
-/* A raw amount in the hand's money (0: another sign, decimals in chips, above MAX_AMOUNT: parse.py's errors). */
+/* A raw amount in the hand's money (0: another sign, decimals in chips, above MAX_AMOUNT: build.py's errors). */
 static int
 units(Hand *h, const Raw *r, long long *out)
 {
@@ -1004,7 +1007,7 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
     tz = PyObject_CallOneArg(zone_info, zone);
     if (tz == NULL) {
         Py_DECREF(zone);
-        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* ZoneError: parse.py says why */
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* ZoneError: build.py says why */
             PyErr_Clear();
             return DECLINE;
         }
@@ -1016,7 +1019,7 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
     Py_DECREF(tz);
     if (started == NULL) {
         Py_DECREF(zone);
-        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* not a date: parse.py says why */
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* not a date: build.py says why */
             PyErr_Clear();
             return DECLINE;
         }
@@ -1041,7 +1044,7 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
         zone);
     if (head == NULL)
         return FAIL;
-    /* the profile's rules and the forced bets must agree: parse.py's check, remembered */
+    /* the profile's rules and the forced bets must agree: build.py's check, remembered */
     {
         int key = rule_key(profile, vela, wild, exposure, antes, have_a2);
         if (rule_answers[key] == 0) {
@@ -1145,7 +1148,7 @@ seat(Hand *h, long long k, const char *p, const char *e)
     r = open + 2;
     if ((r = amount(h, r, e, &stack)) == NULL || !IS(r, e, " in chips)"))
         return DECLINE;
-    /* parse.py's seat checks: each number once, on the table, each name once */
+    /* build.py's seat checks: each number once, on the table, each name once */
     if (h->nseats >= MAX_SEATS || number < 1 || number > h->max_seats)
         return DECLINE;
     for (i = 0; i < h->nseats; i++) {
@@ -1168,7 +1171,7 @@ seat(Hand *h, long long k, const char *p, const char *e)
 static void
 order_names(Hand *h)
 {
-    /* longest first, seat-line order among equals: parse.py's sorted(key=-len) */
+    /* longest first, seat-line order among equals: build.py's sorted(key=-len) */
     int i, j;
     for (i = 0; i < h->nseats; i++) {
         int v = h->order[i] = i;
@@ -1239,7 +1242,7 @@ description(const char *p, const char *e)
 /* The line as one GENERIC kind led by a seated name (p just after the name).
  *
  * NOMATCH exactly when the kind's rule does not have this tail; a tail the rule takes but
- * parse.py would refuse here (the wrong section, another currency) or that this code cannot
+ * build.py would refuse here (the wrong section, another currency) or that this code cannot
  * hold (huge numbers) is DECLINE.  So syntax is checked first, then place and money. */
 static int
 player_kind(Hand *h, long long k, const Kind *K, PyObject *who, const char *p, const char *e)
@@ -1325,7 +1328,7 @@ player_kind(Hand *h, long long k, const Kind *K, PyObject *who, const char *p, c
 
 /* What follows a seated name at the start of a line (p is just after the name): the first
  * GENERIC kind, in the table's order, whose rule has this tail; NOMATCH when none has (then
- * parse.py reads the line with another name, or as another kind). */
+ * build.py reads the line with another name, or as another kind). */
 static int
 player_line(Hand *h, long long k, int who_index, const char *p, const char *e)
 {
@@ -1532,7 +1535,7 @@ pots(Hand *h, const Kind *P, const char *p, const char *e)
     sum = main_pot;
     while (p < e) {
         /* sum <= total throughout, so the sum cannot overflow however many pots the line lists;
-         * a sum past the total is parse.py's "do not add up" */
+         * a sum past the total is build.py's "do not add up" */
         if (!EAT(p, e, " Side pot-") || p >= e || *p == '0' || (p = int_token(p, e, &n)) == NULL || n != expect ||
             !EAT(p, e, " ") || (p = amount(h, p, e, &side)) == NULL || !EAT(p, e, ".") || side > h->total - sum) {
             vec_clear(&sides);
@@ -1602,7 +1605,7 @@ stranger(Hand *h, long long k, const char *p, const char *e)
     return DECLINE;
 }
 
-/* One body line, read as parse.py reads it: the seated names that begin it followed by ':' or
+/* One body line, read as build.py reads it: the seated names that begin it followed by ':' or
  * ' ' (longest first) until one gives a player line; then the literal kinds, then `stranger`. */
 static int
 body_line(Hand *h, long long k, const char *p, const char *e)
@@ -1618,8 +1621,8 @@ body_line(Hand *h, long long k, const char *p, const char *e)
             named = 1;
         }
     }
-    /* A deal is read here as parse.py's bulk replacement reads it, which is its reading only
-     * when no name begins the line (else it tries names one by one): decline that case. */
+    /* A deal is read here by the longest name followed by " [", which is the builder's reading
+     * only when no name begins the line (else it tries those names first): decline that case. */
     if ((K = special[SP_DEAL]) != NULL && HASL(p, e, K, 0))
         return named ? DECLINE : deal(h, k, K, p, e);
     if ((K = special[SP_SEAT_FOLDED]) != NULL && HASL(p, e, K, 0))
@@ -1680,7 +1683,7 @@ body_line(Hand *h, long long k, const char *p, const char *e)
         h->vela = c;
         return OK;
     }
-    /* no seated name and no literal kind begins the line: parse.py tries it as `stranger` */
+    /* no seated name and no literal kind begins the line: build.py tries it as `stranger` */
     return stranger(h, k, p, e);
 }
 
@@ -1731,7 +1734,7 @@ read_hand(Hand *h, const char *p, const char *e, PyObject *source, PyObject **ou
     order_names(h);
     /* body: p .. eol is line k */
     for (;;) {
-        if (p == eol || k >= MAX_HAND_LINES) { /* a blank line, or more lines than parse.py accepts */
+        if (p == eol || k >= MAX_HAND_LINES) { /* a blank line, or more lines than build.py accepts */
             r = DECLINE;
             goto done;
         }
@@ -1795,7 +1798,7 @@ parse_hand(PyObject *self, PyObject *args)
         return NULL;
     }
     if (!PyUnicode_Check(text) || !PyLong_CheckExact(first) || !PyUnicode_Check(source))
-        Py_RETURN_NONE; /* whatever parse.py makes of them */
+        Py_RETURN_NONE; /* whatever build.py makes of them */
     line0 = PyLong_AsLongLong(first);
     if (line0 == -1 && PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_OverflowError))
@@ -1806,14 +1809,14 @@ parse_hand(PyObject *self, PyObject *args)
     if (line0 > ((long long)1 << 60) || line0 < -((long long)1 << 60))
         Py_RETURN_NONE;
     p = PyUnicode_AsUTF8AndSize(text, &n);
-    if (p == NULL) { /* lone surrogates: parse.py reads them */
+    if (p == NULL) { /* lone surrogates: build.py reads them */
         if (!PyErr_ExceptionMatches(PyExc_UnicodeError))
             return NULL;
         PyErr_Clear();
         Py_RETURN_NONE;
     }
     e = p + n;
-    /* control characters other than the line end (the placeholder \x1f among them): parse.py */
+    /* control characters other than the line end (the placeholder \x1f among them): build.py */
     for (q = p; q < e; q++) {
         if ((unsigned char)*q < 0x20 && *q != '\n')
             Py_RETURN_NONE;
@@ -1850,15 +1853,16 @@ parse_hand(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(classes, zone_info, header_accepted): the event classes (with their shapes) and parse.py's checks"},
+     "configure(classes, kinds, terminals, zone_info, header_accepted) -> the kinds not read: the hand's classes, "
+     "the table of line kinds with their shapes and literals, the grammar's terminals, and the builder's checks"},
     {"parse_hand", parse_hand, METH_VARARGS,
-     "parse_hand(text, first_line, source) -> Hand | None: None where parse.py must read the hand"},
+     "parse_hand(text, first_line, source) -> Hand | None: None where build.py must read the hand"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_scan",
-    "The parser's accelerator (see hhtool/_native/_scan.c and hhtool/history/parse.py).", -1, methods,
+    "The parser's accelerator (see hhtool/_native/_scan.c, hhtool/history/parse.py and docs/line-kinds.md).", -1, methods,
 };
 
 PyMODINIT_FUNC
