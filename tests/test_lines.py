@@ -181,9 +181,12 @@ def test_a_kind_the_c_reader_has_no_routine_for_is_named_and_its_hands_declined(
     """A grammar rule of a shape _scan.c does not know: configure names it, and C declines the hands that hold it."""
     from hhtool._native import _scan
 
-    changed = [(r[0], r[1] + " DESCRIPTION", *r[2:]) if r[0] == "leaves" else r for r in parse.scan_kinds()]
+    rows = parse.scan_kinds()
+    changed = [(r[0], r[1] + " DESCRIPTION", *r[2:]) if r[0] == "leaves" else r for r in rows]
+    # a kind of a known shape without a place (a builder of its own in Python) is not read in C either
+    changed = [(*r[:5], 0, r[6]) if r[0] == "timed_out" else r for r in changed]
     try:
-        assert parse.configure_scan(changed) == ("leaves",)
+        assert parse.configure_scan(changed) == ("timed_out", "leaves")
         assert _scan.parse_hand(ANTES, 1, "s") is None  # it holds "zed leaves the table"
         assert _scan.parse_hand(BLINDS, 1, "s") is not None
     finally:

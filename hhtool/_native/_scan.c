@@ -403,7 +403,7 @@ add_kind(PyObject *row)
                 break;
             }
         }
-        if (sh < 0)
+        if (sh < 0 || allowed == 0) /* no routine for its shape, or a builder of its own in Python */
             return 0;
         fields = GENERIC[sh].fields;
     }
