@@ -5,14 +5,14 @@ Run: ``python bench/parse.py [--hands 10000] [--big-mb 200]``.  Never a test.
 One core, one process.  Three timings over the same hands:
 
 * **hhtool**: ``hhtool.history.reader.read_file`` over a generated file (bytes ->
-  ``Hand`` objects with typed events), one pass with empty caches, after
-  the grammar and the matchers of every start symbol are built (the
-  one-time build is reported separately); counting each hand's actions
+  ``Hand`` objects with typed events), one pass, after the grammar and the
+  matchers of every start symbol are built (the one-time build is reported
+  separately); counting each hand's actions
   for pokerkit is done in a second, untimed pass.  Also timed: the same
   read keeping every hand in a list (what the cyclic GC costs a program
   that holds the hands), and the pure-Python reader alone (the C
-  accelerator off, as with ``HHTOOL_PURE=1``; its caches are still empty,
-  since only it fills them);
+  accelerator off, as with ``HHTOOL_PURE=1``: the Python builder, the
+  reference reading, which keeps no caches);
 * **pokerkit**: ``pokerkit.HandHistory.loads`` on one PHH (TOML) document
   per hand, each with as many actions as the hhtool hand has action lines;
 * **floor**: read the same bytes, decode each line and match one regular
@@ -57,7 +57,7 @@ def write_hands(path: Path, count: int, seed: int) -> None:
 
 
 def time_hhtool(path: Path) -> tuple[float, int]:
-    """One pass, cold caches, as a user's first read of a file: only the parse is timed."""
+    """One pass, as a user's first read of a file: only the parse is timed."""
     start = time.perf_counter()
     hands = 0
     for record in read_file(path):

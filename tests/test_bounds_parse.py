@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from hhtool.history import parse
+from hhtool.history.build import Builder
 from hhtool.history.errors import HandHistoryError, OutOfRangeError
 from hhtool.history.events import Hand
 from hhtool.history.money import MAX_AMOUNT
@@ -107,7 +108,7 @@ def at(position: tuple[str, str, str, str, str]) -> str:
 def read(text: str) -> Hand | HandHistoryError:
     """parse.py alone (the C reader declines what it cannot hold; tests/test_bounds_scan.py holds the two together)."""
     try:
-        return parse._Builder(text.split("\n"), 1, "hostile.txt", text).parse()
+        return Builder(text.split("\n"), 1, "hostile.txt").parse()
     except HandHistoryError as e:
         return e
 

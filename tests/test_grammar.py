@@ -118,23 +118,3 @@ def test_lark_path_keeps_placeholders_and_nones() -> None:
     assert matcher("line").match("\x1f01: raises €1.00 to €2.00 and is all-in") == (
         "raise_to", ("\x1f01", "€1.00", "€2.00", " and is all-in"),
     )
-
-
-def test_header_templates_agree_with_the_matcher() -> None:
-    """The parser matches a header through a cached template (id, date and time cut out): same tokens."""
-    from hhtool.history.parse import _match_header
-
-    headers = [generate_hand(random.Random(k), k).split("\n")[0] for k in range(300)]
-    for path in GOOD:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-        headers += [line.lstrip("\ufeff").rstrip("\r") for line in text.split("\n") if " Hand #" in line]
-    headers += [
-        "Vela Hand #C-1: Telesina classic Fixed Limit (1/2) - ante 1, bring-in 1 - 2026/11/29 18:00:00 UTC",
-        "Vela Hand #C_1: Telesina classic Fixed Limit (1/2) - ante 1, bring-in 1 - 2026/11/29 18:00:00 UTC",
-        "Vela Hand #C-1: Telesina classic Fixed Limit (1/2) - ante 1, bring-in 1 - 2026/11/29 18:00 UTC",
-        "Vela Hand #C-1: Telesina poker Fixed Limit (1/2) - ante 1 - 2026/11/29 18:00:00 UTC",
-        "Vela Hand #C-1: Telesina classic Fixed Limit (1/2) - ante 1 - 2026/11/29 18:00:00 UTC extra",
-    ]
-    for line in headers:
-        assert _match_header(line) == matcher("header").match(line), line
-        assert _match_header(line) == _match_header(line), line  # again, from the cache

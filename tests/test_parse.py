@@ -195,33 +195,3 @@ def test_an_unseated_player_in_a_file_is_one_failed_hand(tmp_path: Path) -> None
     )
     assert r.returncode == 1
     assert "unseated_player.txt:18:1: inconsistent: zed is not seated at this table" in r.stdout + r.stderr
-
-
-def test_fast_table_agrees_with_the_builders() -> None:
-    """The body's table of common kinds allows a line in the same sections as its builder, and builds the same event."""
-    from hhtool.history import parse as P
-
-    tokens = {"\x1f00": "alice"}
-    for kind, (sections, cls) in P._SIMPLE.items():
-        build = P._KINDS[kind][0]
-        sample = {
-            "post_ante": ("\x1f00", 10, False), "post_blind": ("\x1f00", "small", 10, False),
-            "deal": ("\x1f00", (1,), None), "raise_to": ("\x1f00", 10, 20, False),
-            "uncalled": ("\x1f00", 10), "collect": ("\x1f00", 10, "side", 2), "expose": ("\x1f00", (1, 2)),
-            "show": ("\x1f00", (1, 2), "high card Ace"), "said": ("\x1f00", "hi"), "joins": ("\x1f00", 3),
-        }.get(kind)
-        if sample is None:
-            sample = ("\x1f00", 10, False) if kind in ("bring_in", "complete", "bet", "call") else ("\x1f00",)
-        for section in range(4):
-            b = P._Builder(["x"] * 9, 1, "s")
-            b.tokens = P._Names(tokens)
-            b.section = section
-            try:
-                build(b, 5, sample)
-                allowed = True
-            except HandParseError:
-                allowed = False
-            assert allowed == sections[section], (kind, section)
-            if allowed:
-                make: Any = cls
-                assert b.events == [make(5, "alice", *sample[1:])], kind

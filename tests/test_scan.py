@@ -30,6 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hhtool.history import parse
+from hhtool.history.build import Builder
 from hhtool.history.errors import HandHistoryError
 from hhtool.history.events import Hand
 from hhtool.simulate.mutate import FAULTS
@@ -66,7 +67,7 @@ def deep(x: object) -> object:
 def python_path(text: str, first_line: int = 1, source: str = "s.txt") -> Hand | HandHistoryError:
     """parse.py alone: what the hand is without the accelerator."""
     try:
-        return parse._Builder(text.split("\n"), first_line, source, text).parse()
+        return Builder(text.split("\n"), first_line, source).parse()
     except HandHistoryError as e:
         return e
 

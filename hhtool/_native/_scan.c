@@ -1,32 +1,35 @@
 /* The parser's accelerator: one hand's text to a Hand, in C, or None.
  *
- * Why: hhtool/history/parse.py reads a hand line by line in Python; even with its
- * caches a line costs 1-7 microseconds of interpreter work, and the goal
+ * Why: hhtool/history/build.py reads a hand line by line in Python; a line
+ * costs microseconds of interpreter work, and the goal
  * (docs/performance.md, "Parsing") needs the whole hand in about that.
  * This module reads the common shape of a hand -- every line kind of
  * FORMAT.md with seated players -- and builds the same frozen event
  * dataclasses the Python parser builds (compiled by mypyc), setting their
- * fields through the classes' own C setters.
+ * fields through the classes' own C setters.  The body's line kinds are not
+ * coded here: configure() hands it the table of hhtool/history/lines.py with
+ * each rule's shape and literal texts from the grammar, and this code holds a
+ * routine per shape (docs/line-kinds.md).
  *
  * It is an accelerator, not a second parser: the Lark grammar and
- * hhtool/history/parse.py stay the authority.  Whenever a hand has anything this
- * code does not read exactly as parse.py would -- a line it does not know,
+ * hhtool/history/build.py stay the authority.  Whenever a hand has anything this
+ * code does not read exactly as the Python builder would -- a line it does not know,
  * a name it cannot place, a line out of order, an amount in another
  * currency, a control character, anything that would be an error -- it
- * returns None and parse.py reads the hand as before (and raises its
+ * returns None and the builder reads the hand as before (and raises its
  * error).  So this code never reports errors; it only has to be right
  * when it says yes.  tests/test_scan.py runs both paths over every sample,
  * generated, simulated, mutated and hypothesis-made hand and compares the
  * results field by field, line numbers included.
  *
- * How parse.py reads names, which this code follows: a body line that
+ * How the builder reads names, which this code follows: a body line that
  * starts with seated names followed by ':' or ' ' is read with each of
  * them, longest first, until one gives a player line of the grammar (then
  * as a literal kind, then as chatter about someone not seated);
  * `Dealt to <name> [` takes the longest seated name followed by ` [` (else
  * a line that is exactly `Dealt to <name>`); `Uncalled bet (..) returned
  * to <name>` the longest name that ends the line; `Seat <k>: <name> ...`
- * the longest name followed by ' '.  Where parse.py would go on to other
+ * the longest name followed by ' '.  Where the builder would go on to other
  * readings of those three, this code declines.
  *
  * Memory safety: the text is read as UTF-8 through (pointer, end) pairs;
@@ -41,19 +44,14 @@
 #include <string.h>
 
 #define OK 0
-#define DECLINE 1 /* parse.py must read the hand */
-#define NOMATCH 2 /* no line of the grammar with this name: parse.py tries the next reading */
+#define DECLINE 1 /* build.py must read the hand */
+#define NOMATCH 2 /* no line of the grammar with this name: build.py tries the next reading */
 #define FAIL (-1) /* a Python exception is set */
 
 /* ------------------------------------------------------------ classes */
 
-enum {
-    C_HEADER, C_TABLE, C_SEAT, C_POST_ANTE, C_POST_BLIND, C_STREET, C_VELA, C_DEAL,
-    C_BRING_IN, C_COMPLETE, C_BET, C_CALL, C_RAISE_TO, C_CHECK, C_FOLD, C_UNCALLED,
-    C_EXPOSE, C_DOUBLE_BET, C_CAPPED, C_SHOW_DOWN, C_SHOWS, C_MUCKS, C_COLLECTED,
-    C_DISCONNECTED, C_TIMED_OUT, C_SAID, C_JOINS, C_LEAVES, C_DOES_NOT_SHOW,
-    C_SEAT_OUTCOME, C_SUMMARY, C_HAND, C_MONEY, C_COUNT
-};
+/* The classes that hold a hand together (the events are the line kinds' classes, below). */
+enum { C_HEADER, C_TABLE, C_SEAT, C_SEAT_OUTCOME, C_SUMMARY, C_HAND, C_MONEY, C_COUNT };
 
 /* What each class must look like: its name and its fields in order (checked by configure). */
 static const char *const SHAPES[C_COUNT] = {
@@ -61,32 +59,6 @@ static const char *const SHAPES[C_COUNT] = {
     "ante bring_in small_blind big_blind started zone",
     "Table: line name max_seats button",
     "Seat: line seat player stack",
-    "PostAnte: line player amount all_in",
-    "PostBlind: line player blind amount all_in",
-    "Street: line name",
-    "Vela: line card",
-    "Deal: line player known new",
-    "BringIn: line player amount all_in",
-    "Complete: line player to all_in",
-    "Bet: line player amount all_in",
-    "Call: line player amount all_in",
-    "RaiseTo: line player by to all_in",
-    "Check: line player",
-    "Fold: line player",
-    "UncalledBet: line player amount",
-    "Expose: line player cards",
-    "DoubleBetAllowed: line",
-    "BettingCapped: line",
-    "ShowDown: line",
-    "Shows: line player cards description",
-    "Mucks: line player",
-    "Collected: line player amount pot side",
-    "Disconnected: line player",
-    "TimedOut: line player",
-    "Said: line player text",
-    "Joins: line player seat",
-    "Leaves: line player",
-    "DoesNotShow: line player",
     "SeatOutcome: line seat player button blind outcome street cards amount description",
     "Summary: line total rake main_pot side_pots vela outcomes",
     "Hand: header table seats events summary money source",
@@ -103,10 +75,119 @@ typedef struct {
 } ClassInfo;
 
 static ClassInfo classes[C_COUNT];
+
+/* ------------------------------------------------------------ line kinds
+ *
+ * The body's line kinds come from hhtool/history/lines.py (its table) and the grammar, handed
+ * to configure(): each kind's rule, its shape (the rule's terminals, literals written `lit`),
+ * the literal texts of the rule, its event class, where it may stand and whether the grammar
+ * also has it as chatter about someone not seated.  This code holds one routine per shape
+ * (GENERIC) and the kinds that keep the hand's state or place names their own way (SPECIAL);
+ * a kind whose shape neither knows is not read here (configure returns its rule, and parse.py
+ * warns): its lines are declined, so the Python builder reads those hands. */
+
+enum { SH_PLAIN, SH_AMOUNT, SH_BLIND, SH_RAISE, SH_CARDS, SH_SHOW, SH_COLLECT, SH_CHAT, SH_INT, SH_LITERAL, SH_COUNT };
+static const struct {
+    const char *shape;
+    int fields; /* of its event class */
+} GENERIC[SH_COUNT] = {
+    {"PLAYER lit", 2},                                                             /* cls(line, player) */
+    {"PLAYER lit AMOUNT ALL_IN | PLAYER lit AMOUNT", 4},                           /* (.., amount, all_in) */
+    {"PLAYER lit BLIND lit AMOUNT ALL_IN | PLAYER lit BLIND lit AMOUNT", 5},       /* (.., blind, amount, all_in) */
+    {"PLAYER lit AMOUNT lit AMOUNT ALL_IN | PLAYER lit AMOUNT lit AMOUNT", 5},     /* (.., by, to, all_in) */
+    {"PLAYER lit CARDS lit", 3},                                                   /* (.., cards) */
+    {"PLAYER lit CARDS lit DESCRIPTION lit", 4},                                   /* (.., cards, description) */
+    {"PLAYER lit AMOUNT lit POT", 5},                                              /* (.., amount, pot, side) */
+    {"PLAYER lit CHAT lit | PLAYER lit lit", 3},                                   /* (.., text) */
+    {"PLAYER lit INT", 3},                                                         /* (.., number) */
+    {"lit", 1},                                                                    /* cls(line) */
+};
+
+enum {
+    SP_STREET, SP_VELA, SP_SHOW_DOWN, SP_SUMMARY, SP_DEAL, SP_UNCALLED, SP_TOTAL, SP_POTS, SP_SUMMARY_VELA,
+    SP_SEAT_FOLDED, SP_SEAT_WON, SP_SEAT_LOST, SP_SEAT_MUCKED, SP_SEAT_COLLECTED, SP_COUNT
+};
+#define SEAT_WHO(tail) \
+    "lit INT lit PLAYER BUTTON BLIND_MARK " tail " | lit INT lit PLAYER BLIND_MARK " tail \
+    " | lit INT lit PLAYER BUTTON " tail " | lit INT lit PLAYER " tail
+static const struct {
+    const char *rule, *shape;
+    int fields; /* of its event class; 0: none (a part of the summary) */
+} SPECIAL[SP_COUNT] = {
+    {"street", "lit STREET_NAME lit", 2},
+    {"vela", "lit CARDS lit", 2},
+    {"show_down", "lit", 1},
+    {"summary", "lit", 0},
+    {"deal", "lit PLAYER lit CARDS lit lit CARDS lit | lit PLAYER lit CARDS lit | lit PLAYER", 4},
+    {"uncalled", "lit AMOUNT lit PLAYER", 3},
+    {"total", "lit AMOUNT lit AMOUNT", 0},
+    {"pots", "lit AMOUNT lit SIDE_POTS | lit AMOUNT lit", 0},
+    {"summary_vela", "lit CARDS lit", 0},
+    {"seat_folded", SEAT_WHO("lit FOLD_STREET"), 0},
+    {"seat_won", SEAT_WHO("lit CARDS lit AMOUNT lit DESCRIPTION"), 0},
+    {"seat_lost", SEAT_WHO("lit CARDS lit DESCRIPTION"), 0},
+    {"seat_mucked", SEAT_WHO("lit"), 0},
+    {"seat_collected", SEAT_WHO("lit AMOUNT lit"), 0},
+};
+
+/* The terminals this code reads by hand, as the grammar writes them: configure refuses a grammar
+ * whose terminal differs (STRANGER, which lists the chatter, is read from the kinds instead). */
+static const char *const TERMINALS[][2] = {
+    {"PLAYER", "\x1f[0-9]+"},
+    {"AMOUNT", "[\xe2\x82\xac$\xc2\xa3]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\\.[0-9]{2})?"},
+    {"CARDS", "[2-9TJQKA][hdcs](?: [2-9TJQKA][hdcs])*"},
+    {"INT", "[0-9]+"},
+    {"DESCRIPTION", "[a-z][^()\n]*"},
+    {"CHAT", "(?:[^\"\n]|\"(?!$))+"},
+    {"ALL_IN", " and is all-in"},
+    {"BLIND", "(?:small\\ blind|big\\ blind)"},
+    {"STREET_NAME", "(?:2nd|3rd|4th|5th)"},
+    {"POT", "(?:side pot-[1-9][0-9]*|main\\ pot|pot)"},
+    {"SIDE_POTS", "(?:\\ Side\\ pot\\-[1-9][0-9]*\\ [\xe2\x82\xac$\xc2\xa3]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\\.[0-9]{2})?\\.)+"},
+    {"BUTTON", " (button)"},
+    {"BLIND_MARK", "(?:\\ \\(small\\ blind\\)|\\ \\(big\\ blind\\))"},
+    {"FOLD_STREET", "(?:on\\ 2nd\\ Street|on\\ 3rd\\ Street|on\\ 4th\\ Street|on\\ 5th\\ Street|on\\ the\\ Vela)"},
+    {"SITE", "[A-Za-z0-9][A-Za-z0-9._-]*"},
+    {"HAND_ID", "[A-Za-z0-9][A-Za-z0-9-]*"},
+    {"PROFILE", "(?:stellapoker|classic|italian)"},
+    {"VELA_AT_START", " [vela at start]"},
+    {"WILD", " \\[wild (?:10|[2-9TJQKA])\\]"},
+    {"EXPOSURE", "(?:\\ \\[carte\\ coperte\\]|\\ \\[una\\ coperta\\])"},
+    {"STRUCTURE", "(?:Fixed\\ Limit|Pot\\ Limit|No\\ Limit)"},
+    {"DATE", "[0-9]{4}\\/[0-9]{2}\\/[0-9]{2}"},
+    {"TIME", "[0-9]{2}:[0-9]{2}:[0-9]{2}"},
+    {"ZONE", "[A-Z]{1,5}|[+-][0-9]{2}:[0-9]{2}"},
+    {"TABLE_NAME", "[^\n']+(?:'[^\n']+)*(?=' [0-9]+-max )"},
+    {"SEAT_NAME", "[^\x1f\n].*(?= \\([\xe2\x82\xac$\xc2\xa3]?[0-9][0-9,]*(?:\\.[0-9]{2})? in chips\\)$)"},
+};
+
+#define MAX_KINDS 64
+#define MAX_LITS 8
+
+typedef struct {
+    char *s; /* UTF-8, owned */
+    Py_ssize_t n;
+} Lit;
+
+typedef struct {
+    int shape;    /* SH_..., or -1 for a SPECIAL kind */
+    int allowed;  /* the sections a GENERIC kind may stand in (bits of PRE, STREETS, ...) */
+    int stranger; /* the grammar also reads it about someone not seated */
+    int nlits;
+    Lit lit[MAX_LITS];
+    ClassInfo cls; /* cls.n == 0: no event class */
+} Kind;
+
+static Kind kinds[MAX_KINDS];
+static int nkinds;
+static int player_kinds[MAX_KINDS], nplayer;   /* GENERIC kinds led by a seated name, in the table's order */
+static int literal_kinds[MAX_KINDS], nliteral; /* SH_LITERAL kinds */
+static Kind *special[SP_COUNT];                /* NULL: not read here */
+
 static PyObject *empty_args = NULL; /* () for a compiled class's tp_new */
 static int configured = 0;
 static PyObject *zone_info = NULL;       /* hhtool.history.zones.zone_info */
-static PyObject *header_accepted = NULL; /* hhtool.history.parse._header_accepted */
+static PyObject *header_accepted = NULL; /* hhtool.history.parse.header_accepted */
 
 /* header_accepted's answers by (profile, vela, wild, exposure, antes, bring-in): 0 unknown, 1 yes, 2 no */
 #define RULE_KEYS (3 * 2 * 16 * 3 * 2 * 2)
@@ -163,13 +244,12 @@ untracked(PyObject *o)
  * through object.__setattr__): a microsecond an event, more than the whole
  * reading of a hand's line. */
 static PyObject *
-build(int k, PyObject **v, int n)
+build(const ClassInfo *ci, PyObject **v, int n)
 {
-    ClassInfo *ci = &classes[k];
     PyObject *o = NULL;
     int i;
     if (n != ci->n) {
-        PyErr_Format(PyExc_SystemError, "_scan: class %d built with %d fields, has %d", k, n, ci->n);
+        PyErr_Format(PyExc_SystemError, "_scan: %s built with %d fields, has %d", ci->type ? ci->type->tp_name : "a class", n, ci->n);
         goto fail;
     }
     for (i = 0; i < n; i++) {
@@ -195,26 +275,30 @@ fail:
 }
 
 #define NARGS(...) ((int)(sizeof((PyObject *[]){__VA_ARGS__}) / sizeof(PyObject *)))
-#define BUILD(k, ...) build((k), (PyObject *[]){__VA_ARGS__}, NARGS(__VA_ARGS__))
+#define BUILD(k, ...) build(&classes[k], (PyObject *[]){__VA_ARGS__}, NARGS(__VA_ARGS__))
+/* an instance of a line kind's event class */
+#define KBUILD(kind, ...) build(&(kind)->cls, (PyObject *[]){__VA_ARGS__}, NARGS(__VA_ARGS__))
 
+/* Check a class and take its field setters into *ci.  `shape` is "Name: field field ...",
+ * from dataclasses.fields(); `want` (or NULL) the shape it must be, `fields` (or -1) how many
+ * fields it must have. */
 static int
-check_class(int k, PyObject *cls, PyObject *shape)
+check_class(ClassInfo *ci, const char *want, int fields, PyObject *cls, PyObject *shape)
 {
-    const char *want = SHAPES[k];
     const char *got;
     PyTypeObject *type;
     const char *p, *colon;
     int n = 0;
 
     if (!PyType_Check(cls) || !PyUnicode_Check(shape)) {
-        PyErr_SetString(PyExc_TypeError, "_scan.configure: expected (class, shape) pairs");
+        PyErr_SetString(PyExc_TypeError, "_scan.configure: expected a class and its shape");
         return -1;
     }
     got = PyUnicode_AsUTF8(shape);
     if (got == NULL)
         return -1;
-    if (strcmp(got, want) != 0) {
-        PyErr_Format(PyExc_ValueError, "_scan.configure: class %d is %R, expected %s", k, shape, want);
+    if (want != NULL && strcmp(got, want) != 0) {
+        PyErr_Format(PyExc_ValueError, "_scan.configure: class %R, expected %s", shape, want);
         return -1;
     }
     type = (PyTypeObject *)cls;
@@ -224,7 +308,11 @@ check_class(int k, PyObject *cls, PyObject *shape)
         PyErr_Format(PyExc_ValueError, "_scan.configure: %s is not a compiled class", type->tp_name);
         return -1;
     }
-    colon = strchr(want, ':');
+    colon = strchr(got, ':');
+    if (colon == NULL || colon[1] != ' ') {
+        PyErr_Format(PyExc_ValueError, "_scan.configure: class shape %R is not 'Name: fields'", shape);
+        return -1;
+    }
     p = colon + 2;
     while (*p) {
         const char *q = strchr(p, ' ');
@@ -251,26 +339,156 @@ check_class(int k, PyObject *cls, PyObject *shape)
             return -1;
         }
         gs = ((PyGetSetDescrObject *)descr)->d_getset;
-        classes[k].setters[n] = gs->set;
-        classes[k].closures[n] = gs->closure;
+        ci->setters[n] = gs->set;
+        ci->closures[n] = gs->closure;
         n++;
         p = q ? q + 1 : p + len;
     }
+    if (fields >= 0 && n != fields) {
+        PyErr_Format(PyExc_ValueError, "_scan.configure: %s has %d fields, its line kind builds %d", type->tp_name, n, fields);
+        return -1;
+    }
     if (empty_args == NULL && (empty_args = PyTuple_New(0)) == NULL)
         return -1;
-    Py_XSETREF(classes[k].type, (PyTypeObject *)Py_NewRef(cls));
-    classes[k].n = n;
+    Py_XSETREF(ci->type, (PyTypeObject *)Py_NewRef(cls));
+    ci->n = n;
+    return 0;
+}
+
+static void
+kinds_clear(void)
+{
+    int i, j;
+    for (i = 0; i < nkinds; i++) {
+        for (j = 0; j < kinds[i].nlits; j++)
+            PyMem_Free(kinds[i].lit[j].s);
+        Py_CLEAR(kinds[i].cls.type);
+    }
+    memset(kinds, 0, sizeof kinds);
+    memset(special, 0, sizeof special);
+    nkinds = nplayer = nliteral = 0;
+}
+
+/* One line kind: (rule, shape, literals, event class or None, its shape or None, sections, stranger).
+ * Returns 1 when this code reads it, 0 when it does not (no routine for its shape), -1 on error. */
+static int
+add_kind(PyObject *row)
+{
+    const char *rule, *shape;
+    PyObject *lits, *cls, *cls_shape;
+    int allowed, stranger, sh = -1, sp = -1, fields, i;
+    Kind *K;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(row, "ssOOOip:configure's kind", &rule, &shape, &lits, &cls, &cls_shape, &allowed, &stranger))
+        return -1;
+    if (!PyTuple_Check(lits) || PyTuple_GET_SIZE(lits) > MAX_LITS) {
+        PyErr_Format(PyExc_ValueError, "_scan.configure: kind %s: literals must be a tuple of at most %d", rule, MAX_LITS);
+        return -1;
+    }
+    for (i = 0; i < SP_COUNT; i++) {
+        if (strcmp(rule, SPECIAL[i].rule) == 0) {
+            sp = i;
+            break;
+        }
+    }
+    if (sp >= 0) {
+        if (strcmp(shape, SPECIAL[sp].shape) != 0)
+            return 0;
+        fields = SPECIAL[sp].fields;
+    }
+    else {
+        for (i = 0; i < SH_COUNT; i++) {
+            if (strcmp(shape, GENERIC[i].shape) == 0) {
+                sh = i;
+                break;
+            }
+        }
+        if (sh < 0 || allowed == 0) /* no routine for its shape, or a builder of its own in Python */
+            return 0;
+        fields = GENERIC[sh].fields;
+    }
+    if (nkinds >= MAX_KINDS) {
+        PyErr_SetString(PyExc_ValueError, "_scan.configure: too many line kinds");
+        return -1;
+    }
+    K = &kinds[nkinds];
+    memset(K, 0, sizeof *K);
+    if (fields > 0) {
+        if (cls == Py_None || check_class(&K->cls, NULL, fields, cls, cls_shape) < 0) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "_scan.configure: kind %s needs an event class", rule);
+            Py_CLEAR(K->cls.type);
+            return -1;
+        }
+    }
+    n = PyTuple_GET_SIZE(lits);
+    for (i = 0; i < n; i++) {
+        Py_ssize_t len;
+        const char *text = PyUnicode_Check(PyTuple_GET_ITEM(lits, i)) ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(lits, i), &len) : NULL;
+        if (text == NULL || (K->lit[i].s = PyMem_Malloc(len ? (size_t)len : 1)) == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "_scan.configure: kind %s: literals must be strs", rule);
+            for (; i > 0; i--)
+                PyMem_Free(K->lit[i - 1].s);
+            Py_CLEAR(K->cls.type);
+            return -1;
+        }
+        memcpy(K->lit[i].s, text, (size_t)len);
+        K->lit[i].n = len;
+    }
+    K->nlits = (int)n;
+    K->shape = sh;
+    K->allowed = allowed;
+    K->stranger = stranger;
+    nkinds++;
+    if (sp >= 0)
+        special[sp] = K;
+    else if (sh == SH_LITERAL)
+        literal_kinds[nliteral++] = nkinds - 1;
+    else
+        player_kinds[nplayer++] = nkinds - 1;
+    return 1;
+}
+
+/* The literals a shape's routine compares: as many as the rule has. */
+static int
+lits_wanted(const Kind *K, int sp)
+{
+    static const int special_lits[SP_COUNT] = {2, 2, 1, 1, 5, 2, 2, 2, 2, 3, 5, 4, 3, 4};
+    static const int generic_lits[SH_COUNT] = {1, 1, 2, 2, 2, 3, 2, 2, 1, 1};
+    return sp >= 0 ? special_lits[sp] : generic_lits[K->shape];
+}
+
+static int
+check_terminals(PyObject *terminals)
+{
+    size_t i;
+    if (!PyDict_Check(terminals)) {
+        PyErr_SetString(PyExc_TypeError, "_scan.configure: terminals must be a dict");
+        return -1;
+    }
+    for (i = 0; i < sizeof TERMINALS / sizeof TERMINALS[0]; i++) {
+        PyObject *got = PyDict_GetItemString(terminals, TERMINALS[i][0]); /* borrowed */
+        const char *text = got && PyUnicode_Check(got) ? PyUnicode_AsUTF8(got) : NULL;
+        if (text == NULL || strcmp(text, TERMINALS[i][1]) != 0) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "_scan.configure: the grammar's terminal %s is not the one _scan.c reads", TERMINALS[i][0]);
+            return -1;
+        }
+    }
     return 0;
 }
 
 static PyObject *
 configure(PyObject *self, PyObject *args)
 {
-    PyObject *pairs, *zi, *ha;
+    PyObject *pairs, *rows, *terminals, *zi, *ha, *unread;
     Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "OOO:configure", &pairs, &zi, &ha))
+    int sp;
+    if (!PyArg_ParseTuple(args, "OOOOO:configure", &pairs, &rows, &terminals, &zi, &ha))
         return NULL;
     configured = 0;
+    kinds_clear();
     if (!PySequence_Check(pairs) || PySequence_Size(pairs) != C_COUNT) {
         PyErr_Format(PyExc_ValueError, "_scan.configure: expected %d classes", C_COUNT);
         return NULL;
@@ -285,28 +503,73 @@ configure(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_TypeError, "_scan.configure: expected (class, shape) pairs");
             return NULL;
         }
-        r = check_class((int)i, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        r = check_class(&classes[i], SHAPES[i], -1, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
         Py_DECREF(pair);
         if (r < 0)
             return NULL;
     }
+    if (check_terminals(terminals) < 0)
+        return NULL;
     if (!PyCallable_Check(zi) || !PyCallable_Check(ha)) {
         PyErr_SetString(PyExc_TypeError, "_scan.configure: zone_info and header_accepted must be callable");
         return NULL;
+    }
+    if (!PyList_Check(rows)) {
+        PyErr_SetString(PyExc_TypeError, "_scan.configure: the line kinds must be a list");
+        return NULL;
+    }
+    if ((unread = PyList_New(0)) == NULL)
+        return NULL;
+    for (i = 0; i < PyList_GET_SIZE(rows); i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        int before = nkinds, r = PyTuple_Check(row) ? add_kind(row) : -1;
+        if (r < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "_scan.configure: a line kind must be a tuple");
+            goto fail;
+        }
+        if (r == 1) {
+            Kind *K = &kinds[before];
+            for (sp = 0; sp < SP_COUNT && special[sp] != K; sp++)
+                ;
+            if (K->nlits != lits_wanted(K, sp < SP_COUNT ? sp : -1)) {
+                PyErr_Format(PyExc_ValueError, "_scan.configure: line kind %R has %d literals", PyTuple_GET_ITEM(row, 0), K->nlits);
+                goto fail;
+            }
+        }
+        else if (PyList_Append(unread, PyTuple_GET_ITEM(row, 0)) < 0)
+            goto fail;
+    }
+    /* the seat outcomes begin alike ("Seat " INT ": " PLAYER ...): one reading of that part */
+    for (sp = SP_SEAT_WON; sp <= SP_SEAT_COLLECTED; sp++) {
+        Kind *first = special[SP_SEAT_FOLDED], *K = special[sp];
+        if (K != NULL && (first == NULL || K->lit[0].n != first->lit[0].n || memcmp(K->lit[0].s, first->lit[0].s, (size_t)K->lit[0].n) != 0 ||
+                          K->lit[1].n != first->lit[1].n || memcmp(K->lit[1].s, first->lit[1].s, (size_t)K->lit[1].n) != 0)) {
+            PyErr_Format(PyExc_ValueError, "_scan.configure: %s does not begin as seat_folded does", SPECIAL[sp].rule);
+            goto fail;
+        }
     }
     Py_XSETREF(zone_info, Py_NewRef(zi));
     Py_XSETREF(header_accepted, Py_NewRef(ha));
     memset(rule_answers, 0, sizeof rule_answers);
     configured = 1;
-    Py_RETURN_NONE;
+    {
+        PyObject *t = PyList_AsTuple(unread);
+        Py_DECREF(unread);
+        return t;
+    }
+fail:
+    Py_DECREF(unread);
+    kinds_clear();
+    return NULL;
 }
 
 /* -------------------------------------------------------------- text */
 
 #define DIG(ch) ((ch) >= '0' && (ch) <= '9')
-#define MAX_DIGITS 15 /* amounts below 10**15 (times 100 fits in 64 bits); parse.py takes the rest */
+#define MAX_DIGITS 15 /* amounts below 10**15 (times 100 fits in 64 bits); build.py takes the rest */
 #define MAX_INT_DIGITS 9
-/* parse.py's bounds (docs/format-notes.md, "Bounds"): beyond them it raises OutOfRangeError, so
+/* build.py's bounds (docs/format-notes.md, "Bounds"): beyond them it raises OutOfRangeError, so
  * this code declines.  money.MAX_AMOUNT, parse.MAX_SEAT, parse.MAX_HAND_LINES; tests/test_bounds_scan.py
  * checks both readers at and just past each. */
 #define MAX_AMOUNT 1000000000000LL
@@ -445,7 +708,7 @@ enum { PRE, STREETS, SHOWDOWN, SUMMARY };
 typedef struct {
     const char *name; /* UTF-8, in the text */
     Py_ssize_t len;   /* bytes */
-    Py_ssize_t chars; /* code points: parse.py orders names by len() */
+    Py_ssize_t chars; /* code points: build.py orders names by len() */
     long seat;
     PyObject *str;    /* the name as a str (owned) */
 } SeatName;
@@ -546,7 +809,7 @@ bool_ref(int b)
     return Py_NewRef(b ? Py_True : Py_False);
 }
 
-/* A raw amount in the hand's money (0: another sign, decimals in chips, above MAX_AMOUNT: parse.py's errors). */
+/* A raw amount in the hand's money (0: another sign, decimals in chips, above MAX_AMOUNT: build.py's errors). */
 static int
 units(Hand *h, const Raw *r, long long *out)
 {
@@ -744,7 +1007,7 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
     tz = PyObject_CallOneArg(zone_info, zone);
     if (tz == NULL) {
         Py_DECREF(zone);
-        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* ZoneError: parse.py says why */
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* ZoneError: build.py says why */
             PyErr_Clear();
             return DECLINE;
         }
@@ -756,7 +1019,7 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
     Py_DECREF(tz);
     if (started == NULL) {
         Py_DECREF(zone);
-        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* not a date: parse.py says why */
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* not a date: build.py says why */
             PyErr_Clear();
             return DECLINE;
         }
@@ -781,7 +1044,7 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
         zone);
     if (head == NULL)
         return FAIL;
-    /* the profile's rules and the forced bets must agree: parse.py's check, remembered */
+    /* the profile's rules and the forced bets must agree: build.py's check, remembered */
     {
         int key = rule_key(profile, vela, wild, exposure, antes, have_a2);
         if (rule_answers[key] == 0) {
@@ -885,7 +1148,7 @@ seat(Hand *h, long long k, const char *p, const char *e)
     r = open + 2;
     if ((r = amount(h, r, e, &stack)) == NULL || !IS(r, e, " in chips)"))
         return DECLINE;
-    /* parse.py's seat checks: each number once, on the table, each name once */
+    /* build.py's seat checks: each number once, on the table, each name once */
     if (h->nseats >= MAX_SEATS || number < 1 || number > h->max_seats)
         return DECLINE;
     for (i = 0; i < h->nseats; i++) {
@@ -908,7 +1171,7 @@ seat(Hand *h, long long k, const char *p, const char *e)
 static void
 order_names(Hand *h)
 {
-    /* longest first, seat-line order among equals: parse.py's sorted(key=-len) */
+    /* longest first, seat-line order among equals: build.py's sorted(key=-len) */
     int i, j;
     for (i = 0; i < h->nseats; i++) {
         int v = h->order[i] = i;
@@ -943,19 +1206,25 @@ all_in(const char *p, const char *e, int *out)
     return 0;
 }
 
-/* The lines that are a player's name and a fixed text: ``cls(line, player)``. */
-static const struct {
-    const char *text;
-    int cls, allowed;
-} PLAIN[] = {
-    {": checks", C_CHECK, IN_PLAY},
-    {": folds", C_FOLD, IN_PLAY},
-    {": mucks hand", C_MUCKS, IN_PLAY},
-    {": doesn't show hand", C_DOES_NOT_SHOW, IN_BODY},
-    {" is disconnected", C_DISCONNECTED, IN_BODY},
-    {" has timed out", C_TIMED_OUT, IN_BODY},
-    {" leaves the table", C_LEAVES, IN_BODY},
-};
+/* A kind's literal i at p / as all of [p, e) / stepped over. */
+static inline int
+has_lit(const char *p, const char *e, const Lit *l)
+{
+    return e - p >= l->n && memcmp(p, l->s, (size_t)l->n) == 0;
+}
+static inline int
+is_lit(const char *p, const char *e, const Lit *l)
+{
+    return e - p == l->n && memcmp(p, l->s, (size_t)l->n) == 0;
+}
+static inline int
+ends_lit(const char *p, const char *e, const Lit *l)
+{
+    return e - p >= l->n && memcmp(e - l->n, l->s, (size_t)l->n) == 0;
+}
+#define HASL(p, e, K, i) has_lit((p), (e), &(K)->lit[i])
+#define ISL(p, e, K, i) is_lit((p), (e), &(K)->lit[i])
+#define EATL(p, e, K, i) (HASL(p, e, K, i) ? ((p) += (K)->lit[i].n, 1) : 0)
 
 /* DESCRIPTION, [a-z][^()\n]*, is all of [p, e) */
 static int
@@ -970,85 +1239,69 @@ description(const char *p, const char *e)
     return 1;
 }
 
-/* What follows a seated name at the start of a line (p is just after the name).
+/* The line as one GENERIC kind led by a seated name (p just after the name).
  *
- * NOMATCH exactly when no player line of the grammar has this tail (then
- * parse.py reads the line with another name, or as another kind); a tail
- * the grammar takes but parse.py would refuse here (the wrong section,
- * another currency) or that this code cannot hold (huge numbers) is
- * DECLINE.  So syntax is checked first, then place and money. */
+ * NOMATCH exactly when the kind's rule does not have this tail; a tail the rule takes but
+ * build.py would refuse here (the wrong section, another currency) or that this code cannot
+ * hold (huge numbers) is DECLINE.  So syntax is checked first, then place and money. */
 static int
-player_line(Hand *h, long long k, int who_index, const char *p, const char *e)
+player_kind(Hand *h, long long k, const Kind *K, PyObject *who, const char *p, const char *e)
 {
-    static const char *const blinds[] = {"small blind ", "big blind "};
-    static const struct {
-        const char *text;
-        int cls, allowed;
-    } ACTIONS[] = { /* AMOUNT [ALL_IN]: cls(line, player, amount, all_in) */
-        {": posts the ante ", C_POST_ANTE, IN_PRE},
-        {": brings in for ", C_BRING_IN, IN_PLAY},
-        {": completes it to ", C_COMPLETE, IN_PLAY},
-        {": bets ", C_BET, IN_PLAY},
-        {": calls ", C_CALL, IN_PLAY},
-    };
-    PyObject *who = h->seats[who_index].str, *cs;
+    static const char *const blinds[] = {"small blind", "big blind"}; /* BLIND */
+    PyObject *cs;
     Raw r1, r2;
     long long v1, v2;
-    long n;
-    int ai, blind, shows;
-    size_t j;
+    long n = 0;
+    int ai, blind, pot;
     const char *q;
 
-    for (j = 0; j < sizeof PLAIN / sizeof PLAIN[0]; j++) {
-        if (is(p, e, PLAIN[j].text, strlen(PLAIN[j].text)))
-            return place(h, PLAIN[j].allowed) ? ADD(BUILD(PLAIN[j].cls, line_no(h, k), Py_NewRef(who))) : DECLINE;
-    }
-    for (j = 0; j < sizeof ACTIONS / sizeof ACTIONS[0]; j++) {
-        q = p;
-        if (eat_one_of(&q, e, &ACTIONS[j].text, 1) < 0)
-            continue;
-        if ((q = raw_amount(q, e, &r1)) == NULL || !all_in(q, e, &ai))
+    if (!EATL(p, e, K, 0))
+        return NOMATCH;
+    switch (K->shape) {
+    case SH_PLAIN:
+        if (p != e)
             return NOMATCH;
-        if (!place(h, ACTIONS[j].allowed) || !units(h, &r1, &v1))
-            return DECLINE;
-        return ADD(BUILD(ACTIONS[j].cls, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), bool_ref(ai)));
-    }
-    if (EAT(p, e, ": posts ")) {
-        if ((blind = EAT_ONE_OF(p, e, blinds)) < 0 || (p = raw_amount(p, e, &r1)) == NULL || !all_in(p, e, &ai))
+        return place(h, K->allowed) ? ADD(KBUILD(K, line_no(h, k), Py_NewRef(who))) : DECLINE;
+    case SH_AMOUNT:
+        if ((p = raw_amount(p, e, &r1)) == NULL || !all_in(p, e, &ai))
             return NOMATCH;
-        if (!place(h, IN_PRE) || !units(h, &r1, &v1))
+        if (!place(h, K->allowed) || !units(h, &r1, &v1))
             return DECLINE;
-        return ADD(BUILD(C_POST_BLIND, line_no(h, k), Py_NewRef(who), str_ref(S_SMALL + blind), PyLong_FromLongLong(v1), bool_ref(ai)));
-    }
-    if (EAT(p, e, ": raises ")) {
-        if ((p = raw_amount(p, e, &r1)) == NULL || !EAT(p, e, " to ") || (p = raw_amount(p, e, &r2)) == NULL || !all_in(p, e, &ai))
+        return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), bool_ref(ai)));
+    case SH_BLIND:
+        if ((blind = EAT_ONE_OF(p, e, blinds)) < 0 || !EATL(p, e, K, 1) || (p = raw_amount(p, e, &r1)) == NULL || !all_in(p, e, &ai))
             return NOMATCH;
-        if (!place(h, IN_PLAY) || !units(h, &r1, &v1) || !units(h, &r2, &v2))
+        if (!place(h, K->allowed) || !units(h, &r1, &v1))
             return DECLINE;
-        return ADD(BUILD(C_RAISE_TO, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), PyLong_FromLongLong(v2), bool_ref(ai)));
-    }
-    if ((shows = EAT(p, e, ": shows [")) || EAT(p, e, ": exposes [")) {
+        return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), str_ref(S_SMALL + blind), PyLong_FromLongLong(v1), bool_ref(ai)));
+    case SH_RAISE:
+        if ((p = raw_amount(p, e, &r1)) == NULL || !EATL(p, e, K, 1) || (p = raw_amount(p, e, &r2)) == NULL || !all_in(p, e, &ai))
+            return NOMATCH;
+        if (!place(h, K->allowed) || !units(h, &r1, &v1) || !units(h, &r2, &v2))
+            return DECLINE;
+        return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), PyLong_FromLongLong(v2), bool_ref(ai)));
+    case SH_CARDS:
+    case SH_SHOW:
         if ((q = cards(p, e, &cs)) == NULL)
             return NOMATCH;
         if (cs == NULL)
             return FAIL;
-        if (shows ? !(EAT(q, e, "] (") && e - q >= 2 && e[-1] == ')' && description(q, e - 1)) : !IS(q, e, "]")) {
+        /* SH_SHOW: the description runs to the closing literal at the end of the line */
+        if (K->shape == SH_SHOW ? !(EATL(q, e, K, 1) && e - q > K->lit[2].n && ends_lit(q, e, &K->lit[2]) && description(q, e - K->lit[2].n))
+                                : !ISL(q, e, K, 1)) {
             Py_DECREF(cs);
             return NOMATCH;
         }
-        if (!place(h, IN_PLAY)) {
+        if (!place(h, K->allowed)) {
             Py_DECREF(cs);
             return DECLINE;
         }
-        if (shows)
-            return ADD(BUILD(C_SHOWS, line_no(h, k), Py_NewRef(who), cs, text_str(q, e - 1)));
-        return ADD(BUILD(C_EXPOSE, line_no(h, k), Py_NewRef(who), cs));
-    }
-    if (EAT(p, e, " collected ")) {
-        static const char *const pots[] = {"pot", "main pot"};
-        int pot;
-        n = 0;
-        if ((p = raw_amount(p, e, &r1)) == NULL || !EAT(p, e, " from "))
+        if (K->shape == SH_SHOW)
+            return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), cs, text_str(q, e - K->lit[2].n)));
+        return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), cs));
+    case SH_COLLECT: {
+        static const char *const pots[] = {"pot", "main pot"}; /* POT, with side pot-<n> */
+        if ((p = raw_amount(p, e, &r1)) == NULL || !EATL(p, e, K, 1))
             return NOMATCH;
         if ((pot = ONE_OF(p, e, pots)) >= 0)
             pot = pot == 0 ? S_POT : S_MAIN;
@@ -1056,35 +1309,54 @@ player_line(Hand *h, long long k, int who_index, const char *p, const char *e)
             pot = S_SIDE;
         else
             return NOMATCH;
-        if (n < 0 || n > MAX_SEAT || !place(h, IN_BODY) || !units(h, &r1, &v1))
+        if (n < 0 || n > MAX_SEAT || !place(h, K->allowed) || !units(h, &r1, &v1))
             return DECLINE;
-        return ADD(BUILD(C_COLLECTED, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), str_ref(pot), PyLong_FromLong(n)));
+        return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), str_ref(pot), PyLong_FromLong(n)));
     }
-    if (EAT(p, e, " said, \"")) {
-        /* [CHAT] '"': whatever stands between the quotes */
-        if (p >= e || e[-1] != '"')
+    case SH_CHAT:
+        /* [CHAT] and the closing literal: whatever stands before it at the end of the line */
+        if (!ends_lit(p, e, &K->lit[1]))
             return NOMATCH;
-        return place(h, IN_BODY) ? ADD(BUILD(C_SAID, line_no(h, k), Py_NewRef(who), text_str(p, e - 1))) : DECLINE;
-    }
-    if (EAT(p, e, " joins the table at seat #")) {
+        return place(h, K->allowed) ? ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), text_str(p, e - K->lit[1].n))) : DECLINE;
+    case SH_INT:
         if (int_token(p, e, &n) != e)
             return NOMATCH;
-        return n >= 0 && n <= MAX_SEAT && place(h, IN_BODY) ? ADD(BUILD(C_JOINS, line_no(h, k), Py_NewRef(who), PyLong_FromLong(n))) : DECLINE;
+        return n >= 0 && n <= MAX_SEAT && place(h, K->allowed) ? ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), PyLong_FromLong(n))) : DECLINE;
+    }
+    return NOMATCH;
+}
+
+/* What follows a seated name at the start of a line (p is just after the name): the first
+ * GENERIC kind, in the table's order, whose rule has this tail; NOMATCH when none has (then
+ * build.py reads the line with another name, or as another kind). */
+static int
+player_line(Hand *h, long long k, int who_index, const char *p, const char *e)
+{
+    PyObject *who = h->seats[who_index].str;
+    int j, r;
+    for (j = 0; j < nplayer; j++) {
+        const Kind *K = &kinds[player_kinds[j]];
+        /* most kinds differ in their literal's first three bytes (": c", ": f", " s"): a cheap look first */
+        if (K->lit[0].n >= 3 && (e - p < 3 || p[2] != K->lit[0].s[2] || p[1] != K->lit[0].s[1] || p[0] != K->lit[0].s[0]))
+            continue;
+        if ((r = player_kind(h, k, K, who, p, e)) != NOMATCH)
+            return r;
     }
     return NOMATCH;
 }
 
 static int
-deal(Hand *h, long long k, const char *p, const char *e)
+deal(Hand *h, long long k, const Kind *D, const char *p, const char *e)
 {
+    /* "Dealt to " PLAYER [" [" CARDS "]" [" [" CARDS "]"]] */
     int j, who = -1;
     PyObject *known = NULL, *new = NULL;
     if (!place(h, IN_PLAY))
         return DECLINE;
-    p += 9; /* "Dealt to " */
+    p += D->lit[0].n;
     for (j = 0; j < h->nseats; j++) {
         SeatName *s = &h->seats[h->order[j]];
-        if (e - p >= s->len + 2 && memcmp(p, s->name, (size_t)s->len) == 0 && p[s->len] == ' ' && p[s->len + 1] == '[') {
+        if (e - p >= s->len && memcmp(p, s->name, (size_t)s->len) == 0 && HASL(p + s->len, e, D, 1)) {
             who = h->order[j];
             break;
         }
@@ -1100,41 +1372,40 @@ deal(Hand *h, long long k, const char *p, const char *e)
         }
         if (who < 0)
             return DECLINE;
-        return ADD(BUILD(C_DEAL, line_no(h, k), Py_NewRef(h->seats[who].str), Py_NewRef(Py_None), Py_NewRef(Py_None)));
+        return ADD(KBUILD(D, line_no(h, k), Py_NewRef(h->seats[who].str), Py_NewRef(Py_None), Py_NewRef(Py_None)));
     }
-    p += h->seats[who].len + 2;
+    p += h->seats[who].len + D->lit[1].n;
     if ((p = cards(p, e, &known)) == NULL)
         return DECLINE;
     if (known == NULL)
         return FAIL;
-    if (!EAT(p, e, "]"))
+    if (!EATL(p, e, D, 2))
         goto decline;
-    if (EAT(p, e, " [")) {
+    if (EATL(p, e, D, 3)) {
         if ((p = cards(p, e, &new)) == NULL)
             goto decline;
         if (new == NULL) {
             Py_DECREF(known);
             return FAIL;
         }
-        if (!IS(p, e, "]")) {
+        if (!ISL(p, e, D, 4)) {
             Py_DECREF(new);
             goto decline;
         }
     }
     else if (p != e)
         goto decline;
-    return ADD(BUILD(C_DEAL, line_no(h, k), Py_NewRef(h->seats[who].str), known, new ? new : Py_NewRef(Py_None)));
+    return ADD(KBUILD(D, line_no(h, k), Py_NewRef(h->seats[who].str), known, new ? new : Py_NewRef(Py_None)));
 decline:
     Py_DECREF(known);
     return DECLINE;
 }
 
 static int
-uncalled(Hand *h, long long k, const char *p, const char *e)
+uncalled(Hand *h, long long k, const Kind *U, const char *p, const char *e)
 {
     /* "Uncalled bet (" AMOUNT ") returned to " PLAYER: the longest name that ends the line */
-    static const char mid[] = ") returned to ";
-    const Py_ssize_t m = sizeof(mid) - 1;
+    const Lit *mid = &U->lit[1];
     int j, who = -1;
     const char *tail = NULL;
     long long v;
@@ -1142,26 +1413,26 @@ uncalled(Hand *h, long long k, const char *p, const char *e)
         return DECLINE;
     for (j = 0; j < h->nseats; j++) {
         SeatName *s = &h->seats[h->order[j]];
-        if (e - p >= s->len + m + 14 && memcmp(e - s->len, s->name, (size_t)s->len) == 0 &&
-            memcmp(e - s->len - m + 1, mid + 1, (size_t)(m - 1)) == 0) {
+        if (e - p >= s->len + mid->n + U->lit[0].n && memcmp(e - s->len, s->name, (size_t)s->len) == 0 &&
+            memcmp(e - s->len - mid->n, mid->s, (size_t)mid->n) == 0) {
             who = h->order[j];
-            tail = e - s->len - m;
+            tail = e - s->len - mid->n;
             break;
         }
     }
     if (who < 0)
         return DECLINE;
-    p += 14; /* "Uncalled bet (" */
-    if ((p = amount(h, p, tail + 1, &v)) == NULL || p != tail || *p != ')')
+    p += U->lit[0].n;
+    if ((p = amount(h, p, tail, &v)) == NULL || p != tail)
         return DECLINE;
-    return ADD(BUILD(C_UNCALLED, line_no(h, k), Py_NewRef(h->seats[who].str), PyLong_FromLongLong(v)));
+    return ADD(KBUILD(U, line_no(h, k), Py_NewRef(h->seats[who].str), PyLong_FromLongLong(v)));
 }
 
+/* exactly one card, then the kind's closing literal i and the end; -1 otherwise */
 static int
-one_card(const char *p, const char *e)
+one_card(const Kind *K, int i, const char *p, const char *e)
 {
-    /* exactly one card, then "]" and the end */
-    if (e - p != 3 || p[2] != ']')
+    if (e - p < 2 || !ISL(p + 2, e, K, i))
         return -1;
     return card_at(p);
 }
@@ -1170,15 +1441,19 @@ static int
 outcome(Hand *h, long long k, const char *p, const char *e)
 {
     /* "Seat " INT ": " PLAYER [BUTTON] [BLIND_MARK] <outcome> */
+    static const char *const marks[] = {" (small blind)", " (big blind)"}; /* BLIND_MARK */
+    static const char *const streets[] = {"on 2nd Street", "on 3rd Street", "on 4th Street", "on 5th Street", "on the Vela"}; /* FOLD_STREET */
+    const Kind *F = special[SP_SEAT_FOLDED], *W = special[SP_SEAT_WON], *L = special[SP_SEAT_LOST];
+    const Kind *M = special[SP_SEAT_MUCKED], *C = special[SP_SEAT_COLLECTED];
     long number;
     int who = -1, j, button = 0, blind, kind, street = -1;
     PyObject *cs = NULL;
-    const char *desc = NULL;
+    const char *desc = NULL, *q;
     long long v = -1; /* the amount won or collected; -1: none */
-    if (h->section != SUMMARY || !h->has_total)
+    if (F == NULL || h->section != SUMMARY || !h->has_total)
         return DECLINE;
-    p += 5;
-    if ((p = int_token(p, e, &number)) == NULL || !EAT(p, e, ": "))
+    p += F->lit[0].n;
+    if ((p = int_token(p, e, &number)) == NULL || !EATL(p, e, F, 1))
         return DECLINE;
     for (j = 0; j < h->nseats; j++) {
         SeatName *s = &h->seats[h->order[j]];
@@ -1190,36 +1465,39 @@ outcome(Hand *h, long long k, const char *p, const char *e)
     if (who < 0 || h->seats[who].seat != number || number <= h->last_outcome_seat)
         return DECLINE;
     p += h->seats[who].len;
-    static const char *const marks[] = {" (small blind)", " (big blind)"};
     if (EAT(p, e, " (button)"))
         button = 1;
     if ((blind = EAT_ONE_OF(p, e, marks)) >= 0)
         blind += S_SMALL;
-    if (EAT(p, e, " folded on ")) {
-        static const char *const streets[] = {"2nd Street", "3rd Street", "4th Street", "5th Street", "the Vela"};
+    if (EATL(p, e, F, 2)) {
         kind = S_FOLDED;
         if ((street = ONE_OF(p, e, streets)) < 0)
             return DECLINE;
         street += S_2ND;
     }
-    else if (IS(p, e, " mucked"))
+    else if (M != NULL && ISL(p, e, M, 2))
         kind = S_MUCKED;
-    else if (EAT(p, e, " collected (")) {
+    else if (C != NULL && EATL(p, e, C, 2)) {
         kind = S_COLLECTED;
-        if ((p = amount(h, p, e, &v)) == NULL || !IS(p, e, ")"))
+        if ((p = amount(h, p, e, &v)) == NULL || !ISL(p, e, C, 3))
             return DECLINE;
     }
-    else if (EAT(p, e, " showed [")) {
-        if ((p = cards(p, e, &cs)) == NULL)
+    else if ((W != NULL && HASL(p, e, W, 2)) || (L != NULL && HASL(p, e, L, 2))) {
+        /* won and lost: the cards shown, then the result */
+        const Kind *S = W != NULL && HASL(p, e, W, 2) ? W : L;
+        p += S->lit[2].n;
+        if ((q = cards(p, e, &cs)) == NULL)
             return DECLINE;
         if (cs == NULL)
             return FAIL;
-        if (EAT(p, e, "] and won (")) {
+        p = q;
+        if (S == W && EATL(p, e, W, 3)) {
             kind = S_WON;
-            if ((p = amount(h, p, e, &v)) != NULL && !EAT(p, e, ") with "))
+            if ((p = amount(h, p, e, &v)) != NULL && !EATL(p, e, W, 4))
                 p = NULL;
         }
-        else if (EAT(p, e, "] and lost with "))
+        else if (L != NULL && (S == L || (L->lit[2].n == W->lit[2].n && memcmp(L->lit[2].s, W->lit[2].s, (size_t)L->lit[2].n) == 0)) &&
+                 EATL(p, e, L, 3))
             kind = S_LOST;
         else
             p = NULL;
@@ -1242,7 +1520,7 @@ outcome(Hand *h, long long k, const char *p, const char *e)
 }
 
 static int
-pots(Hand *h, const char *p, const char *e)
+pots(Hand *h, const Kind *P, const char *p, const char *e)
 {
     /* "Main pot " AMOUNT "." (" Side pot-" N " " AMOUNT ".")*, numbered 1, 2, ..., adding up to the total */
     long long main_pot, side, sum;
@@ -1251,12 +1529,13 @@ pots(Hand *h, const char *p, const char *e)
     PyObject *t;
     if (h->section != SUMMARY || !h->has_total || h->has_main || h->outcomes.n)
         return DECLINE;
-    if ((p = amount(h, p, e, &main_pot)) == NULL || !EAT(p, e, ".") || main_pot > h->total)
+    p += P->lit[0].n;
+    if ((p = amount(h, p, e, &main_pot)) == NULL || !EATL(p, e, P, 1) || main_pot > h->total)
         return DECLINE;
     sum = main_pot;
     while (p < e) {
         /* sum <= total throughout, so the sum cannot overflow however many pots the line lists;
-         * a sum past the total is parse.py's "do not add up" */
+         * a sum past the total is build.py's "do not add up" */
         if (!EAT(p, e, " Side pot-") || p >= e || *p == '0' || (p = int_token(p, e, &n)) == NULL || n != expect ||
             !EAT(p, e, " ") || (p = amount(h, p, e, &side)) == NULL || !EAT(p, e, ".") || side > h->total - sum) {
             vec_clear(&sides);
@@ -1285,46 +1564,54 @@ pots(Hand *h, const char *p, const char *e)
 
 /* Chatter about someone who holds no seat (start symbol `stranger`): the name is what stands
  * before the chatter's text.  STRANGER, [^\x1f\n].*?(?= is disconnected$| ...), is lazy, so
- * in `said` the name ends at the first ` said, "` after the first character. */
+ * in `said` the name ends at the first ` said, "` after the first character.  The kinds the
+ * grammar also has as `stranger`: those of one fixed text first, then chat, then a number. */
 static int
 stranger(Hand *h, long long k, const char *p, const char *e)
 {
-    static const char said[] = " said, \"", joins[] = " joins the table at seat #";
-    const Py_ssize_t said_len = sizeof(said) - 1, joins_len = sizeof(joins) - 1;
     const char *q;
-    size_t j;
+    int j, shape;
     long n;
     if (!place(h, IN_BODY))
         return DECLINE;
-    for (j = 0; j < sizeof PLAIN / sizeof PLAIN[0]; j++) {
-        size_t len = strlen(PLAIN[j].text);
-        if (PLAIN[j].text[0] == ' ' && (size_t)(e - p) > len && memcmp(e - len, PLAIN[j].text, len) == 0)
-            return ADD(BUILD(PLAIN[j].cls, line_no(h, k), text_str(p, e - len)));
-    }
-    if (e[-1] == '"') {
-        for (q = p + 1; e - q >= said_len + 1; q++) {
-            if (memcmp(q, said, (size_t)said_len) == 0)
-                return ADD(BUILD(C_SAID, line_no(h, k), text_str(p, q), text_str(q + said_len, e - 1)));
+    for (shape = 0; shape < 3; shape++) {
+        for (j = 0; j < nplayer; j++) {
+            const Kind *K = &kinds[player_kinds[j]];
+            if (!K->stranger)
+                continue;
+            if (shape == 0 && K->shape == SH_PLAIN && e - p > K->lit[0].n && ends_lit(p, e, &K->lit[0]))
+                return ADD(KBUILD(K, line_no(h, k), text_str(p, e - K->lit[0].n)));
+            if (shape == 1 && K->shape == SH_CHAT && ends_lit(p, e, &K->lit[1])) {
+                const Lit *said = &K->lit[0];
+                for (q = p + 1; e - q >= said->n + K->lit[1].n; q++) {
+                    if (memcmp(q, said->s, (size_t)said->n) == 0)
+                        return ADD(KBUILD(K, line_no(h, k), text_str(p, q), text_str(q + said->n, e - K->lit[1].n)));
+                }
+                return DECLINE;
+            }
+            if (shape == 2 && K->shape == SH_INT) {
+                const Lit *joins = &K->lit[0];
+                for (q = e; q > p && DIG(q[-1]); q--)
+                    ;
+                if (q < e && e - q <= MAX_INT_DIGITS && q - p > joins->n && memcmp(q - joins->n, joins->s, (size_t)joins->n) == 0) {
+                    int_token(q, e, &n);
+                    if (n > MAX_SEAT)
+                        return DECLINE;
+                    return ADD(KBUILD(K, line_no(h, k), text_str(p, q - joins->n), PyLong_FromLong(n)));
+                }
+            }
         }
-        return DECLINE;
-    }
-    for (q = e; q > p && DIG(q[-1]); q--)
-        ;
-    if (q < e && e - q <= MAX_INT_DIGITS && q - p > joins_len && memcmp(q - joins_len, joins, (size_t)joins_len) == 0) {
-        int_token(q, e, &n);
-        if (n > MAX_SEAT)
-            return DECLINE;
-        return ADD(BUILD(C_JOINS, line_no(h, k), text_str(p, q - joins_len), PyLong_FromLong(n)));
     }
     return DECLINE;
 }
 
-/* One body line, read as parse.py reads it: the seated names that begin it followed by ':' or
+/* One body line, read as build.py reads it: the seated names that begin it followed by ':' or
  * ' ' (longest first) until one gives a player line; then the literal kinds, then `stranger`. */
 static int
 body_line(Hand *h, long long k, const char *p, const char *e)
 {
-    int j, r, named = 0;
+    const Kind *K;
+    int j, r, named = 0, c;
     long long v, v2;
     for (j = 0; j < h->nseats; j++) {
         SeatName *s = &h->seats[h->order[j]];
@@ -1334,66 +1621,69 @@ body_line(Hand *h, long long k, const char *p, const char *e)
             named = 1;
         }
     }
-    /* A deal is read here as parse.py's bulk replacement reads it, which is its reading only
-     * when no name begins the line (else it tries names one by one): decline that case. */
-    if (HAS(p, e, "Dealt to "))
-        return named ? DECLINE : deal(h, k, p, e);
-    if (HAS(p, e, "Seat "))
+    /* A deal is read here by the longest name followed by " [", which is the builder's reading
+     * only when no name begins the line (else it tries those names first): decline that case. */
+    if ((K = special[SP_DEAL]) != NULL && HASL(p, e, K, 0))
+        return named ? DECLINE : deal(h, k, K, p, e);
+    if ((K = special[SP_SEAT_FOLDED]) != NULL && HASL(p, e, K, 0))
         return outcome(h, k, p, e);
-    if (EAT(p, e, "*** ")) {
-        static const char *const streets[] = {"2nd STREET ***", "3rd STREET ***", "4th STREET ***", "5th STREET ***"};
-        int index = ONE_OF(p, e, streets), c;
-        if (index >= 0) {
+    if ((K = special[SP_STREET]) != NULL && HASL(p, e, K, 0)) {
+        static const char *const streets[] = {"2nd", "3rd", "4th", "5th"}; /* STREET_NAME */
+        const char *q = p + K->lit[0].n;
+        int index = EAT_ONE_OF(q, e, streets);
+        if (index >= 0 && ISL(q, e, K, 1)) {
             if (h->section == SUMMARY || h->section == SHOWDOWN || index != h->street + 1)
                 return DECLINE;
             h->street = index;
             h->section = STREETS;
-            return ADD(BUILD(C_STREET, line_no(h, k), str_ref(S_2ND + index)));
+            return ADD(KBUILD(K, line_no(h, k), str_ref(S_2ND + index)));
         }
-        if (EAT(p, e, "VELA *** [")) {
-            if ((c = one_card(p, e)) < 0 || h->section != STREETS || h->street != 3 || h->had_vela)
-                return DECLINE;
-            h->had_vela = 1;
-            return ADD(BUILD(C_VELA, line_no(h, k), PyLong_FromLong(c)));
-        }
-        if (IS(p, e, "SHOW DOWN ***")) {
-            if (h->section != STREETS)
-                return DECLINE;
-            h->section = SHOWDOWN;
-            return ADD(BUILD(C_SHOW_DOWN, line_no(h, k)));
-        }
-        if (IS(p, e, "SUMMARY ***") && h->section != SUMMARY) {
-            h->section = SUMMARY;
-            h->summary_line = h->line0 + k;
-            return OK;
-        }
-        return DECLINE;
     }
-    if (HAS(p, e, "Uncalled bet ("))
-        return uncalled(h, k, p, e);
-    if (IS(p, e, "Pair on board - a double bet is allowed"))
-        return place(h, IN_PLAY) ? ADD(BUILD(C_DOUBLE_BET, line_no(h, k))) : DECLINE;
-    if (IS(p, e, "Betting is capped"))
-        return place(h, IN_PLAY) ? ADD(BUILD(C_CAPPED, line_no(h, k))) : DECLINE;
-    if (EAT(p, e, "Total pot ")) {
+    if ((K = special[SP_VELA]) != NULL && HASL(p, e, K, 0)) {
+        if ((c = one_card(K, 1, p + K->lit[0].n, e)) < 0 || h->section != STREETS || h->street != 3 || h->had_vela)
+            return DECLINE;
+        h->had_vela = 1;
+        return ADD(KBUILD(K, line_no(h, k), PyLong_FromLong(c)));
+    }
+    if ((K = special[SP_SHOW_DOWN]) != NULL && ISL(p, e, K, 0)) {
+        if (h->section != STREETS)
+            return DECLINE;
+        h->section = SHOWDOWN;
+        return ADD(KBUILD(K, line_no(h, k)));
+    }
+    if ((K = special[SP_SUMMARY]) != NULL && ISL(p, e, K, 0)) {
+        if (h->section == SUMMARY)
+            return DECLINE;
+        h->section = SUMMARY;
+        h->summary_line = h->line0 + k;
+        return OK;
+    }
+    if ((K = special[SP_UNCALLED]) != NULL && HASL(p, e, K, 0))
+        return uncalled(h, k, K, p, e);
+    for (j = 0; j < nliteral; j++) {
+        K = &kinds[literal_kinds[j]];
+        if (ISL(p, e, K, 0))
+            return place(h, K->allowed) ? ADD(KBUILD(K, line_no(h, k))) : DECLINE;
+    }
+    if ((K = special[SP_TOTAL]) != NULL && EATL(p, e, K, 0)) {
         if (h->section != SUMMARY || h->has_total || h->outcomes.n || (p = amount(h, p, e, &v)) == NULL ||
-            !EAT(p, e, " | Rake ") || (p = amount(h, p, e, &v2)) == NULL || p != e)
+            !EATL(p, e, K, 1) || (p = amount(h, p, e, &v2)) == NULL || p != e)
             return DECLINE;
         h->has_total = 1;
         h->total = v;
         h->rake = v2;
         return OK;
     }
-    if (EAT(p, e, "Main pot "))
-        return pots(h, p, e);
-    if (EAT(p, e, "Vela [")) {
-        int c = one_card(p, e);
+    if ((K = special[SP_POTS]) != NULL && HASL(p, e, K, 0))
+        return pots(h, K, p, e);
+    if ((K = special[SP_SUMMARY_VELA]) != NULL && HASL(p, e, K, 0)) {
+        c = one_card(K, 1, p + K->lit[0].n, e);
         if (c < 0 || h->section != SUMMARY || !h->has_total || h->vela >= 0 || h->outcomes.n)
             return DECLINE;
         h->vela = c;
         return OK;
     }
-    /* no seated name and no literal kind begins the line: parse.py tries it as `stranger` */
+    /* no seated name and no literal kind begins the line: build.py tries it as `stranger` */
     return stranger(h, k, p, e);
 }
 
@@ -1444,7 +1734,7 @@ read_hand(Hand *h, const char *p, const char *e, PyObject *source, PyObject **ou
     order_names(h);
     /* body: p .. eol is line k */
     for (;;) {
-        if (p == eol || k >= MAX_HAND_LINES) { /* a blank line, or more lines than parse.py accepts */
+        if (p == eol || k >= MAX_HAND_LINES) { /* a blank line, or more lines than build.py accepts */
             r = DECLINE;
             goto done;
         }
@@ -1508,7 +1798,7 @@ parse_hand(PyObject *self, PyObject *args)
         return NULL;
     }
     if (!PyUnicode_Check(text) || !PyLong_CheckExact(first) || !PyUnicode_Check(source))
-        Py_RETURN_NONE; /* whatever parse.py makes of them */
+        Py_RETURN_NONE; /* whatever build.py makes of them */
     line0 = PyLong_AsLongLong(first);
     if (line0 == -1 && PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_OverflowError))
@@ -1519,14 +1809,14 @@ parse_hand(PyObject *self, PyObject *args)
     if (line0 > ((long long)1 << 60) || line0 < -((long long)1 << 60))
         Py_RETURN_NONE;
     p = PyUnicode_AsUTF8AndSize(text, &n);
-    if (p == NULL) { /* lone surrogates: parse.py reads them */
+    if (p == NULL) { /* lone surrogates: build.py reads them */
         if (!PyErr_ExceptionMatches(PyExc_UnicodeError))
             return NULL;
         PyErr_Clear();
         Py_RETURN_NONE;
     }
     e = p + n;
-    /* control characters other than the line end (the placeholder \x1f among them): parse.py */
+    /* control characters other than the line end (the placeholder \x1f among them): build.py */
     for (q = p; q < e; q++) {
         if ((unsigned char)*q < 0x20 && *q != '\n')
             Py_RETURN_NONE;
@@ -1563,15 +1853,16 @@ parse_hand(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(classes, zone_info, header_accepted): the event classes (with their shapes) and parse.py's checks"},
+     "configure(classes, kinds, terminals, zone_info, header_accepted) -> the kinds not read: the hand's classes, "
+     "the table of line kinds with their shapes and literals, the grammar's terminals, and the builder's checks"},
     {"parse_hand", parse_hand, METH_VARARGS,
-     "parse_hand(text, first_line, source) -> Hand | None: None where parse.py must read the hand"},
+     "parse_hand(text, first_line, source) -> Hand | None: None where build.py must read the hand"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_scan",
-    "The parser's accelerator (see hhtool/_native/_scan.c and hhtool/history/parse.py).", -1, methods,
+    "The parser's accelerator (see hhtool/_native/_scan.c, hhtool/history/parse.py and docs/line-kinds.md).", -1, methods,
 };
 
 PyMODINIT_FUNC

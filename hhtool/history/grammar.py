@@ -24,11 +24,13 @@ import itertools
 import re
 from dataclasses import dataclass
 from importlib import resources
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from lark import Lark
     from lark.grammar import Rule
+    from lark.lexer import TerminalDef
 
 START_SYMBOLS = ("header", "table", "seat", "line", "stranger")
 """The start symbols, one per kind of line position in a hand."""
@@ -336,3 +338,83 @@ _TERMINAL_WORDS = {
     "STRANGER": "a player name",
     "$END": "the end of the line",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class RuleShape:
+    """One rule of a start symbol as a sequence of terminals: what configures the C reader.
+
+    ``shape``: every expansion (the optional parts present or absent), longest
+    first, each as its terminals' names with the literals the parse tree
+    drops written ``lit`` -- ``"PLAYER lit AMOUNT ALL_IN | PLAYER lit AMOUNT"``;
+    ``literals``: the text of those literals in the longest expansion, in order.
+    The C reader knows a routine per shape and compares the literals it is given.
+    """
+
+    rule: str
+    shape: str
+    literals: tuple[str, ...]
+
+
+def rule_shapes(start: str) -> dict[str, RuleShape]:
+    """The rules of a start symbol (``line``, ``stranger``) by event name, as :class:`RuleShape` s.
+
+    Inlined rules (``_seat_who``) are expanded in place, as :func:`matcher` does.
+    """
+    terminals, rules = _compiled()
+    by_origin: dict[str, list[Rule]] = {}
+    for rule in rules:
+        by_origin.setdefault(rule.origin.name, []).append(rule)
+
+    def flat(symbols: Sequence[object]) -> list[list[tuple[str, str | None]]]:
+        """Every expansion of a symbol sequence: (terminal name or "lit", the literal's text)."""
+        out: list[list[tuple[str, str | None]]] = [[]]
+        for sym in symbols:
+            name = getattr(sym, "name")
+            if getattr(sym, "is_term"):
+                pattern = terminals[name].pattern
+                item = ("lit", pattern.value) if getattr(sym, "filter_out") else (name, None)
+                out = [seq + [item] for seq in out]
+            else:
+                subs = [e for r in by_origin[name] for e in flat(r.expansion)]
+                out = [seq + sub for seq in out for sub in subs]
+        return out
+
+    shapes: dict[str, RuleShape] = {}
+    for top in by_origin[start]:
+        first = top.expansion[0] if len(top.expansion) == 1 else None
+        if top.alias is None and first is not None and not first.is_term and not first.name.startswith("_"):
+            named = [(first.name, r) for r in by_origin[first.name]]
+        else:
+            named = [(str(top.alias or start), top)]
+        for name, rule in named:
+            for seq in flat(rule.expansion):
+                known = shapes.get(name)
+                text = " ".join(item for item, _ in seq)
+                lits = tuple(lit for item, lit in seq if item == "lit" and lit is not None)
+                if known is None:
+                    shapes[name] = RuleShape(name, text, lits)
+                else:
+                    parts = sorted([*known.shape.split(" | "), text], key=lambda s: (-len(s.split(" ")), s))
+                    longest = lits if len(lits) > len(known.literals) else known.literals
+                    shapes[name] = RuleShape(name, " | ".join(parts), longest)
+    return shapes
+
+
+def terminal_patterns() -> dict[str, str]:
+    """Each named terminal's pattern as Lark holds it (the C reader checks the ones it reads by hand)."""
+    return {name: t.pattern.value for name, t in _compiled()[0].items()}
+
+
+@functools.cache
+def _compiled() -> tuple[dict[str, TerminalDef], list[Rule]]:
+    """The grammar's terminals and rules, without building the parser (a tenth of its cost).
+
+    What configures the C reader at start-up: a process whose hands are all
+    read in C never builds the LALR parser.
+    """
+    from lark.load_grammar import load_grammar
+
+    grammar, _ = load_grammar(grammar_text(), "telesina.lark", None, False)  # type: ignore[no-untyped-call]
+    terminals, rules, _ = grammar.compile(list(START_SYMBOLS), set())
+    return {t.name: t for t in terminals}, rules
