@@ -112,3 +112,14 @@ def test_audit_text_and_json_give_each_streets_equity() -> None:
 def test_audit_of_an_own_view_gives_no_equity_where_cards_are_unknown() -> None:
     r = _audit(str(SAMPLES / "010_classic_own_view_three_hands.txt"))
     assert r.returncode == 0 and "equity after" not in r.stdout
+
+
+def test_the_library_entry_point_replays_the_hand_itself() -> None:
+    from hhtool import api
+
+    assert "street_equities" in api.__all__
+    (hand,) = [h for h in read_file(SAMPLES / "000_format_example.txt") if isinstance(h, Hand)]
+    got = api.street_equities(hand)
+    assert [s.street for s in got] == ["2nd", "3rd", "4th", "5th"]
+    assert got[2:] == street_equities(replay(hand))[2:]  # the exact streets; the sampled ones by the same seed too
+    assert got == street_equities(replay(hand))

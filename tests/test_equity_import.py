@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -165,3 +166,21 @@ def test_an_older_database_gains_the_column_and_counts_its_rows_at_their_net(tmp
     assert r.returncode == 0, r.stderr
     (bob,) = json.loads(r.stdout)["players"]
     assert bob["money"][0]["allin_net"] == bob["money"][0]["net"] and bob["money"][0]["luck"] == 0
+
+
+def test_the_report_draws_the_all_in_adjusted_line_and_lists_luck(nl_db: Path, tmp_path: Path) -> None:
+    from hhtool.api import write_report
+    from hhtool.stats import Filters
+
+    con = duckdb.connect(str(nl_db), read_only=True)
+    try:
+        (player,) = con.execute(
+            "SELECT player FROM seats GROUP BY player ORDER BY sum(abs(net - allin_net)) DESC, player LIMIT 1"
+        ).fetchone() or ("",)
+    finally:
+        con.close()
+    out = write_report(nl_db, tmp_path / "r.html", Filters(players=(player,)))
+    html = out.read_text(encoding="utf-8")
+    for trace in ("all-in adjusted", "net", "showdown", "non-showdown"):  # the graph's lines, the new one beside the others
+        assert re.search(r'"name":\s*"' + trace + '"', html), trace
+    assert ">all-in adjusted</th>" in html and ">luck</th>" in html
