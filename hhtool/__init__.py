@@ -35,6 +35,7 @@ from hhtool.api import (
     read_text,
     replay_hand,
     statistics,
+    web_app,
     what_if,
     write_report,
 )
