@@ -1,6 +1,6 @@
 """``hhtool serve`` under load: the latency of its pages, errors, the server's memory.  Never a test.
 
-Run: ``python bench/serve.py [--hands 1000000] [--base 100000] [--requests 200] [--clients 20] [--seconds 30]``.
+Run: ``python bench/serve.py [--hands 1000000] [--base 100000] [--requests 200] [--clients 20] [--seconds 30] [--import-hands 100000]``.
 
 The database is ``bench/stats.py``'s (cached under ``bench/.cache/``):
 ``--hands`` simulated hands imported, or above ``--base`` copies of the
@@ -19,7 +19,12 @@ Measured:
   (issue 18): hands page and player under 100 ms at the 95th percentile,
   replay page under 50 ms.
 * **``--clients`` at once** for ``--seconds``: the same mix, round robin;
-  requests, errors (any status but 200, any refused connection), p95.
+  requests, errors (any status but 200, any refused connection), p95;
+  meanwhile the server auto-imports ``--import-hands`` simulated hands
+  (``bench/import.py``'s cached files, copied into the folder it watches
+  as the load starts; 0: no import), and how many it stored by the end of
+  the load and in all.  With an import the server runs on a copy of the
+  database, so that the cached one stays as it was.
 * the server's peak memory (``VmHWM`` of its process; goal under 1.5 GB).
 """
 
@@ -29,37 +34,42 @@ import argparse
 import importlib.util
 import json
 import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def _stats_bench() -> object:
-    spec = importlib.util.spec_from_file_location("bench_stats", ROOT / "bench" / "stats.py")
+def _bench(name: str) -> Any:
+    """Another benchmark of bench/ as a module (its database, its input, its memory sampling)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
-def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
-    """The real ``hhtool serve`` on a free port, and its address once it answers."""
+def start_server(db: Path, watch: Path | None = None) -> tuple[subprocess.Popen[str], str]:
+    """The real ``hhtool serve`` on a free port (watching ``watch``), and its address once it answers."""
     marker = db.with_name(db.name + ".serve")
-    proc = subprocess.Popen([sys.executable, "-m", "hhtool.cli", "serve", "--db", str(db), "--port", "0"], cwd=ROOT, text=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    extra = ["--watch", str(watch)] if watch is not None else []
+    proc = subprocess.Popen([sys.executable, "-m", "hhtool.cli", "serve", "--db", str(db), "--port", "0", *extra], cwd=ROOT, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(f"the server ended: {proc.stderr.read() if proc.stderr else ''}")
+            raise SystemExit(f"the server ended with {proc.returncode}")
         try:
             doc = json.loads(marker.read_text(encoding="utf-8"))
             if doc.get("pid") == proc.pid:
@@ -70,6 +80,21 @@ def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
         time.sleep(0.2)
     proc.kill()
     raise SystemExit("the server did not answer in 300 s")
+
+
+def incoming_files(hands: int, files: int) -> list[Path]:
+    """``hands`` simulated hands in ``files`` files of a site the database has none of, cached under ``bench/.cache/``."""
+    cache = ROOT / "bench" / ".cache" / f"serve-incoming-{hands}-{files}"
+    if not (cache / ".done").exists():
+        shutil.rmtree(cache, ignore_errors=True)
+        cache.mkdir(parents=True)
+        per = hands // files
+        for k in range(files):
+            n = per + (hands - per * files if k == files - 1 else 0)
+            subprocess.run([sys.executable, "-m", "hhtool.cli", "simulate", "--out", str(cache / f"arrivi_{k:02d}.txt"), "--hands", str(n),
+                            "--site", "Arrivi", "--seed", str(5000 + k), "--jobs", "2"], cwd=ROOT, check=True, capture_output=True)
+        (cache / ".done").write_text("")
+    return sorted(cache.glob("*.txt"))
 
 
 def fetch(url: str) -> tuple[int, float]:
@@ -137,11 +162,32 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=200, help="requests of each kind from one client")
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--import-hands", type=int, default=100_000, help="hands auto-imported during the load (0: none)")
     args = ap.parse_args()
 
-    db, made = _stats_bench().database(args.hands, min(args.base, args.hands))  # type: ignore[attr-defined]
+    db, made = _bench("stats").database(args.hands, min(args.base, args.hands))
+    imp: Any = _bench("import")
     print(f"database: {db} ({made})", flush=True)
-    proc, base = start_server(db)
+    work = Path(tempfile.mkdtemp(prefix="hhtool-serve-bench-"))
+    watch: Path | None = None
+    incoming: list[Path] = []
+    if args.import_hands:
+        incoming = incoming_files(args.import_hands, max(2, min(20, args.import_hands // 10000)))
+        print(f"auto-import: {args.import_hands:,} hands in {len(incoming)} files (hhtool simulate, site Arrivi: none in the database yet)", flush=True)
+        shutil.copy(db, work / db.name)  # the server writes the imported hands: never into the cached database
+        db = work / db.name
+        watch = work / "incoming"
+        watch.mkdir()
+    proc, base = start_server(db, watch)
+    peak = [0]
+    sampling = threading.Event()
+
+    def sample() -> None:  # the server and its import's workers, every 0.2 s
+        while not sampling.wait(0.2):
+            peak[0] = max(peak[0], imp._tree_rss(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     try:
         kinds = targets(base)
         for urls in kinds.values():  # the first request of each warms DuckDB's caches and the templates
@@ -175,19 +221,37 @@ def main() -> None:
         threads = [threading.Thread(target=client, args=(k,)) for k in range(args.clients)]
         for th in threads:
             th.start()
+        if watch is not None:
+            for path in incoming:  # written whole, then renamed into the folder: a file appears complete
+                shutil.copy(path, work / path.name)
+                (work / path.name).rename(watch / path.name)
         for th in threads:
             th.join()
         errors = sum(1 for s, _ in done if s != 200)
         times = [t for _, t in done]
         print(f"\n{args.clients} clients for {args.seconds:.0f} s: {len(done):,} requests ({len(done) / args.seconds:.0f}/s), "
               f"{errors} errors, p50 {statistics.median(times) * 1000:.0f} ms, p95 {p95(times) * 1000:.0f} ms")
-        print(f"server peak memory: {peak_memory(proc.pid) / 2**20:,.0f} MB (goal < 1,536 MB)")
+        if watch is not None:
+            def stored() -> int:
+                with urllib.request.urlopen(base + "api/progress", timeout=60) as r:
+                    return int(json.loads(r.read())["import"]["hands_stored"])
+
+            during = stored()
+            started = time.monotonic()
+            while stored() < args.import_hands and time.monotonic() - started < 3600:
+                time.sleep(1)
+            print(f"auto-import: {during:,} of {args.import_hands:,} hands stored during the load, all {stored():,} "
+                  f"{time.monotonic() - started + args.seconds:.0f} s after the files were dropped")
+        sampling.set()
+        print(f"server peak memory: {peak_memory(proc.pid) / 2**20:,.0f} MB its process (VmHWM), "
+              f"{peak[0] / 2**20:,.0f} MB with its workers (sampled); goal < 1,536 MB")
     finally:
         proc.send_signal(2)
         try:
-            proc.wait(timeout=30)
+            proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from hhtool.api import (
     replay_steps,
     statistics,
     street_equities,
+    web_app,
     what_if,
     write_report,
 )

@@ -17,6 +17,7 @@ called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
 - :func:`import_paths`: files, folders, globs and archives into a DuckDB file;
 - :func:`statistics`, :func:`write_report`: what ``hhtool stats`` and
   ``hhtool report`` compute from that file;
+- :func:`web_app`: the web application ``hhtool serve`` runs over it;
 - :func:`profile`: a rule profile (``classic``, ``stellapoker``, ``italian``);
 - :func:`equities`: what ``hhtool equity`` computes: each player's share of
   the pot with cards still to come; :func:`street_equities`: each
@@ -38,6 +39,8 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import threading
+
+    from starlette.applications import Starlette
 
     from hhtool.replay.audit import AuditResult, WhatIf
     from hhtool.history.currency import Rates
@@ -218,6 +221,20 @@ def write_report(
     return _write_report(db, out, filters, gap_minutes=gap_minutes, rates=rates)
 
 
+def web_app(db: str | Path) -> Starlette:
+    """The ASGI application of ``hhtool serve`` over the database ``db``: its pages and JSON API (``docs/serve.md``, ``docs/api.md``).
+
+    It opens ``db`` for writing and holds it until the application stops
+    (its lifespan's end); any ASGI server runs it, e.g.
+    ``uvicorn.run(hhtool.web_app("hands.duckdb"))``.  Raises
+    :class:`~hhtool.store.db.DatabaseInUseError` when another process holds
+    the file.
+    """
+    from hhtool.web.app import create_app
+
+    return create_app(db)
+
+
 def profile(name: str) -> RuleSet:
     """The rule profile ``name``: ``classic``, ``stellapoker`` or ``italian`` (RULES.md)."""
     from hhtool.game.rules import profile as _profile
@@ -298,6 +315,7 @@ __all__ = [
     "replay_steps",
     "statistics",
     "street_equities",
+    "web_app",
     "what_if",
     "write_report",
 ]

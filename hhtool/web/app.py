@@ -142,6 +142,7 @@ def create_app(
     from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.routing import Route
 
+    from hhtool.stats.compute import UnknownPlayerError, check_players
     from hhtool.store.db import StoreError, connect
 
     path = Path(db_path)
@@ -196,7 +197,7 @@ def create_app(
                 return endpoint(request)
             except BadRequest as e:
                 return error(request, 400, str(e))
-            except NotFound as e:
+            except (NotFound, UnknownPlayerError) as e:
                 return error(request, 404, str(e.args[0]) if e.args else "not found")
             except StoreError as e:
                 return error(request, 503, str(e))
@@ -222,15 +223,15 @@ def create_app(
     # ------------------------------------------------------------------ pages
 
     def hands_list(request: Request) -> Response:
-        from hhtool.web.hands import STAT_SEATS, hand_page
+        from hhtool.web.hands import PER_DECISION, STAT_SEATS, hand_page
 
         q = hand_query(request.query_params.multi_items(), STAT_SEATS)
         with db.cursor() as cur:
-            _players_exist(cur, q.filters.players)
+            check_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
             result = hand_page(cur, q)
         return page(request, "hands.html", result=result, q=q, nav=_nav(request, result.total, q.limit, q.offset),
                     sort_url=lambda key: _with(request, sort=key, order="asc" if q.sort == key and q.descending else "desc", page=None, offset=None),
-                    params=request.query_params, per_decision=q.stat in ("af", "afq", "fold_to_bet"))
+                    params=request.query_params, per_decision=q.stat in PER_DECISION)
 
     def hand_view(request: Request) -> Response:
         detail, findings = _hand(request)
@@ -266,18 +267,19 @@ def create_app(
                     next_url=_with(request, page=str(page_no + 1)), prev_url=_with(request, page=str(page_no - 1)))
 
     def player_view(request: Request) -> Response:
-        from hhtool.web.player import player_stats, stat_lines, title, winnings_figure
+        from hhtool.stats.compute import compute_on
+        from hhtool.stats.render import heading
+        from hhtool.web.player import stat_lines, winnings_figure
 
         (name,) = _segments(request, "/players/", 1)
         f, rates = _stats_args(request, name)
         with db.cursor() as cur:
-            _players_exist(cur, (name,))
-            result = player_stats(cur, f)
+            result = compute_on(cur, f)  # an unknown name: UnknownPlayerError, a 404 with the names it may mean
             if name not in result.players():
                 return page(request, "player.html", name=name, lines=[], heading=f"{name}: no hand matches the filters", graph=None,
                             sessions=[], params=request.query_params)
             graph, rows = winnings_figure(cur, f, name)
-        return page(request, "player.html", name=name, lines=stat_lines(result, name, rates), heading=title(result, name), graph=graph,
+        return page(request, "player.html", name=name, lines=stat_lines(result, name, rates), heading=heading(result, name), graph=graph,
                     sessions=rows, params=request.query_params)
 
     def audit(request: Request) -> Response:
@@ -309,17 +311,17 @@ def create_app(
 
         q = hand_query(request.query_params.multi_items(), STAT_SEATS)
         with db.cursor() as cur:
-            _players_exist(cur, q.filters.players)
+            check_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
             result = hand_page(cur, q)
         return api({"total": result.total, "limit": q.limit, "offset": q.offset, "hands": result.rows})
 
     def api_hand(request: Request) -> Response:
-        from hhtool.web.hands import _money
+        from hhtool.web.hands import row_json
 
         detail, findings = _hand(request)
         row = {k: v for k, v in detail.row.items() if k != "raw_text"}
         return api({
-            "hand": _money(row),
+            "hand": row_json(row),
             **detail.to_json(),
             "stored_findings": findings,
             "raw_text": detail.row["raw_text"],
@@ -328,6 +330,7 @@ def create_app(
     def api_stats(request: Request) -> Response:
         import json
 
+        from hhtool.stats.compute import compute_on
         from hhtool.stats.render import to_json
 
         name, last = _segments(request, "/api/players/", 2)
@@ -335,19 +338,13 @@ def create_app(
             raise NotFound(f"nothing at {request.url.path}: a player's statistics are at /api/players/NAME/stats")
         f, rates = _stats_args(request, name)
         with db.cursor() as cur:
-            _players_exist(cur, (name,))
-            result = _compute(cur, f)
+            result = compute_on(cur, f)
         doc = json.loads(to_json(result, rates))
         players = doc["players"]
         return api({"player": name, "filters": _filters_json(f), "rates": doc["rates"], "stats": players[0] if players else None})
 
     def api_progress(request: Request) -> Response:
         return api({"import": app_progress()})
-
-    def _compute(cur: duckdb.DuckDBPyConnection, f: Any) -> Any:
-        from hhtool.web.player import player_stats
-
-        return player_stats(cur, f)
 
     routes = [
         Route(path, guarded(endpoint))
@@ -392,16 +389,6 @@ def _segments(request: Request, prefix: str, n: int) -> list[str]:
         return [unquote(part, errors="strict") for part in parts]
     except UnicodeDecodeError:
         raise BadRequest(f"{request.url.path}: the path is not UTF-8 once decoded") from None
-
-
-def _players_exist(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
-    """A 404 for a player with no seat in the database, with the names meant ("did you mean 'alice'?")."""
-    from hhtool.stats.compute import UnknownPlayerError, check_players
-
-    try:
-        check_players(cur, names)
-    except UnknownPlayerError as e:
-        raise NotFound(str(e)) from None
 
 
 def _stats_args(request: Request, name: str) -> tuple[Any, Any]:

@@ -121,7 +121,7 @@ def hand_page(con: duckdb.DuckDBPyConnection, q: HandQuery) -> HandPage:
     else:
         got = con.execute(f"SELECT count(*) {body}", params).fetchone()
         total = int(got[0]) if got else 0
-    return HandPage([_money(r) for r in rows], total, q)
+    return HandPage([row_json(r) for r in rows], total, q)
 
 
 def money(amount: int | None, cur: Currency) -> dict[str, Any] | None:
@@ -131,7 +131,7 @@ def money(amount: int | None, cur: Currency) -> dict[str, Any] | None:
     return {"amount": int(amount), "currency": cur.code, "decimals": cur.decimals, "text": format_money(int(amount), cur)}
 
 
-def _money(row: dict[str, Any]) -> dict[str, Any]:
+def row_json(row: dict[str, Any]) -> dict[str, Any]:
     """A hands row with its amounts as :func:`money` and its time in ISO 8601."""
     cur = currency_of(row["currency"], row["unit"])
     out = {k: v for k, v in row.items() if k not in ("currency", "unit")}

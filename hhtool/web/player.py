@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 from hhtool.history.currency import Rates, currency_of, format_money
-from hhtool.stats.compute import STATS, Filters, StatsResult, compute_on, load_per_hand, sessions
-from hhtool.stats.render import fmt_value, heading, money_lines
+from hhtool.stats.compute import STATS, Filters, StatsResult, load_per_hand, sessions
+from hhtool.stats.render import fmt_value, money_lines
 from hhtool.stats.report import sample_points
 from hhtool.web.hands import PER_DECISION, STAT_SEATS, hand_links
 
@@ -114,11 +114,3 @@ def winnings_figure(con: duckdb.DuckDBPyConnection, f: Filters, player: str) -> 
                        post_script=click, config={"displaylogo": False, "responsive": True})
     return str(html), rows
 
-
-def player_stats(con: duckdb.DuckDBPyConnection, f: Filters) -> StatsResult:
-    """The statistics of ``f.players`` on the server's connection (:func:`hhtool.stats.compute.compute_on`)."""
-    return compute_on(con, f)
-
-
-def title(result: StatsResult, player: str) -> str:
-    return heading(result, player)
