@@ -129,7 +129,8 @@ def test_step_to_the_finding_in_a_real_browser(report: tuple[Path, HandSteps], t
             assert [f.text for f in found] == [
                 f"{f['code']} ({f['severity']}) line {f['line']}: {f['message']}" for f in step["findings"]
             ]
-            driver.save_screenshot(str(ARTIFACTS / f"{shot}.png"))
+            driver.execute_script("arguments[0].scrollIntoView()", root)  # all of it in the window, its finding too
+            root.screenshot(str(ARTIFACTS / f"{shot}.png"))  # the replayer itself
 
         check(0, "button-00")
         for i in range(1, target["index"] + 1):

@@ -257,7 +257,6 @@ def hand_steps(
     ``samples`` when sampled); off by default, as it costs from
     milliseconds to seconds a hand (wild cards the most).
     """
-
     walk = _Walk(hand, text)
     result = replay_walk(hand, walk.after, rules)
     words = verdict_text(AuditResult(source, result, None))
@@ -277,8 +276,6 @@ class _Walk:
         self.collected: dict[str, int] = {}
         self.taken: dict[int, int] = {}  # per pot index, what the collection lines took out of it
         self.round_no = 0
-        self.rounds_told = 0
-        self.rounds: tuple[str, ...] = ()
         self.last: ReplayState | None = None
         self.known: dict[str, int] = {}  # cards each player had at the step before
         self.opened: list[tuple[int, int]] = []  # (step, betting round) where a round's first action is
