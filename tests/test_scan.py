@@ -472,7 +472,7 @@ def test_hypothesis_text_never_breaks_it(head: int, body: list[str], first_line:
 
 
 def test_random_bytes_never_break_it() -> None:
-    """Random bytes and random slices of real hands, read in C (memory safety; the sanitizer run is in docs/performance.md)."""
+    """Random bytes and random slices of real hands, read in C (memory safety; the sanitizer run is in docs/architecture.md, "The equivalence contract")."""
     rng = random.Random(31)
     texts = _base_texts()
     fast = _scan()

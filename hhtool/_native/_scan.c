@@ -9,7 +9,7 @@
  * fields through the classes' own C setters.  The body's line kinds are not
  * coded here: configure() hands it the table of hhtool/history/lines.py with
  * each rule's shape and literal texts from the grammar, and this code holds a
- * routine per shape (docs/line-kinds.md).
+ * routine per shape (docs/architecture.md).
  *
  * It is an accelerator, not a second parser: the Lark grammar and
  * hhtool/history/build.py stay the authority.  Whenever a hand has anything this
@@ -1862,7 +1862,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_scan",
-    "The parser's accelerator (see hhtool/_native/_scan.c, hhtool/history/parse.py and docs/line-kinds.md).", -1, methods,
+    "The parser's accelerator (see hhtool/_native/_scan.c, hhtool/history/parse.py and docs/architecture.md).", -1, methods,
 };
 
 PyMODINIT_FUNC

@@ -7,7 +7,7 @@ reader (``hhtool/_native/_scan.c``) is configured from the same rows
 (:func:`hhtool.history.parse.scan_kinds`): each row's shape (the rule's sequence of
 terminals) picks the C routine that reads it and the rule's literal text, taken
 from the grammar, is what that routine compares.  So adding a line kind is the
-grammar rule, the event class, a row here and the writer (``docs/line-kinds.md``).
+grammar rule, the event class, a row here and the writer (``docs/architecture.md, "Reading a hand"``).
 
 A row whose ``place`` is set is a *simple* kind: its event is
 ``event(line, player, *rest)`` (``event(line)`` when the rule names no player), and
