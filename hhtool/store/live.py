@@ -233,7 +233,11 @@ class LiveImport:
                         self._pending.add(path)
                 if self._cancel.is_set():
                     break
-                self._step(cursor)
+                try:
+                    self._step(cursor)
+                except Exception as e:  # a bug of ours or the database's while looking: said, and the watch goes on
+                    self._error(f"the live import could not look at the changes ({type(e).__name__}: {e}); it goes on")
+                    self._pending.clear()
         except Exception as e:  # the watch itself failed: said in the status, never lost silently
             self._error(f"the live import stopped: {type(e).__name__}: {e}")
         finally:
