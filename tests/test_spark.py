@@ -199,7 +199,7 @@ def test_second_run_adds_only_new_hands_and_keeps_conflicts(spark: Any, inputs: 
     # the same files again, plus a new one with new hands, a conflicting text of a stored id, a repeated broken hand
     more = tmp_path / "more"
     write_files(more, 1, 20, prefix="N")
-    other = hand("R-0-0").replace("Dealt to", "Dealt  to", 1) if "Dealt to" in hand("R-0-0") else hand("R-0-0") + "alice said: hi\n"
+    other = hand("R-0-0").replace("18:00:00 UTC", "18:05:00 UTC")  # the same id, another valid text: a conflict
     assert other != hand("R-0-0")
     (more / "conflict.txt").write_text(other, encoding="utf-8")
     s2 = spark_import([str(first), str(more)], str(lake), spark=spark)
@@ -211,7 +211,7 @@ def test_second_run_adds_only_new_hands_and_keeps_conflicts(spark: Any, inputs: 
     assert _count(lake, "SELECT min(message) FROM failed WHERE raw_text LIKE '%dances on the table%'")  # text and error kept
     # the same again: nothing is added
     s3 = spark_import([str(first), str(more)], str(lake), spark=spark)
-    assert (s3.stored, s3.imported, s3.unchanged) == (0, 0, 3)
+    assert (s3.stored, s3.imported, s3.unchanged) == (0, 0, 4)  # first's two files, more's new one and conflict.txt
     assert _count(lake, "SELECT count(*) FROM hands") == 74
     # and DuckDB, given the same two imports, holds the same tables
     import_paths([first], db, workers=0)
