@@ -486,8 +486,8 @@ def export(
 
 @app.command("spark-import", epilog=_examples(
     "spark-import sample_histories/ --out lake/",
-    "spark-import 'hdfs:///rooms/vela/2026/*/*.txt.gz' --out hdfs:///hhtool/vela --master yarn",
-    "stats --parquet lake/",
+    "spark-import 'hdfs:///vela/2026/*/*.gz' --out hdfs:///vela/lake",
+    "spark-import s3a://room/hands/ --out s3a://room/lake/ --master yarn",
 ))
 def spark_import_(
     paths: Annotated[list[str], typer.Argument(metavar="PATH", show_default=False, help="Files, folders (recursively), globs, .zip and .gz, on any file system Spark reads.")],
