@@ -174,6 +174,9 @@ def test_stats_query_report_same_on_parquet(both: tuple[Path, Path], tmp_path: P
         of zero: 5.8e-14) ends in other bits when the rows come in another order; what is shown is compared whole."""
         html = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "ID", html)
         html = re.sub(r'data-v="([-+0-9.e]+)"', lambda m: f'data-v="{round(float(m.group(1)), 9) + 0.0}"', html)
+        # the replayers of the disputed hands are the hands themselves, not figures (among hands of one time
+        # their order is the store's); the statistics, tables and graphs are compared
+        html = re.sub(r'<details class="replay">.*?</details>', "", html, flags=re.S)
         rows = re.findall(r"<tr>.*?</tr>", html)  # rows whose sort keys tie (one player's category in two currencies) in any order
         return "\n".join([re.sub(r"<tr>.*?</tr>", "", html), *sorted(rows)])
 
@@ -244,7 +247,7 @@ def test_killed_driver_leaves_committed_state_and_rerun_completes(spark: Any, tm
     assert len(list((lake / "_hhtool" / "commits").glob("run-*.json"))) == 1
     again = spark_import([str(old), str(new)], str(lake), spark=spark)
     assert again.stored == 200 and again.unchanged == 1
-    assert not staging.exists()
+    assert not staging.exists() or not any(staging.iterdir())  # the killed run's staging dropped, the new one committed
     assert _count(lake, "SELECT count(*) FROM hands") == 220
     assert _count(lake, "SELECT count(DISTINCT hand_key) FROM hands") == 220
 

@@ -264,7 +264,9 @@ def _starting_figure(df: pl.DataFrame) -> str:
 
     ranks = [r for r in RANK_ORDER if r in set(df["hole"].to_list()) | set(df["door"].to_list())]
     cell = {(h, d): (bb, n) for h, d, n, bb in df.select("hole", "door", "hands", "big_bets").iter_rows()}
-    z = [[cell.get((h, d), (None, 0))[0] for h in ranks] for d in ranks]
+    # big bets to a thousandth: the float sum's last digits depend on the order the engine adds the rows in,
+    # and a report of the same hands must be the same file whichever store it reads (--db or --parquet)
+    z = [[None if (v := cell.get((h, d), (None, 0))[0]) is None else round(v, 3) for h in ranks] for d in ranks]
     text = [[f"{cell[(h, d)][1]} hands" if (h, d) in cell else "" for h in ranks] for d in ranks]
     fig = go.Figure(
         go.Heatmap(
