@@ -10,11 +10,12 @@ from urllib.parse import quote, urlencode
 from hhtool.history.currency import Rates, currency_of, format_money
 from hhtool.stats.compute import STATS, Filters, StatsResult, load_per_hand, sessions
 from hhtool.stats.render import fmt_value, money_lines
-from hhtool.stats.report import sample_points
+from hhtool.stats.report import MAX_POINTS
 from hhtool.web.hands import PER_DECISION, STAT_SEATS, hand_links
 
 if TYPE_CHECKING:
     import duckdb
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -70,16 +71,86 @@ def stat_lines(result: StatsResult, player: str, rates: Rates | None) -> list[St
     return out
 
 
+def line_points(total: pl.Series, most: int = MAX_POINTS) -> list[int]:
+    """Indices of at most ``most`` points of a running total that draw the line a person sees in all of them.
+
+    A graph of 100,000 points reads no better than one of 2,000, and costs
+    a second to send and draw; but evenly spaced points drop what a player
+    looks for: the deepest downswing, the best run, the one big pot.  So the
+    line is cut into ``most // 5`` buckets of consecutive hands, each keeping
+    its first and last point (the line stays whole) and its lowest and
+    highest (no peak or trough is lost), and the biggest single hands of the
+    whole line (the largest steps, up or down) keep their point and the one
+    before it, so that each shows as the jump it was.  The first and the
+    last point are always kept; with ``most`` points or fewer, every one.
+    Of equal steps the earlier hand is kept.
+    """
+    import polars as pl
+
+    n = total.len()
+    if n <= most:
+        return list(range(n))
+    buckets = max(1, most // 5)
+    big = (most - 4 * buckets) // 2  # a big hand keeps two points
+    d = pl.DataFrame({"y": total}).with_row_index("i").with_columns(
+        b=pl.col("i") * buckets // n,
+        step=pl.col("y").diff().fill_null(pl.col("y").first()).abs(),
+        earlier=-pl.col("i").cast(pl.Int64),
+    )
+    ends = d.group_by("b").agg(
+        pl.col("i").first().alias("first"),
+        pl.col("i").last().alias("last"),
+        pl.col("i").get(pl.col("y").arg_min()).alias("low"),
+        pl.col("i").get(pl.col("y").arg_max()).alias("high"),
+    )
+    keep = set(ends.select(pl.concat_list("first", "last", "low", "high").explode()).to_series().to_list())
+    for i in d.top_k(big, by=["step", "earlier"])["i"].to_list():
+        keep.update((i, max(0, i - 1)))
+    return sorted(int(i) for i in keep)
+
+
+def winnings_traces(per_hand: pl.DataFrame) -> list[dict[str, Any]]:
+    """The graph's lines (showdown, non-showdown, net: big bets over hands) of one player's hands in time order.
+
+    Each line keeps its own points (:func:`line_points`); ``x`` is the
+    hand's number in the player's list, ``y`` the running total after it (to
+    a hundredth), ``customdata`` the point's hand key, for
+    :func:`link_points` to turn into the hand's URL.
+    """
+    import polars as pl
+
+    step = per_hand["big_bets"].fill_null(0.0)
+    sd_step = per_hand.select(pl.when(pl.col("went_to_showdown")).then(pl.col("big_bets")).otherwise(0.0).fill_null(0.0)).to_series()
+    keys = per_hand["hand_key"]
+    traces = []
+    for name, y, line in (
+        ("showdown", sd_step.cum_sum(), {"color": "#36c"}),
+        ("non-showdown", (step - sd_step).cum_sum(), {"color": "#c33"}),
+        ("net", step.cum_sum(), {"color": "#2a7", "width": 3}),
+    ):
+        keep = line_points(y)
+        traces.append({"type": "scatter", "x": [i + 1 for i in keep], "y": y.gather(keep).round(2).to_list(), "name": name, "line": line,
+                       "mode": "lines+markers", "marker": {"size": 4}, "customdata": [int(k) for k in keys.gather(keep).to_list()],
+                       "hovertemplate": "hand %{x}: %{y} big bets<extra>" + name + "</extra>"})
+    return traces
+
+
+def link_points(con: duckdb.DuckDBPyConnection, traces: list[dict[str, Any]]) -> None:
+    """Each point's hand key (``customdata``) replaced by its hand's URL, read in one query for every line."""
+    links = hand_links(con, sorted({k for t in traces for k in t["customdata"]}))
+    for t in traces:
+        t["customdata"] = [hand_url(*links[k]) if k in links else "" for k in t["customdata"]]
+
+
 def winnings_figure(con: duckdb.DuckDBPyConnection, f: Filters, player: str) -> tuple[str | None, list[dict[str, Any]]]:
     """The winnings graph (big bets over hands, each point a link to its hand) as HTML, and the sessions' rows.
 
-    The graph keeps at most :data:`hhtool.stats.report.MAX_POINTS` points
-    (the exact running totals at evenly spaced hands); a click on one opens
+    Each line keeps at most :data:`MAX_POINTS` points, its extremes and its
+    biggest hands among them (:func:`line_points`); a click on one opens
     that hand.  Big bets add across currencies; the sessions keep each
     currency's money apart, as the report does.
     """
     import plotly.io as pio
-    import polars as pl
 
     per_hand = load_per_hand(con, f, [player]).sort(["started_at", "hand_key"])
     rows = []
@@ -88,23 +159,8 @@ def winnings_figure(con: duckdb.DuckDBPyConnection, f: Filters, player: str) -> 
         rows.append({**r, "net_text": format_money(int(r["net"]), cur), "net": int(r["net"]), "currency": cur.code})
     if per_hand.height == 0:
         return None, rows
-    net = per_hand["big_bets"].fill_null(0.0).cum_sum()
-    sd = per_hand.select(pl.when(pl.col("went_to_showdown")).then(pl.col("big_bets")).otherwise(0.0).fill_null(0.0)).to_series().cum_sum()
-    keep = sample_points(per_hand.height)
-    keys = per_hand["hand_key"].gather(keep).to_list()
-    links = hand_links(con, [int(k) for k in keys])
-    urls = [hand_url(*links[int(k)]) if int(k) in links else "" for k in keys]
-    x = [i + 1 for i in keep]
-    traces = [
-        {"type": "scatter", "x": x, "y": y.gather(keep).round(2).to_list(), "name": name, "line": line,
-         "mode": "lines+markers", "marker": {"size": 4}, "customdata": urls,
-         "hovertemplate": "hand %{x}: %{y} big bets<extra>" + name + "</extra>"}
-        for name, y, line in (
-            ("showdown", sd, {"color": "#36c"}),
-            ("non-showdown", net - sd, {"color": "#c33"}),
-            ("net", net, {"color": "#2a7", "width": 3}),
-        )
-    ]
+    traces = winnings_traces(per_hand)
+    link_points(con, traces)
     layout = {"xaxis": {"title": {"text": "hands"}}, "yaxis": {"title": {"text": "big bets"}}, "height": 360,
               "margin": {"l": 60, "r": 20, "t": 20, "b": 40}}
     # a click on a point opens its hand; the URL is the point's own customdata, percent-encoded, never HTML
@@ -113,4 +169,3 @@ def winnings_figure(con: duckdb.DuckDBPyConnection, f: Filters, player: str) -> 
     html = pio.to_html({"data": traces, "layout": layout}, validate=False, full_html=False, include_plotlyjs=False, div_id="winnings",
                        post_script=click, config={"displaylogo": False, "responsive": True})
     return str(html), rows
-
