@@ -106,6 +106,22 @@ def plotly_js() -> bytes:
     return str(get_plotlyjs()).encode("utf-8")
 
 
+MEMORY_LIMIT = "640MB"
+"""DuckDB's memory in the server (its cache of the file and its queries' work): the whole server, its import's
+workers included, stays under 1.5 GB on a database of a million hands (docs/serve.md, "Speed and memory")."""
+
+
+def open_database(path: Path) -> duckdb.DuckDBPyConnection:
+    """The server's one connection: for writing (it imports too), with DuckDB's memory bounded (:data:`MEMORY_LIMIT`).
+
+    DuckDB's own default is 80 % of the machine's memory, which a server
+    that runs for days fills with its cache of the file.
+    """
+    from hhtool.store.db import connect
+
+    return connect(path, memory_limit=MEMORY_LIMIT)
+
+
 SECURITY_HEADERS = {
     # scripts and styles of this server only (the pages' own inline ones): nothing fetched from anywhere else
     "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
@@ -123,6 +139,7 @@ def create_app(
     progress: Progress | None = None,
     hosts: tuple[str, ...] | None = LOOPBACK,
     on_close: Callable[[], None] | None = None,
+    version: Callable[[], object] | None = None,
 ) -> Starlette:
     """The ASGI app serving the database ``db_path``.
 
@@ -134,7 +151,11 @@ def create_app(
     the ``Host`` names a request may name (the loopback's by default, which
     keeps a page of another site from reaching the server through a DNS
     name of its own); None for any.  ``on_close``: called as the app stops,
-    before the connection closes (the live import's stop).
+    before the connection closes (the live import's stop).  ``version``: a
+    value that changes whenever hands are added through ``con`` (the live
+    import's hands stored), for the figures the pages keep meanwhile
+    (:class:`hhtool.web.hands.Kept`); without it the hands are taken not
+    to change while served.
     """
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
@@ -143,11 +164,13 @@ def create_app(
     from starlette.routing import Route
 
     from hhtool.stats.compute import UnknownPlayerError, check_players
-    from hhtool.store.db import StoreError, connect
+    from hhtool.store.db import StoreError
+    from hhtool.web.hands import Kept
 
     path = Path(db_path)
-    db = WebDb(path, con if con is not None else connect(path))
+    db = WebDb(path, con if con is not None else open_database(path))
     app_progress: Progress = progress or (lambda: None)
+    kept = Kept(version or (lambda: None))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -228,7 +251,7 @@ def create_app(
         q = hand_query(request.query_params.multi_items(), STAT_SEATS)
         with db.cursor() as cur:
             check_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
-            result = hand_page(cur, q)
+            result = hand_page(cur, q, kept)
         return page(request, "hands.html", result=result, q=q, nav=_nav(request, result.total, q.limit, q.offset),
                     sort_url=lambda key: _with(request, sort=key, order="asc" if q.sort == key and q.descending else "desc", page=None, offset=None),
                     params=request.query_params, per_decision=q.stat in PER_DECISION)
@@ -266,19 +289,24 @@ def create_app(
         return page(request, "players.html", rows=rows[:limit], name=name or "", page_no=page_no, more=more,
                     next_url=_with(request, page=str(page_no + 1)), prev_url=_with(request, page=str(page_no - 1)))
 
-    def player_view(request: Request) -> Response:
+    def statistics(cur: duckdb.DuckDBPyConnection, f: Any) -> Any:
+        """:func:`~hhtool.stats.compute.compute_on`'s result for the filters ``f``, kept while no hand is added."""
         from hhtool.stats.compute import compute_on
+
+        return kept.get(("statistics", repr(f)), lambda: compute_on(cur, f))
+
+    def player_view(request: Request) -> Response:
         from hhtool.stats.render import heading
         from hhtool.web.player import stat_lines, winnings_figure
 
         (name,) = _segments(request, "/players/", 1)
         f, rates = _stats_args(request, name)
         with db.cursor() as cur:
-            result = compute_on(cur, f)  # an unknown name: UnknownPlayerError, a 404 with the names it may mean
+            result = statistics(cur, f)  # an unknown name: UnknownPlayerError, a 404 with the names it may mean
             if name not in result.players():
                 return page(request, "player.html", name=name, lines=[], heading=f"{name}: no hand matches the filters", graph=None,
                             sessions=[], params=request.query_params)
-            graph, rows = winnings_figure(cur, f, name)
+            graph, rows = kept.get(("winnings", repr(f), name), lambda: winnings_figure(cur, f, name))
         return page(request, "player.html", name=name, lines=stat_lines(result, name, rates), heading=heading(result, name), graph=graph,
                     sessions=rows, params=request.query_params)
 
@@ -290,7 +318,7 @@ def create_app(
             items += [("verdict", "disputed"), ("verdict", "invalid"), ("verdict", "error")]
         q = hand_query(items, STAT_SEATS)
         with db.cursor() as cur:
-            result = hand_page(cur, q)
+            result = hand_page(cur, q, kept)
             findings = stored_findings(cur, [int(r["hand_key"]) for r in result.rows])
         return page(request, "audit.html", result=result, findings=findings, nav=_nav(request, result.total, q.limit, q.offset))
 
@@ -312,7 +340,7 @@ def create_app(
         q = hand_query(request.query_params.multi_items(), STAT_SEATS)
         with db.cursor() as cur:
             check_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
-            result = hand_page(cur, q)
+            result = hand_page(cur, q, kept)
         return api({"total": result.total, "limit": q.limit, "offset": q.offset, "hands": result.rows})
 
     def api_hand(request: Request) -> Response:
@@ -330,7 +358,6 @@ def create_app(
     def api_stats(request: Request) -> Response:
         import json
 
-        from hhtool.stats.compute import compute_on
         from hhtool.stats.render import to_json
 
         name, last = _segments(request, "/api/players/", 2)
@@ -338,7 +365,7 @@ def create_app(
             raise NotFound(f"nothing at {request.url.path}: a player's statistics are at /api/players/NAME/stats")
         f, rates = _stats_args(request, name)
         with db.cursor() as cur:
-            result = compute_on(cur, f)
+            result = statistics(cur, f)
         doc = json.loads(to_json(result, rates))
         players = doc["players"]
         return api({"player": name, "filters": _filters_json(f), "rates": doc["rates"], "stats": players[0] if players else None})

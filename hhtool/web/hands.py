@@ -10,8 +10,11 @@ so a page's hands are the hands its figures count.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from hhtool.history.currency import Currency, currency_of, format_money
 from hhtool.stats.compute import Filters, scope
@@ -103,8 +106,55 @@ def _query_sql(q: HandQuery) -> tuple[str, list[Any], bool]:
     return f"FROM hands h{joins} WHERE " + " AND ".join(f"({p})" for p in parts), join_params + params, first is not None
 
 
-def hand_page(con: duckdb.DuckDBPyConnection, q: HandQuery) -> HandPage:
-    """The page of hands ``q`` asks for, and how many match in all."""
+T = TypeVar("T")
+
+
+class Kept:
+    """What the pages computed (a list's count, a player's statistics and graph), kept while the database holds the same hands.
+
+    A hands page's rows are a top-N that DuckDB reads from the sort
+    columns, but its count is a pass over every hand that matches, and a
+    player's page sums every seat of theirs (440,000 of a million hands for
+    the busiest player of the benchmark): the larger part of those pages.
+    People page through a list, go back, follow a statistic's link, open
+    the player again: the same figures, asked again.  ``version()`` is a
+    value that changes whenever hands are added (the live import's hands
+    stored; hands are never changed or removed while the server holds the
+    file); it is read before the figure is computed, so that one computed
+    while hands arrive is kept under the older value and never shown for
+    the newer.  At most ``most`` are kept, the least recently asked dropped.
+    """
+
+    def __init__(self, version: Callable[[], object], most: int = 256) -> None:
+        self.version = version
+        self.most = most
+        self._lock = threading.Lock()
+        self._known: OrderedDict[tuple[object, ...], tuple[object, Any]] = OrderedDict()
+
+    def get(self, key: tuple[object, ...], compute: Callable[[], T]) -> T:
+        """The value kept under ``key`` for the database as it is, or ``compute()``'s, kept."""
+        version = self.version()
+        with self._lock:
+            got = self._known.get(key)
+            if got is not None and got[0] == version:
+                self._known.move_to_end(key)
+                return cast(T, got[1])
+        value = compute()
+        with self._lock:
+            self._known[key] = (version, value)
+            self._known.move_to_end(key)
+            while len(self._known) > self.most:
+                self._known.popitem(last=False)
+        return value
+
+
+def _count(con: duckdb.DuckDBPyConnection, body: str, params: list[Any]) -> int:
+    got = con.execute(f"SELECT count(*) {body}", params).fetchone()
+    return int(got[0]) if got else 0
+
+
+def hand_page(con: duckdb.DuckDBPyConnection, q: HandQuery, kept: Kept | None = None) -> HandPage:
+    """The page of hands ``q`` asks for, and how many match in all (kept in ``kept``, when given)."""
     body, params, joined = _query_sql(q)
     direction = "DESC" if q.descending else "ASC"
     order = {
@@ -119,8 +169,7 @@ def hand_page(con: duckdb.DuckDBPyConnection, q: HandQuery) -> HandPage:
     if q.offset == 0 and len(rows) < q.limit:
         total = len(rows)  # the whole list is on the page: no second pass
     else:
-        got = con.execute(f"SELECT count(*) {body}", params).fetchone()
-        total = int(got[0]) if got else 0
+        total = _count(con, body, params) if kept is None else kept.get(("count", body, repr(params)), lambda: _count(con, body, params))
     return HandPage([row_json(r) for r in rows], total, q)
 
 
