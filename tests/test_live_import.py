@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import multiprocessing
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -11,7 +14,7 @@ import duckdb
 import pytest
 
 from hhtool.store.db import connect
-from hhtool.store.importer import import_paths
+from hhtool.store.importer import _init_worker, import_paths
 from hhtool.store.live import LiveImport
 from tests.storegen import broken, hand
 
@@ -126,3 +129,22 @@ def test_a_file_grown_while_nothing_watched_is_read_from_where_it_stopped(tmp_pa
         _poll(hands, 8)
         _poll(lambda: live.status().duplicates, 2)
     assert _count(con, "SELECT count(DISTINCT hand_id) FROM hands")() == 8
+
+
+def _threads_nice() -> list[int]:
+    """The nice value of every thread of this process (Linux keeps one per thread)."""
+    return [os.getpriority(os.PRIO_PROCESS, int(tid)) for tid in os.listdir("/proc/self/task")]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="per-thread nice values are Linux's")
+def test_the_workers_of_a_serving_import_give_the_cores_to_the_pages() -> None:
+    """``nice``: every thread of a worker process runs at that nice value (the server's import), this process unchanged."""
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    nice = min(19, mine + 7)
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(), nice))
+    try:
+        niceness = pool.submit(_threads_nice).result(timeout=120)
+    finally:
+        pool.shutdown()
+    assert len(niceness) >= 2 and set(niceness) == {nice}  # its main thread and the one that watches the parent
+    assert os.getpriority(os.PRIO_PROCESS, 0) == mine

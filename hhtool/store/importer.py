@@ -131,6 +131,7 @@ def import_files(
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
     batch_hands: int = BATCH_HANDS,
+    nice: int = 0,
 ) -> None:
     """Read the files ``states(skipped)`` yields into ``con`` (the part of an import after finding the files).
 
@@ -140,6 +141,8 @@ def import_files(
     marked ``interrupted`` (nothing raised).  :func:`import_paths` gives it
     the files under its paths; the live import (:mod:`hhtool.store.live`)
     the parts of watched files not yet stored, on the connection it was given.
+    ``nice``: the worker processes' nice value at least (Unix; 0 leaves
+    them at this process's): the server's import gives way to its pages.
     """
     total = max(total, 1)
     if progress is not None:
@@ -147,7 +150,7 @@ def import_files(
     workers = worker_count(total, workers)
     writer = Writer(con, summary, batch_hands)
     try:
-        _run(states, writer, summary, progress, total, workers, cancel)
+        _run(states, writer, summary, progress, total, workers, cancel, nice)
     except (KeyboardInterrupt, Cancelled):
         summary.interrupted = True
     except Exception as e:
@@ -173,8 +176,8 @@ def _is_interrupt(e: BaseException) -> bool:
     )
 
 
-def _init_worker(parent: int) -> None:
-    """Workers leave Ctrl-C to the writer, which stops them, and exit when the writer is gone.
+def _init_worker(parent: int, nice: int = 0) -> None:
+    """Workers leave Ctrl-C to the writer, which stops them, and exit when the writer is gone; run at ``nice`` at least.
 
     A Ctrl-C on a terminal reaches every process of the group: the
     workers ignore it, and the process that runs the import decides (it
@@ -183,6 +186,8 @@ def _init_worker(parent: int) -> None:
     their own (they wait on a queue): a thread checks every half second
     that the parent is still theirs.
     """
+    if nice > 0:
+        _lower_priority(nice)
     import polars  # noqa: F401  - first: its own SIGINT handler is then replaced
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -196,6 +201,26 @@ def _init_worker(parent: int) -> None:
     threading.Thread(target=watch, name="hhtool-parent-watch", daemon=True).start()
 
 
+def _lower_priority(nice: int) -> None:
+    """This process's threads at ``nice`` at least, so that they run when nothing else wants the cores.
+
+    Linux keeps a nice value per thread (``setpriority`` on process 0
+    changes the calling thread's only), and a thread inherits its
+    creator's: each thread there now is lowered, and the ones started later
+    (polars' pool) are made by them.
+    """
+    try:
+        threads = [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:  # not Linux: the process's value
+        threads = [0]
+    for tid in threads:
+        try:
+            if os.getpriority(os.PRIO_PROCESS, tid) < nice:
+                os.setpriority(os.PRIO_PROCESS, tid, nice)
+        except (OSError, AttributeError):  # a thread gone since; no priorities on this system
+            pass
+
+
 def _run(
     states: Callable[[Callable[[int], None]], Iterable[FileState]],
     writer: Writer,
@@ -204,6 +229,7 @@ def _run(
     total: int,
     workers: int,
     cancel: threading.Event | None,
+    nice: int = 0,
 ) -> None:
     done_bytes = 0
 
@@ -242,7 +268,7 @@ def _run(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(), nice))
     inflight: deque[tuple[Future[ChunkResult], FileState, bool, int]] = deque()
     # Chunks given to the workers and not yet returned: enough that they go on while the writer commits
     # (a batch takes about a second; two chunks each, as before, left a core idle for part of it).

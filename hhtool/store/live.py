@@ -108,7 +108,9 @@ class LiveImport:
     """Watch ``folders`` and store every hand written into them, on ``con`` (see the module's docstring).
 
     ``workers``: as :func:`~hhtool.store.importer.import_paths`'s (default:
-    none for a few new hands, one per core for a big first read);
+    none for a few new hands, one per core for a big first read); ``nice``:
+    the worker processes' nice value at least (``hhtool serve`` lowers them,
+    so that its pages answer first while a big folder is read);
     ``settle``: :data:`SETTLE_SECONDS`; ``exclude``: files never to read
     (the database's own file and log are always excluded).  Use as a
     context manager, or :meth:`start` and :meth:`stop`::
@@ -128,6 +130,7 @@ class LiveImport:
         batch_hands: int = BATCH_HANDS,
         exclude: Iterable[str | Path] = (),
         force_polling: bool | None = None,
+        nice: int = 0,
     ) -> None:
         self.con = con
         self.folders = tuple(Path(f).resolve() for f in folders)
@@ -138,6 +141,7 @@ class LiveImport:
         self.settle = settle
         self.batch_hands = batch_hands
         self.force_polling = force_polling
+        self.nice = nice
         self._exclude = {str(Path(x).resolve()) for x in exclude}
         db = _database_path(con)
         if db is not None:
@@ -373,7 +377,7 @@ class LiveImport:
 
         ok = False
         try:
-            import_files(states, cursor, summary, total=total, workers=self.workers, cancel=self._cancel, batch_hands=self.batch_hands)
+            import_files(states, cursor, summary, total=total, workers=self.workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice)
             ok = not summary.interrupted
         except Exception as e:  # a full disk, a damaged database: said; the files are read again when they change
             self._error(_database_error(self._db, e))

@@ -19,9 +19,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hhtool.web.app import LOOPBACK, Progress, create_app
+from hhtool.web.app import LOOPBACK, Progress, create_app, open_database
 from hhtool.web.marker import marker_path, remove_marker, write_marker
 from hhtool.web.progress import progress_doc
+
+
+IMPORT_NICE = 10
+"""The nice value of the live import's worker processes: they parse and replay on the cores the pages leave idle."""
 
 
 class ServeError(Exception):
@@ -77,15 +81,16 @@ def serve(
     opened, or another process holds it), :class:`ServeError` (the
     address, a folder to watch that is none) before anything is served.
     The live import (:class:`hhtool.store.live.LiveImport`) runs in this
-    process on the server's connection, its progress on every page.
+    process on the server's connection, its progress on every page; its
+    worker processes at :data:`IMPORT_NICE`, so that a big folder dropped
+    in takes the cores only when no page asks for them.
     """
     import uvicorn
 
-    from hhtool.store.db import connect
     from hhtool.store.live import LiveImport
     from hhtool.store.sources import ImportPathError
 
-    con = connect(db)
+    con = open_database(db)
     try:
         sock = bind(host, port)
     except BaseException:
@@ -96,9 +101,10 @@ def serve(
     live: LiveImport | None = None
     try:
         progress: Progress | None = None
+        version: Callable[[], object] | None = None
         if watch:
             try:
-                live = LiveImport(con, watch, exclude=(marker,))  # the database and its log are never read
+                live = LiveImport(con, watch, exclude=(marker,), nice=IMPORT_NICE)  # the database and its log are never read
             except ImportPathError as e:
                 raise ServeError(str(e)) from None
             live.start()
@@ -107,9 +113,12 @@ def serve(
             def progress() -> dict[str, Any]:
                 return progress_doc(running.status())
 
+            def version() -> object:
+                return running.status().hands_stored
+
             say(f"watching {', '.join(str(w) for w in watch)}: every hand written there is imported")
         app = create_app(db, con=con, progress=progress, hosts=LOOPBACK if is_loopback(host) else None,
-                         on_close=None if live is None else live.stop)
+                         on_close=None if live is None else live.stop, version=version)
         write_marker(db, url)
         say(f"serving {db} at {url} (Ctrl-C to stop)")
         if not is_loopback(host):
