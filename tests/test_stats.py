@@ -187,3 +187,8 @@ def test_stakes_and_day_start_filters(example_db: Path) -> None:
     assert compute(example_db, Filters(date_from=day, day_start_hour=18)).row("bob")["hands"] == 1
     # with days starting at 19:00, an 18:00 hand belongs to the 28th
     assert compute(example_db, Filters(date_from=day, day_start_hour=19)).players() == []
+    before = day - __import__("datetime").timedelta(days=1)
+    assert compute(example_db, Filters(date_to=before, day_start_hour=19)).row("bob")["hands"] == 1
+    assert compute(example_db, Filters(date_to=before, day_start_hour=18)).players() == []
+    assert compute(example_db, Filters(date_from=day, date_to=day)).row("bob")["hands"] == 1
+    assert compute(example_db, Filters(date_from=before, date_to=before)).players() == []

@@ -188,14 +188,20 @@ def _where(f: Filters) -> tuple[str, list[Any]]:
                 alternatives.append("((h.small_bet = ? AND h.big_bet = ?) OR (h.small_bet = ? AND h.big_bet = ?))")
                 params.extend([int(small), int(big), int(small) * 100, int(big) * 100])
         parts.append("(" + " OR ".join(alternatives) + ")")
-    day = "CAST(timezone('UTC', h.started_at) - to_hours(?) AS DATE)"
+    # A hand's day is the UTC date of its start less day_start_hour hours: the days from/to are a range of
+    # started_at, compared as it is stored, so that DuckDB skips the row groups outside it (their min and max)
     if f.date_from is not None:
-        parts.append(f"{day} >= ?")
-        params.extend([f.day_start_hour, f.date_from])
+        parts.append("h.started_at >= ?")
+        params.append(_day_start(f.date_from, f.day_start_hour))
     if f.date_to is not None:
-        parts.append(f"{day} <= ?")
-        params.extend([f.day_start_hour, f.date_to])
+        parts.append("h.started_at < ?")
+        params.append(_day_start(f.date_to + dt.timedelta(days=1), f.day_start_hour))
     return (" AND ".join(parts) or "TRUE"), params
+
+
+def _day_start(day: dt.date, hour: int) -> dt.datetime:
+    """When ``day`` starts, for days that start at ``hour`` UTC."""
+    return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc) + dt.timedelta(hours=hour)
 
 
 def scope(f: Filters, players: list[str] | None = None) -> tuple[str, list[Any], str, list[Any]]:
