@@ -250,7 +250,7 @@ def create_app(
 
         q = hand_query(request.query_params.multi_items(), STAT_SEATS)
         with db.cursor() as cur:
-            check_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
+            known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
             result = hand_page(cur, q, kept)
         return page(request, "hands.html", result=result, q=q, nav=_nav(request, result.total, q.limit, q.offset),
                     sort_url=lambda key: _with(request, sort=key, order="asc" if q.sort == key and q.descending else "desc", page=None, offset=None),
@@ -288,6 +288,11 @@ def create_app(
         more = len(rows) > limit
         return page(request, "players.html", rows=rows[:limit], name=name or "", page_no=page_no, more=more,
                     next_url=_with(request, page=str(page_no + 1)), prev_url=_with(request, page=str(page_no - 1)))
+
+    def known_players(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
+        """:func:`~hhtool.stats.compute.check_players` (a pass over the seats), once for names found: a name once in stays."""
+        if names:
+            kept.get(("players", names), lambda: check_players(cur, names))
 
     def statistics(cur: duckdb.DuckDBPyConnection, f: Any) -> Any:
         """:func:`~hhtool.stats.compute.compute_on`'s result for the filters ``f``, kept while no hand is added."""
@@ -339,7 +344,7 @@ def create_app(
 
         q = hand_query(request.query_params.multi_items(), STAT_SEATS)
         with db.cursor() as cur:
-            check_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
+            known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
             result = hand_page(cur, q, kept)
         return api({"total": result.total, "limit": q.limit, "offset": q.offset, "hands": result.rows})
 
