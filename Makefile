@@ -21,13 +21,18 @@ endif
 
 install: $(STAMP)
 
+# The pure build over an up-to-date compiled one (make test-pure after make test) only removes the
+# compiled files: the editable install and its dependencies are the same for both builds.
 $(STAMP): $(BUILT_FROM)
-	$(PYTHON) -m venv $(VENV)
-	rm -f $(VENV)/.installed $(VENV)/.installed-pure
-	$(BIN)/pip install --quiet --upgrade pip
 	# compiled modules of an earlier build would shadow sources no longer compiled
 	find hhtool -name '*.so' -delete; rm -f ./*__mypyc.*.so
-	$(BIN)/pip install --quiet -e '.[dev,bench,spark]'
+	if [ $(BUILD) = pure ] && [ $(VENV)/.installed -nt pyproject.toml ] && [ $(VENV)/.installed -nt setup.py ]; then \
+	  rm -f $(VENV)/.installed; \
+	else \
+	  $(PYTHON) -m venv $(VENV) && rm -f $(VENV)/.installed $(VENV)/.installed-pure && \
+	  $(BIN)/pip install --quiet --upgrade pip && \
+	  $(BIN)/pip install --quiet -e '.[dev,bench,spark]'; \
+	fi
 	touch $(STAMP)
 
 # The HTML report's tests open it in a real headless Chromium (Debian's), driven by Selenium through
@@ -48,15 +53,20 @@ java:
 	  else echo "java not found and cannot be installed here: the Spark tests will be skipped"; fi; }
 
 # --build: the suite refuses to run against another build than the one installed here.
+# -n: one pytest worker per core (pytest-xdist); --dist loadfile keeps a file's tests in one worker,
+# so a module-scoped fixture (a Spark session, a served database) is built once; TEST_JOBS=0 runs
+# the suite in this process.
+TEST_JOBS ?= auto
+PYTEST := $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
 test: install browser java
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest --build=$(BUILD)
+	$(PYTEST) --build=$(BUILD)
 
-# The suite again on the pure build (the same venv, reinstalled), minus the tests marked
+# The suite again on the pure build (the same venv, its compiled files removed), minus the tests marked
 # `compiled`, which it skips with their reason; `make test` compiles again afterwards.
 test-pure: browser java
 	HHTOOL_PURE=1 $(MAKE) install
-	$(BIN)/python -m pytest --build=pure
+	$(PYTEST) --build=pure
 
 demo: install
 	PATH=$(CURDIR)/$(BIN):$$PATH bash scripts/demo.sh
