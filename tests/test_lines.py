@@ -2,21 +2,24 @@
 
 The table must list exactly the grammar's body rules; every kind must be read
 by the C reader (a kind it has no routine for is named at start-up, in
-``parse.C_UNREAD`` and a warning, never lost silently); and two hands that
+``parse.C_UNREAD`` and a warning, never lost silently); two hands that
 hold every line kind between them are read in C to the very hand the Python
-builder reads.
+builder reads; and the C reader takes every word it matches from the grammar:
+configured from a grammar with other words, it reads those.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import re
 
 import pytest
 
 from hhtool.history import parse
 from hhtool.history.build import BUILDERS, Builder
 from hhtool.history.events import Hand
-from hhtool.history.grammar import rule_shapes, terminal_patterns
+from hhtool.history.grammar import grammar_text, rule_shapes, terminal_patterns, terminal_words
 from hhtool.history.lines import LINE_KINDS
 from hhtool.history.write import write_hand
 from tests.test_scan import deep
@@ -184,7 +187,7 @@ def test_a_kind_the_c_reader_has_no_routine_for_is_named_and_its_hands_declined(
     rows = parse.scan_kinds()
     changed = [(r[0], r[1] + " DESCRIPTION", *r[2:]) if r[0] == "leaves" else r for r in rows]
     # a kind of a known shape without a place (a builder of its own in Python) is not read in C either
-    changed = [(*r[:5], 0, r[6]) if r[0] == "timed_out" else r for r in changed]
+    changed = [(*r[:5], 0, *r[6:]) if r[0] == "timed_out" else r for r in changed]
     try:
         assert parse.configure_scan(changed) == ("timed_out", "leaves")
         assert _scan.parse_hand(ANTES, 1, "s") is None  # it holds "zed leaves the table"
@@ -195,25 +198,67 @@ def test_a_kind_the_c_reader_has_no_routine_for_is_named_and_its_hands_declined(
 
 
 @needs_c
-def test_a_terminal_the_c_reader_reads_otherwise_turns_it_off() -> None:
+def test_a_terminal_of_another_structure_turns_it_off() -> None:
+    """A terminal the C reader reads by hand, written with a structure its skeleton does not have: configure refuses it."""
     from hhtool._native import _scan
 
     try:
         with pytest.raises(ValueError, match="terminal ALL_IN"):
-            parse.configure_scan(terminals={**terminal_patterns(), "ALL_IN": " and is all in"})
+            parse.configure_scan(terminals={**terminal_patterns(), "ALL_IN": r"\ and\ is\ all\-in!?"})
         with pytest.raises(RuntimeError, match="configure"):
             _scan.parse_hand(BLINDS, 1, "s")
+        with pytest.raises(ValueError, match="terminal CARDS"):
+            parse.configure_scan(terminals={**terminal_patterns(), "CARDS": "[2-9TJQKA][hdcs](?:,[2-9TJQKA][hdcs])*"})
     finally:
         assert parse.configure_scan() == ()
 
 
-def test_the_lines_c_reads_by_hand_are_as_the_grammar_writes_them() -> None:
-    """_scan.c reads the header, table and seat lines with literals of its own: change both together."""
-    table = rule_shapes("table")["table"]
-    seat = rule_shapes("seat")["seat"]
-    assert (table.shape, table.literals) == ("lit TABLE_NAME lit INT lit INT lit", ("Table '", "' ", "-max Seat #", " is the button"))
-    assert (seat.shape, seat.literals) == ("lit INT lit SEAT_NAME lit AMOUNT lit", ("Seat ", ": ", " (", " in chips)"))
-    header = rule_shapes("header")
-    assert set(header) == {"header_antes", "header_blinds"}
-    assert header["header_antes"].literals == (" Hand #", ": Telesina ", " ", " (", "/", ")", " - ante ", ", bring-in ", " - ", " ", " ")
-    assert header["header_blinds"].literals == (" Hand #", ": Telesina ", " ", " (", "/", ")", " - blinds ", "/", " - ", " ", " ")
+def test_a_terminal_gives_its_words_to_the_skeleton_it_fits() -> None:
+    patterns = terminal_patterns()
+    assert terminal_words("{}", patterns["ALL_IN"], patterns) == ((" and is all-in",),)
+    assert terminal_words("(?:{}[1-9][0-9]*|{|})", patterns["POT"], patterns) == (("side pot-",), ("main pot", "pot"))
+    assert terminal_words("(?:{}[1-9][0-9]*{}{AMOUNT}{})+", patterns["SIDE_POTS"], patterns) == ((" Side pot-",), (" ",), (".",))
+    assert terminal_words("[{[]}]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\\.[0-9]{2})?", patterns["AMOUNT"], patterns) == (("€", "$", "£"),)
+    for skeleton, pattern in (("{}", r"\ and\ is\ all\-in!?"), ("{}", "[0-9]+"), ("{|}", "(?:a|b*)"), ("x{}", r"y\ z")):
+        with pytest.raises(ValueError):
+            terminal_words(skeleton, pattern, patterns)
+
+
+# Every word of the header, table and seat lines, of literal terminals, of the currency and of a few body
+# lines, changed: in the grammar's text and in the hands alike.  The words whose value the Python builder
+# looks up (a structure, a blind, a street) stay, so that the hand read is the same but for its money's sign.
+_OTHER_WORDS = (
+    (" Hand #", " Game #"), (": Telesina ", ": Telesina-Vela "), (" - ante ", " - antes "), (", bring-in ", ", bring "),
+    (" - blinds ", " - blind "), ("Table '", "Tavolo '"), ("-max", "-handed"), (" is the button", " deals"),
+    (" in chips", " at stake"), (" and is all-in", " all-in"), (" (button)", " (dealer)"), (" Side pot-", " Sidepot #"),
+    ("side pot-", "sidepot #"), ("€", "¥"), (" is disconnected", " lost the connection"), (": posts the ante ", ": antes up "),
+    ("*** SUMMARY ***", "*** RIEPILOGO ***"), ("Dealt to ", "Cards to "),
+)
+
+
+def _in_other_words(text: str, grammar: bool) -> str:
+    for old, new in _OTHER_WORDS:
+        text = text.replace(old, new)
+    return text.replace('"Seat "', '"Place "') if grammar else re.sub(r"(?m)^Seat ", "Place ", text)
+
+
+@needs_c
+@pytest.mark.parametrize("text", EVERY_KIND, ids=["antes", "blinds"])
+def test_the_c_reader_reads_the_words_its_grammar_has(text: str) -> None:
+    """Configured from a grammar with other words, the C reader reads hands in those words and declines the old ones."""
+    from hhtool._native import _scan
+
+    other = _in_other_words(grammar_text(), grammar=True)
+    assert other != grammar_text()
+    hand = Builder(text.split("\n"), 7, "every.txt").parse()
+    sign = _in_other_words(hand.money.symbol, grammar=False)  # € became ¥; $ stays
+    want = dataclasses.replace(hand, money=dataclasses.replace(hand.money, symbol=sign))
+    try:
+        assert parse.configure_scan(grammar=other) == ()
+        read = _scan.parse_hand(_in_other_words(text, grammar=False), 7, "every.txt")
+        assert read is not None, "the C reader declined a hand in its grammar's words"
+        assert deep(read) == deep(want)
+        assert _scan.parse_hand(text, 7, "every.txt") is None
+    finally:
+        assert parse.configure_scan() == ()
+    assert deep(_scan.parse_hand(text, 7, "every.txt")) == deep(hand)

@@ -6,10 +6,12 @@
  * This module reads the common shape of a hand -- every line kind of
  * FORMAT.md with seated players -- and builds the same frozen event
  * dataclasses the Python parser builds (compiled by mypyc), setting their
- * fields through the classes' own C setters.  The body's line kinds are not
- * coded here: configure() hands it the table of hhtool/history/lines.py with
- * each rule's shape and literal texts from the grammar, and this code holds a
- * routine per shape (docs/architecture.md).
+ * fields through the classes' own C setters.  No word of the format is
+ * coded here: configure() hands it the table of hhtool/history/lines.py and
+ * the header, table and seat rules, each with its shape and literal texts
+ * from the grammar, and the words of the terminals it reads by hand (fitted
+ * to the skeletons of TERMINALS); this code holds a routine per shape and a
+ * reader per terminal (docs/architecture.md).
  *
  * It is an accelerator, not a second parser: the Lark grammar and
  * hhtool/history/build.py stay the authority.  Whenever a hand has anything this
@@ -47,6 +49,8 @@
 #define DECLINE 1 /* build.py must read the hand */
 #define NOMATCH 2 /* no line of the grammar with this name: build.py tries the next reading */
 #define FAIL (-1) /* a Python exception is set */
+
+#define DIG(ch) ((ch) >= '0' && (ch) <= '9')
 
 /* ------------------------------------------------------------ classes */
 
@@ -90,79 +94,115 @@ enum { SH_PLAIN, SH_AMOUNT, SH_BLIND, SH_RAISE, SH_CARDS, SH_SHOW, SH_COLLECT, S
 static const struct {
     const char *shape;
     int fields; /* of its event class */
+    int lits;   /* the literals of the rule, as the routine compares them */
 } GENERIC[SH_COUNT] = {
-    {"PLAYER lit", 2},                                                             /* cls(line, player) */
-    {"PLAYER lit AMOUNT ALL_IN | PLAYER lit AMOUNT", 4},                           /* (.., amount, all_in) */
-    {"PLAYER lit BLIND lit AMOUNT ALL_IN | PLAYER lit BLIND lit AMOUNT", 5},       /* (.., blind, amount, all_in) */
-    {"PLAYER lit AMOUNT lit AMOUNT ALL_IN | PLAYER lit AMOUNT lit AMOUNT", 5},     /* (.., by, to, all_in) */
-    {"PLAYER lit CARDS lit", 3},                                                   /* (.., cards) */
-    {"PLAYER lit CARDS lit DESCRIPTION lit", 4},                                   /* (.., cards, description) */
-    {"PLAYER lit AMOUNT lit POT", 5},                                              /* (.., amount, pot, side) */
-    {"PLAYER lit CHAT lit | PLAYER lit lit", 3},                                   /* (.., text) */
-    {"PLAYER lit INT", 3},                                                         /* (.., number) */
-    {"lit", 1},                                                                    /* cls(line) */
+    {"PLAYER lit", 2, 1},                                                          /* cls(line, player) */
+    {"PLAYER lit AMOUNT ALL_IN | PLAYER lit AMOUNT", 4, 1},                        /* (.., amount, all_in) */
+    {"PLAYER lit BLIND lit AMOUNT ALL_IN | PLAYER lit BLIND lit AMOUNT", 5, 2},    /* (.., blind, amount, all_in) */
+    {"PLAYER lit AMOUNT lit AMOUNT ALL_IN | PLAYER lit AMOUNT lit AMOUNT", 5, 2},  /* (.., by, to, all_in) */
+    {"PLAYER lit CARDS lit", 3, 2},                                                /* (.., cards) */
+    {"PLAYER lit CARDS lit DESCRIPTION lit", 4, 3},                                /* (.., cards, description) */
+    {"PLAYER lit AMOUNT lit POT", 5, 2},                                           /* (.., amount, pot, side) */
+    {"PLAYER lit CHAT lit | PLAYER lit lit", 3, 2},                                /* (.., text) */
+    {"PLAYER lit INT", 3, 1},                                                      /* (.., number) */
+    {"lit", 1, 1},                                                                 /* cls(line) */
 };
 
 enum {
     SP_STREET, SP_VELA, SP_SHOW_DOWN, SP_SUMMARY, SP_DEAL, SP_UNCALLED, SP_TOTAL, SP_POTS, SP_SUMMARY_VELA,
-    SP_SEAT_FOLDED, SP_SEAT_WON, SP_SEAT_LOST, SP_SEAT_MUCKED, SP_SEAT_COLLECTED, SP_COUNT
+    SP_SEAT_FOLDED, SP_SEAT_WON, SP_SEAT_LOST, SP_SEAT_MUCKED, SP_SEAT_COLLECTED,
+    SP_HEADER_ANTES, SP_HEADER_BLINDS, SP_TABLE, SP_SEAT, SP_COUNT
 };
 #define SEAT_WHO(tail) \
     "lit INT lit PLAYER BUTTON BLIND_MARK " tail " | lit INT lit PLAYER BLIND_MARK " tail \
     " | lit INT lit PLAYER BUTTON " tail " | lit INT lit PLAYER " tail
+/* The header's expansions (its optional parts present or absent), in rule_shapes' order: longest first. */
+#define HEAD(o) "SITE lit HAND_ID lit PROFILE " o "lit STRUCTURE lit AMOUNT lit AMOUNT lit lit AMOUNT "
+#define HEAD_TWO(o) HEAD(o) "lit AMOUNT lit DATE lit TIME lit ZONE" /* two forced bets */
+#define HEAD_ONE(o) HEAD(o) "lit DATE lit TIME lit ZONE"            /* an ante alone */
+#define O_VWE "VELA_AT_START WILD EXPOSURE "
+#define O_VE "VELA_AT_START EXPOSURE "
+#define O_VW "VELA_AT_START WILD "
+#define O_WE "WILD EXPOSURE "
+#define O_V "VELA_AT_START "
+#define O_W "WILD "
+#define O_E "EXPOSURE "
+#define OR " | "
 static const struct {
     const char *rule, *shape;
-    int fields; /* of its event class; 0: none (a part of the summary) */
+    int fields; /* of its event class; 0: none (a part of the summary, or a line built here from classes[]) */
+    int lits;   /* the literals the rule has, as its routine compares them */
 } SPECIAL[SP_COUNT] = {
-    {"street", "lit STREET_NAME lit", 2},
-    {"vela", "lit CARDS lit", 2},
-    {"show_down", "lit", 1},
-    {"summary", "lit", 0},
-    {"deal", "lit PLAYER lit CARDS lit lit CARDS lit | lit PLAYER lit CARDS lit | lit PLAYER", 4},
-    {"uncalled", "lit AMOUNT lit PLAYER", 3},
-    {"total", "lit AMOUNT lit AMOUNT", 0},
-    {"pots", "lit AMOUNT lit SIDE_POTS | lit AMOUNT lit", 0},
-    {"summary_vela", "lit CARDS lit", 0},
-    {"seat_folded", SEAT_WHO("lit FOLD_STREET"), 0},
-    {"seat_won", SEAT_WHO("lit CARDS lit AMOUNT lit DESCRIPTION"), 0},
-    {"seat_lost", SEAT_WHO("lit CARDS lit DESCRIPTION"), 0},
-    {"seat_mucked", SEAT_WHO("lit"), 0},
-    {"seat_collected", SEAT_WHO("lit AMOUNT lit"), 0},
+    {"street", "lit STREET_NAME lit", 2, 2},
+    {"vela", "lit CARDS lit", 2, 2},
+    {"show_down", "lit", 1, 1},
+    {"summary", "lit", 0, 1},
+    {"deal", "lit PLAYER lit CARDS lit lit CARDS lit | lit PLAYER lit CARDS lit | lit PLAYER", 4, 5},
+    {"uncalled", "lit AMOUNT lit PLAYER", 3, 2},
+    {"total", "lit AMOUNT lit AMOUNT", 0, 2},
+    {"pots", "lit AMOUNT lit SIDE_POTS | lit AMOUNT lit", 0, 2},
+    {"summary_vela", "lit CARDS lit", 0, 2},
+    {"seat_folded", SEAT_WHO("lit FOLD_STREET"), 0, 3},
+    {"seat_won", SEAT_WHO("lit CARDS lit AMOUNT lit DESCRIPTION"), 0, 5},
+    {"seat_lost", SEAT_WHO("lit CARDS lit DESCRIPTION"), 0, 4},
+    {"seat_mucked", SEAT_WHO("lit"), 0, 3},
+    {"seat_collected", SEAT_WHO("lit AMOUNT lit"), 0, 4},
+    {"header_antes",
+     HEAD_TWO(O_VWE) OR HEAD_TWO(O_VE) OR HEAD_TWO(O_VW) OR HEAD_TWO(O_WE) OR HEAD_TWO(O_E) OR HEAD_ONE(O_VWE) OR
+     HEAD_TWO(O_V) OR HEAD_TWO(O_W) OR HEAD_ONE(O_VE) OR HEAD_ONE(O_VW) OR HEAD_ONE(O_WE) OR HEAD_TWO("") OR
+     HEAD_ONE(O_E) OR HEAD_ONE(O_V) OR HEAD_ONE(O_W) OR HEAD_ONE(""), 0, 11},
+    {"header_blinds",
+     HEAD_TWO(O_VWE) OR HEAD_TWO(O_VE) OR HEAD_TWO(O_VW) OR HEAD_TWO(O_WE) OR HEAD_TWO(O_E) OR HEAD_TWO(O_V) OR
+     HEAD_TWO(O_W) OR HEAD_TWO(""), 0, 11},
+    {"table", "lit TABLE_NAME lit INT lit INT lit", 0, 4},
+    {"seat", "lit INT lit SEAT_NAME lit AMOUNT lit", 0, 4},
 };
 
-/* The terminals this code reads by hand, as the grammar writes them: configure refuses a grammar
- * whose terminal differs (STRANGER, which lists the chatter, is read from the kinds instead). */
-static const char *const TERMINALS[][2] = {
+/* ------------------------------------------------------------ terminals
+ *
+ * The terminals this code reads by hand, as skeletons: each is the grammar's pattern with its
+ * words taken out, so this code knows the structure it reads and the grammar keeps the words.
+ * `{}` is a plain text (one word), `{[]}` the inside of a character class (a word per
+ * character), `{|}` an alternation of plain texts (a word per alternative), `{NAME}` another
+ * terminal's whole pattern.  parse.py fits the grammar's patterns to them
+ * (grammar.terminal_words) and hands configure() the words, each with the value the Python
+ * builder converts it to; a pattern of another structure turns this code off. */
+enum {
+    T_PLAYER, T_AMOUNT, T_CARDS, T_INT, T_DESCRIPTION, T_CHAT, T_ALL_IN, T_BLIND, T_STREET_NAME, T_POT, T_SIDE_POTS,
+    T_BUTTON, T_BLIND_MARK, T_FOLD_STREET, T_SITE, T_HAND_ID, T_PROFILE, T_VELA_AT_START, T_WILD, T_EXPOSURE,
+    T_STRUCTURE, T_DATE, T_TIME, T_ZONE, T_TABLE_NAME, T_SEAT_NAME, T_COUNT
+};
+static const char *const TERMINALS[T_COUNT][2] = {
     {"PLAYER", "\x1f[0-9]+"},
-    {"AMOUNT", "[\xe2\x82\xac$\xc2\xa3]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\\.[0-9]{2})?"},
+    {"AMOUNT", "[{[]}]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\\.[0-9]{2})?"}, /* the currency signs */
     {"CARDS", "[2-9TJQKA][hdcs](?: [2-9TJQKA][hdcs])*"},
     {"INT", "[0-9]+"},
     {"DESCRIPTION", "[a-z][^()\n]*"},
     {"CHAT", "(?:[^\"\n]|\"(?!$))+"},
-    {"ALL_IN", " and is all-in"},
-    {"BLIND", "(?:small\\ blind|big\\ blind)"},
-    {"STREET_NAME", "(?:2nd|3rd|4th|5th)"},
-    {"POT", "(?:side pot-[1-9][0-9]*|main\\ pot|pot)"},
-    {"SIDE_POTS", "(?:\\ Side\\ pot\\-[1-9][0-9]*\\ [\xe2\x82\xac$\xc2\xa3]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\\.[0-9]{2})?\\.)+"},
-    {"BUTTON", " (button)"},
-    {"BLIND_MARK", "(?:\\ \\(small\\ blind\\)|\\ \\(big\\ blind\\))"},
-    {"FOLD_STREET", "(?:on\\ 2nd\\ Street|on\\ 3rd\\ Street|on\\ 4th\\ Street|on\\ 5th\\ Street|on\\ the\\ Vela)"},
+    {"ALL_IN", "{}"},
+    {"BLIND", "{|}"},
+    {"STREET_NAME", "{|}"},
+    {"POT", "(?:{}[1-9][0-9]*|{|})"},              /* side pot-<n>; the pots without a number */
+    {"SIDE_POTS", "(?:{}[1-9][0-9]*{}{AMOUNT}{})+"}, /* " Side pot-" <n> " " AMOUNT "." */
+    {"BUTTON", "{}"},
+    {"BLIND_MARK", "{|}"},
+    {"FOLD_STREET", "{|}"},
     {"SITE", "[A-Za-z0-9][A-Za-z0-9._-]*"},
     {"HAND_ID", "[A-Za-z0-9][A-Za-z0-9-]*"},
-    {"PROFILE", "(?:stellapoker|classic|italian)"},
-    {"VELA_AT_START", " [vela at start]"},
-    {"WILD", " \\[wild (?:10|[2-9TJQKA])\\]"},
-    {"EXPOSURE", "(?:\\ \\[carte\\ coperte\\]|\\ \\[una\\ coperta\\])"},
-    {"STRUCTURE", "(?:Fixed\\ Limit|Pot\\ Limit|No\\ Limit)"},
+    {"PROFILE", "{|}"},
+    {"VELA_AT_START", "{}"},
+    {"WILD", "{}(?:10|[2-9TJQKA]){}"},
+    {"EXPOSURE", "{|}"}, /* parse.py adds "" for its absence, with the value it then has */
+    {"STRUCTURE", "{|}"},
     {"DATE", "[0-9]{4}\\/[0-9]{2}\\/[0-9]{2}"},
     {"TIME", "[0-9]{2}:[0-9]{2}:[0-9]{2}"},
     {"ZONE", "[A-Z]{1,5}|[+-][0-9]{2}:[0-9]{2}"},
-    {"TABLE_NAME", "[^\n']+(?:'[^\n']+)*(?=' [0-9]+-max )"},
-    {"SEAT_NAME", "[^\x1f\n].*(?= \\([\xe2\x82\xac$\xc2\xa3]?[0-9][0-9,]*(?:\\.[0-9]{2})? in chips\\)$)"},
+    {"TABLE_NAME", "[^\n{[]}]+(?:{[]}[^\n{[]}]+)*(?={}[0-9]+{})"},             /* the quote; the table line's words after it */
+    {"SEAT_NAME", "[^\x1f\n].*(?={}[{[]}]?[0-9][0-9,]*(?:\\.[0-9]{2})?{}$)"}, /* the seat line's words after it */
 };
 
 #define MAX_KINDS 64
-#define MAX_LITS 8
+#define MAX_LITS 12
 
 typedef struct {
     char *s; /* UTF-8, owned */
@@ -175,7 +215,8 @@ typedef struct {
     int stranger; /* the grammar also reads it about someone not seated */
     int nlits;
     Lit lit[MAX_LITS];
-    ClassInfo cls; /* cls.n == 0: no event class */
+    ClassInfo cls;   /* cls.n == 0: no event class */
+    PyObject *value; /* what the kind stands for in its event (a seat outcome's kind), or None */
 } Kind;
 
 static Kind kinds[MAX_KINDS];
@@ -184,42 +225,44 @@ static int player_kinds[MAX_KINDS], nplayer;   /* GENERIC kinds led by a seated 
 static int literal_kinds[MAX_KINDS], nliteral; /* SH_LITERAL kinds */
 static Kind *special[SP_COUNT];                /* NULL: not read here */
 
+/* A terminal's words, as configure() was handed them: per hole of its skeleton, the choices, each
+ * with the value the Python builder converts it to (None for a plain text) and a number (a
+ * street's index). */
+#define MAX_HOLES 6
+#define MAX_CHOICES 8
+
+typedef struct {
+    Lit text;
+    PyObject *value; /* owned; a str is interned */
+    long number;
+} Choice;
+
+typedef struct {
+    int n;
+    Choice c[MAX_CHOICES];
+} Hole;
+
+typedef struct {
+    int n;
+    Hole h[MAX_HOLES];
+} Term;
+
+static Term terms[T_COUNT];
+#define WORD(t, i) (&terms[t].h[i].c[0].text) /* the one word of a `{}` hole */
+#define HOLE(t, i) (&terms[t].h[i])
+static long last_street;  /* the highest STREET_NAME number: the vela follows it */
+static char table_quote;  /* TABLE_NAME's quote, which it holds but not first, last or twice in a row */
+
 static PyObject *empty_args = NULL; /* () for a compiled class's tp_new */
 static int configured = 0;
 static PyObject *zone_info = NULL;       /* hhtool.history.zones.zone_info */
 static PyObject *header_accepted = NULL; /* hhtool.history.parse.header_accepted */
 
 /* header_accepted's answers by (profile, vela, wild, exposure, antes, bring-in): 0 unknown, 1 yes, 2 no */
-#define RULE_KEYS (3 * 2 * 16 * 3 * 2 * 2)
+#define RULE_KEYS (MAX_CHOICES * 2 * 16 * MAX_CHOICES * 2 * 2)
 static signed char rule_answers[RULE_KEYS];
 
-/* Interned strings the events share (as Python's literals are shared). */
-enum {
-    S_EMPTY, S_EURO, S_DOLLAR, S_POUND,
-    S_CLASSIC, S_STELLAPOKER, S_ITALIAN,
-    S_STANDARD, S_CARTE_COPERTE, S_UNA_COPERTA,
-    S_FIXED, S_POT, S_NO,
-    S_SMALL, S_BIG, S_MAIN, S_SIDE,
-    S_2ND, S_3RD, S_4TH, S_5TH, S_VELA,
-    S_FOLDED, S_WON, S_LOST, S_MUCKED, S_COLLECTED,
-    S_COUNT
-};
-static const char *const STRING_TEXT[S_COUNT] = {
-    "", "\xe2\x82\xac", "$", "\xc2\xa3",
-    "classic", "stellapoker", "italian",
-    "standard", "carte_coperte", "una_coperta",
-    "fixed", "pot", "no",
-    "small", "big", "main", "side",
-    "2nd", "3rd", "4th", "5th", "vela",
-    "folded", "won", "lost", "mucked", "collected",
-};
-static PyObject *strings[S_COUNT];
-
-static PyObject *
-str_ref(int k)
-{
-    return Py_NewRef(strings[k]);
-}
+static PyObject *empty_str = NULL; /* "", interned: the symbol of amounts without a currency sign */
 
 /* Why the objects built here are not tracked by the cyclic GC: a frozen event, its
  * tuples and the hand hold only ints, strs, bools, None, datetimes and tuples of those,
@@ -363,23 +406,61 @@ kinds_clear(void)
         for (j = 0; j < kinds[i].nlits; j++)
             PyMem_Free(kinds[i].lit[j].s);
         Py_CLEAR(kinds[i].cls.type);
+        Py_CLEAR(kinds[i].value);
     }
     memset(kinds, 0, sizeof kinds);
     memset(special, 0, sizeof special);
     nkinds = nplayer = nliteral = 0;
 }
 
-/* One line kind: (rule, shape, literals, event class or None, its shape or None, sections, stranger).
+static void
+terms_clear(void)
+{
+    int t, i, j;
+    for (t = 0; t < T_COUNT; t++) {
+        for (i = 0; i < terms[t].n; i++) {
+            for (j = 0; j < terms[t].h[i].n; j++) {
+                PyMem_Free(terms[t].h[i].c[j].text.s);
+                Py_CLEAR(terms[t].h[i].c[j].value);
+            }
+        }
+    }
+    memset(terms, 0, sizeof terms);
+}
+
+/* A str's UTF-8 copied into *l (which then owns it); -1 with TypeError for anything else. */
+static int
+lit_copy(Lit *l, PyObject *o, const char *what)
+{
+    Py_ssize_t len;
+    const char *text = PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, &len) : NULL;
+    if (text == NULL || (l->s = PyMem_Malloc(len ? (size_t)len : 1)) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "_scan.configure: %s must be strs", what);
+        return -1;
+    }
+    memcpy(l->s, text, (size_t)len);
+    l->n = len;
+    return 0;
+}
+
+static inline int
+same_lit(const Lit *a, const Lit *b)
+{
+    return a->n == b->n && memcmp(a->s, b->s, (size_t)a->n) == 0;
+}
+
+/* One line kind: (rule, shape, literals, event class or None, its shape or None, sections, stranger, value).
  * Returns 1 when this code reads it, 0 when it does not (no routine for its shape), -1 on error. */
 static int
 add_kind(PyObject *row)
 {
     const char *rule, *shape;
-    PyObject *lits, *cls, *cls_shape;
+    PyObject *lits, *cls, *cls_shape, *value;
     int allowed, stranger, sh = -1, sp = -1, fields, i;
     Kind *K;
     Py_ssize_t n;
-    if (!PyArg_ParseTuple(row, "ssOOOip:configure's kind", &rule, &shape, &lits, &cls, &cls_shape, &allowed, &stranger))
+    if (!PyArg_ParseTuple(row, "ssOOOipO:configure's kind", &rule, &shape, &lits, &cls, &cls_shape, &allowed, &stranger, &value))
         return -1;
     if (!PyTuple_Check(lits) || PyTuple_GET_SIZE(lits) > MAX_LITS) {
         PyErr_Format(PyExc_ValueError, "_scan.configure: kind %s: literals must be a tuple of at most %d", rule, MAX_LITS);
@@ -407,6 +488,11 @@ add_kind(PyObject *row)
             return 0;
         fields = GENERIC[sh].fields;
     }
+    n = PyTuple_GET_SIZE(lits);
+    if (n != (sp >= 0 ? SPECIAL[sp].lits : GENERIC[sh].lits)) {
+        PyErr_Format(PyExc_ValueError, "_scan.configure: line kind %s has %zd literals", rule, n);
+        return -1;
+    }
     if (nkinds >= MAX_KINDS) {
         PyErr_SetString(PyExc_ValueError, "_scan.configure: too many line kinds");
         return -1;
@@ -421,25 +507,21 @@ add_kind(PyObject *row)
             return -1;
         }
     }
-    n = PyTuple_GET_SIZE(lits);
     for (i = 0; i < n; i++) {
-        Py_ssize_t len;
-        const char *text = PyUnicode_Check(PyTuple_GET_ITEM(lits, i)) ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(lits, i), &len) : NULL;
-        if (text == NULL || (K->lit[i].s = PyMem_Malloc(len ? (size_t)len : 1)) == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "_scan.configure: kind %s: literals must be strs", rule);
+        if (lit_copy(&K->lit[i], PyTuple_GET_ITEM(lits, i), "a kind's literals") < 0) {
             for (; i > 0; i--)
                 PyMem_Free(K->lit[i - 1].s);
             Py_CLEAR(K->cls.type);
             return -1;
         }
-        memcpy(K->lit[i].s, text, (size_t)len);
-        K->lit[i].n = len;
     }
     K->nlits = (int)n;
     K->shape = sh;
     K->allowed = allowed;
     K->stranger = stranger;
+    K->value = Py_NewRef(value);
+    if (PyUnicode_CheckExact(K->value))
+        PyUnicode_InternInPlace(&K->value);
     nkinds++;
     if (sp >= 0)
         special[sp] = K;
@@ -450,31 +532,145 @@ add_kind(PyObject *row)
     return 1;
 }
 
-/* The literals a shape's routine compares: as many as the rule has. */
+/* The holes of a skeleton, in order: the kind of each ('l' `{}`, 's' `{[]}`, 'a' `{|}`) into kinds. */
 static int
-lits_wanted(const Kind *K, int sp)
+skeleton_holes(const char *sk, char *kinds_out)
 {
-    static const int special_lits[SP_COUNT] = {2, 2, 1, 1, 5, 2, 2, 2, 2, 3, 5, 4, 3, 4};
-    static const int generic_lits[SH_COUNT] = {1, 1, 2, 2, 2, 3, 2, 2, 1, 1};
-    return sp >= 0 ? special_lits[sp] : generic_lits[K->shape];
+    int n = 0;
+    for (; *sk; sk++) {
+        char kind = strncmp(sk, "{}", 2) == 0 ? 'l' : strncmp(sk, "{[]}", 4) == 0 ? 's' : strncmp(sk, "{|}", 3) == 0 ? 'a' : 0;
+        if (kind && n < MAX_HOLES)
+            kinds_out[n] = kind;
+        n += kind != 0;
+    }
+    return n;
 }
 
+/* The terminals' words: {name: ((choice, ...) per hole)}, a choice (text, value, number). */
 static int
-check_terminals(PyObject *terminals)
+set_terms(PyObject *words)
 {
-    size_t i;
-    if (!PyDict_Check(terminals)) {
+    int t, i, j;
+    if (!PyDict_Check(words)) {
         PyErr_SetString(PyExc_TypeError, "_scan.configure: terminals must be a dict");
         return -1;
     }
-    for (i = 0; i < sizeof TERMINALS / sizeof TERMINALS[0]; i++) {
-        PyObject *got = PyDict_GetItemString(terminals, TERMINALS[i][0]); /* borrowed */
-        const char *text = got && PyUnicode_Check(got) ? PyUnicode_AsUTF8(got) : NULL;
-        if (text == NULL || strcmp(text, TERMINALS[i][1]) != 0) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, "_scan.configure: the grammar's terminal %s is not the one _scan.c reads", TERMINALS[i][0]);
+    for (t = 0; t < T_COUNT; t++) {
+        char holes[MAX_HOLES];
+        int nholes = skeleton_holes(TERMINALS[t][1], holes);
+        PyObject *got = PyDict_GetItemString(words, TERMINALS[t][0]); /* borrowed */
+        if (got == NULL || !PyTuple_Check(got) || PyTuple_GET_SIZE(got) != nholes || nholes > MAX_HOLES) {
+            PyErr_Format(PyExc_ValueError, "_scan.configure: the terminal %s needs the words of %d holes", TERMINALS[t][0], nholes);
             return -1;
         }
+        for (i = 0; i < nholes; i++) {
+            PyObject *hole = PyTuple_GET_ITEM(got, i);
+            Py_ssize_t n = PyTuple_Check(hole) ? PyTuple_GET_SIZE(hole) : -1;
+            terms[t].n = i + 1; /* what terms_clear frees, also of a hole read in part */
+            if (n < 1 || n > MAX_CHOICES || (holes[i] == 'l' && n != 1)) {
+                PyErr_Format(PyExc_ValueError, "_scan.configure: the terminal %s: hole %d needs %s", TERMINALS[t][0], i,
+                             holes[i] == 'l' ? "one word" : "1 to 8 words");
+                return -1;
+            }
+            for (j = 0; j < n; j++) {
+                Choice *c = &terms[t].h[i].c[j];
+                PyObject *text, *value;
+                long number;
+                if (!PyArg_ParseTuple(PyTuple_GET_ITEM(hole, j), "UOl:configure's word", &text, &value, &number) ||
+                    lit_copy(&c->text, text, "words") < 0)
+                    return -1;
+                terms[t].h[i].n = j + 1;
+                if (c->text.n == 0 && (holes[i] != 'a' || j != n - 1)) {
+                    PyErr_Format(PyExc_ValueError, "_scan.configure: the terminal %s: an empty word is the last choice only", TERMINALS[t][0]);
+                    return -1;
+                }
+                c->value = Py_NewRef(value);
+                if (PyUnicode_CheckExact(c->value))
+                    PyUnicode_InternInPlace(&c->value);
+                c->number = number;
+            }
+        }
+    }
+    return 0;
+}
+
+static int
+refuse(const char *why)
+{
+    PyErr_Format(PyExc_ValueError, "_scan.configure: %s", why);
+    return -1;
+}
+
+/* What this code relies on between the kinds and the terminals it was given. */
+static int
+check_configuration(void)
+{
+    const Kind *T = special[SP_TABLE], *S = special[SP_SEAT], *A = special[SP_HEADER_ANTES], *B = special[SP_HEADER_BLINDS];
+    static const int valued[] = {T_AMOUNT, T_BLIND, T_STREET_NAME, T_POT, T_BLIND_MARK, T_FOLD_STREET, T_PROFILE, T_EXPOSURE, T_STRUCTURE};
+    const Hole *signs = HOLE(T_AMOUNT, 0), *seat_signs = HOLE(T_SEAT_NAME, 1);
+    int i, j, sp;
+    /* the words that become an event's field carry its value (a str); a seat outcome its kind */
+    for (i = 0; i < (int)(sizeof valued / sizeof valued[0]); i++) {
+        const Term *term = &terms[valued[i]];
+        int h;
+        for (h = 0; h < term->n; h++) {
+            for (j = 0; j < term->h[h].n; j++) {
+                if (!PyUnicode_Check(term->h[h].c[j].value)) {
+                    PyErr_Format(PyExc_TypeError, "_scan.configure: the words of %s need str values", TERMINALS[valued[i]][0]);
+                    return -1;
+                }
+            }
+        }
+    }
+    for (sp = SP_SEAT_FOLDED; sp <= SP_SEAT_COLLECTED; sp++) {
+        if (special[sp] != NULL && !PyUnicode_Check(special[sp]->value)) {
+            PyErr_Format(PyExc_TypeError, "_scan.configure: %s needs its outcome (a str)", SPECIAL[sp].rule);
+            return -1;
+        }
+    }
+    /* the seat outcomes begin alike ("Seat " INT ": " PLAYER ...): one reading of that part */
+    for (sp = SP_SEAT_WON; sp <= SP_SEAT_COLLECTED; sp++) {
+        const Kind *first = special[SP_SEAT_FOLDED], *K = special[sp];
+        if (K != NULL && (first == NULL || !same_lit(&K->lit[0], &first->lit[0]) || !same_lit(&K->lit[1], &first->lit[1]))) {
+            PyErr_Format(PyExc_ValueError, "_scan.configure: %s does not begin as seat_folded does", SPECIAL[sp].rule);
+            return -1;
+        }
+    }
+    /* the two headers differ only in their forced bets: one reading of the rest */
+    if (A != NULL && B != NULL) {
+        for (i = 0; i < 11; i++) {
+            if ((i < 6 || i > 7) && !same_lit(&A->lit[i], &B->lit[i]))
+                return refuse("header_antes and header_blinds differ outside their forced bets");
+        }
+    }
+    /* a name and an amount are read by the seat line's literals: SEAT_NAME must end where they say */
+    if (S != NULL) {
+        if (!same_lit(WORD(T_SEAT_NAME, 0), &S->lit[2]) || !same_lit(WORD(T_SEAT_NAME, 2), &S->lit[3]) || signs->n != seat_signs->n)
+            return refuse("SEAT_NAME does not end where the seat line's literals say");
+        for (i = 0; i < signs->n; i++) {
+            if (!same_lit(&signs->c[i].text, &seat_signs->c[i].text))
+                return refuse("SEAT_NAME's currency signs are not AMOUNT's");
+        }
+    }
+    /* the table line is read from its end, its numbers by their digits */
+    for (i = 0; i < 3; i++) {
+        const Lit *q = WORD(T_TABLE_NAME, i);
+        if (q->n != 1 || q->s[0] != WORD(T_TABLE_NAME, 0)->s[0])
+            return refuse("TABLE_NAME's quote is not one character");
+    }
+    table_quote = WORD(T_TABLE_NAME, 0)->s[0];
+    if (T != NULL) {
+        const Lit *sep = &T->lit[1], *mid = &T->lit[2], *tail = &T->lit[3], *look = WORD(T_TABLE_NAME, 4);
+        if (!same_lit(WORD(T_TABLE_NAME, 3), sep) || mid->n < look->n || memcmp(mid->s, look->s, (size_t)look->n) != 0)
+            return refuse("TABLE_NAME does not end where the table line's literals say");
+        if (sep->n == 0 || mid->n == 0 || tail->n == 0 || DIG(sep->s[sep->n - 1]) || DIG(mid->s[0]) || DIG(mid->s[mid->n - 1]) ||
+            DIG(tail->s[0]))
+            return refuse("the table line's numbers must stand between non-digits");
+    }
+    last_street = -1;
+    for (i = 0; i < HOLE(T_STREET_NAME, 0)->n; i++) {
+        if (HOLE(T_STREET_NAME, 0)->c[i].number > last_street)
+            last_street = HOLE(T_STREET_NAME, 0)->c[i].number;
     }
     return 0;
 }
@@ -482,13 +678,13 @@ check_terminals(PyObject *terminals)
 static PyObject *
 configure(PyObject *self, PyObject *args)
 {
-    PyObject *pairs, *rows, *terminals, *zi, *ha, *unread;
+    PyObject *pairs, *rows, *words, *zi, *ha, *unread;
     Py_ssize_t i;
-    int sp;
-    if (!PyArg_ParseTuple(args, "OOOOO:configure", &pairs, &rows, &terminals, &zi, &ha))
+    if (!PyArg_ParseTuple(args, "OOOOO:configure", &pairs, &rows, &words, &zi, &ha))
         return NULL;
     configured = 0;
     kinds_clear();
+    terms_clear();
     if (!PySequence_Check(pairs) || PySequence_Size(pairs) != C_COUNT) {
         PyErr_Format(PyExc_ValueError, "_scan.configure: expected %d classes", C_COUNT);
         return NULL;
@@ -508,8 +704,10 @@ configure(PyObject *self, PyObject *args)
         if (r < 0)
             return NULL;
     }
-    if (check_terminals(terminals) < 0)
+    if (set_terms(words) < 0) {
+        terms_clear();
         return NULL;
+    }
     if (!PyCallable_Check(zi) || !PyCallable_Check(ha)) {
         PyErr_SetString(PyExc_TypeError, "_scan.configure: zone_info and header_accepted must be callable");
         return NULL;
@@ -522,33 +720,17 @@ configure(PyObject *self, PyObject *args)
         return NULL;
     for (i = 0; i < PyList_GET_SIZE(rows); i++) {
         PyObject *row = PyList_GET_ITEM(rows, i);
-        int before = nkinds, r = PyTuple_Check(row) ? add_kind(row) : -1;
+        int r = PyTuple_Check(row) ? add_kind(row) : -1;
         if (r < 0) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_TypeError, "_scan.configure: a line kind must be a tuple");
             goto fail;
         }
-        if (r == 1) {
-            Kind *K = &kinds[before];
-            for (sp = 0; sp < SP_COUNT && special[sp] != K; sp++)
-                ;
-            if (K->nlits != lits_wanted(K, sp < SP_COUNT ? sp : -1)) {
-                PyErr_Format(PyExc_ValueError, "_scan.configure: line kind %R has %d literals", PyTuple_GET_ITEM(row, 0), K->nlits);
-                goto fail;
-            }
-        }
-        else if (PyList_Append(unread, PyTuple_GET_ITEM(row, 0)) < 0)
+        if (r == 0 && PyList_Append(unread, PyTuple_GET_ITEM(row, 0)) < 0)
             goto fail;
     }
-    /* the seat outcomes begin alike ("Seat " INT ": " PLAYER ...): one reading of that part */
-    for (sp = SP_SEAT_WON; sp <= SP_SEAT_COLLECTED; sp++) {
-        Kind *first = special[SP_SEAT_FOLDED], *K = special[sp];
-        if (K != NULL && (first == NULL || K->lit[0].n != first->lit[0].n || memcmp(K->lit[0].s, first->lit[0].s, (size_t)K->lit[0].n) != 0 ||
-                          K->lit[1].n != first->lit[1].n || memcmp(K->lit[1].s, first->lit[1].s, (size_t)K->lit[1].n) != 0)) {
-            PyErr_Format(PyExc_ValueError, "_scan.configure: %s does not begin as seat_folded does", SPECIAL[sp].rule);
-            goto fail;
-        }
-    }
+    if (check_configuration() < 0)
+        goto fail;
     Py_XSETREF(zone_info, Py_NewRef(zi));
     Py_XSETREF(header_accepted, Py_NewRef(ha));
     memset(rule_answers, 0, sizeof rule_answers);
@@ -561,12 +743,12 @@ configure(PyObject *self, PyObject *args)
 fail:
     Py_DECREF(unread);
     kinds_clear();
+    terms_clear();
     return NULL;
 }
 
 /* -------------------------------------------------------------- text */
 
-#define DIG(ch) ((ch) >= '0' && (ch) <= '9')
 #define MAX_DIGITS 15 /* amounts below 10**15 (times 100 fits in 64 bits); build.py takes the rest */
 #define MAX_INT_DIGITS 9
 /* build.py's bounds (docs/format-notes.md, "Bounds"): beyond them it raises OutOfRangeError, so
@@ -576,45 +758,57 @@ fail:
 #define MAX_SEAT 99
 #define MAX_HAND_LINES 32767
 
+/* A literal at p / as all of [p, e) / at the end of [p, e); stepped over. */
 static inline int
-has(const char *p, const char *e, const char *lit, size_t n)
+has_lit(const char *p, const char *e, const Lit *l)
 {
-    return (size_t)(e - p) >= n && memcmp(p, lit, n) == 0;
+    return e - p >= l->n && memcmp(p, l->s, (size_t)l->n) == 0;
 }
 static inline int
-is(const char *p, const char *e, const char *lit, size_t n)
+is_lit(const char *p, const char *e, const Lit *l)
 {
-    return (size_t)(e - p) == n && memcmp(p, lit, n) == 0;
+    return e - p == l->n && memcmp(p, l->s, (size_t)l->n) == 0;
 }
-#define HAS(p, e, s) has((p), (e), (s), sizeof(s) - 1)
-#define IS(p, e, s) is((p), (e), (s), sizeof(s) - 1)
-/* advance p past the literal s if it is there */
-#define EAT(p, e, s) (HAS(p, e, s) ? ((p) += sizeof(s) - 1, 1) : 0)
+static inline int
+ends_lit(const char *p, const char *e, const Lit *l)
+{
+    return e - p >= l->n && memcmp(e - l->n, l->s, (size_t)l->n) == 0;
+}
+#define EAT_LIT(p, e, l) (has_lit((p), (e), (l)) ? ((p) += (l)->n, 1) : 0)
+/* a kind's literal i */
+#define HASL(p, e, K, i) has_lit((p), (e), &(K)->lit[i])
+#define ISL(p, e, K, i) is_lit((p), (e), &(K)->lit[i])
+#define EATL(p, e, K, i) EAT_LIT(p, e, &(K)->lit[i])
+/* a terminal's word (the one of its `{}` hole i) */
+#define EATW(p, e, t, i) EAT_LIT(p, e, WORD(t, i))
 
-/* The index of the first of `choices` that starts at *p (and *p steps past it), or -1. */
+/* The first of a hole's choices that starts at *p (and *p steps past it), or -1.  In the
+ * grammar's order, as its regular expression tries them; an empty choice (EXPOSURE's absence)
+ * is the last and always matches. */
 static int
-eat_one_of(const char **p, const char *e, const char *const *choices, int n)
+eat_choice(const char **p, const char *e, const Hole *h)
 {
     int i;
-    for (i = 0; i < n; i++) {
-        size_t len = strlen(choices[i]);
-        if (has(*p, e, choices[i], len)) {
-            *p += len;
+    for (i = 0; i < h->n; i++) {
+        if (has_lit(*p, e, &h->c[i].text)) {
+            *p += h->c[i].text.n;
             return i;
         }
     }
     return -1;
 }
-#define EAT_ONE_OF(p, e, choices) eat_one_of(&(p), (e), (choices), (int)(sizeof(choices) / sizeof((choices)[0])))
 
-/* The index of the one of `choices` that is all of [p, e), or -1. */
+/* The one of a hole's choices that is all of [p, e), or -1. */
 static int
-one_of(const char *p, const char *e, const char *const *choices, int n)
+one_choice(const char *p, const char *e, const Hole *h)
 {
-    int i = eat_one_of(&p, e, choices, n);
-    return p == e ? i : -1;
+    int i;
+    for (i = 0; i < h->n; i++) {
+        if (is_lit(p, e, &h->c[i].text))
+            return i;
+    }
+    return -1;
 }
-#define ONE_OF(p, e, choices) one_of((p), (e), (choices), (int)(sizeof(choices) / sizeof((choices)[0])))
 
 /* A rank character of cards.py (2..9, T, J, Q, K, A) -> 2..14, or -1. */
 static int
@@ -656,26 +850,23 @@ int_token(const char *p, const char *e, long *out)
     return p;
 }
 
-enum { SYM_NONE, SYM_EURO, SYM_DOLLAR, SYM_POUND };
-
 typedef struct {
-    int sym;
+    int sym; /* 0: no currency sign; else 1 + its index among AMOUNT's signs */
     long long whole; /* -1: too many digits to hold */
     int hundredths;  /* -1: none written */
     int grouped;
 } Raw;
 
-/* AMOUNT as the grammar reads it: [€$£]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{2})?
+/* AMOUNT as the grammar reads it: [<signs>]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{2})?
  * Greedy, which is the grammar's reading whenever the line matches: no
  * literal that may follow an amount starts with a digit, ",<digit>" or
  * ".<digit><digit>" except where the amount ends at that '.' anyway. */
 static const char *
 raw_amount(const char *p, const char *e, Raw *r)
 {
-    static const char *const signs[] = {"\xe2\x82\xac", "$", "\xc2\xa3"}; /* SYM_EURO.. */
     long long v = 0;
     int n = 0;
-    r->sym = EAT_ONE_OF(p, e, signs) + 1;
+    r->sym = eat_choice(&p, e, HOLE(T_AMOUNT, 0)) + 1;
     p = digits(p, e, MAX_DIGITS, &v, &n);
     if (n == 0)
         return NULL;
@@ -889,19 +1080,42 @@ cards(const char *p, const char *e, PyObject **out)
 static int
 rule_key(int profile, int vela, long wild, int exposure, int antes, int bring)
 {
-    return ((((profile * 2 + vela) * 16 + (int)(wild ? wild : 0)) * 3 + exposure) * 2 + antes) * 2 + bring;
+    return ((((profile * 2 + vela) * 16 + (int)(wild ? wild : 0)) * MAX_CHOICES + exposure) * 2 + antes) * 2 + bring;
 }
 
-/* In the order of the S_ strings they become. */
-static const char *const PROFILES[] = {"classic", "stellapoker", "italian"};
-static const char *const EXPOSURES[] = {" [carte coperte]", " [una coperta]"};
-static const char *const STRUCTURES[] = {"Fixed Limit", "Pot Limit", "No Limit"};
+/* `n` digits at p, as a number; -1 where one is not a digit. */
+static long
+fixed_digits(const char *p, int n)
+{
+    long v = 0;
+    int i;
+    for (i = 0; i < n; i++) {
+        if (!DIG(p[i]))
+            return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    return v;
+}
+
+/* DATE, [0-9]{4}\/[0-9]{2}\/[0-9]{2}, or TIME, [0-9]{2}:[0-9]{2}:[0-9]{2}: three numbers of
+ * `first`, 2 and 2 digits, each after the first behind `sep`; NULL where that is not at p. */
+static const char *
+three_numbers(const char *p, const char *e, int first, char sep, long out[3])
+{
+    if (e - p < first + 6 || (out[0] = fixed_digits(p, first)) < 0 || p[first] != sep || (out[1] = fixed_digits(p + first + 1, 2)) < 0 ||
+        p[first + 3] != sep || (out[2] = fixed_digits(p + first + 4, 2)) < 0)
+        return NULL;
+    return p + first + 6;
+}
 
 static int
 header(Hand *h, const char *p, const char *e, PyObject **out)
 {
+    /* SITE lit HAND_ID lit PROFILE [VELA_AT_START] [WILD] [EXPOSURE] lit STRUCTURE lit AMOUNT lit AMOUNT lit,
+     * then the antes (lit AMOUNT [lit AMOUNT]) or the blinds (lit AMOUNT lit AMOUNT), then lit DATE lit TIME lit ZONE */
+    const Kind *A = special[SP_HEADER_ANTES], *B = special[SP_HEADER_BLINDS], *H = A != NULL ? A : B;
     const char *site0, *site1, *id0, *id1, *zone0;
-    int profile, vela = 0, exposure, structure, antes, i;
+    int profile, vela = 0, exposure, structure, antes;
     long wild = 0;
     Raw small, big, a1, a2;
     int have_a2 = 0;
@@ -909,6 +1123,8 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
     long date[6];
     PyObject *zone = NULL, *tz = NULL, *started = NULL, *head;
 
+    if (H == NULL)
+        return DECLINE;
     /* SITE " Hand #" HAND_ID ": Telesina " */
     site0 = p;
     if (p >= e || !is_alnum(*p))
@@ -916,7 +1132,7 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
     while (p < e && (is_alnum(*p) || *p == '.' || *p == '_' || *p == '-'))
         p++;
     site1 = p;
-    if (!EAT(p, e, " Hand #"))
+    if (!EATL(p, e, H, 0))
         return DECLINE;
     id0 = p;
     if (p >= e || !is_alnum(*p))
@@ -924,61 +1140,48 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
     while (p < e && (is_alnum(*p) || *p == '-'))
         p++;
     id1 = p;
-    if (!EAT(p, e, ": Telesina "))
+    if (!EATL(p, e, H, 1))
         return DECLINE;
     /* PROFILE [VELA_AT_START] [WILD] [EXPOSURE] " " STRUCTURE */
-    if ((profile = EAT_ONE_OF(p, e, PROFILES)) < 0)
+    if ((profile = eat_choice(&p, e, HOLE(T_PROFILE, 0))) < 0)
         return DECLINE;
-    if (EAT(p, e, " [vela at start]"))
+    if (EATW(p, e, T_VELA_AT_START, 0))
         vela = 1;
-    if (EAT(p, e, " [wild ")) {
-        wild = EAT(p, e, "10") ? 10 : p < e ? rank_of(*p++) : -1;
-        if (wild < 0 || !EAT(p, e, "]"))
+    if (EATW(p, e, T_WILD, 0)) {
+        wild = p + 1 < e && p[0] == '1' && p[1] == '0' ? (p += 2, 10) : p < e ? rank_of(*p++) : -1; /* (?:10|[2-9TJQKA]) */
+        if (wild < 0 || !EATW(p, e, T_WILD, 1))
             return DECLINE;
     }
-    exposure = EAT_ONE_OF(p, e, EXPOSURES) + 1; /* 0: standard */
-    if (!EAT(p, e, " ") || (structure = EAT_ONE_OF(p, e, STRUCTURES)) < 0)
+    exposure = eat_choice(&p, e, HOLE(T_EXPOSURE, 0)); /* its last choice, "", is its absence */
+    if (exposure < 0 || !EATL(p, e, H, 2) || (structure = eat_choice(&p, e, HOLE(T_STRUCTURE, 0))) < 0)
         return DECLINE;
     /* " (" AMOUNT "/" AMOUNT ")" */
-    if (!EAT(p, e, " (") || (p = raw_amount(p, e, &small)) == NULL || !EAT(p, e, "/") ||
-        (p = raw_amount(p, e, &big)) == NULL || !EAT(p, e, ")"))
+    if (!EATL(p, e, H, 3) || (p = raw_amount(p, e, &small)) == NULL || !EATL(p, e, H, 4) ||
+        (p = raw_amount(p, e, &big)) == NULL || !EATL(p, e, H, 5))
         return DECLINE;
     /* " - ante " AMOUNT [", bring-in " AMOUNT] | " - blinds " AMOUNT "/" AMOUNT */
-    if (EAT(p, e, " - ante ")) {
+    if (A != NULL && EATL(p, e, A, 6)) {
         antes = 1;
         if ((p = raw_amount(p, e, &a1)) == NULL)
             return DECLINE;
-        if (EAT(p, e, ", bring-in ")) {
+        if (EATL(p, e, A, 7)) {
             have_a2 = 1;
             if ((p = raw_amount(p, e, &a2)) == NULL)
                 return DECLINE;
         }
     }
-    else if (EAT(p, e, " - blinds ")) {
+    else if (B != NULL && EATL(p, e, B, 6)) {
         antes = 0;
         have_a2 = 1;
-        if ((p = raw_amount(p, e, &a1)) == NULL || !EAT(p, e, "/") || (p = raw_amount(p, e, &a2)) == NULL)
+        if ((p = raw_amount(p, e, &a1)) == NULL || !EATL(p, e, B, 7) || (p = raw_amount(p, e, &a2)) == NULL)
             return DECLINE;
     }
     else
         return DECLINE;
     /* " - " DATE " " TIME " " ZONE */
-    if (!EAT(p, e, " - ") || e - p < 20)
+    if (!EATL(p, e, H, 8) || (p = three_numbers(p, e, 4, '/', date)) == NULL || !EATL(p, e, H, 9) ||
+        (p = three_numbers(p, e, 2, ':', date + 3)) == NULL || !EATL(p, e, H, 10))
         return DECLINE;
-    {
-        static const char shape[] = "dddd/dd/dd dd:dd:dd ";
-        for (i = 0; i < 20; i++) {
-            if (shape[i] == 'd' ? !DIG(p[i]) : p[i] != shape[i])
-                return DECLINE;
-        }
-        date[0] = (p[0] - '0') * 1000 + (p[1] - '0') * 100 + (p[2] - '0') * 10 + (p[3] - '0');
-        date[1] = (p[5] - '0') * 10 + (p[6] - '0');
-        date[2] = (p[8] - '0') * 10 + (p[9] - '0');
-        date[3] = (p[11] - '0') * 10 + (p[12] - '0');
-        date[4] = (p[14] - '0') * 10 + (p[15] - '0');
-        date[5] = (p[17] - '0') * 10 + (p[18] - '0');
-        p += 20;
-    }
     zone0 = p;
     if (p < e && (*p == '+' || *p == '-')) {
         if (e - p != 6 || !DIG(p[1]) || !DIG(p[2]) || p[3] != ':' || !DIG(p[4]) || !DIG(p[5]))
@@ -995,7 +1198,7 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
 
     /* money: the small bet's sign; cents when there is a sign or any decimals */
     h->sym = small.sym;
-    h->cents = h->sym != SYM_NONE || small.hundredths >= 0 || big.hundredths >= 0 || a1.hundredths >= 0 ||
+    h->cents = h->sym != 0 || small.hundredths >= 0 || big.hundredths >= 0 || a1.hundredths >= 0 ||
                (have_a2 && a2.hundredths >= 0);
     if (!units(h, &a1, &a1_v) || (have_a2 && !units(h, &a2, &a2_v)) || !units(h, &small, &small_v) ||
         !units(h, &big, &big_v))
@@ -1029,11 +1232,11 @@ header(Hand *h, const char *p, const char *e, PyObject **out)
         line_no(h, 0),
         text_str(site0, site1),
         text_str(id0, id1),
-        str_ref(S_CLASSIC + profile),
+        Py_NewRef(HOLE(T_PROFILE, 0)->c[profile].value),
         bool_ref(vela),
         wild ? PyLong_FromLong(wild) : Py_NewRef(Py_None),
-        str_ref(S_STANDARD + exposure),
-        str_ref(S_FIXED + structure),
+        Py_NewRef(HOLE(T_EXPOSURE, 0)->c[exposure].value),
+        Py_NewRef(HOLE(T_STRUCTURE, 0)->c[structure].value),
         PyLong_FromLongLong(small_v),
         PyLong_FromLongLong(big_v),
         antes ? PyLong_FromLongLong(a1_v) : Py_NewRef(Py_None),
@@ -1077,35 +1280,39 @@ static int
 table(Hand *h, const char *p, const char *e, PyObject **out)
 {
     /* "Table '" TABLE_NAME "' " INT "-max Seat #" INT " is the button"; the tail is read from the end */
+    const Kind *T = special[SP_TABLE];
+    const Lit *sep, *mid;
     const char *q = e, *name0, *name1, *r;
     long max_seats = 0, button = 0;
-    if (!EAT(p, e, "Table '"))
+    if (T == NULL || !EATL(p, e, T, 0))
         return DECLINE;
+    sep = &T->lit[1];
+    mid = &T->lit[2];
     name0 = p;
-    if (e - p < (Py_ssize_t)(sizeof(" is the button") - 1) || memcmp(e - 14, " is the button", 14) != 0)
+    if (!ends_lit(p, e, &T->lit[3]))
         return DECLINE;
-    q = e - 14;
+    q = e - T->lit[3].n;
     r = q;
     while (r > name0 && DIG(r[-1]))
         r--;
-    if (r == q || q - r > MAX_INT_DIGITS || r - name0 < 11 || memcmp(r - 11, "-max Seat #", 11) != 0)
+    if (r == q || q - r > MAX_INT_DIGITS || r - name0 < mid->n || memcmp(r - mid->n, mid->s, (size_t)mid->n) != 0)
         return DECLINE;
     int_token(r, q, &button);
-    q = r - 11;
+    q = r - mid->n;
     r = q;
     while (r > name0 && DIG(r[-1]))
         r--;
-    if (r == q || q - r > MAX_INT_DIGITS || r - name0 < 2 || r[-2] != '\'' || r[-1] != ' ')
+    if (r == q || q - r > MAX_INT_DIGITS || r - name0 < sep->n || memcmp(r - sep->n, sep->s, (size_t)sep->n) != 0)
         return DECLINE;
     int_token(r, q, &max_seats);
     if (max_seats > MAX_SEAT || button > MAX_SEAT)
         return DECLINE;
-    name1 = r - 2;
+    name1 = r - sep->n;
     /* TABLE_NAME: [^\n']+(?:'[^\n']+)* -- no quote first, last or twice in a row */
-    if (name1 <= name0 || name0[0] == '\'' || name1[-1] == '\'')
+    if (name1 <= name0 || name0[0] == table_quote || name1[-1] == table_quote)
         return DECLINE;
     for (r = name0; r + 1 < name1; r++) {
-        if (r[0] == '\'' && r[1] == '\'')
+        if (r[0] == table_quote && r[1] == table_quote)
             return DECLINE;
     }
     h->max_seats = max_seats;
@@ -1125,28 +1332,29 @@ chars_in(const char *p, Py_ssize_t n)
 }
 
 static int
-seat(Hand *h, long long k, const char *p, const char *e)
+seat(Hand *h, long long k, const Kind *S, const char *p, const char *e)
 {
     /* "Seat " INT ": " SEAT_NAME " (" AMOUNT " in chips)"; the name ends at the last " (" */
+    const Lit *open_lit = &S->lit[2];
     long number;
     long long stack;
     const char *name0, *open = NULL, *r;
     SeatName *s;
     int i;
-    p += 5; /* "Seat " */
-    if ((p = int_token(p, e, &number)) == NULL || !EAT(p, e, ": "))
+    p += S->lit[0].n; /* "Seat ": read_hand saw it */
+    if ((p = int_token(p, e, &number)) == NULL || !EATL(p, e, S, 1))
         return DECLINE;
     name0 = p;
-    for (r = e - 2; r > name0; r--) {
-        if (r[0] == ' ' && r[1] == '(') {
+    for (r = e - open_lit->n; r > name0; r--) {
+        if (memcmp(r, open_lit->s, (size_t)open_lit->n) == 0) {
             open = r;
             break;
         }
     }
     if (open == NULL)
         return DECLINE;
-    r = open + 2;
-    if ((r = amount(h, r, e, &stack)) == NULL || !IS(r, e, " in chips)"))
+    r = open + open_lit->n;
+    if ((r = amount(h, r, e, &stack)) == NULL || !ISL(r, e, S, 3))
         return DECLINE;
     /* build.py's seat checks: each number once, on the table, each name once */
     if (h->nseats >= MAX_SEATS || number < 1 || number > h->max_seats)
@@ -1191,7 +1399,7 @@ place(Hand *h, int allowed)
     return (allowed >> h->section) & 1;
 }
 
-/* "" or exactly " and is all-in" after an amount */
+/* "" or exactly ALL_IN (" and is all-in") after an amount */
 static int
 all_in(const char *p, const char *e, int *out)
 {
@@ -1199,32 +1407,12 @@ all_in(const char *p, const char *e, int *out)
         *out = 0;
         return 1;
     }
-    if (IS(p, e, " and is all-in")) {
+    if (is_lit(p, e, WORD(T_ALL_IN, 0))) {
         *out = 1;
         return 1;
     }
     return 0;
 }
-
-/* A kind's literal i at p / as all of [p, e) / stepped over. */
-static inline int
-has_lit(const char *p, const char *e, const Lit *l)
-{
-    return e - p >= l->n && memcmp(p, l->s, (size_t)l->n) == 0;
-}
-static inline int
-is_lit(const char *p, const char *e, const Lit *l)
-{
-    return e - p == l->n && memcmp(p, l->s, (size_t)l->n) == 0;
-}
-static inline int
-ends_lit(const char *p, const char *e, const Lit *l)
-{
-    return e - p >= l->n && memcmp(e - l->n, l->s, (size_t)l->n) == 0;
-}
-#define HASL(p, e, K, i) has_lit((p), (e), &(K)->lit[i])
-#define ISL(p, e, K, i) is_lit((p), (e), &(K)->lit[i])
-#define EATL(p, e, K, i) (HASL(p, e, K, i) ? ((p) += (K)->lit[i].n, 1) : 0)
 
 /* DESCRIPTION, [a-z][^()\n]*, is all of [p, e) */
 static int
@@ -1247,7 +1435,6 @@ description(const char *p, const char *e)
 static int
 player_kind(Hand *h, long long k, const Kind *K, PyObject *who, const char *p, const char *e)
 {
-    static const char *const blinds[] = {"small blind", "big blind"}; /* BLIND */
     PyObject *cs;
     Raw r1, r2;
     long long v1, v2;
@@ -1269,11 +1456,11 @@ player_kind(Hand *h, long long k, const Kind *K, PyObject *who, const char *p, c
             return DECLINE;
         return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), bool_ref(ai)));
     case SH_BLIND:
-        if ((blind = EAT_ONE_OF(p, e, blinds)) < 0 || !EATL(p, e, K, 1) || (p = raw_amount(p, e, &r1)) == NULL || !all_in(p, e, &ai))
+        if ((blind = eat_choice(&p, e, HOLE(T_BLIND, 0))) < 0 || !EATL(p, e, K, 1) || (p = raw_amount(p, e, &r1)) == NULL || !all_in(p, e, &ai))
             return NOMATCH;
         if (!place(h, K->allowed) || !units(h, &r1, &v1))
             return DECLINE;
-        return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), str_ref(S_SMALL + blind), PyLong_FromLongLong(v1), bool_ref(ai)));
+        return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), Py_NewRef(HOLE(T_BLIND, 0)->c[blind].value), PyLong_FromLongLong(v1), bool_ref(ai)));
     case SH_RAISE:
         if ((p = raw_amount(p, e, &r1)) == NULL || !EATL(p, e, K, 1) || (p = raw_amount(p, e, &r2)) == NULL || !all_in(p, e, &ai))
             return NOMATCH;
@@ -1300,18 +1487,20 @@ player_kind(Hand *h, long long k, const Kind *K, PyObject *who, const char *p, c
             return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), cs, text_str(q, e - K->lit[2].n)));
         return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), cs));
     case SH_COLLECT: {
-        static const char *const pots[] = {"pot", "main pot"}; /* POT, with side pot-<n> */
+        /* POT: the pots without a number, or side pot-<n> */
+        const Hole *pots = HOLE(T_POT, 1);
+        PyObject *value;
         if ((p = raw_amount(p, e, &r1)) == NULL || !EATL(p, e, K, 1))
             return NOMATCH;
-        if ((pot = ONE_OF(p, e, pots)) >= 0)
-            pot = pot == 0 ? S_POT : S_MAIN;
-        else if (EAT(p, e, "side pot-") && p < e && *p != '0' && int_token(p, e, &n) == e) /* [1-9][0-9]* */
-            pot = S_SIDE;
+        if ((pot = one_choice(p, e, pots)) >= 0)
+            value = pots->c[pot].value;
+        else if (EATW(p, e, T_POT, 0) && p < e && *p != '0' && int_token(p, e, &n) == e) /* [1-9][0-9]* */
+            value = HOLE(T_POT, 0)->c[0].value;
         else
             return NOMATCH;
         if (n < 0 || n > MAX_SEAT || !place(h, K->allowed) || !units(h, &r1, &v1))
             return DECLINE;
-        return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), str_ref(pot), PyLong_FromLong(n)));
+        return ADD(KBUILD(K, line_no(h, k), Py_NewRef(who), PyLong_FromLongLong(v1), Py_NewRef(value), PyLong_FromLong(n)));
     }
     case SH_CHAT:
         /* [CHAT] and the closing literal: whatever stands before it at the end of the line */
@@ -1441,12 +1630,11 @@ static int
 outcome(Hand *h, long long k, const char *p, const char *e)
 {
     /* "Seat " INT ": " PLAYER [BUTTON] [BLIND_MARK] <outcome> */
-    static const char *const marks[] = {" (small blind)", " (big blind)"}; /* BLIND_MARK */
-    static const char *const streets[] = {"on 2nd Street", "on 3rd Street", "on 4th Street", "on 5th Street", "on the Vela"}; /* FOLD_STREET */
     const Kind *F = special[SP_SEAT_FOLDED], *W = special[SP_SEAT_WON], *L = special[SP_SEAT_LOST];
-    const Kind *M = special[SP_SEAT_MUCKED], *C = special[SP_SEAT_COLLECTED];
+    const Kind *M = special[SP_SEAT_MUCKED], *C = special[SP_SEAT_COLLECTED], *O; /* O: the outcome read */
+    const Hole *marks = HOLE(T_BLIND_MARK, 0), *streets = HOLE(T_FOLD_STREET, 0);
     long number;
-    int who = -1, j, button = 0, blind, kind, street = -1;
+    int who = -1, j, button = 0, blind, street = -1;
     PyObject *cs = NULL;
     const char *desc = NULL, *q;
     long long v = -1; /* the amount won or collected; -1: none */
@@ -1465,20 +1653,18 @@ outcome(Hand *h, long long k, const char *p, const char *e)
     if (who < 0 || h->seats[who].seat != number || number <= h->last_outcome_seat)
         return DECLINE;
     p += h->seats[who].len;
-    if (EAT(p, e, " (button)"))
+    if (EATW(p, e, T_BUTTON, 0))
         button = 1;
-    if ((blind = EAT_ONE_OF(p, e, marks)) >= 0)
-        blind += S_SMALL;
+    blind = eat_choice(&p, e, marks);
     if (EATL(p, e, F, 2)) {
-        kind = S_FOLDED;
-        if ((street = ONE_OF(p, e, streets)) < 0)
+        O = F;
+        if ((street = one_choice(p, e, streets)) < 0)
             return DECLINE;
-        street += S_2ND;
     }
     else if (M != NULL && ISL(p, e, M, 2))
-        kind = S_MUCKED;
+        O = M;
     else if (C != NULL && EATL(p, e, C, 2)) {
-        kind = S_COLLECTED;
+        O = C;
         if ((p = amount(h, p, e, &v)) == NULL || !ISL(p, e, C, 3))
             return DECLINE;
     }
@@ -1491,14 +1677,14 @@ outcome(Hand *h, long long k, const char *p, const char *e)
         if (cs == NULL)
             return FAIL;
         p = q;
+        O = NULL;
         if (S == W && EATL(p, e, W, 3)) {
-            kind = S_WON;
+            O = W;
             if ((p = amount(h, p, e, &v)) != NULL && !EATL(p, e, W, 4))
                 p = NULL;
         }
-        else if (L != NULL && (S == L || (L->lit[2].n == W->lit[2].n && memcmp(L->lit[2].s, W->lit[2].s, (size_t)L->lit[2].n) == 0)) &&
-                 EATL(p, e, L, 3))
-            kind = S_LOST;
+        else if (L != NULL && (S == L || same_lit(&L->lit[2], &W->lit[2])) && EATL(p, e, L, 3))
+            O = L;
         else
             p = NULL;
         if (p == NULL || !description(p, e)) { /* the description runs to the end of the line */
@@ -1512,8 +1698,8 @@ outcome(Hand *h, long long k, const char *p, const char *e)
     h->last_outcome_seat = number;
     return push(&h->outcomes, BUILD(C_SEAT_OUTCOME,
         line_no(h, k), PyLong_FromLong(number), Py_NewRef(h->seats[who].str), bool_ref(button),
-        blind < 0 ? Py_NewRef(Py_None) : str_ref(blind), str_ref(kind),
-        street < 0 ? Py_NewRef(Py_None) : str_ref(street),
+        Py_NewRef(blind < 0 ? Py_None : marks->c[blind].value), Py_NewRef(O->value),
+        Py_NewRef(street < 0 ? Py_None : streets->c[street].value),
         cs ? cs : Py_NewRef(Py_None),
         v >= 0 ? PyLong_FromLongLong(v) : Py_NewRef(Py_None),
         desc ? text_str(desc, e) : Py_NewRef(Py_None)));
@@ -1536,8 +1722,9 @@ pots(Hand *h, const Kind *P, const char *p, const char *e)
     while (p < e) {
         /* sum <= total throughout, so the sum cannot overflow however many pots the line lists;
          * a sum past the total is build.py's "do not add up" */
-        if (!EAT(p, e, " Side pot-") || p >= e || *p == '0' || (p = int_token(p, e, &n)) == NULL || n != expect ||
-            !EAT(p, e, " ") || (p = amount(h, p, e, &side)) == NULL || !EAT(p, e, ".") || side > h->total - sum) {
+        if (!EATW(p, e, T_SIDE_POTS, 0) || p >= e || *p == '0' || (p = int_token(p, e, &n)) == NULL || n != expect ||
+            !EATW(p, e, T_SIDE_POTS, 1) || (p = amount(h, p, e, &side)) == NULL || !EATW(p, e, T_SIDE_POTS, 2) ||
+            side > h->total - sum) {
             vec_clear(&sides);
             return DECLINE;
         }
@@ -1628,19 +1815,20 @@ body_line(Hand *h, long long k, const char *p, const char *e)
     if ((K = special[SP_SEAT_FOLDED]) != NULL && HASL(p, e, K, 0))
         return outcome(h, k, p, e);
     if ((K = special[SP_STREET]) != NULL && HASL(p, e, K, 0)) {
-        static const char *const streets[] = {"2nd", "3rd", "4th", "5th"}; /* STREET_NAME */
+        const Hole *streets = HOLE(T_STREET_NAME, 0);
         const char *q = p + K->lit[0].n;
-        int index = EAT_ONE_OF(q, e, streets);
-        if (index >= 0 && ISL(q, e, K, 1)) {
-            if (h->section == SUMMARY || h->section == SHOWDOWN || index != h->street + 1)
+        int i = eat_choice(&q, e, streets);
+        if (i >= 0 && ISL(q, e, K, 1)) {
+            /* the street's number (its index in events.STREET_NAMES) keeps the order */
+            if (h->section == SUMMARY || h->section == SHOWDOWN || streets->c[i].number != h->street + 1)
                 return DECLINE;
-            h->street = index;
+            h->street = (int)streets->c[i].number;
             h->section = STREETS;
-            return ADD(KBUILD(K, line_no(h, k), str_ref(S_2ND + index)));
+            return ADD(KBUILD(K, line_no(h, k), Py_NewRef(streets->c[i].value)));
         }
     }
     if ((K = special[SP_VELA]) != NULL && HASL(p, e, K, 0)) {
-        if ((c = one_card(K, 1, p + K->lit[0].n, e)) < 0 || h->section != STREETS || h->street != 3 || h->had_vela)
+        if ((c = one_card(K, 1, p + K->lit[0].n, e)) < 0 || h->section != STREETS || h->street != last_street || h->had_vela)
             return DECLINE;
         h->had_vela = 1;
         return ADD(KBUILD(K, line_no(h, k), PyLong_FromLong(c)));
@@ -1697,6 +1885,8 @@ read_hand(Hand *h, const char *p, const char *e, PyObject *source, PyObject **ou
     int r;
     PyObject *head = NULL, *tab = NULL, *seats_t = NULL, *events_t = NULL, *outcomes_t = NULL, *summary, *money;
 
+    if (special[SP_SEAT] == NULL) /* the seat lines are not read here */
+        return DECLINE;
     /* header */
     eol = memchr(p, '\n', (size_t)(e - p));
     if (eol == NULL)
@@ -1722,9 +1912,9 @@ read_hand(Hand *h, const char *p, const char *e, PyObject *source, PyObject **ou
         if (eol == NULL)
             eol = e;
         k++;
-        if (!HAS(p, eol, "Seat "))
+        if (!HASL(p, eol, special[SP_SEAT], 0))
             break;
-        if ((r = seat(h, k, p, eol)) != OK)
+        if ((r = seat(h, k, special[SP_SEAT], p, eol)) != OK)
             goto done;
     }
     if (h->nseats == 0) {
@@ -1767,7 +1957,7 @@ read_hand(Hand *h, const char *p, const char *e, PyObject *source, PyObject **ou
         outcomes_t);
     outcomes_t = NULL;
     money = BUILD(C_MONEY,
-        str_ref(h->sym == SYM_EURO ? S_EURO : h->sym == SYM_DOLLAR ? S_DOLLAR : h->sym == SYM_POUND ? S_POUND : S_EMPTY),
+        Py_NewRef(h->sym ? HOLE(T_AMOUNT, 0)->c[h->sym - 1].value : empty_str),
         bool_ref(h->cents), bool_ref(h->flags & 1), bool_ref(h->flags & 2));
     *out = BUILD(C_HAND, head, tab, seats_t, events_t, summary, money, Py_NewRef(source));
     return *out == NULL ? FAIL : OK;
@@ -1854,7 +2044,7 @@ parse_hand(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(classes, kinds, terminals, zone_info, header_accepted) -> the kinds not read: the hand's classes, "
-     "the table of line kinds with their shapes and literals, the grammar's terminals, and the builder's checks"},
+     "the table of line kinds with their shapes and literals, the terminals' words (by the skeletons of TERMINALS), and the builder's checks"},
     {"parse_hand", parse_hand, METH_VARARGS,
      "parse_hand(text, first_line, source) -> Hand | None: None where build.py must read the hand"},
     {NULL, NULL, 0, NULL},
@@ -1868,17 +2058,32 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__scan(void)
 {
+    PyObject *m, *skeletons;
     int i;
     PyDateTime_IMPORT;
     if (PyDateTimeAPI == NULL)
         return NULL;
-    for (i = 0; i < S_COUNT; i++) {
-        if (strings[i] == NULL) {
-            strings[i] = PyUnicode_FromString(STRING_TEXT[i]);
-            if (strings[i] == NULL)
-                return NULL;
-            PyUnicode_InternInPlace(&strings[i]);
-        }
+    if (empty_str == NULL) {
+        if ((empty_str = PyUnicode_FromString("")) == NULL)
+            return NULL;
+        PyUnicode_InternInPlace(&empty_str);
     }
-    return PyModule_Create(&module);
+    if ((m = PyModule_Create(&module)) == NULL)
+        return NULL;
+    /* TERMINALS: the skeletons, for parse.py to fit the grammar's patterns to */
+    if ((skeletons = PyDict_New()) == NULL || PyModule_AddObject(m, "TERMINALS", skeletons) < 0) {
+        Py_XDECREF(skeletons);
+        Py_DECREF(m);
+        return NULL;
+    }
+    for (i = 0; i < T_COUNT; i++) {
+        PyObject *sk = PyUnicode_FromString(TERMINALS[i][1]);
+        if (sk == NULL || PyDict_SetItemString(skeletons, TERMINALS[i][0], sk) < 0) {
+            Py_XDECREF(sk);
+            Py_DECREF(m);
+            return NULL;
+        }
+        Py_DECREF(sk);
+    }
+    return m;
 }

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from hhtool.game.cards import Card
-from hhtool.game.rules import RulesError
+from hhtool.game.rules import Exposure, RulesError, Structure
 from hhtool.history.bounds import MAX_LINE_CHARS, line_too_long
 from hhtool.history.errors import HandHistoryError, HandParseError, IncompleteHandError, InconsistentHandError, OutOfRangeError
 from hhtool.history.events import STREET_NAMES, Event, FoldStreet, Hand, Header, OutcomeKind, Seat, SeatOutcome, Street, Summary, Table, Vela, ShowDown
@@ -59,12 +59,22 @@ sum within a hand."""
 _HAND_ID = re.compile(r" Hand #([A-Za-z0-9-]+)")
 _SEAT_PREFIX = re.compile(r"Seat [0-9]+: ")
 
-_STRUCTURES = {"Fixed Limit": "fixed", "Pot Limit": "pot", "No Limit": "no"}
-_FOLD_STREETS: dict[str, FoldStreet] = {
+# What a token of these terminals becomes in its event: the C reader is configured with the
+# same values (hhtool.history.parse.scan_terminals), so the two readers convert alike.
+STRUCTURE_OF: dict[str, Structure] = {"Fixed Limit": "fixed", "Pot Limit": "pot", "No Limit": "no"}
+"""STRUCTURE -> :attr:`Header.structure <hhtool.history.events.Header>`."""
+FOLD_STREET_OF: dict[str, FoldStreet] = {
     "on 2nd Street": "2nd", "on 3rd Street": "3rd", "on 4th Street": "4th",
     "on 5th Street": "5th", "on the Vela": "vela",
 }
-_EXPOSURES = {" [carte coperte]": "carte_coperte", " [una coperta]": "una_coperta"}
+"""FOLD_STREET -> :attr:`SeatOutcome.street <hhtool.history.events.SeatOutcome>`."""
+_EXPOSURES: dict[str, Exposure] = {" [carte coperte]": "carte_coperte", " [una coperta]": "una_coperta"}
+
+
+def exposure_of(token: str | None) -> Exposure:
+    """EXPOSURE (None where the header has none) -> :attr:`Header.exposure <hhtool.history.events.Header>`."""
+    return _EXPOSURES[token] if token else "standard"
+
 
 _AFTER_NAME = (":", " ")
 _AFTER_NAME_INSIDE = (" ", "")
@@ -245,8 +255,8 @@ class Builder:
             profile=prof,
             vela_at_start=vela is not None,
             wild=wild_rank,
-            exposure=_EXPOSURES[exposure] if exposure else "standard",  # type: ignore[arg-type]
-            structure=_STRUCTURES[structure],  # type: ignore[arg-type]
+            exposure=exposure_of(exposure),
+            structure=STRUCTURE_OF[structure],
             small_bet=self.amount(small),
             big_bet=self.amount(big),
             ante=a1 if antes else None,
@@ -539,7 +549,7 @@ def _outcome(kind: OutcomeKind) -> Build:
         street: FoldStreet | None = None
         cards = amount = description = None
         if kind == "folded":
-            street = _FOLD_STREETS[a[4]]
+            street = FOLD_STREET_OF[a[4]]
         elif kind == "won":
             cards, amount, description = a[4], a[5], a[6]
         elif kind == "lost":
@@ -555,6 +565,11 @@ def _outcome(kind: OutcomeKind) -> Build:
     return build
 
 
+OUTCOME_OF: dict[str, OutcomeKind] = {
+    "seat_folded": "folded", "seat_won": "won", "seat_lost": "lost", "seat_mucked": "mucked", "seat_collected": "collected",
+}
+"""A seat outcome's rule -> :attr:`SeatOutcome.outcome <hhtool.history.events.SeatOutcome>` (the C reader is configured with it)."""
+
 BUILDERS: dict[str, Build] = {
     "street": _b_street,
     "vela": _b_vela,
@@ -563,10 +578,6 @@ BUILDERS: dict[str, Build] = {
     "total": _b_total,
     "pots": _b_pots,
     "summary_vela": _b_summary_vela,
-    "seat_folded": _outcome("folded"),
-    "seat_won": _outcome("won"),
-    "seat_lost": _outcome("lost"),
-    "seat_mucked": _outcome("mucked"),
-    "seat_collected": _outcome("collected"),
+    **{rule: _outcome(kind) for rule, kind in OUTCOME_OF.items()},
 }
 """The builders of the kinds that are not simple (``tests/test_lines.py``: exactly the table's rows without a place)."""

@@ -356,12 +356,14 @@ class RuleShape:
     literals: tuple[str, ...]
 
 
-def rule_shapes(start: str) -> dict[str, RuleShape]:
-    """The rules of a start symbol (``line``, ``stranger``) by event name, as :class:`RuleShape` s.
+def rule_shapes(start: str, grammar: str | None = None) -> dict[str, RuleShape]:
+    """The rules of a start symbol (``line``, ``stranger``, ``header``, ...) by event name, as :class:`RuleShape` s.
 
     Inlined rules (``_seat_who``) are expanded in place, as :func:`matcher` does.
+    ``grammar``: another grammar's text instead of ``telesina.lark`` (the tests
+    configure the C reader from a grammar with other words).
     """
-    terminals, rules = _compiled()
+    terminals, rules = _compiled(grammar)
     by_origin: dict[str, list[Rule]] = {}
     for rule in rules:
         by_origin.setdefault(rule.origin.name, []).append(rule)
@@ -401,13 +403,77 @@ def rule_shapes(start: str) -> dict[str, RuleShape]:
     return shapes
 
 
-def terminal_patterns() -> dict[str, str]:
-    """Each named terminal's pattern as Lark holds it (the C reader checks the ones it reads by hand)."""
-    return {name: t.pattern.value for name, t in _compiled()[0].items()}
+def terminal_patterns(grammar: str | None = None) -> dict[str, str]:
+    """Each named terminal as a regular expression (a string terminal escaped): what :func:`terminal_words` fits."""
+    return {name: t.pattern.to_regexp() for name, t in _compiled(grammar)[0].items()}
+
+
+Hole = tuple[str, ...]
+"""The words one hole of a skeleton took from a terminal's pattern (see :func:`terminal_words`)."""
+
+_HOLE = re.compile(r"\{(\[\]|\||[A-Z_]*)\}")
+_FRAGMENT = r"(?:[^\\|()\[\]{}.*+?^$\n]|\\[^A-Za-z0-9])+"
+"""A regular expression that is a plain text (each special character escaped): one word."""
+_SET = r"(?:[^\\\[\]^\-]|\\[^A-Za-z0-9])+"
+"""The inside of a character class of single characters, no range: a word per character."""
+
+
+def _unescape(fragment: str) -> str:
+    return re.sub(r"\\(.)", r"\1", fragment, flags=re.DOTALL)
+
+
+def terminal_words(skeleton: str, pattern: str, patterns: dict[str, str]) -> tuple[Hole, ...]:
+    r"""The words a terminal's pattern puts in a skeleton's holes; ValueError when the pattern is not of that skeleton.
+
+    Why: the C reader reads each terminal by hand, so it must know the
+    terminal's structure (the skeleton, which it declares) while the words in
+    it stay the grammar's.  A skeleton is the pattern with its words taken
+    out: ``{}`` a plain text (one word), ``{[]}`` the inside of a character
+    class (a word per character: the currency signs of ``[€$£]``), ``{|}``
+    an alternation of plain texts (a word per alternative, in the pattern's
+    order), ``{NAME}`` another terminal's whole pattern; everything else must
+    be written exactly so.  ``" and is all-in"`` (escaped) fits ``{}`` with
+    the word ``" and is all-in"``.
+
+    >>> terminal_words("{}(?:10|[2-9TJQKA]){}", r" \[wild (?:10|[2-9TJQKA])\]", {})
+    ((' [wild ',), (']',))
+    >>> terminal_words("{|}", r"(?:small\ blind|big\ blind)", {})
+    (('small blind', 'big blind'),)
+    """
+    kinds: list[str] = []
+    rx = ""
+    at = 0
+    for hole in _HOLE.finditer(skeleton):
+        rx += re.escape(skeleton[at : hole.start()])
+        at = hole.end()
+        what = hole.group(1)
+        if what == "":
+            rx += f"({_FRAGMENT}?)"
+        elif what == "[]":
+            rx += f"({_SET}?)"
+        elif what == "|":
+            rx += f"({_FRAGMENT}(?:\\|{_FRAGMENT})*)"
+        else:
+            rx += re.escape(patterns[what]) if what in patterns else "(?!)"
+            continue
+        kinds.append(what)
+    rx += re.escape(skeleton[at:])
+    found = re.fullmatch(rx, pattern) or (re.fullmatch(rx, pattern[3:-1]) if skeleton == "{|}" and pattern.startswith("(?:") and pattern.endswith(")") else None)
+    if found is None:
+        raise ValueError(f"{pattern!r} is not of the form {skeleton!r}")
+    holes: list[Hole] = []
+    for what, text in zip(kinds, found.groups()):
+        if what == "":
+            holes.append((_unescape(text),))
+        elif what == "[]":
+            holes.append(tuple(a or b for a, b in re.findall(r"\\(.)|(.)", text, flags=re.DOTALL)))
+        else:
+            holes.append(tuple(_unescape(alt) for alt in re.findall(f"{_FRAGMENT}", text)))
+    return tuple(holes)
 
 
 @functools.cache
-def _compiled() -> tuple[dict[str, TerminalDef], list[Rule]]:
+def _compiled(grammar: str | None = None) -> tuple[dict[str, TerminalDef], list[Rule]]:
     """The grammar's terminals and rules, without building the parser (a tenth of its cost).
 
     What configures the C reader at start-up: a process whose hands are all
@@ -415,6 +481,7 @@ def _compiled() -> tuple[dict[str, TerminalDef], list[Rule]]:
     """
     from lark.load_grammar import load_grammar
 
-    grammar, _ = load_grammar(grammar_text(), "telesina.lark", None, False)  # type: ignore[no-untyped-call]
-    terminals, rules, _ = grammar.compile(list(START_SYMBOLS), set())
+    text = grammar_text() if grammar is None else grammar
+    loaded, _ = load_grammar(text, "telesina.lark", None, False)  # type: ignore[no-untyped-call]
+    terminals, rules, _ = loaded.compile(list(START_SYMBOLS), set())
     return {t.name: t for t in terminals}, rules

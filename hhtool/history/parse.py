@@ -11,17 +11,18 @@ two to the same result on the whole differential corpus.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hhtool.history.build import MAX_HAND_LINES, Builder, header_problem
+from hhtool.history.build import FOLD_STREET_OF, MAX_HAND_LINES, OUTCOME_OF, STRUCTURE_OF, Builder, exposure_of, header_problem
 from hhtool.history.errors import HandParseError
-from hhtool.history.events import Hand, Header, Seat, SeatOutcome, Summary, Table
-from hhtool.history.grammar import rule_shapes, terminal_patterns
-from hhtool.history.lines import LINE_KINDS, MAX_SEAT, Sections
+from hhtool.history.events import STREET_NAMES, Hand, Header, Seat, SeatOutcome, Summary, Table
+from hhtool.history.grammar import PLACEHOLDER, rule_shapes, terminal_patterns, terminal_words
+from hhtool.history.lines import LINE_KINDS, MAX_SEAT, LineProblem, Money, Sections, c_collect, c_outcome, c_post_blind, c_street
 from hhtool.history.money import MoneyStyle
 from hhtool.history.zones import zone_info
 
@@ -54,26 +55,99 @@ def _mask(place: Sections | None) -> int:
     return sum(1 << s for s, allowed in enumerate(place or ()) if allowed)
 
 
-ScanKinds = list[tuple[str, str, tuple[str, ...], "type[Any] | None", "str | None", int, bool]]
+ScanKinds = list[tuple[str, str, tuple[str, ...], "type[Any] | None", "str | None", int, bool, "str | None"]]
+
+_LINE_STARTS = ("header", "table", "seat")
+"""The start symbols before the body whose rules the C reader is configured with too (it reads them its own way)."""
 
 
-def scan_kinds() -> ScanKinds:
-    """The table of line kinds as the C reader is configured with it, one row per kind.
+def scan_kinds(grammar: str | None = None) -> ScanKinds:
+    """The line kinds as the C reader is configured with them, one row per kind.
 
-    ``(rule, shape, literals, event class, its fields, sections, stranger)``: the
-    rule's shape and literal texts from the grammar (:func:`~hhtool.history.grammar.rule_shapes`),
-    the class and the sections (a bit each) from :data:`~hhtool.history.lines.LINE_KINDS`,
-    and whether the grammar also has the kind as chatter about someone not seated.
+    ``(rule, shape, literals, event class, its fields, sections, stranger, value)``:
+    the rule's shape and literal texts from the grammar
+    (:func:`~hhtool.history.grammar.rule_shapes`), the class and the sections (a
+    bit each) from :data:`~hhtool.history.lines.LINE_KINDS`, whether the grammar
+    also has the kind as chatter about someone not seated, and what the kind
+    stands for in its event (a seat outcome's ``outcome``), else None.  Then
+    the rules of the header, table and seat lines, with no class.  ``grammar``:
+    another grammar's text (the tests configure the C reader with other words).
     """
-    shapes, strangers = rule_shapes("line"), rule_shapes("stranger")
+    shapes, strangers = rule_shapes("line", grammar), rule_shapes("stranger", grammar)
     rows: ScanKinds = []
     for kind in LINE_KINDS:
         shape = shapes[kind.rule]
         other = strangers.get(kind.rule)
         stranger = other is not None and other.literals == shape.literals and other.shape == shape.shape.replace("PLAYER", "STRANGER")
         cls = kind.event
-        rows.append((kind.rule, shape.shape, shape.literals, cls, None if cls is None else _class_shape(cls), _mask(kind.place), stranger))
+        rows.append((kind.rule, shape.shape, shape.literals, cls, None if cls is None else _class_shape(cls), _mask(kind.place), stranger, OUTCOME_OF.get(kind.rule)))
+    for start in _LINE_STARTS:
+        for rule, shape in rule_shapes(start, grammar).items():
+            rows.append((rule, shape.shape, shape.literals, None, None, 0, False, None))
     return rows
+
+
+Word = tuple[str, object, int]
+"""One word of a terminal as the C reader takes it: the text, what the Python builder converts it to, a number."""
+
+_NO_MONEY = Money("", False)
+_SOMEONE = f"{PLACEHOLDER}00"
+
+
+def _street(word: str) -> tuple[object, int]:
+    index: int = c_street(_NO_MONEY, (word,))[0]
+    return STREET_NAMES[index], index
+
+
+_WORD_VALUES: dict[tuple[str, int], Callable[[str], tuple[object, int]]] = {
+    ("AMOUNT", 0): lambda w: (w, 0),  # a currency sign: MoneyStyle.symbol is the sign as written
+    ("SEAT_NAME", 1): lambda w: (w, 0),
+    ("PROFILE", 0): lambda w: (w, 0),
+    ("EXPOSURE", 0): lambda w: (exposure_of(w or None), 0),
+    ("STRUCTURE", 0): lambda w: (STRUCTURE_OF[w], 0),
+    ("BLIND", 0): lambda w: (c_post_blind(_NO_MONEY, (_SOMEONE, w, "0", None))[1], 0),
+    ("BLIND_MARK", 0): lambda w: (c_outcome(_NO_MONEY, ("1", _SOMEONE, None, w))[3], 0),
+    ("FOLD_STREET", 0): lambda w: (FOLD_STREET_OF[w], 0),
+    ("STREET_NAME", 0): _street,
+    ("POT", 0): lambda w: (c_collect(_NO_MONEY, (_SOMEONE, "0", f"{w}1"))[2], 0),
+    ("POT", 1): lambda w: (c_collect(_NO_MONEY, (_SOMEONE, "0", w))[2], 0),
+}
+"""What each word of a choice becomes, by (terminal, hole): the Python builder's own conversion of it.
+
+STREET_NAME's number is the street's index (the order of the streets);
+EXPOSURE's words end with ``""``, the header without one.
+"""
+
+
+def scan_terminals(patterns: dict[str, str] | None = None) -> dict[str, tuple[tuple[Word, ...], ...]]:
+    """The words of the terminals the C reader reads by hand, taken from the grammar's patterns.
+
+    Each terminal's pattern is fitted to the skeleton ``_scan.TERMINALS``
+    declares (:func:`~hhtool.history.grammar.terminal_words`); each word goes
+    with the value the Python builder converts it to (:data:`_WORD_VALUES`,
+    None for a plain text).  Raises ValueError for a pattern of another
+    structure, or a word the builder has no value for.
+    """
+    from hhtool._native import _scan
+
+    patterns = terminal_patterns() if patterns is None else patterns
+    out: dict[str, tuple[tuple[Word, ...], ...]] = {}
+    for name, skeleton in _scan.TERMINALS.items():
+        pattern = patterns.get(name)
+        try:
+            if pattern is None:
+                raise ValueError("the grammar has no such terminal")
+            holes = terminal_words(skeleton, pattern, patterns)
+            words: list[tuple[Word, ...]] = []
+            for i, hole in enumerate(holes):
+                if name == "EXPOSURE":
+                    hole = (*hole, "")
+                value = _WORD_VALUES.get((name, i))
+                words.append(tuple((w, *value(w)) if value else (w, None, 0) for w in hole))
+        except (ValueError, KeyError, LineProblem) as e:
+            raise ValueError(f"the grammar's terminal {name} is not the one _scan.c reads: {e}") from None
+        out[name] = tuple(words)
+    return out
 
 
 C_UNREAD: tuple[str, ...] = ()
@@ -89,7 +163,8 @@ def _accelerator() -> Callable[[str, int, str], Hand | None] | None:
     same events for the lines it knows and returns None for any hand with
     anything else -- an unusual line, a name it cannot place, anything that
     would be an error -- which the builder then reads.  It is configured
-    from the table of line kinds and the grammar (:func:`scan_kinds`); a kind
+    from the table of line kinds and the grammar (:func:`scan_kinds`,
+    :func:`scan_terminals`); a kind
     it has no routine for is named in :data:`C_UNREAD` and in a warning, since
     every hand holding it is read in Python.  ``HHTOOL_PURE=1`` builds
     nothing, and everything is read in Python.
@@ -101,7 +176,7 @@ def _accelerator() -> Callable[[str, int, str], Hand | None] | None:
         return None
     try:
         unread = configure_scan()
-    except (TypeError, ValueError) as e:  # an event class or a terminal changed shape: _scan.c must follow
+    except (TypeError, ValueError, AttributeError) as e:  # an event class or a terminal changed shape, or _scan was built from older sources
         warnings.warn(f"hhtool: the C parser is off ({e}); parsing in Python", RuntimeWarning, stacklevel=2)
         return None
     C_UNREAD = unread
@@ -113,21 +188,29 @@ def _accelerator() -> Callable[[str, int, str], Hand | None] | None:
     return _scan.parse_hand
 
 
-def configure_scan(kinds: ScanKinds | None = None, terminals: dict[str, str] | None = None) -> tuple[str, ...]:
-    """Configure the C reader (which must be built): the hand's classes, the line kinds, the grammar's terminals.
+def configure_scan(kinds: ScanKinds | None = None, terminals: dict[str, str] | None = None, *, grammar: str | None = None) -> tuple[str, ...]:
+    """Configure the C reader (which must be built): the hand's classes, the line kinds, the terminals' words.
 
-    Returns the kinds it does not read.  ``kinds`` and ``terminals`` default to
-    :func:`scan_kinds` and the grammar's (the tests hand it others, to see it
-    refuse them); raises ValueError or TypeError for a class or terminal it
-    cannot read, after which it reads nothing until configured again.
+    Returns the kinds it does not read.  ``kinds`` and ``terminals`` (the
+    grammar's terminal patterns) default to :func:`scan_kinds` and the
+    grammar's, ``grammar`` to ``telesina.lark``'s text (the tests hand it
+    others: a grammar with other words, which the C reader then reads, or a
+    terminal of another structure, which it refuses); raises ValueError or
+    TypeError for a class or terminal it cannot read, after which it reads
+    nothing until configured again.
     """
     from hhtool._native import _scan
 
     shapes = [(c, _class_shape(c)) for c in _SCAN_CLASSES]
-    return _scan.configure(
-        shapes, scan_kinds() if kinds is None else kinds, terminal_patterns() if terminals is None else terminals,
-        zone_info, header_accepted,
-    )
+    rows = scan_kinds(grammar) if kinds is None else kinds
+    try:
+        words = scan_terminals(terminal_patterns(grammar) if terminals is None else terminals)
+    except ValueError:
+        # configured with no words, which it refuses: it then reads nothing, as after any refusal
+        with contextlib.suppress(ValueError):
+            _scan.configure(shapes, rows, {}, zone_info, header_accepted)
+        raise
+    return _scan.configure(shapes, rows, words, zone_info, header_accepted)
 
 
 ACCELERATOR = _accelerator()
