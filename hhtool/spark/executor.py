@@ -29,8 +29,8 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from hhtool.history.files import safe_member_name
-from hhtool.store.sources import ARCHIVE_ERRORS, HAND_HEADER, read_chunks, unreadable_reason
+from hhtool.history.files import ARCHIVE_ERRORS, ENCRYPTED, unreadable_reason, zip_members
+from hhtool.store.sources import HAND_HEADER, read_chunks
 from hhtool.store.schema import FAILED, HAND_TABLES, HANDS, TableSpec
 from hhtool.spark.tables import PARTITION, arrow_schema, output_columns
 
@@ -101,29 +101,20 @@ def _units(path: str, content: bytes) -> Iterator[tuple[str, bytes | None, str |
 
 
 def _members(path: str, content: bytes) -> Iterator[tuple[str, bytes | None, str | None]]:
-    """A zip archive's members as the DuckDB import reads them: sorted, hidden ones passed by, unsafe names made safe, encrypted ones unreadable."""
+    """A zip archive's members as the DuckDB import reads them (:func:`~hhtool.history.files.zip_members`), with their content."""
     with zipfile.ZipFile(io.BytesIO(content)) as archive:
-        infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename)
-        used: set[str] = set()
-        for n, info in enumerate(infos):
-            name, _unsafe = safe_member_name(info.filename)
-            if name.rsplit("/", 1)[-1].startswith("."):
-                continue
-            if name in used:
-                name = f"{name}#{n + 1}"
-            used.add(name)
-            member = f"{path}!{name}"
-            if info.flag_bits & 0x1:
-                yield member, None, "an encrypted zip member (a password is needed): not read"
+        for member in zip_members(archive, path):
+            if member.encrypted:
+                yield member.path, None, ENCRYPTED
                 continue
             try:
-                data = archive.read(info)
-                if info.filename.endswith(".gz"):
+                data = archive.read(member.info)
+                if member.info.filename.endswith(".gz"):
                     data = gzip.decompress(data)
             except ARCHIVE_ERRORS as e:
-                yield member, None, unreadable_reason(e)
+                yield member.path, None, unreadable_reason(e)
                 continue
-            yield member, data, None
+            yield member.path, data, None
 
 
 def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: frozenset[str]) -> Iterator[pa.RecordBatch]:
