@@ -247,8 +247,8 @@ class Todo:
             yield FileState(unit, sha, size)
 
 
-def tasks(states: Iterable[FileState]) -> Iterator[tuple[ChunkTask, FileState, bool]]:
-    """Each file's chunks as the workers' tasks: ``(task, its file, whether it is the file's last)``.
+def tasks(states: Iterable[FileState], chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[ChunkTask, FileState, bool]]:
+    """Each file's chunks (of about ``chunk_bytes``) as the workers' tasks: ``(task, its file, whether it is the file's last)``.
 
     A file read from ``start`` on is read up to ``size`` (what its hash
     covers; the live import leaves a hand still being written for later),
@@ -260,7 +260,7 @@ def tasks(states: Iterable[FileState]) -> Iterator[tuple[ChunkTask, FileState, b
         first = 1 if state.start else 0
         with state.unit.open() as opened:
             stream = ByteRange(opened, state.start, state.size)  # what the hash covers, should the file have grown since
-            for index, ((data, lines, unread), last) in enumerate(_lookahead(read_chunks(stream)), first):
+            for index, ((data, lines, unread), last) in enumerate(_lookahead(read_chunks(stream, chunk_bytes)), first):
                 task = ChunkTask(number, index, state.unit.path, data, state.lines + lines, cp1252, unread)
                 if not cp1252:
                     try:
