@@ -3,8 +3,9 @@
 Spark calls these functions through ``mapInArrow`` on its executors, so
 they run the very code of the DuckDB import:
 
-1. :func:`pieces`: each file Spark read (``binaryFile``: path, time,
-   bytes) is decompressed (``.gz``, the members of a ``.zip``), hashed,
+1. :func:`pieces`: each file (a local one found by the DuckDB import's
+   walk and read here, as its workers read it; one Spark's ``binaryFile``
+   read: path, time, bytes) is decompressed (``.gz``, the members of a ``.zip``), hashed,
    and cut at blank lines into pieces of whole hands by the import's own
    chunker (:func:`hhtool.store.importer.read_chunks`);
 2. :func:`chunks`: each piece goes through the import's worker function
@@ -23,13 +24,15 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import os
 import pickle
 import zipfile
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hhtool.history.files import ARCHIVE_ERRORS, ENCRYPTED, unreadable_reason, zip_members
+from hhtool.history.files import ARCHIVE_ERRORS, ENCRYPTED, open_regular, unreadable_reason, zip_members
 from hhtool.store.sources import HAND_HEADER, read_chunks
 from hhtool.store.schema import FAILED, HAND_TABLES, HANDS, TableSpec
 from hhtool.spark.tables import PARTITION, arrow_schema, output_columns
@@ -131,7 +134,15 @@ def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: froz
         for row in batch.to_pylist():
             rows: list[dict[str, Any]] = []
             mtime: datetime = row["modificationTime"]
-            for path, data, error in _units(local_path(row["path"]), row["content"]):
+            content: bytes | None = row["content"]
+            if content is None:  # a local file found by the walk: read here
+                try:
+                    content, mtime = _read_local(row["path"])
+                except OSError as e:
+                    rows.append({"file": row["path"], "mtime": None, "chunk": -1, "status": "unreadable", "message": unreadable_reason(e)})
+                    yield pa.RecordBatch.from_pylist(rows, schema=schema)
+                    continue
+            for path, data, error in _units(local_path(row["path"]), content):
                 base: dict[str, Any] = {"file": path, "mtime": mtime, "chunk": -1}
                 if data is None:
                     rows.append({**base, "status": "unreadable", "message": error})
@@ -146,6 +157,13 @@ def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: froz
                     rows.extend(_file_pieces(base, data))
             if rows:
                 yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+
+def _read_local(path: str) -> tuple[bytes, datetime]:
+    """A local file's bytes and modification time, opened as the DuckDB import opens it (regular files only, never blocking)."""
+    with open_regular(Path(path)) as f:
+        mtime = datetime.fromtimestamp(os.fstat(f.fileno()).st_mtime, tz=timezone.utc)
+        return f.read(), mtime
 
 
 def _file_pieces(base: dict[str, Any], data: bytes) -> Iterator[dict[str, Any]]:
