@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 
 import typer
+from typer.core import TyperCommand
 
 if TYPE_CHECKING:
     from hhtool.history.currency import Rates
@@ -433,12 +434,60 @@ def import_(
     raise typer.Exit(EXIT_OK if summary.ok else EXIT_FINDINGS)
 
 
-@app.command(epilog=_examples(
+class _TextArgumentsCommand(TyperCommand):
+    """A command whose argument is free text that may start with ``-``: SQL's ``-- a comment``.
+
+    click takes every word starting with ``-`` for an option, so
+    ``hhtool query "-- totals\nSELECT 1"`` would be an unknown option.  No
+    option's name holds a space or a line break, so a word starting with
+    ``-`` whose name part (before any ``=``) holds one is the argument: it
+    is moved after a ``--``, where click reads arguments only.  A word
+    that could be an option stays one (a mistyped ``--fromat`` is still
+    refused by name), and the value of an option is never moved.
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # ctx: click's Context, which typer does not export
+        return super().parse_args(ctx, _text_after_dashes(args, self.get_params(ctx)))
+
+
+def _text_after_dashes(args: list[str], params: list[Any]) -> list[str]:
+    """``args`` with the words that cannot be options (and those after a ``--``) after one ``--``, in their order."""
+    valued = {name for p in params if p.param_type_name == "option" and not p.is_flag and not p.count for name in p.opts}
+    options: list[str] = []
+    texts: list[str] = []
+    words = iter(args)
+    for word in words:
+        if word == "--":
+            texts.extend(words)
+            break
+        name = word.split("=", 1)[0]
+        if word.startswith("-") and len(word) > 1 and not any(c.isspace() for c in name):
+            options.append(word)
+            value = next(words, None) if word in valued else None  # an option's value is never an argument
+            if value is not None:
+                options.append(value)
+        else:
+            texts.append(word)
+    return options + ["--", *texts] if texts else options
+
+
+@app.command(cls=_TextArgumentsCommand, epilog=_examples(
     'query "SELECT verdict, count(*) AS hands FROM hands GROUP BY verdict"',
     'query --format csv --out seats.csv "SELECT * FROM seats"',
+    "query --file totals.sql --db hands.duckdb",
+    "query --file - < totals.sql",
 ))
 def query(
-    sql: Annotated[str, typer.Argument(metavar="SQL", show_default=False, help='SQL to run read-only, e.g. "SELECT verdict, count(*) FROM hands GROUP BY verdict".')],
+    sql: Annotated[
+        Optional[str],
+        typer.Argument(
+            metavar="SQL",
+            show_default=False,
+            help='SQL to run read-only, e.g. "SELECT verdict, count(*) FROM hands GROUP BY verdict"; '
+            "it may start with a -- comment (or write -- before the SQL); or give --file.",
+        ),
+    ] = None,
+    file: Annotated[Optional[Path], typer.Option("--file", metavar="FILE", help="Read the SQL from this file; '-' is standard input.")] = None,
     db: DbOption = None,
     parquet: ParquetOption = None,
     fmt: Annotated[Format, typer.Option("--format", help="How to print the result.")] = "table",
@@ -451,6 +500,11 @@ def query(
 
     if fmt not in ("table", "csv", "json"):
         raise _fail(f"unknown format {fmt!r}: use table, csv or json")
+    if (sql is None) == (file is None):
+        raise _fail("give the SQL as an argument or with --file FILE, one of them" if sql is None else "give the SQL as an argument or with --file, not both")
+    if file is not None:
+        sql = _read_text_input(file)
+    assert sql is not None
     try:
         df = run_query(_source(db, parquet), sql)
     except StoreError as e:
@@ -463,6 +517,17 @@ def query(
             raise _fail(f"cannot write {out}: {e.strerror}") from None
     else:
         sys.stdout.write(text)
+
+
+def _read_text_input(path: Path) -> str:
+    """The text of ``path`` (``-``: standard input), UTF-8 with or without a BOM; a usage error when it cannot be read."""
+    if str(path) == "-":
+        return sys.stdin.read()
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+        raise _fail(f"cannot read {path}: {why}") from None
 
 
 @app.command(epilog=_examples("export --parquet exported/ --db hands.duckdb"))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 from typer.testing import CliRunner
 
 from hhtool.cli import app
@@ -76,6 +77,37 @@ def test_query_formats_and_out(tmp_path: Path) -> None:
     assert _rows(db, "SELECT count(*) FROM hands")[0][0] == 12
     missing = runner.invoke(app, ["query", "SELECT 1", "--db", str(tmp_path / "none.duckdb")])
     assert missing.exit_code == 2 and "no database" in missing.output
+
+
+def test_query_sql_may_start_with_a_comment_or_come_from_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQL is the user's whatever it starts with: a ``--`` comment is not an option; --file FILE and --file - read it."""
+    db = tmp_path / "h.duckdb"
+    runner.invoke(app, ["import", str(GOOD[0]), "--db", str(db)])
+    sql = "-- hands per verdict\nSELECT verdict, count(*) AS n FROM hands GROUP BY verdict"
+    for args in (
+        [sql, "--db", str(db), "--format", "csv"],  # first
+        ["--db", str(db), sql, "--format", "csv"],  # between options
+        ["--db", str(db), "--format", "csv", "--", sql],  # after --
+    ):
+        result = runner.invoke(app, ["query", *args])
+        assert result.exit_code == 0, result.output
+        assert result.output.splitlines() == ["verdict,n", "ok,1"]
+    script = tmp_path / "q.sql"
+    script.write_text("\ufeff" + sql + "\n", encoding="utf-8")
+    assert runner.invoke(app, ["query", "--file", str(script), "--db", str(db), "--format", "csv"]).output.splitlines() == ["verdict,n", "ok,1"]
+    piped = runner.invoke(app, ["query", "--file", "-", "--db", str(db), "--format", "csv"], input=sql)
+    assert piped.exit_code == 0 and piped.output.splitlines() == ["verdict,n", "ok,1"]
+    # an option's value is never taken for the SQL, and a mistyped option is still refused by its name
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["query", "--out", "-- odd name.csv", sql, "--db", str(db), "--format", "csv"]).exit_code == 0
+    assert (tmp_path / "-- odd name.csv").read_text().splitlines() == ["verdict,n", "ok,1"]
+    typo = runner.invoke(app, ["query", "--fromat", "csv", "SELECT 1", "--db", str(db)])
+    assert typo.exit_code == 2 and "--fromat" in typo.output
+    both = runner.invoke(app, ["query", "SELECT 1", "--file", str(script), "--db", str(db)])
+    assert both.exit_code == 2 and "not both" in both.output
+    assert runner.invoke(app, ["query", "--db", str(db)]).exit_code == 2
+    unreadable = runner.invoke(app, ["query", "--file", str(tmp_path / "none.sql"), "--db", str(db)])
+    assert unreadable.exit_code == 2 and "cannot read" in unreadable.output
 
 
 def test_export_parquet_reads_back(tmp_path: Path) -> None:

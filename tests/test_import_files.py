@@ -131,6 +131,42 @@ def test_named_fifo_device_and_loop_do_not_hang_and_are_errors(tmp_path: Path) -
         assert "3 hand(s)" in r.stdout + r.stderr
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="no /proc here")
+def test_virtual_file_systems_are_neither_walked_nor_read(tmp_path: Path) -> None:
+    """/proc met through a link (a folder, a file) is skipped with a note, named it is an error; nothing of it is read."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(A, folder)
+    (folder / "proc").symlink_to("/proc")
+    (folder / "status.txt").symlink_to("/proc/self/status")
+    db = tmp_path / "h.duckdb"
+    code, summary = _import(str(folder), "--db", str(db))
+    assert code == 0, summary
+    assert _stored(db) == _hand_ids(A) and summary["files"] == 1
+    assert _skipped(summary) == {
+        "proc": "a folder of a virtual file system (proc): not walked",
+        "status.txt": "a file of a virtual file system (proc): not read",
+    }
+    code, summary = _import(str(folder / A.name), "/proc", "/proc/self/status", "--db", str(db))
+    assert code == 1 and summary["files"] == 1
+    why = "of a virtual file system (proc): not read (it holds the system's state, not hand histories)"
+    assert _unreadable(summary) == {"proc": f"a folder {why}", "status": f"a file {why}"}
+    r = _run("parse", "/proc/self/status", str(A))
+    assert r.returncode == 1 and "hhtool: /proc/self/status: cannot be read (a file of a virtual file system (proc)" in r.stderr
+
+
+def test_a_file_is_opened_without_blocking_and_checked_once_open(tmp_path: Path) -> None:
+    """A FIFO without a writer (put where a file was found, say) is refused at once, not waited on."""
+    from hhtool.history.files import open_regular
+
+    os.mkfifo(tmp_path / "fifo.txt")
+    with pytest.raises(OSError, match="a FIFO"):
+        open_regular(tmp_path / "fifo.txt")
+    shutil.copy(A, tmp_path / "a.txt")
+    with open_regular(tmp_path / "a.txt") as f:
+        assert f.read() == A.read_bytes()
+
+
 def _zip(path: Path, members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> bytes:
     with zipfile.ZipFile(path, "w", method) as z:
         for name, data in members.items():

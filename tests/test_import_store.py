@@ -217,15 +217,18 @@ def test_chunks_cut_between_hands() -> None:
         assert lines == text[: text.index(piece)].count(b"\n")
 
 
-def test_chunked_import_keeps_line_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import hhtool.store.sources as sources
-
-    monkeypatch.setattr(sources, "CHUNK_BYTES", 4000)
+def test_chunked_import_keeps_line_numbers(tmp_path: Path) -> None:
+    """A file cut into many chunks (about 4,000 bytes each, two hands or so) keeps every hand's line numbers."""
     path = tmp_path / "a.txt"
     path.write_bytes("\r\n".join([hand(f"L-{i}") for i in range(30)] + [broken("L-30")]).replace("\n", "\r\n").encode("utf-8-sig"))
     db = tmp_path / "h.duckdb"
-    s = import_paths([path], db, workers=0)
+    calls: list[tuple[int, int, int]] = []
+    s = import_paths([path], db, workers=0, chunk_bytes=4000, progress=lambda done, total, hands: calls.append((done, total, hands)))
     assert (s.stored, s.failed) == (30, 1)
+    # the progress is called at the start and after each chunk: the file went in many
+    with path.open("rb") as f:
+        chunks = len(list(read_chunks(f, 4000)))
+    assert chunks >= 10 and len(calls) == 1 + chunks and calls[-1][0] == path.stat().st_size
     expected = {r.hand_id: r.first_line for r in read_file(path) if isinstance(r, Hand)}
     con = duckdb.connect(str(db), read_only=True)
     assert dict(con.execute("SELECT hand_id, first_line FROM hands").fetchall()) == expected

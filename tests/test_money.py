@@ -283,3 +283,25 @@ def test_no_matching_hand_still_gives_a_csv_header(money_db: Path, tmp_path: Pat
     path = tmp_path / "empty.csv"
     path.write_text(r.stdout, encoding="utf-8")
     assert pl.read_csv(path).height == 0
+
+
+def test_one_writer_of_amounts_for_the_audit_and_the_statistics() -> None:
+    """The audit's amounts (in the hand's notation) and the statistics' (in the currency's) are the same text where
+    the hand writes as the currency does; they differ only by what the hand writes (docs/stats.md, "Money")."""
+    from hhtool.history.money import MoneyStyle, display_amount, format_amount
+
+    euro = Currency("EUR", "€", 2)
+    as_currency = MoneyStyle("€", cents=True, decimals=True, grouping=True)
+    for minor in (0, 5, 50, 190, 123450, 100000000, -50, -123450):
+        assert display_amount(minor, as_currency) == format_money(minor, euro)
+    for minor in (0, 7, 1136, 1234567, -20):
+        assert display_amount(minor, MoneyStyle()) == format_money(minor, currency_of(None, "chip"))
+    assert format_money(-123450, euro) == "-€1,234.50" and format_money(1136, euro, signed=True) == "+€11.36"
+    # the hand's own notation: no decimals where it writes none, no grouping where it groups none, no sign where it has none
+    assert display_amount(1200, MoneyStyle("$", cents=True)) == "$12" and format_money(1200, currency_of("$", "cent")) == "$12.00"
+    assert display_amount(123450, MoneyStyle("€", cents=True, decimals=True)) == "€1234.50"
+    assert display_amount(1250, MoneyStyle("", cents=True, decimals=True)) == "12.50" and format_money(1250, currency_of("", "cent")) == "12.50 XXX"
+    # the writer writes the hand's text, the same way, and refuses what no hand writes
+    assert format_amount(123450, MoneyStyle("€", cents=True, decimals=True, grouping=True)) == "€1,234.50"
+    with pytest.raises(ValueError):
+        format_amount(-1, as_currency)

@@ -400,3 +400,37 @@ def test_hands_written_to_a_watched_folder_appear_once(tmp_path: Path) -> None:
 def test_a_watched_path_that_is_no_folder_is_a_usage_error(tmp_path: Path) -> None:
     r = hhtool("serve", "--db", str(tmp_path / "x.duckdb"), "--port", "0", "--watch", str(tmp_path / "nowhere"), timeout=60)
     assert r.returncode == 2 and "nowhere" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_site_or_hand_id_holding_path_characters_has_one_unambiguous_path(tmp_path: Path) -> None:
+    """Each part of a hand's path is percent-encoded apart: site ``a/b`` hand ``x`` and site ``a`` hand ``b/x`` stay apart."""
+    from tests.sample_paths import SAMPLES
+    from tests.servegen import hhtool
+
+    db = tmp_path / "odd.duckdb"
+    r = hhtool("import", str(SAMPLES / "010_classic_own_view_three_hands.txt"), "--db", str(db), "--workers", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    odd = {"C-2001": ("a/b", "x"), "C-2002": ("a", "b/x"), "C-2003": ("a/b", "x/y?z#w%")}  # no history writes these: a database may
+    con = duckdb.connect(str(db))
+    try:
+        for old, (site, hand_id) in odd.items():
+            con.execute("UPDATE hands SET site = ?, hand_id = ? WHERE hand_id = ?", [site, hand_id, old])
+    finally:
+        con.close()
+    server = Server(db)
+    try:
+        listed = {(h["site"], h["hand_id"]): h for h in server.json("/api/hands")["hands"]}
+        assert listed[("a/b", "x/y?z#w%")]["url"] == "/api/hands/a%2Fb/x%2Fy%3Fz%23w%25"
+        for old, key in odd.items():
+            h = listed[key]
+            assert h["url"] == f"/api/hands/{quote(key[0], safe='')}/{quote(key[1], safe='')}" and h["page"] == "/" + h["url"][5:]
+            doc = server.json(h["url"])
+            assert (doc["hand"]["site"], doc["hand"]["hand_id"]) == key and f"#{old}:" in doc["raw_text"]
+            status, _, page = server.get(h["page"])
+            assert status == 200 and f'href="{h["url"]}"' in page  # the page's link to its JSON
+        status, _, hands_page = server.get("/hands")
+        assert status == 200 and all(f'href="{h["page"]}"' in hands_page for h in listed.values())
+        assert server.get("/api/hands/a/b/x")[0] == 404  # three parts: no hand, not a guess
+    finally:
+        code, err = server.stop()
+    assert code == 0 and "Traceback" not in err, err

@@ -53,12 +53,16 @@ def spark() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The samples and simulated hands of every profile (one file each, one with faults: invalid hands and findings)."""
+    """The samples and simulated hands of every profile (one file each, one with faults: invalid hands and findings).
+
+    Also ``_x.txt``: a name Hadoop's listing hides (``_``), which both imports must read.
+    """
     from hhtool.simulate import write_simulation
     from hhtool.simulate.config import make_config
 
     root = tmp_path_factory.mktemp("spark-in")
     shutil.copytree(SAMPLES, root / "samples")
+    (root / "samples" / "_x.txt").write_text(hand("UX-1") + "\n" + hand("UX-2"), encoding="utf-8")
     sim = root / "sim"
     sim.mkdir()
     for k, (rules, structure, options) in enumerate(PROFILES):
@@ -97,6 +101,14 @@ def _ordered(db: Path, table: str) -> list[tuple[Any, ...]]:
         con.close()
 
 
+def _query(db: Any, sql: str) -> list[tuple[Any, ...]]:
+    con = connect(db, read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
 def _assert_same_tables(db: Path, lake: Path) -> None:
     for spec in TABLES:
         duck = _ordered(db, spec.name)
@@ -115,6 +127,10 @@ def test_tables_equal_row_for_row(both: tuple[Path, Path]) -> None:
     finally:
         con.close()
     assert rows is not None and rows[0] > 2000 and rows[1] >= 2 and rows[2] > 0  # the comparison covered findings and verdicts
+    # the same files read: _x.txt too (Hadoop's listing would hide it)
+    for source in (db, ParquetDataset(lake)):
+        assert _query(source, "SELECT count(*) FROM files WHERE ends_with(path, '/samples/_x.txt')") == [(1,)]
+        assert _query(source, "SELECT count(*) FROM hands WHERE hand_id LIKE 'UX-%'") == [(2,)]
     # hand_key: as the DuckDB import's single writer numbers them, 1..n in file and line order
     keys = ParquetDataset(lake).connect()
     try:

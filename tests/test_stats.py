@@ -192,3 +192,34 @@ def test_stakes_and_day_start_filters(example_db: Path) -> None:
     assert compute(example_db, Filters(date_to=before, day_start_hour=18)).players() == []
     assert compute(example_db, Filters(date_from=day, date_to=day)).row("bob")["hands"] == 1
     assert compute(example_db, Filters(date_from=before, date_to=before)).players() == []
+
+
+def test_ratios_are_exact_fractions_rounded_half_even_once(tmp_path: Path) -> None:
+    """A figure is its exact fraction rounded half to even (docs/stats.md, "Figures"): the same hands, the same text."""
+    from fractions import Fraction
+
+    from hhtool.stats.compute import STATS, rate_numerators
+    from hhtool.stats.render import fmt_value, rounded
+    from hhtool.store.query import export_parquet
+
+    stat = {s.key: s for s in STATS}
+    # 2.675 big bets/100 has no double: the nearest prints 2.67; the fraction rounds half to even, to 2.68
+    row = {"bb_n_exact": "107/40", "bb_d": 100, "bb100": 2.675, "vpip_n": 3, "vpip_d": 16, "af_n": 1, "af_d": 8}
+    assert f"{2.675:.2f}" == "2.67"
+    assert fmt_value(stat["bb100"], row) == ("2.68", "over 100 hands")
+    assert fmt_value(stat["vpip"], row) == ("18.8 %", "3/16") and fmt_value(stat["af"], row) == ("0.12", "1/8")
+    assert rounded(Fraction(-123456789, 100000), 2, grouping=True) == "-1,234.57" and rounded(Fraction(-1, 1000), 2) == "0.00"
+    # the win rates' numerators: each net over its unit, added as fractions, in any order the same
+    rows = [("a", 100, None, None, 7), ("a", 300, None, 5, -2), ("a", 7, 3, None, 1), ("b", 0, 0, 0, 9)]
+    exact = {"bb_n": Fraction(7, 100) + Fraction(-2, 300) + Fraction(1, 7), "bl_n": Fraction(1, 3), "an_n": Fraction(-2, 5)}
+    assert rate_numerators(rows) == rate_numerators(rows[::-1]) == {"a": exact, "b": dict.fromkeys(exact, Fraction(0))}
+    # the same hands from a database and from its Parquet export: the same text, CSV and JSON
+    db = build(tmp_path, [hand(f"Q-{i}") for i in range(7)])
+    export_parquet(db, tmp_path / "pq")
+    runner = CliRunner()
+    for fmt in ("table", "csv", "json"):
+        a = runner.invoke(app, ["stats", "--db", str(db), "--format", fmt])
+        b = runner.invoke(app, ["stats", "--parquet", str(tmp_path / "pq"), "--format", fmt])
+        assert a.exit_code == b.exit_code == 0 and a.output == b.output, (a.output, b.output)
+    bob = json.loads(a.output)["players"][1]
+    assert bob["player"] == "bob" and bob["bb100"] == 580.0 and bob["bb100_hands"] == 7

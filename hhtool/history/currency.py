@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
+from hhtool.history.money import money_text
+
 _SIGNS = {"€": "EUR", "$": "USD", "£": "GBP"}
 
 
@@ -64,20 +66,15 @@ def format_money(minor: int | Decimal, currency: Currency, *, signed: bool = Fal
     Amounts are grouped by thousands and cents always show two decimals;
     a :class:`~decimal.Decimal` (a converted figure) is rounded half to even
     to the currency's minor unit.  ``signed``: a ``+`` before gains (for
-    columns of results).
+    columns of results).  The text is :func:`hhtool.history.money.money_text`'s,
+    which also writes the audit's amounts in each hand's own notation
+    (``$12`` where the hand writes no decimals, ``12.50`` where it writes no
+    sign); docs/stats.md, "Money".
     """
-    value = Decimal(minor).quantize(Decimal(1), rounding=ROUND_HALF_EVEN)
-    negative = value < 0
-    magnitude = -value if negative else value
-    if currency.decimals:
-        whole, frac = divmod(int(magnitude), 10**currency.decimals)
-        body = f"{whole:,}.{frac:0{currency.decimals}d}"
-    else:
-        body = f"{int(magnitude):,}"
-    sign = "-" if negative else ("+" if signed and magnitude else "")
+    value = int(Decimal(minor).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
     if currency.chips:
-        return f"{sign}{body} chips"
-    return f"{sign}{currency.sign}{body}" if currency.sign else f"{sign}{body} {currency.code}"
+        return money_text(value, 0, unit="chips", signed=signed)
+    return money_text(value, currency.decimals, currency.sign, "" if currency.sign else currency.code, signed=signed)
 
 
 class RatesError(ValueError):

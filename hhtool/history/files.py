@@ -18,20 +18,43 @@ lost).  What may hold hands but cannot be read -- a folder that cannot be
 listed, a link to a missing file, a file without read permission -- is
 ``unreadable``: named in the summary, exit code 1.  Named on the command
 line, even a FIFO or a loop is unreadable: the user asked for it and it
-was not read.  The rules are in docs/format-notes.md ("Files an import
+was not read.  A file is opened without blocking and checked again once
+open (:func:`open_regular`), so that a FIFO put in a file's place after it
+was found cannot hang the read either.
+
+Virtual file systems (``proc``, ``sysfs``, ``devtmpfs``, ``cgroup``, ...:
+:data:`VIRTUAL_FS`) hold the system's state, not histories, and some of
+their regular files block or never end (``/proc/kmsg``): a folder on one
+is not walked, a file on one not read (skipped with a note, or unreadable
+when named), known by its device, which ``/proc/self/mountinfo`` gives
+for each mount.  So ``hhtool import /`` reads the files of ``/`` but not
+``/proc``, ``/sys`` or ``/dev``.
+
+What the import and ``parse``/``audit`` read is decided here, once
+(:func:`find_units`): the files found, each ``.zip``'s members
+(:func:`zip_members`, also the Spark import's) and ``.gz`` content, as
+:class:`Unit` objects.  The rules are in docs/format-notes.md ("Files an import
 reads").
 """
 
 from __future__ import annotations
 
 import errno
+import gzip
+import io
+import lzma
 import os
 import re
 import stat
-from collections.abc import Iterator
+import zipfile
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import IO, BinaryIO, Final, cast
 
 MAX_LINK_DEPTH: Final = 16
 """Links to folders followed, at most, from a folder named to any folder under it."""
@@ -41,8 +64,58 @@ _GLOB_CHARS: Final = re.compile(r"[*?\[]")
 DirId = tuple[int, int]  # (st_dev, st_ino) of a folder
 
 
+VIRTUAL_FS: Final = frozenset({
+    "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs", "pstore",
+    "bpf", "configfs", "fusectl", "mqueue", "hugetlbfs", "binfmt_misc", "efivarfs", "autofs", "rpc_pipefs",
+    "nsfs", "selinuxfs", "devfs", "fdescfs", "procfs", "linprocfs", "linsysfs",
+})
+"""File systems that show the system's state as files (Linux's and the BSDs' names): never walked or read."""
+
+
 class NoSuchPath(Exception):
     """A path from the command line that does not exist or matches nothing (a usage error)."""
+
+
+@cache
+def virtual_devices(mountinfo: str = "/proc/self/mountinfo") -> dict[int, str]:
+    """``st_dev`` -> file system type of every mount of a virtual file system (:data:`VIRTUAL_FS`).
+
+    From ``mountinfo``'s lines (``36 25 0:22 / /proc rw,... - proc proc rw``:
+    the third field is the device, the one after ``-`` the type), so that no
+    mount point is stat'ed (an automount point would mount on a stat).
+    Where there is no such file (not Linux), the device of ``/proc``,
+    ``/sys`` and ``/dev`` when it is not the root's.
+    """
+    found: dict[int, str] = {}
+    try:
+        with open(mountinfo, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        fields = line.split()
+        try:
+            fstype = fields[fields.index("-", 6) + 1]  # the optional fields end at "-"
+        except (ValueError, IndexError):
+            continue
+        major, _, minor = fields[2].partition(":")
+        if fstype in VIRTUAL_FS and major.isdigit() and minor.isdigit():
+            found[os.makedev(int(major), int(minor))] = fstype
+    if not lines:
+        try:
+            root = os.stat("/").st_dev
+            for folder in ("/proc", "/sys", "/dev"):
+                dev = os.stat(folder).st_dev
+                if dev != root:
+                    found.setdefault(dev, folder.strip("/"))
+        except OSError:
+            pass
+    return found
+
+
+def _virtual(st: os.stat_result) -> str | None:
+    """The virtual file system ``st`` is on (``proc``), or None."""
+    return virtual_devices().get(st.st_dev)
 
 
 def kind(mode: int) -> str:
@@ -99,11 +172,31 @@ def _real_ancestors(folder: Path) -> set[DirId]:
     return ids
 
 
-def check_regular(path: Path) -> None:
-    """Raise :class:`OSError` unless ``path`` is a regular file (checked again just before a file is opened)."""
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        raise OSError(errno.EINVAL, f"{kind(mode)}, not a regular file")
+def _check_regular(st: os.stat_result) -> None:
+    """Raise :class:`OSError` unless ``st`` is a regular file's, outside any virtual file system."""
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, f"{kind(st.st_mode)}, not a regular file")
+    fs = _virtual(st)
+    if fs is not None:
+        raise OSError(errno.EINVAL, f"a file of a virtual file system ({fs}), not a hand history")
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file outside a virtual file system; :class:`OSError` if not.
+
+    Opened without blocking (``O_NONBLOCK``: a FIFO without a writer would
+    otherwise hang the open) and checked on the open file, so that nothing
+    put in the file's place after it was found is read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        _check_regular(os.fstat(fd))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 _DRIVE: Final = re.compile(r"^[A-Za-z]:")
@@ -184,6 +277,14 @@ class Finder:
 
     def _place(self, path: Path, st: os.stat_result, named: bool, explicit: bool) -> None:
         """A file to read, a folder to walk, or what is neither: skipped (an error if named on the command line)."""
+        fs = _virtual(st) if stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode) else None  # a device says what it is
+        if fs is not None:
+            what = "a folder" if stat.S_ISDIR(st.st_mode) else "a file"
+            if explicit:
+                self.unreadable[str(path)] = f"{what} of a virtual file system ({fs}): not read (it holds the system's state, not hand histories)"
+            else:
+                self.skipped[str(path)] = f"{what} of a virtual file system ({fs}): not read"
+            return
         if stat.S_ISDIR(st.st_mode):
             self.walk(path, (st.st_dev, st.st_ino))
         elif stat.S_ISREG(st.st_mode):
@@ -199,13 +300,13 @@ class Finder:
             real = os.path.realpath(folder)  # once a folder: a file's real path is its real folder's and its name
             for entry in others:
                 try:
-                    regular = entry.is_file()  # from the directory listing, without a stat, for most files
                     link = entry.is_symlink()
+                    regular = entry.is_file() and not link  # from the directory listing, without a stat, for most files
                 except OSError:
                     regular = False
                 if regular:
-                    self.files.append((os.path.realpath(entry.path) if link else os.path.join(real, entry.name), False))
-                else:
+                    self.files.append((os.path.join(real, entry.name), False))
+                else:  # a link (stat'ed, to know what and where it leads), or not a regular file
                     self._found(Path(entry.path), named=False)
 
     def _folders(self, top: Path, ident: DirId, visited: set[DirId]) -> Iterator[tuple[Path, list[os.DirEntry[str]]]]:
@@ -253,7 +354,10 @@ class Finder:
                     (self.unreadable if lost else self.skipped)[str(child)] = why
                     continue
                 cid = (st.st_dev, st.st_ino)
-                if cid in chain or (link and cid in _real_ancestors(folder)):
+                fs = _virtual(st)
+                if fs is not None:
+                    self.skipped[str(child)] = f"a folder of a virtual file system ({fs}): not walked"
+                elif cid in chain or (link and cid in _real_ancestors(folder)):
                     self.skipped[str(child)] = "a link to a folder that contains it (a loop): not followed"
                 elif links + link > MAX_LINK_DEPTH:
                     self.skipped[str(child)] = f"more than {MAX_LINK_DEPTH} links to folders deep: not followed"
@@ -316,3 +420,206 @@ class Finder:
         if pattern.endswith(os.sep):
             bases = [b for b in bases if os.path.isdir(b)]
         return sorted(bases) if parts else []
+
+
+ARCHIVE_ERRORS = (OSError, EOFError, zipfile.BadZipFile, zlib.error, lzma.LZMAError, ValueError, NotImplementedError, RuntimeError)
+"""What reading a damaged, truncated or unsupported archive raises (:mod:`zipfile` raises all of these on garbage;
+``RuntimeError``: an encrypted member)."""
+
+
+def unreadable_reason(e: BaseException) -> str:
+    """Why a file could not be read, in words: the system's ("Permission denied"; the path is shown beside it), or the archive's."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    return f"damaged, truncated or of an unsupported kind ({e or type(e).__name__})"
+
+
+class _Owning(io.BufferedIOBase):
+    """``stream`` read as it is, closing ``owned`` (the archive, the file under it) after it when closed."""
+
+    def __init__(self, stream: IO[bytes] | gzip.GzipFile, *owned: IO[bytes] | zipfile.ZipFile) -> None:
+        super().__init__()
+        self._stream = stream
+        self._owned = owned
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self._stream.read(-1 if size is None else size)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self._stream.read(size)
+
+    def seekable(self) -> bool:
+        return self._stream.seekable()
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        return self._stream.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._stream.tell()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            self._stream.close()
+        finally:
+            for thing in self._owned:
+                thing.close()
+            super().close()
+
+
+def _owning(stream: IO[bytes] | gzip.GzipFile, *owned: IO[bytes] | zipfile.ZipFile) -> BinaryIO:
+    return cast(BinaryIO, _Owning(stream, *owned))
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One file to read: a plain file, a ``.gz`` file or a member of a ``.zip``."""
+
+    path: str  # files.path
+    fs_path: Path
+    member: str | None = None  # zip member name
+    named: bool = True  # named by the user (a path or a glob match), not found inside a folder or an archive
+    member_size: int = 0  # a zip member's size, from the archive's directory
+
+    def open(self) -> BinaryIO:
+        """The unit's content; only a regular file is opened, never blocking (:func:`open_regular`)."""
+        raw = open_regular(self.fs_path)
+        try:
+            if self.member is None:
+                return _owning(gzip.GzipFile(fileobj=raw, mode="rb"), raw) if self.fs_path.suffix == ".gz" else raw
+            archive = zipfile.ZipFile(raw)
+            member = archive.open(self.member)
+            if self.member.endswith(".gz"):
+                return _owning(gzip.GzipFile(fileobj=member, mode="rb"), member, archive, raw)
+            return _owning(member, archive, raw)
+        except BaseException:
+            raw.close()
+            raise
+
+    def mtime(self) -> datetime:
+        return datetime.fromtimestamp(self.fs_path.stat().st_mtime, tz=timezone.utc)
+
+    def content_size(self) -> int:
+        """Bytes of content, known without reading it (for the progress bar and the choice of workers).
+
+        A ``.gz`` file's trailer holds its size modulo 4 GiB; a zip member's
+        is in the archive's directory (for a ``.gz`` member, its compressed
+        size).  0 for a file that cannot be read: reading it fails later,
+        with the error.
+        """
+        if self.member is not None:
+            return self.member_size
+        try:
+            with open_regular(self.fs_path) as f:
+                if self.fs_path.suffix == ".gz":
+                    f.seek(-4, os.SEEK_END)
+                    return int.from_bytes(f.read(4), "little")
+                return os.fstat(f.fileno()).st_size
+        except OSError:
+            return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A zip member to read: the path it is shown and stored as (``archive.zip!name``), its entry, why its name was unsafe."""
+
+    path: str
+    info: zipfile.ZipInfo
+    unsafe: str | None  # why the name in the archive is unsafe (it is read under a safe one), or None
+
+    @property
+    def encrypted(self) -> bool:
+        """A member that needs a password: named unreadable, not read."""
+        return bool(self.info.flag_bits & 0x1)
+
+
+ENCRYPTED = "an encrypted zip member (a password is needed): not read"
+
+
+def zip_members(archive: zipfile.ZipFile, key: str) -> list[Member]:
+    """The members of ``archive`` (shown as ``key``) to read, for every import: in name order, folders and hidden names passed by.
+
+    A member with an unsafe name (absolute, ``..`` parts, backslashes) is
+    read -- members are never extracted, so reading it is harmless -- under
+    the safe name of :func:`safe_member_name`; two names made the same are
+    kept apart by the archive's index (``x.txt#3``: the third entry).
+    """
+    infos = [i for i in archive.infolist() if not i.is_dir()]
+    members: list[Member] = []
+    used: set[str] = set()
+    for index, info in sorted(enumerate(infos), key=lambda pair: pair[1].filename):
+        name, unsafe = safe_member_name(info.filename)
+        if name.rsplit("/", 1)[-1].startswith("."):
+            continue
+        if name in used:
+            name = f"{name}#{index + 1}"
+        used.add(name)
+        members.append(Member(f"{key}!{name}", info, unsafe))
+    return members
+
+
+@dataclass(slots=True)
+class Found:
+    """What paths hold: the units to read, in a stable order, and what was not read and why (paths absolute).
+
+    ``skipped``: (path, why), nothing lost (a loop, a FIFO, a device, a
+    virtual file system); ``unreadable``: (path, why), hands may be lost;
+    ``renamed``: (path read as, name in the archive, why it is unsafe).
+    """
+
+    units: list[Unit] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    renamed: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def find_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> Found:
+    """Every file to read under ``paths``, once each: the walk and the archives of every command that reads histories.
+
+    A path is a file, a folder (walked recursively, hidden entries
+    skipped) or a glob (``**`` recurses); ``.zip`` archives contribute
+    their members, ``.gz`` files their content.  ``exclude``: files never
+    to read (the database itself, its write-ahead log).  :class:`NoSuchPath`
+    for a path that does not exist or a glob that matches nothing.
+    """
+    finder = Finder()
+    for p in paths:
+        finder.add(str(p))
+    found = Found()
+    seen: set[str] = {str(Path(x).resolve()) for x in exclude}
+    for key, named in finder.files:  # real paths: the same file through two links is read once
+        if key in seen:
+            continue
+        seen.add(key)
+        fs = Path(key)
+        if fs.suffix.lower() == ".zip":
+            found.units.extend(_archive_units(fs, display(key), finder.unreadable, found.renamed))
+        else:
+            found.units.append(Unit(display(key), fs, named=named))
+    # shown absolute, as the files are; not resolved (a loop cannot be)
+    found.skipped.extend((display(os.path.abspath(path)), why) for path, why in finder.skipped.items())
+    found.unreadable.extend((display(os.path.abspath(path)), why) for path, why in finder.unreadable.items())
+    return found
+
+
+def _archive_units(fs: Path, key: str, unreadable: dict[str, str], renamed: list[tuple[str, str, str]]) -> list[Unit]:
+    """The members of the zip archive ``fs`` as units; a damaged archive or an encrypted member is recorded in ``unreadable``."""
+    try:
+        with open_regular(fs) as raw, zipfile.ZipFile(raw) as archive:
+            members = zip_members(archive, key)
+    except ARCHIVE_ERRORS as e:
+        unreadable[key] = f"not a readable zip archive ({e or type(e).__name__})"
+        return []
+    units: list[Unit] = []
+    for m in members:
+        if m.encrypted:
+            unreadable[m.path] = ENCRYPTED
+            continue
+        if m.unsafe is not None:
+            renamed.append((m.path, m.info.filename, m.unsafe))
+        units.append(Unit(m.path, fs, m.info.filename, named=False, member_size=m.info.file_size))
+    return units

@@ -2,7 +2,7 @@
 
 A path is a file, a folder (walked recursively), a glob (``**``
 recurses), a ``.zip`` archive (its members) or a ``.gz`` file (its
-content): :func:`hhtool.store.sources.collect_units` finds them, for the
+content): :func:`hhtool.history.files.find_units` finds them, for the
 import and for these commands alike, so that one command line works with
 all three.  Records come out one file at a time, in the order the import
 reads them, each with the name a person recognises (the path as it was
@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hhtool.history.files import ARCHIVE_ERRORS, find_units, unreadable_reason
 from hhtool.history.reader import Record, Skipped, read_stream
 
 
@@ -104,26 +105,20 @@ def read_inputs(
 ) -> Iterator[tuple[str, Record]]:
     """Every record of every input, as ``(name, record)``, one file after the other.
 
-    Raises :class:`~hhtool.store.sources.ImportPathError` for a path that
-    does not exist or a glob that matches nothing (a usage error), before
-    anything is read.  A file that cannot be read is named in ``report``
-    and skipped; the others are read.
+    Raises :class:`~hhtool.history.files.NoSuchPath` (the import's
+    ``ImportPathError``) for a path that does not exist or a glob that
+    matches nothing (a usage error), before anything is read.  A file that
+    cannot be read is named in ``report`` and skipped; the others are read.
     """
-    from hhtool.store.sources import ARCHIVE_ERRORS, collect_units, unreadable_reason
-    from hhtool.store.summary import ImportSummary
-
     report = report if report is not None else InputReport()
     paths = list(paths)
-    found_by = ImportSummary()
-    units = collect_units(paths, summary=found_by)
+    inputs = find_units(paths)
     names = _Names(paths)
-    report.files = len(units)
-    for text in found_by.unreadable:  # "path: why"
-        path, _, why = text.partition(": ")
-        report.unreadable.append((names(Path(path)), why or "cannot be read"))
-    report.skipped.extend((names(Path(path)), why) for path, why in found_by.skipped)
-    report.renamed.extend((path, name) for path, name, _ in found_by.renamed)
-    for unit in units:
+    report.files = len(inputs.units)
+    report.unreadable.extend((names(Path(path)), why) for path, why in inputs.unreadable)
+    report.skipped.extend((names(Path(path)), why) for path, why in inputs.skipped)
+    report.renamed.extend((path, name) for path, name, _ in inputs.renamed)
+    for unit in inputs.units:
         name = names(unit.fs_path, unit.path.split("!", 1)[1] if unit.member is not None else None)
         found = False
         try:

@@ -117,30 +117,48 @@ def _written(raw: RawAmount) -> str:
     return "amount " + raw.symbol + str(raw.whole) + ("" if raw.hundredths is None else f".{raw.hundredths:02d}")
 
 
+def money_text(minor: int, decimals: int, sign: str = "", unit: str = "", *, grouping: bool = True, all_decimals: bool = True, signed: bool = False) -> str:
+    """Every amount written as text: the history's (:func:`format_amount`) and every one a person reads.
+
+    ``minor`` units with ``decimals`` decimals, ``sign`` before the number
+    (``€``), ``unit`` after it (``chips``, ``XXX``); ``grouping``: thousands
+    separated by commas; ``all_decimals``: the decimals even when they are
+    zero (else ``$12`` for 1200); a minus before a loss, and with ``signed``
+    a ``+`` before a gain: ``-€0.50``, ``+1,136 chips``.
+    """
+    negative = minor < 0
+    magnitude = -minor if negative else minor
+    if decimals:
+        whole, frac = divmod(magnitude, 10**decimals)
+        body = _group(whole) if grouping else str(whole)
+        if all_decimals or frac:
+            body += "." + str(frac).rjust(decimals, "0")
+    else:
+        body = _group(magnitude) if grouping else str(magnitude)
+    lead = "-" if negative else ("+" if signed and magnitude else "")
+    return f"{lead}{sign}{body} {unit}" if unit else f"{lead}{sign}{body}"
+
+
 def format_amount(value: int, style: MoneyStyle) -> str:
-    """Write ``value`` (minor units) the way ``style`` says."""
+    """Write ``value`` (minor units) the way ``style`` says: as the hand wrote its amounts (the writer's)."""
     if value < 0:
         raise AmountError(f"negative amount {value}")
-    if style.cents:
-        whole, hundredths = divmod(value, 100)
-        body = _group(whole) if style.grouping else str(whole)
-        if style.decimals or hundredths:
-            body += f".{hundredths:02d}"
-    else:
-        body = _group(value) if style.grouping else str(value)
-    return style.symbol + body
+    return money_text(value, 2 if style.cents else 0, style.symbol, grouping=style.grouping, all_decimals=style.decimals)
 
 
 def display_amount(value: int, style: MoneyStyle) -> str:
     """``value`` for a person to read in the hand's notation, chips named: ``€1.90``, ``1,136 chips``.
 
-    A currency's sign says what the number is; a hand in chips writes bare
-    numbers, which beside a finding's line numbers and seats could be
-    anything, so its amounts are grouped and named (issue 15).
+    A currency's sign says what the number is, written as the hand writes
+    it (its decimals, its grouping); a hand in chips writes bare numbers,
+    which beside a finding's line numbers and seats could be anything, so
+    its amounts are grouped and named (issue 15).  The statistics' figures
+    are the same text in each currency's own notation
+    (:func:`hhtool.history.currency.format_money`).
     """
     if style.cents:
-        return format_amount(value, style)
-    return f"{value:,} chips"
+        return money_text(value, 2, style.symbol, grouping=style.grouping, all_decimals=style.decimals)
+    return money_text(value, 0, unit="chips")
 
 
 def _group(n: int) -> str:

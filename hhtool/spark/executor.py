@@ -3,8 +3,9 @@
 Spark calls these functions through ``mapInArrow`` on its executors, so
 they run the very code of the DuckDB import:
 
-1. :func:`pieces`: each file Spark read (``binaryFile``: path, time,
-   bytes) is decompressed (``.gz``, the members of a ``.zip``), hashed,
+1. :func:`pieces`: each file (a local one found by the DuckDB import's
+   walk and read here, as its workers read it; one Spark's ``binaryFile``
+   read: path, time, bytes) is decompressed (``.gz``, the members of a ``.zip``), hashed,
    and cut at blank lines into pieces of whole hands by the import's own
    chunker (:func:`hhtool.store.importer.read_chunks`);
 2. :func:`chunks`: each piece goes through the import's worker function
@@ -23,14 +24,16 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import os
 import pickle
 import zipfile
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hhtool.history.files import safe_member_name
-from hhtool.store.sources import ARCHIVE_ERRORS, HAND_HEADER, read_chunks, unreadable_reason
+from hhtool.history.files import ARCHIVE_ERRORS, ENCRYPTED, open_regular, unreadable_reason, zip_members
+from hhtool.store.sources import HAND_HEADER, read_chunks
 from hhtool.store.schema import FAILED, HAND_TABLES, HANDS, TableSpec
 from hhtool.spark.tables import PARTITION, arrow_schema, output_columns
 
@@ -101,29 +104,20 @@ def _units(path: str, content: bytes) -> Iterator[tuple[str, bytes | None, str |
 
 
 def _members(path: str, content: bytes) -> Iterator[tuple[str, bytes | None, str | None]]:
-    """A zip archive's members as the DuckDB import reads them: sorted, hidden ones passed by, unsafe names made safe, encrypted ones unreadable."""
+    """A zip archive's members as the DuckDB import reads them (:func:`~hhtool.history.files.zip_members`), with their content."""
     with zipfile.ZipFile(io.BytesIO(content)) as archive:
-        infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename)
-        used: set[str] = set()
-        for n, info in enumerate(infos):
-            name, _unsafe = safe_member_name(info.filename)
-            if name.rsplit("/", 1)[-1].startswith("."):
-                continue
-            if name in used:
-                name = f"{name}#{n + 1}"
-            used.add(name)
-            member = f"{path}!{name}"
-            if info.flag_bits & 0x1:
-                yield member, None, "an encrypted zip member (a password is needed): not read"
+        for member in zip_members(archive, path):
+            if member.encrypted:
+                yield member.path, None, ENCRYPTED
                 continue
             try:
-                data = archive.read(info)
-                if info.filename.endswith(".gz"):
+                data = archive.read(member.info)
+                if member.info.filename.endswith(".gz"):
                     data = gzip.decompress(data)
             except ARCHIVE_ERRORS as e:
-                yield member, None, unreadable_reason(e)
+                yield member.path, None, unreadable_reason(e)
                 continue
-            yield member, data, None
+            yield member.path, data, None
 
 
 def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: frozenset[str]) -> Iterator[pa.RecordBatch]:
@@ -140,7 +134,15 @@ def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: froz
         for row in batch.to_pylist():
             rows: list[dict[str, Any]] = []
             mtime: datetime = row["modificationTime"]
-            for path, data, error in _units(local_path(row["path"]), row["content"]):
+            content: bytes | None = row["content"]
+            if content is None:  # a local file found by the walk: read here
+                try:
+                    content, mtime = _read_local(row["path"])
+                except OSError as e:
+                    rows.append({"file": row["path"], "mtime": None, "chunk": -1, "status": "unreadable", "message": unreadable_reason(e)})
+                    yield pa.RecordBatch.from_pylist(rows, schema=schema)
+                    continue
+            for path, data, error in _units(local_path(row["path"]), content):
                 base: dict[str, Any] = {"file": path, "mtime": mtime, "chunk": -1}
                 if data is None:
                     rows.append({**base, "status": "unreadable", "message": error})
@@ -155,6 +157,13 @@ def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: froz
                     rows.extend(_file_pieces(base, data))
             if rows:
                 yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+
+def _read_local(path: str) -> tuple[bytes, datetime]:
+    """A local file's bytes and modification time, opened as the DuckDB import opens it (regular files only, never blocking)."""
+    with open_regular(Path(path)) as f:
+        mtime = datetime.fromtimestamp(os.fstat(f.fileno()).st_mtime, tz=timezone.utc)
+        return f.read(), mtime
 
 
 def _file_pieces(base: dict[str, Any], data: bytes) -> Iterator[dict[str, Any]]:

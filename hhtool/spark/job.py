@@ -2,8 +2,9 @@
 
 The plan (``docs/scale.md``)::
 
-    binaryFile (any path Spark reads)
-      -> pieces: decompress, hash, cut at blank lines     (executors, hhtool.spark.executor.pieces)
+    local paths: the DuckDB import's walk (driver)      (hhtool.history.files.Finder)
+    other URLs: binaryFile (hdfs://, s3a://, ...)
+      -> pieces: read, decompress, hash, cut at blank lines (executors, hhtool.spark.executor.pieces)
       -> repartition by (file, piece): a big file's pieces spread over every core
       -> chunks: the DuckDB import's worker function      (executors, process_chunk), kept
       -> keys: (site, hand_id, text_hash) of every hand
@@ -63,6 +64,7 @@ class SparkSummary:
     not_histories: list[str] = field(default_factory=list)
     cp1252_files: list[str] = field(default_factory=list)  # not UTF-8: read as Windows-1252
     unreadable: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why): not read, nothing lost (a loop, a FIFO, a virtual file system)
     seconds: float = 0.0
 
     @property
@@ -140,21 +142,40 @@ def _configure(spark: SparkSession) -> None:
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "4")  # a piece row holds up to a megabyte of text
 
 
-def _input_paths(paths: Sequence[str]) -> tuple[list[str], frozenset[str]]:
-    """The paths for Spark (local ones absolute) and the files among them the user named (read whatever they hold)."""
-    out: list[str] = []
-    named: set[str] = set()
+@dataclass(slots=True)
+class _Inputs:
+    """What a run reads: the files hhtool's walk found under the local paths, and the other URLs for Spark to list."""
+
+    local: list[str]  # files, as the DuckDB import finds them (hhtool.history.files.Finder)
+    named: frozenset[str]  # the files among them the user named (read whatever they hold)
+    urls: list[str]  # hdfs://, s3a://, file: ...: listed by Spark (binaryFile), which hides names starting with _ or .
+
+
+def _input_paths(paths: Sequence[str], summary: SparkSummary) -> _Inputs:
+    """The files under ``paths``: local ones found by the DuckDB import's own walk, so that both imports read the same files.
+
+    Spark's own listing (Hadoop's) hides every name starting with ``_`` or
+    ``.``, even a file named, and passes by empty files; the walk reads
+    ``_x.txt`` as the DuckDB import does, and records in ``summary`` what
+    it skips (a FIFO, a loop, a virtual file system) or cannot read.
+    """
+    from hhtool.history.files import Finder, NoSuchPath, display
+
+    finder = Finder()
+    urls: list[str] = []
     for p in paths:
         if "://" in p or p.startswith("file:"):
-            out.append(p)
+            urls.append(p)
             continue
-        absolute = os.path.abspath(p)
-        if not any(c in p for c in "*?[") and not os.path.exists(absolute):
-            raise SparkImportError(f"no such file or folder: {p}")
-        if os.path.isfile(absolute):
-            named.add(absolute)
-        out.append(absolute)
-    return out, frozenset(named)
+        try:
+            finder.add(p)
+        except NoSuchPath as e:
+            raise SparkImportError(str(e)) from None
+    local = list(dict.fromkeys(display(key) for key, _ in finder.files))  # real paths: a file through two links once
+    named = frozenset(display(key) for key, was_named in finder.files if was_named)
+    summary.skipped.extend((display(os.path.abspath(path)), why) for path, why in finder.skipped.items())
+    summary.unreadable.extend(f"{display(os.path.abspath(path))}: {why}" for path, why in finder.unreadable.items())
+    return _Inputs(local, named, urls)
 
 
 def _committed(spark: SparkSession, output: Output, table: str, columns: list[tuple[str, str]]) -> DataFrame:
@@ -191,12 +212,17 @@ def spark_import(
         raise SparkImportError(str(e)) from None
     run = max((int(r["run"]) for r in runs), default=0) + 1
     summary = SparkSummary(out=out, run=run)
-    inputs, named = _input_paths(paths)
-    try:
-        raw = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(inputs)
-    except AnalysisException as e:
-        raise SparkImportError(f"Spark cannot read the input: {str(e).splitlines()[0]}") from None
-    _run(spark, output, raw, named, run, summary, partitions or 4 * sc.defaultParallelism, started)
+    inputs = _input_paths(paths, summary)
+    columns = "path STRING, modificationTime TIMESTAMP, content BINARY"
+    # local files: their paths only; the executors read them (executor.pieces), as the DuckDB import's workers do
+    raw = spark.createDataFrame([(path, None, None) for path in inputs.local], columns)
+    if inputs.urls:
+        try:
+            listed = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(inputs.urls)
+        except AnalysisException as e:
+            raise SparkImportError(f"Spark cannot read the input: {str(e).splitlines()[0]}") from None
+        raw = raw.unionByName(listed.select("path", "modificationTime", "content"))
+    _run(spark, output, raw, inputs.named, run, summary, partitions or 4 * sc.defaultParallelism, started)
     summary.seconds = time.monotonic() - started
     return summary
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,7 +92,14 @@ STATS: tuple[StatDef, ...] = (
 RATIO_KINDS = ("pct", "ratio")
 MONEY_KEYS = tuple(s.key for s in STATS if s.kind == "money")
 RATES = {"bb100": ("bb_n", "bb_d"), "bbl100": ("bl_n", "bl_d"), "ante100": ("an_n", "an_d")}
-"""Each win rate's numerator (net in forced-bet units) and denominator (the hands where that unit applies)."""
+"""Each win rate's numerator (net in forced-bet units) and denominator (the hands where that unit applies).
+
+The numerator is summed exactly (:func:`rate_numerators`): column ``bb_n``
+holds it as a float, ``bb_n_exact`` as the fraction ``"N/D"``, so that the
+same hands give the same figures whatever order an engine sums them in."""
+
+RATE_UNITS = {"bb_n": 1, "bl_n": 2, "an_n": 3}
+"""Each win rate's unit: its column in :func:`rate_units_sql`'s rows (big bet, big blind, ante)."""
 
 
 def name_key(name: str) -> tuple[str, str]:
@@ -251,11 +259,8 @@ def stats_sql(hand_where: str, seat_where: str) -> str:
     per_seat = [
         "s.player",
         "count(*) AS hands",
-        "coalesce(sum(s.net / hs.big_bet) FILTER (WHERE hs.big_bet > 0), 0)::DOUBLE AS bb_n",
         "count_if(coalesce(hs.big_bet, 0) > 0)::BIGINT AS bb_d",
-        "coalesce(sum(s.net / hs.big_blind) FILTER (WHERE hs.big_blind > 0), 0)::DOUBLE AS bl_n",
         "count_if(coalesce(hs.big_blind, 0) > 0)::BIGINT AS bl_d",
-        "coalesce(sum(s.net / hs.ante) FILTER (WHERE hs.ante > 0), 0)::DOUBLE AS an_n",
         "count_if(coalesce(hs.ante, 0) > 0)::BIGINT AS an_d",
         *(f"count_if(s.saw_{st})::BIGINT AS saw_{st}_n" for st in STREETS[1:]),
         *(f"count(*) AS saw_{st}_d" for st in STREETS[1:]),
@@ -288,6 +293,40 @@ def stats_sql(hand_where: str, seat_where: str) -> str:
     SELECT sp.*, sp.af_n AS afq_n
     FROM sp
     """
+
+
+def rate_units_sql(hand_where: str, seat_where: str) -> str:
+    """Each player's net summed exactly (HUGEINT) per combination of forced bets: the win rates' numerators, as fractions.
+
+    A win rate adds each hand's net over its big bet (big blind, ante); a
+    sum of doubles depends on the order of its terms, which the engine
+    chooses (a database and a Parquet dataset of the same hands could print
+    3.57 and 3.58).  The nets are summed per size of the unit instead, a
+    few rows per player, and :func:`rate_numerators` adds the fractions.
+    Placeholders: ``hand_where``'s, ``seat_where``'s.
+    """
+    return f"""
+    WITH hs AS (
+        SELECT h.hand_key, h.big_bet, h.big_blind, h.ante
+        FROM hands h WHERE {hand_where}
+    )
+    SELECT s.player, hs.big_bet, hs.big_blind, hs.ante, sum(s.net)::HUGEINT AS net
+    FROM seats s JOIN hs USING (hand_key)
+    WHERE {seat_where}
+    GROUP BY s.player, hs.big_bet, hs.big_blind, hs.ante
+    """
+
+
+def rate_numerators(rows: list[tuple[Any, ...]]) -> dict[str, dict[str, Fraction]]:
+    """Each player's win rates' numerators (``bb_n``, ``bl_n``, ``an_n``: net in units of the forced bet), exact."""
+    out: dict[str, dict[str, Fraction]] = {}
+    for row in rows:
+        mine = out.setdefault(str(row[0]), {key: Fraction(0) for key in RATE_UNITS})
+        for key, column in RATE_UNITS.items():
+            unit = row[column]
+            if unit is not None and unit > 0:
+                mine[key] += Fraction(int(row[4]), int(unit))
+    return out
 
 
 def money_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
@@ -343,10 +382,8 @@ def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, d
     hand_where, hand_params, seat_where, seat_params = scope(f)
     # the placeholders in the order each query has them: hs, (rk,) sp, HAVING
     t = pl.DataFrame(con.sql(stats_sql(hand_where, seat_where), params=hand_params + seat_params + [f.min_hands]))
-    t = t.with_columns(
-        **{key: pl.when(pl.col(d) > 0).then(pl.col(n) / pl.col(d) * 100) for key, (n, d) in RATES.items()}
-    )
-    t = by_name(t)
+    exact = rate_numerators(con.execute(rate_units_sql(hand_where, seat_where), hand_params + seat_params).fetchall())
+    t = by_name(with_rates(t, exact))
     m = pl.DataFrame(
         con.sql(
             money_sql(hand_where, seat_where, bool(f.players)),
@@ -356,6 +393,23 @@ def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, d
     m = exact_sums(m, MONEY_KEYS)
     street_cols = [f"{c}_{st}" for st in STREETS for c in ("aggr", "calls", "folds", "ftb_n", "ftb_d")]
     return StatsResult(table=t.drop(street_cols), by_street=street_aggression(t), money=m, filters=f, db=db)
+
+
+def with_rates(t: pl.DataFrame, exact: dict[str, dict[str, Fraction]]) -> pl.DataFrame:
+    """``t`` with each win rate: its numerator (``bb_n``; exact, ``bb_n_exact``) and the rate per 100 hands (``bb100``, None without a hand)."""
+    import polars as pl
+
+    players = [str(p) for p in t["player"].to_list()]
+    columns: list[pl.Series] = []
+    for key, (n, d) in RATES.items():
+        nums = [exact.get(p, {}).get(n, Fraction(0)) for p in players]
+        hands = [int(x) for x in t[d].to_list()]
+        columns += [
+            pl.Series(n, [float(v) for v in nums], pl.Float64),
+            pl.Series(f"{n}_exact", [f"{v.numerator}/{v.denominator}" for v in nums], pl.String),
+            pl.Series(key, [float(v * 100 / h) if h else None for v, h in zip(nums, hands)], pl.Float64),
+        ]
+    return t.with_columns(columns)
 
 
 def by_name(t: pl.DataFrame, *then: str) -> pl.DataFrame:

@@ -3,7 +3,9 @@
 For a person (:func:`to_text`): a block per player, each amount in its own
 money (``€-202.70`` is written ``-€202.70``, chips as ``1,136 chips``), one
 line per currency; percentages with one decimal, ratios and win rates
-with two; ``-`` where there was no opportunity.  For programs
+with two, each the exact fraction rounded half to even (:func:`exact_value`,
+:func:`rounded`; CSV and JSON: four decimals, the same way); ``-`` where
+there was no opportunity.  For programs
 (:func:`to_csv`, :func:`to_json`): a row (object) per player, numbers as
 numbers, no opportunity as an empty cell (``null``), money as integer
 minor units named by currency and unit (``net_EUR_cents``) -- exact,
@@ -18,6 +20,7 @@ the JSON escapes them as ``\\uNNNN``, which changes nothing of its meaning.
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from hhtool.history.currency import Currency, Rates, format_money, format_rate
@@ -25,30 +28,55 @@ from hhtool.textsafe import csv_text, dumps, term
 from hhtool.stats.compute import MONEY_KEYS, RATES, RATIO_KINDS, STATS, StatDef, StatsResult
 
 
-def ratio_value(s: StatDef, row: dict[str, Any]) -> float | None:
-    """A ratio statistic's value (a percentage for ``pct``), None without opportunity."""
+def exact_value(s: StatDef, row: dict[str, Any]) -> Fraction | None:
+    """A ratio statistic or a win rate of one player row, exactly; None without opportunity (docs/stats.md, "Figures").
+
+    A ratio is its integer count of actions over its count of
+    opportunities (x 100 for a percentage), divided once; a win rate the
+    exact net in forced bets (``bb_n_exact``) x 100 over its hands.  Every
+    figure shown or written is this fraction rounded by :func:`rounded`, so
+    the same hands give the same text whichever engine summed them.
+    """
+    if s.kind == "rate":
+        n_key, d_key = RATES[s.key]
+        hands = int(row[d_key])
+        return None if hands == 0 else Fraction(row[f"{n_key}_exact"]) * 100 / hands
     n, d = row[f"{s.key}_n"], int(row[f"{s.key}_d"])
     if d == 0:
         return None
-    return float(n) / d * (100 if s.kind == "pct" else 1)
+    return Fraction(int(n), d) * (100 if s.kind == "pct" else 1)
+
+
+def rounded(value: Fraction, places: int, *, grouping: bool = False) -> str:
+    """``value`` to ``places`` decimals, rounded half to even on the exact fraction (not on a float near it): ``3.58``."""
+    scaled = round(value * 10**places)  # a Fraction rounds half to even, exactly
+    whole, frac = divmod(abs(scaled), 10**places)
+    body = f"{whole:,}" if grouping else str(whole)
+    if places:
+        body += "." + str(frac).rjust(places, "0")
+    return "-" + body if scaled < 0 else body
+
+
+def ratio_value(s: StatDef, row: dict[str, Any]) -> float | None:
+    """A ratio statistic's value (a percentage for ``pct``), None without opportunity: the exact fraction as a float."""
+    v = exact_value(s, row)
+    return None if v is None else float(v)
 
 
 def fmt_value(s: StatDef, row: dict[str, Any]) -> tuple[str, str]:
     """(value, detail) of one statistic that is not money, for one player row; '-' when there was no opportunity."""
     if s.kind == "count":
         return f"{int(row[s.key]):,}", ""
-    if s.kind == "rate":
-        v = row[s.key]
-        d = int(row[RATES[s.key][1]])
-        return ("-" if v is None else f"{v:,.2f}"), f"over {_hands(d)}"
     if s.kind == "money":
         raise ValueError(f"{s.key} is money: use money_lines")
+    v = exact_value(s, row)
+    if s.kind == "rate":
+        return ("-" if v is None else rounded(v, 2, grouping=True)), f"over {_hands(int(row[RATES[s.key][1]]))}"
     n, d = row[f"{s.key}_n"], int(row[f"{s.key}_d"])
     counts = f"{n:,.0f}/{d:,}"
-    v = ratio_value(s, row)
     if v is None:
         return "-", counts
-    return (f"{v:.1f} %" if s.kind == "pct" else f"{v:.2f}"), counts
+    return (f"{rounded(v, 1)} %" if s.kind == "pct" else rounded(v, 2)), counts
 
 
 def converted(result: StatsResult, player: str, key: str, rates: Rates) -> tuple[Decimal | None, list[Currency]]:
@@ -140,13 +168,13 @@ def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, A
                 total, _ = converted(result, player, key, rates)
                 out[f"{key}_in_{rates.target.code}_cents"] = None if total is None else int(total.quantize(Decimal(1)))
         for s in STATS:
+            if s.kind in RATIO_KINDS or s.kind == "rate":
+                v = exact_value(s, r)
+                out[s.key] = None if v is None else float(round(v, 4))  # rounded half to even on the fraction
             if s.kind in RATIO_KINDS:
-                v = ratio_value(s, r)
-                out[s.key] = None if v is None else round(v, 4)
                 out[f"{s.key}_actions"] = r[f"{s.key}_n"]
                 out[f"{s.key}_opportunities"] = int(r[f"{s.key}_d"])
             elif s.kind == "rate":
-                out[s.key] = None if r[s.key] is None else round(float(r[s.key]), 4)
                 out[f"{s.key}_hands"] = int(r[RATES[s.key][1]])
         rows.append(out)
     return rows

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import html
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hhtool.history.currency import Currency, Rates, currency_of, format_money
 from hhtool.store.db import StoreError, connect
 from hhtool.stats.compute import MONEY_KEYS, STATS, Filters, StatsResult, by_name, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
-from hhtool.stats.render import converted, fmt_value, heading, ratio_value
+from hhtool.stats.render import converted, fmt_value, heading, ratio_value, rounded
 
 if TYPE_CHECKING:
     import duckdb
@@ -340,7 +341,7 @@ def replayers_html(rows: list[tuple[Any, ...]], total: int) -> str:
 
 
 def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
-    """The seats in scope summed by site, stakes, structure, table size and currency: hands, net (exact), big bets."""
+    """The seats in scope summed by site, stakes, structure, table size and currency: hands and net (exact; over ``big_bet``, the big bets)."""
     import polars as pl
 
     hand_where, hand_params, seat_where, seat_params = scope(filters, players)
@@ -348,7 +349,7 @@ def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, players: l
         con.sql(
             f"""
             SELECT h.site, h.small_bet, h.big_bet, h.structure, h.max_seats, h.currency, h.unit,
-                   count(*)::BIGINT AS hands, coalesce(sum(s.net::HUGEINT), 0) AS net, sum(s.net / h.big_bet) AS big_bets
+                   count(*)::BIGINT AS hands, coalesce(sum(s.net::HUGEINT), 0) AS net
             FROM seats s JOIN hands h USING (hand_key)
             WHERE {hand_where} AND {seat_where}
             GROUP BY ALL
@@ -456,8 +457,7 @@ def build_report(
         row = [f'<td class="l name" title="{e(r["player"])}">{e(r["player"])}</td>', _num(f"{int(r['hands']):,}", int(r["hands"]))]
         for s in ratio_stats:
             v, d = fmt_value(s, r)
-            value = r[s.key] if s.kind == "rate" else ratio_value(s, r)
-            row.append(_num(v, value, d))
+            row.append(_num(v, ratio_value(s, r), d))
         stat_rows.append(row)
     stats_note = (
         '<p class="note">a row per player; click a heading to sort, hover a value for actions/opportunities '
@@ -567,18 +567,24 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
         _table(["player", "money", "hands", "net won", "showdown", "non-showdown", "all-in adjusted", "luck", "rake paid"], rows, left=(0, 1), sortable=True),
     ]
     if games.height:
-        import polars as pl
 
         def by(columns: list[str], label: str, show: Any) -> str:
-            g = games.group_by([*columns, "currency", "unit"]).agg(
-                pl.col("hands").sum(), pl.col("net").cast(pl.Int128).sum(), pl.col("big_bets").sum()
-            ).sort([*columns, "currency"])
+            # in Python, exactly: each row's big bets are its net (exact) over its one big bet, added as fractions
+            groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+            for r in games.to_dicts():
+                key = tuple(r[c] for c in (*columns, "currency", "unit"))
+                g = groups.setdefault(key, {**{c: r[c] for c in (*columns, "currency", "unit")}, "hands": 0, "net": 0, "big_bets": Fraction(0)})
+                g["hands"] += int(r["hands"])
+                g["net"] += int(r["net"])
+                if r["big_bet"]:
+                    g["big_bets"] += Fraction(int(r["net"]), int(r["big_bet"]))
             body = []
-            for r in g.to_dicts():
+            for key in sorted(groups, key=lambda k: [(v is not None, v) for v in k[:-1]]):  # as polars sorts: nulls first
+                r = groups[key]
                 cur = currency_of(r["currency"], r["unit"])
-                bb100 = 100 * float(r["big_bets"] or 0.0) / r["hands"] if r["hands"] else None
+                bb100 = r["big_bets"] * 100 / r["hands"] if r["hands"] else None
                 body.append([e(show(r, cur)), e(cur.name), _num(f"{r['hands']:,}", r["hands"]), _money_cell(int(r["net"]), cur),
-                             _num("-" if bb100 is None else f"{bb100:,.2f}", bb100)])
+                             _num("-" if bb100 is None else rounded(bb100, 2, grouping=True), None if bb100 is None else float(bb100))])
             return f"<h3>{e(label)}</h3>" + _table([label, "money", "hands", "net won", "big bets/100"], body, left=(0, 1), sortable=True)
 
         html_parts.append(by(["small_bet", "big_bet", "structure"], "stakes", lambda r, cur: f"{format_money(r['small_bet'], cur)}/{format_money(r['big_bet'], cur)} {r['structure']} limit"))

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hhtool.store.cancel import Cancel, Cancelled, check
-from hhtool.store.sources import FileState, ImportPathError, Todo, collect_units, tasks
+from hhtool.store.sources import CHUNK_BYTES, FileState, ImportPathError, Todo, collect_units, tasks
 from hhtool.store.summary import ImportSummary, summary_dict
 from hhtool.store.worker import ChunkResult, process_chunk
 from hhtool.store.writer import BATCH_HANDS, Writer, WriterThread
@@ -67,11 +67,14 @@ def import_paths(
     memory_limit: str | None = "256MB",
     batch_hands: int = BATCH_HANDS,
     on_start: Callable[[int, int], None] | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
 ) -> ImportSummary:
     """Import every hand under ``paths`` into the database ``db``.
 
     ``workers``: processes that parse and replay (default: one per core;
     0 parses in this process); ``batch_hands``: hands per transaction;
+    ``chunk_bytes``: about how much of a file a worker gets at a time (cut
+    at blank lines, so that no hand is split);
     ``on_start(files, bytes)``: called once with the files found and their
     size before any is read; ``progress``: see :data:`ProgressCallback`.
     ``cancel`` (a :class:`threading.Event`, or a :class:`Cancel`, which can
@@ -109,7 +112,8 @@ def import_paths(
                 # instead of leaving the caller to raise in this thread, where it could land anywhere (the pool's shutdown)
                 no_abort = cancel.on_abort(con.interrupt)
             import_files(
-                Todo(units, known, summary).states, con, summary, total=total, workers=workers, progress=progress, cancel=cancel, batch_hands=batch_hands
+                Todo(units, known, summary).states, con, summary, total=total, workers=workers, progress=progress, cancel=cancel,
+                batch_hands=batch_hands, chunk_bytes=chunk_bytes,
             )
         finally:
             try:
@@ -132,6 +136,7 @@ def import_files(
     cancel: threading.Event | None = None,
     batch_hands: int = BATCH_HANDS,
     nice: int = 0,
+    chunk_bytes: int = CHUNK_BYTES,
 ) -> None:
     """Read the files ``states(skipped)`` yields into ``con`` (the part of an import after finding the files).
 
@@ -150,7 +155,7 @@ def import_files(
     workers = worker_count(total, workers)
     writer = Writer(con, summary, batch_hands)
     try:
-        _run(states, writer, summary, progress, total, workers, cancel, nice)
+        _run(states, writer, summary, progress, total, workers, cancel, nice, chunk_bytes)
     except (KeyboardInterrupt, Cancelled):
         summary.interrupted = True
     except Exception as e:
@@ -229,7 +234,8 @@ def _run(
     total: int,
     workers: int,
     cancel: threading.Event | None,
-    nice: int = 0,
+    nice: int,
+    chunk_bytes: int,
 ) -> None:
     done_bytes = 0
 
@@ -260,7 +266,7 @@ def _run(
         check(cancel)
 
     if workers <= 0:
-        for task, state, last in tasks(states(skipped)):
+        for task, state, last in tasks(states(skipped), chunk_bytes):
             consume(process_chunk(task), state, last, len(task.data))
         writer.flush()
         return
@@ -275,7 +281,7 @@ def _run(
     limit = 6 * workers + 2
     thread = WriterThread(writer, cancel)
     try:
-        for task, state, last in tasks(states(skipped)):
+        for task, state, last in tasks(states(skipped), chunk_bytes):
             while len(inflight) >= limit:
                 fut, st, ls, size = inflight.popleft()
                 consume(fut.result(), st, ls, size, thread.hand_over)

@@ -40,8 +40,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hhtool.history.files import Unit
 from hhtool.store.cancel import Cancel
-from hhtool.store.sources import CHUNK_BYTES, TAIL_BYTES, ByteRange, FileState, ImportPathError, Todo, Unit, collect_units, cut_point, digest
+from hhtool.store.sources import CHUNK_BYTES, TAIL_BYTES, ByteRange, FileState, ImportPathError, Todo, collect_units, cut_point, digest
 from hhtool.store.summary import ImportSummary
 from hhtool.store.writer import BATCH_HANDS
 

@@ -12,21 +12,17 @@ from where its last import stopped.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import lzma
-import os
 import re
 import time
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, BinaryIO, cast
+from typing import IO, TYPE_CHECKING
 
-from hhtool.history.files import Finder, NoSuchPath, check_regular, display, safe_member_name
+from hhtool.history.files import ARCHIVE_ERRORS, NoSuchPath, Unit, find_units, unreadable_reason
 from hhtool.store.summary import ImportSummary
 from hhtool.store.worker import ChunkTask
 
@@ -37,130 +33,24 @@ CHUNK_BYTES = 1 << 20
 """Target size of a chunk of a file sent to a worker."""
 
 
-class ImportPathError(Exception):
-    """A path that does not exist or matches nothing (a usage error)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One file to import: a plain file, a ``.gz`` file or a member of a ``.zip``."""
-
-    path: str  # files.path
-    fs_path: Path
-    member: str | None = None  # zip member name
-    named: bool = True  # named by the user (a path or a glob match), not found inside a folder or an archive
-    member_size: int = 0  # a zip member's size, from the archive's directory
-
-    def open(self) -> IO[bytes]:
-        # checked again at the open: a FIFO put in the file's place since it was found would hang the read
-        check_regular(self.fs_path)
-        if self.member is None:
-            if self.fs_path.suffix == ".gz":
-                return cast(BinaryIO, gzip.open(self.fs_path, "rb"))
-            return open(self.fs_path, "rb")
-        archive = zipfile.ZipFile(self.fs_path)
-        member = archive.open(self.member)
-        if self.member.endswith(".gz"):
-            return cast(BinaryIO, gzip.GzipFile(fileobj=member, mode="rb"))
-        return member
-
-    def mtime(self) -> datetime:
-        return datetime.fromtimestamp(self.fs_path.stat().st_mtime, tz=timezone.utc)
-
-    def content_size(self) -> int:
-        """Bytes of content, known without reading it (for the progress bar and the choice of workers).
-
-        A ``.gz`` file's trailer holds its size modulo 4 GiB; a zip member's
-        is in the archive's directory (for a ``.gz`` member, its compressed
-        size).  0 for a file that cannot be read: reading it fails later,
-        with the error.
-        """
-        if self.member is not None:
-            return self.member_size
-        try:
-            check_regular(self.fs_path)
-            if self.fs_path.suffix == ".gz":
-                with open(self.fs_path, "rb") as f:
-                    f.seek(-4, os.SEEK_END)
-                    return int.from_bytes(f.read(4), "little")
-            return self.fs_path.stat().st_size
-        except OSError:
-            return 0
-
-
-ARCHIVE_ERRORS = (OSError, EOFError, zipfile.BadZipFile, zlib.error, lzma.LZMAError, ValueError, NotImplementedError, RuntimeError)
-"""What reading a damaged, truncated or unsupported archive raises (:mod:`zipfile` raises all of these on garbage;
-``RuntimeError``: an encrypted member)."""
+ImportPathError = NoSuchPath
+"""A path that does not exist or matches nothing (a usage error): the walk's own error, under the import's name."""
 
 
 def collect_units(paths: Iterable[str | Path], exclude: Iterable[str | Path] = (), summary: ImportSummary | None = None) -> list[Unit]:
-    """Every file to import, once each, in a stable order.
+    """Every file to import, once each, in a stable order (:func:`hhtool.history.files.find_units`).
 
-    A path is a file, a folder (walked recursively, hidden entries
-    skipped) or a glob (``**`` recurses); ``.zip`` archives contribute
-    their members, ``.gz`` files their content.  ``exclude``: files never
-    to read (the database itself, its write-ahead log).  Links are
-    followed within bounds and only regular files read (:mod:`hhtool.history.files`);
-    what is skipped goes into ``summary``: a loop, a FIFO, a device or a
-    socket in ``skipped``, a folder or an archive that cannot be read in
-    ``unreadable``, a zip member read under a safe name in ``renamed``.
+    What is skipped goes into ``summary``: a loop, a FIFO, a device, a
+    socket or a virtual file system in ``skipped``, a folder or an archive
+    that cannot be read in ``unreadable``, a zip member read under a safe
+    name in ``renamed``.
     """
-    finder = Finder()
-    for p in paths:
-        try:
-            finder.add(str(p))
-        except NoSuchPath as e:
-            raise ImportPathError(str(e)) from None
+    found = find_units(paths, exclude)
     report = summary if summary is not None else ImportSummary()
-    units: list[Unit] = []
-    seen: set[str] = {str(Path(x).resolve()) for x in exclude}
-    for key, named in finder.files:  # real paths: the same file through two links is read once
-        if key in seen:
-            continue
-        seen.add(key)
-        fs = Path(key)
-        if fs.suffix.lower() == ".zip":
-            units.extend(_members(fs, display(key), finder.unreadable, report.renamed))
-        else:
-            units.append(Unit(display(key), fs, named=named))
-    # shown absolute, as the files are; not resolved (a loop cannot be)
-    report.skipped.extend((display(os.path.abspath(path)), why) for path, why in finder.skipped.items())
-    report.unreadable.extend(f"{display(os.path.abspath(path))}: {why}" for path, why in finder.unreadable.items())
-    return units
-
-
-def _members(fs: Path, key: str, unreadable: dict[str, str], renamed: list[tuple[str, str, str]]) -> list[Unit]:
-    """The members of the zip archive ``fs`` to read; a damaged archive or member is recorded in ``unreadable``.
-
-    A member with an unsafe name (absolute, ``..`` parts, backslashes) is
-    read -- members are never extracted, so reading it is harmless -- under
-    the safe name of :func:`~hhtool.history.files.safe_member_name`, and recorded in
-    ``renamed`` as (the path it is shown and stored as, the name in the archive, why it is unsafe).
-    """
-    try:
-        check_regular(fs)
-        with zipfile.ZipFile(fs) as archive:
-            infos = [i for i in archive.infolist() if not i.is_dir()]
-    except ARCHIVE_ERRORS as e:
-        unreadable[key] = f"not a readable zip archive ({e or type(e).__name__})"
-        return []
-    units: list[Unit] = []
-    used: set[str] = set()
-    for info in sorted(infos, key=lambda i: i.filename):
-        name, unsafe = safe_member_name(info.filename)
-        if Path(name).name.startswith("."):
-            continue
-        if name in used:  # two names made the same: the archive's index keeps them apart
-            name = f"{name}#{infos.index(info) + 1}"
-        used.add(name)
-        path = f"{key}!{name}"
-        if info.flag_bits & 0x1:
-            unreadable[path] = "an encrypted zip member (a password is needed): not read"
-            continue
-        if unsafe is not None:
-            renamed.append((path, info.filename, unsafe))
-        units.append(Unit(path, fs, info.filename, named=False, member_size=info.file_size))
-    return units
+    report.skipped.extend(found.skipped)
+    report.unreadable.extend(f"{path}: {why}" for path, why in found.unreadable)
+    report.renamed.extend(found.renamed)
+    return found.units
 
 
 HAND_HEADER = re.compile(rb"(?:^|\n)(?:\xef\xbb\xbf)?[^\s]+ Hand #[A-Za-z0-9-]+: Telesina ")
@@ -211,13 +101,6 @@ def content_hash(unit: Unit) -> tuple[str, int, bool]:
     except ARCHIVE_ERRORS as e:  # an OSError with a plain message, so that the file is skipped and named
         raise OSError(unreadable_reason(e)) from e
     return h.hexdigest(), found.size, found.has_hand
-
-
-def unreadable_reason(e: BaseException) -> str:
-    """Why a file could not be read, in words: the system's ("Permission denied"; the path is shown beside it), or the archive's."""
-    if isinstance(e, OSError) and e.strerror:
-        return e.strerror
-    return f"damaged, truncated or of an unsupported kind ({e or type(e).__name__})"
 
 
 _HEADER_LINE = re.compile(rb"\n(?=[^\s]+ Hand #)")
@@ -364,8 +247,8 @@ class Todo:
             yield FileState(unit, sha, size)
 
 
-def tasks(states: Iterable[FileState]) -> Iterator[tuple[ChunkTask, FileState, bool]]:
-    """Each file's chunks as the workers' tasks: ``(task, its file, whether it is the file's last)``.
+def tasks(states: Iterable[FileState], chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[ChunkTask, FileState, bool]]:
+    """Each file's chunks (of about ``chunk_bytes``) as the workers' tasks: ``(task, its file, whether it is the file's last)``.
 
     A file read from ``start`` on is read up to ``size`` (what its hash
     covers; the live import leaves a hand still being written for later),
@@ -377,7 +260,7 @@ def tasks(states: Iterable[FileState]) -> Iterator[tuple[ChunkTask, FileState, b
         first = 1 if state.start else 0
         with state.unit.open() as opened:
             stream = ByteRange(opened, state.start, state.size)  # what the hash covers, should the file have grown since
-            for index, ((data, lines, unread), last) in enumerate(_lookahead(read_chunks(stream)), first):
+            for index, ((data, lines, unread), last) in enumerate(_lookahead(read_chunks(stream, chunk_bytes)), first):
                 task = ChunkTask(number, index, state.unit.path, data, state.lines + lines, cp1252, unread)
                 if not cp1252:
                     try:

@@ -84,7 +84,8 @@ def templates() -> jinja2.Environment:
     """The pages' templates (package data), HTML-escaped always: a name like ``<script>`` is text."""
     import jinja2
 
-    from hhtool.web.player import hand_url, player_url
+    from hhtool.web.hands import api_hand_url, hand_url
+    from hhtool.web.player import player_url
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("hhtool.web", "templates"),
@@ -94,7 +95,7 @@ def templates() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(hand_url=hand_url, player_url=player_url, verdicts=VERDICTS)
+    env.globals.update(hand_url=hand_url, api_hand_url=api_hand_url, player_url=player_url, verdicts=VERDICTS)
     return env
 
 

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
+from urllib.parse import quote
 
 from hhtool.history.currency import Currency, currency_of, format_money
 from hhtool.stats.compute import Filters, scope
@@ -180,8 +181,28 @@ def money(amount: int | None, cur: Currency) -> dict[str, Any] | None:
     return {"amount": int(amount), "currency": cur.code, "decimals": cur.decimals, "text": format_money(int(amount), cur)}
 
 
+def hand_path(site: str, hand_id: str) -> str:
+    """``SITE/HAND_ID`` with each part percent-encoded on its own (``/`` as ``%2F``, ``?``, ``#``, ``%`` too).
+
+    A site or an id of a database may hold any character; encoded apart,
+    ``a/b`` and ``x`` can never be read as ``a`` and ``b/x``: the routes
+    split the raw path at ``/`` and decode each part (``app._segments``).
+    """
+    return f"{quote(site, safe='')}/{quote(hand_id, safe='')}"
+
+
+def hand_url(site: str, hand_id: str) -> str:
+    """The hand's page, ``/hands/SITE/HAND_ID`` (:func:`hand_path`)."""
+    return "/hands/" + hand_path(site, hand_id)
+
+
+def api_hand_url(site: str, hand_id: str) -> str:
+    """The hand in the JSON API, ``/api/hands/SITE/HAND_ID`` (:func:`hand_path`)."""
+    return "/api/hands/" + hand_path(site, hand_id)
+
+
 def row_json(row: dict[str, Any]) -> dict[str, Any]:
-    """A hands row with its amounts as :func:`money` and its time in ISO 8601."""
+    """A hands row with its amounts as :func:`money`, its time in ISO 8601, and its links (``url``: its JSON, ``page``: its page)."""
     cur = currency_of(row["currency"], row["unit"])
     out = {k: v for k, v in row.items() if k not in ("currency", "unit")}
     for key in ("small_bet", "big_bet", "total_pot", "rake", "player_net"):
@@ -189,6 +210,8 @@ def row_json(row: dict[str, Any]) -> dict[str, Any]:
             out[key] = money(out[key], cur)
     out["currency"] = cur.code
     out["started_at"] = row["started_at"].isoformat() if row["started_at"] is not None else None
+    out["url"] = api_hand_url(str(row["site"]), str(row["hand_id"]))
+    out["page"] = hand_url(str(row["site"]), str(row["hand_id"]))
     return out
 
 

@@ -11,7 +11,7 @@ from hhtool.history.currency import Rates, currency_of, format_money
 from hhtool.stats.compute import STATS, Filters, StatsResult, load_per_hand, sessions
 from hhtool.stats.render import fmt_value, money_lines
 from hhtool.stats.report import MAX_POINTS
-from hhtool.web.hands import PER_DECISION, STAT_SEATS, hand_links
+from hhtool.web.hands import PER_DECISION, STAT_SEATS, hand_links, hand_url
 
 if TYPE_CHECKING:
     import duckdb
@@ -28,11 +28,6 @@ class StatLine:
     opportunities: str | None  # the hands list's URL, or None where the statistic has no list
     taken: str | None
     per_decision: bool
-
-
-def hand_url(site: str, hand_id: str) -> str:
-    """The hand's page: each part of the path percent-encoded (a name or an id may hold any character)."""
-    return f"/hands/{quote(site, safe='')}/{quote(hand_id, safe='')}"
 
 
 def player_url(name: str) -> str:
