@@ -18,11 +18,11 @@ machine takes cores from both.  Beside the wall-clock rates, the CPU
 time of each run's whole process tree (the driver, Spark's JVM, its Python
 workers; DuckDB's writer and worker processes), whatever other jobs take
 of the cores: a thread reads ``/proc/PID/stat`` of every descendant every
-0.1 s and keeps each one's last figure (Linux).  Waiting for the processes
+0.5 s and keeps each one's last figure (Linux).  Waiting for the processes
 would not do: Spark's Python daemon ignores ``SIGCHLD``, so its workers'
 time reaches no parent's ``RUSAGE_CHILDREN``; this process is made the
 reaper of the orphans (``PR_SET_CHILD_SUBREAPER``) so that a JVM that
-outlives its driver stays in the tree.  A process's last 0.1 s before it
+outlives its driver stays in the tree.  A process's last 0.5 s before it
 ends is missed.  Printed: microseconds of CPU a hand, and CPU / wall, the
 cores a run kept busy (local[1]'s JVM works beside its Python worker, so
 it uses more than one).
@@ -89,7 +89,7 @@ class TreeCPU:
     def _run(self) -> None:
         while True:
             self.last.update(self._tree())
-            if self.stop.wait(0.1):
+            if self.stop.wait(0.5):
                 return
 
     def __enter__(self) -> TreeCPU:
