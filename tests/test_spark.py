@@ -109,6 +109,10 @@ def _query(db: Any, sql: str) -> list[tuple[Any, ...]]:
         con.close()
 
 
+def _hand_keys(db: Any) -> list[tuple[Any, ...]]:
+    return _query(db, "SELECT site, hand_id, hand_key FROM hands ORDER BY ALL")
+
+
 def _assert_same_tables(db: Path, lake: Path) -> None:
     for spec in TABLES:
         duck = _ordered(db, spec.name)
@@ -116,6 +120,8 @@ def _assert_same_tables(db: Path, lake: Path) -> None:
         assert len(spark_rows) == len(duck), spec.name
         for a, b in zip(duck, spark_rows):
             assert a == b, (spec.name, a, b)
+    # and each hand has the key the DuckDB import's single writer gives it (file and line order, after the committed ones)
+    assert _hand_keys(ParquetDataset(lake)) == _hand_keys(db)
 
 
 def test_tables_equal_row_for_row(both: tuple[Path, Path]) -> None:
@@ -162,6 +168,20 @@ def test_columns_and_types_as_export(both: tuple[Path, Path], tmp_path: Path) ->
         assert describe(lake, spec) == describe(exported, spec), spec.name
     # partitions: the same dates
     assert sorted(p.name for p in (lake / "hands").iterdir()) == sorted(p.name for p in (exported / "hands").iterdir())
+
+
+def test_files_are_spread_only_when_they_cannot_keep_every_core_busy() -> None:
+    from hhtool.spark.job import must_spread
+    from hhtool.store.sources import CHUNK_BYTES
+
+    big = 10 * CHUNK_BYTES
+    assert not must_spread([big] * 20, 2)  # many alike: ten a core
+    assert not must_spread([big] * 4, 2)
+    assert must_spread([big] * 3, 2)  # two on one core, one on the other
+    assert must_spread([40 * big, big, big], 4)  # one file holds nearly all
+    assert not must_spread([40 * big, big], 1)  # one core: nothing to spread over
+    assert not must_spread([CHUNK_BYTES, 10, 20], 8)  # each a single piece: nothing to spread
+    assert not must_spread([], 2)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -216,7 +236,7 @@ def test_second_run_adds_only_new_hands_and_keeps_conflicts(spark: Any, inputs: 
     db = tmp_path / "hands.duckdb"
     first = tmp_path / "first"
     write_files(first, 2, 30, broken_every=10, prefix="R")
-    s1 = spark_import([str(first)], str(lake), spark=spark)
+    s1 = spark_import([str(first)], str(lake), spark=spark, spread=True)  # the other plan: the pieces shuffled before the parse
     assert (s1.stored, s1.failed) == (54, 6)
     # the same files again, plus a new one with new hands, a conflicting text of a stored id, a repeated broken hand
     more = tmp_path / "more"
@@ -224,7 +244,7 @@ def test_second_run_adds_only_new_hands_and_keeps_conflicts(spark: Any, inputs: 
     other = hand("R-0-0").replace("18:00:00 UTC", "18:05:00 UTC")  # the same id, another valid text: a conflict
     assert other != hand("R-0-0")
     (more / "conflict.txt").write_text(other, encoding="utf-8")
-    s2 = spark_import([str(first), str(more)], str(lake), spark=spark)
+    s2 = spark_import([str(first), str(more)], str(lake), spark=spark, spread=True)
     assert s2.unchanged == 2 and s2.stored == 20, s2
     assert s2.conflicts == 1 and s2.conflicts_new == 1
     assert _count(lake, "SELECT count(*) FROM hands") == 74

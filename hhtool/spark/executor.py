@@ -63,9 +63,12 @@ CHUNK_COLUMNS: list[tuple[str, str]] = [
 
 KEY_COLUMNS: list[tuple[str, str]] = [
     ("file", "VARCHAR"), ("chunk", "INTEGER"), ("local", "INTEGER"), ("site", "VARCHAR"), ("hand_id", "VARCHAR"),
-    ("text_hash", "BIGINT"), ("first_line", "INTEGER"), ("verdict", "VARCHAR"), (PARTITION, "DATE"),
+    ("text_hash", "BIGINT"), ("first_line", "INTEGER"), ("verdict", "VARCHAR"),
 ]
 """One row per hand read: what deciding new, duplicate or conflict takes (``local``: its place in the chunk)."""
+
+RANGE_COLUMNS: list[tuple[str, str]] = [("lo", "INTEGER"), ("n", "INTEGER"), ("key", "BIGINT")]
+"""A run of a chunk's new hands: the ``n`` hands from ``local`` ``lo`` on are new, and the first one's ``hand_key`` is ``key``."""
 
 FAILED_COLUMNS: list[tuple[str, str]] = [(c.name, c.sql) for c in FAILED.columns if c.name != "imported_at"]
 
@@ -200,12 +203,35 @@ def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
                 hands=result.hands, failed=result.failed, junk_lines=result.junk_lines,
                 replay_errors=result.replay_errors, cp1252=result.cp1252 or row["cp1252"],
             )
+            dated = _dated(result.frames)
             for name in FRAME_TABLES:
-                df = result.frames.get(name)
+                df = dated.get(name)
                 keep[f"t_{name}"] = _ipc(df) if df is not None and df.height else None
             out.append(keep)
         if out:
             yield pa.RecordBatch.from_pylist(out, schema=schema)
+
+
+def _dated(frames: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """The hand tables' frames with ``date``, their hand's UTC start date: the partition each row is written to.
+
+    Given here, where the chunk's hands are at hand, the rows need nothing
+    but their ``hand_key`` once the driver has decided which hands are new.
+    """
+    import polars as pl
+
+    hands = frames.get("hands")
+    if hands is None or not hands.height:
+        return frames
+    date = pl.col("started_at").dt.convert_time_zone("UTC").dt.date().alias(PARTITION)
+    dates = hands.select("local", date)
+    out = dict(frames)
+    out["hands"] = hands.with_columns(date)
+    for spec in HAND_TABLES:
+        df = frames.get(spec.name)
+        if df is not None and df.height:
+            out[spec.name] = df.join(dates, on="local", how="left", maintain_order="left")
+    return out
 
 
 def _ipc(df: pl.DataFrame) -> bytes:
@@ -221,7 +247,7 @@ def _frame(data: bytes, columns: list[str] | None = None) -> pl.DataFrame:
 
 
 def hand_keys(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """``(file, chunk, t_hands)`` into one row per hand (:data:`KEY_COLUMNS`); ``date``: its UTC start date."""
+    """``(file, chunk, t_hands)`` into one row per hand (:data:`KEY_COLUMNS`)."""
     import polars as pl
 
     schema = _arrow(KEY_COLUMNS)
@@ -229,19 +255,17 @@ def hand_keys(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for row in batch.to_pylist():
             if row["t_hands"] is None:
                 continue
-            df = _frame(row["t_hands"], ["local", "site", "hand_id", "text_hash", "first_line", "verdict", "started_at"])
-            df = df.with_columns(
-                file=pl.lit(row["file"]), chunk=pl.lit(row["chunk"], pl.Int32),
-                date=pl.col("started_at").dt.convert_time_zone("UTC").dt.date(),
-            )
+            df = _frame(row["t_hands"], ["local", "site", "hand_id", "text_hash", "first_line", "verdict"])
+            df = df.with_columns(file=pl.lit(row["file"]), chunk=pl.lit(row["chunk"], pl.Int32))
             yield from df.select([n for n, _ in KEY_COLUMNS]).to_arrow().cast(schema).to_batches()
 
 
 def table_rows(batches: Iterable[pa.RecordBatch], table: str, imported_at: datetime | None = None) -> Iterator[pa.RecordBatch]:
     """A hand table's rows (or ``conflicts``') out of chunk rows joined with the driver's decision.
 
-    Each input row holds a chunk's frame of ``table`` (``frame``) and
-    ``new``, the chunk's new hands as ``(local, hand_key, date)``; for
+    Each input row holds a chunk's frame of ``table`` (``frame``, its rows
+    dated already) and ``new``, the runs of the chunk's new hands
+    (:data:`RANGE_COLUMNS`: most chunks have one, every hand); for
     ``conflicts``, ``conflicts``: the locals of the hands kept as conflicts.
     """
     import polars as pl
@@ -268,8 +292,12 @@ def table_rows(batches: Iterable[pa.RecordBatch], table: str, imported_at: datet
             else:
                 if not row["new"]:
                     continue
-                new = pl.DataFrame(row["new"], schema={"local": pl.Int32, "hand_key": pl.Int64, PARTITION: pl.Date}, orient="row")
-                df = df.join(new, on="local", how="inner", maintain_order="left")
+                local = pl.col("local")
+                runs = [
+                    df.filter(local.is_between(r["lo"], r["lo"] + r["n"] - 1)).with_columns(hand_key=local.cast(pl.Int64) + (r["key"] - r["lo"]))
+                    for r in row["new"]
+                ]
+                df = runs[0] if len(runs) == 1 else pl.concat(runs)
             yield from df.select(names).to_arrow().cast(schema).to_batches()
 
 

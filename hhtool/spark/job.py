@@ -5,11 +5,13 @@ The plan (``docs/scale.md``)::
     local paths: the DuckDB import's walk (driver)      (hhtool.history.files.Finder)
     other URLs: binaryFile (hdfs://, s3a://, ...)
       -> pieces: read, decompress, hash, cut at blank lines (executors, hhtool.spark.executor.pieces)
-      -> repartition by (file, piece): a big file's pieces spread over every core
+      -> only when the files cannot keep every core busy (must_spread):
+         repartition by (file, piece), a big file's pieces spread over every core
       -> chunks: the DuckDB import's worker function      (executors, process_chunk), kept
       -> keys: (site, hand_id, text_hash) of every hand
       -> deduplication: a shuffle by (site, hand_id) against this run and the committed runs
-      -> hand_key: the committed maximum + the hand's place in (file, line) order
+      -> hand_key: the committed maximum + the hand's place in (file, line) order, given
+         to each piece's runs of new hands on the driver and broadcast back
       -> each table written to the staging folder, then committed (hhtool.spark.commit)
 
 Exactly once, as in DuckDB: a hand whose ``(site, hand_id)`` is new is
@@ -178,6 +180,14 @@ def _input_paths(paths: Sequence[str], summary: SparkSummary) -> _Inputs:
     return _Inputs(local, named, urls)
 
 
+def _size(path: str) -> int:
+    """A local file's size for dealing out the tasks (0 when it cannot be read: its task reports why)."""
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def _committed(spark: SparkSession, output: Output, table: str, columns: list[tuple[str, str]]) -> DataFrame:
     """The committed rows of ``table`` (the columns asked for), empty when there are none."""
     schema = spark_schema(columns)
@@ -188,12 +198,20 @@ def _committed(spark: SparkSession, output: Output, table: str, columns: list[tu
 
 
 def spark_import(
-    paths: Sequence[str], out: str, *, master: str | None = None, spark: SparkSession | None = None, partitions: int | None = None
+    paths: Sequence[str],
+    out: str,
+    *,
+    master: str | None = None,
+    spark: SparkSession | None = None,
+    partitions: int | None = None,
+    spread: bool | None = None,
 ) -> SparkSummary:
     """Import every hand under ``paths`` into the Parquet dataset ``out`` with Spark; commit it as one run.
 
     ``partitions``: how many pieces of work the parse is split into
-    (default: four per core of the session).  Raises
+    (default: four per core of the session).  ``spread``: whether the
+    files' pieces are shuffled over the cores before the parse (default:
+    when the files' sizes cannot keep every core busy, :func:`must_spread`).  Raises
     :class:`SparkImportError` when Spark cannot start or read a path;
     what the run wrote is visible only once it is committed.
     """
@@ -213,27 +231,79 @@ def spark_import(
     run = max((int(r["run"]) for r in runs), default=0) + 1
     summary = SparkSummary(out=out, run=run)
     inputs = _input_paths(paths, summary)
-    columns = "path STRING, modificationTime TIMESTAMP, content BINARY"
-    # local files: their paths only; the executors read them (executor.pieces), as the DuckDB import's workers do
-    raw = spark.createDataFrame([(path, None, None) for path in inputs.local], columns)
+    parts = partitions or 4 * sc.defaultParallelism
+    columns = "path STRING, modificationTime TIMESTAMP, content BINARY, length BIGINT"
+    # Local files: their paths and sizes only; the executors read them (executor.pieces), as the DuckDB
+    # import's workers do.  A task a file, the largest first (the order must_spread deals them out in);
+    # more files than ``parts``: ``parts`` tasks, each dealt every parts-th file of that order.
+    local = sorted(((path, _size(path)) for path in inputs.local), key=lambda x: -x[1])
+    k = max(1, min(len(local), parts))
+    dealt = [local[i] for j in range(k) for i in range(j, len(local), k)]
+    raw = spark.createDataFrame(sc.parallelize([(path, None, None, size) for path, size in dealt], k), columns)
     if inputs.urls:
         try:
             listed = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(inputs.urls)
         except AnalysisException as e:
             raise SparkImportError(f"Spark cannot read the input: {str(e).splitlines()[0]}") from None
-        raw = raw.unionByName(listed.select("path", "modificationTime", "content"))
-    _run(spark, output, raw, inputs.named, run, summary, partitions or 4 * sc.defaultParallelism, started)
+        raw = raw.unionByName(listed.select("path", "modificationTime", "content", "length"))
+    _run(spark, output, raw, inputs.named, run, summary, parts, spread, started)
     summary.seconds = time.monotonic() - started
     return summary
 
 
+def _numbered(runs: Sequence[Any], base: int) -> list[tuple[str, int, list[tuple[int, int, int]]]]:
+    """Each chunk's runs of new hands ``(file, chunk, [(lo, n, first hand_key)])``, numbered from ``base + 1`` in (file, line) order.
+
+    The order is the DuckDB import's: a folder's files as it walks them
+    (the path compared part by part), a file's chunks and hands in order.
+    """
+    out: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+    key = base + 1
+    for r in sorted(runs, key=lambda r: (r["file"].split("/"), r["chunk"], r["lo"])):
+        out.setdefault((r["file"], r["chunk"]), []).append((int(r["lo"]), int(r["n"]), key))
+        key += int(r["n"])
+    return [(f, c, v) for (f, c), v in out.items()]
+
+
+def must_spread(sizes: Sequence[int], cores: int, slack: float = 1.15) -> bool:
+    """Whether whole files, one task each, would leave cores idle: then the pieces are shuffled over every core.
+
+    Without the shuffle a file is parsed by the task that read it, and the
+    text never crosses the JVM again; that keeps the cores evenly busy only
+    when the files are many or alike.  The files (``sizes`` in bytes) are
+    given out largest first to the least busy core, as Spark's scheduler
+    hands out its tasks; if the busiest core gets more than ``slack`` times
+    its share, a shuffle of the text costs less than the wait.  A file of a
+    single piece cannot be spread, so a set of small files never is.
+    """
+    import heapq
+
+    from hhtool.store.sources import CHUNK_BYTES
+
+    if cores <= 1 or not sizes or max(sizes) <= CHUNK_BYTES:
+        return False
+    loads = [0] * cores
+    for size in sorted(sizes, reverse=True):
+        heapq.heapreplace(loads, loads[0] + size)
+    return max(loads) > slack * sum(sizes) / cores
+
+
 def _run(
-    spark: SparkSession, output: Output, raw: DataFrame, named: frozenset[str], run: int, summary: SparkSummary, partitions: int, started: float
+    spark: SparkSession,
+    output: Output,
+    raw: DataFrame,
+    named: frozenset[str],
+    run: int,
+    summary: SparkSummary,
+    partitions: int,
+    spread: bool | None,
+    started: float,
 ) -> None:
     import time
 
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
+    from pyspark.sql import types as T
     from pyspark.sql.window import Window
 
     from hhtool.spark import executor as X
@@ -249,12 +319,20 @@ def _run(
     def table(name: str) -> Any:
         return lambda batches: X.table_rows(batches, name, now)
 
-    pieces = raw.select("path", "modificationTime", "content").mapInArrow(cut, spark_schema(X.PIECE_COLUMNS))
-    chunks = (
-        pieces.repartition(partitions, "file", "chunk")
-        .mapInArrow(X.chunks, spark_schema(X.CHUNK_COLUMNS))
-        .persist(StorageLevel.MEMORY_AND_DISK)
-    )
+    def read(batches: Any) -> Any:
+        return X.chunks(X.pieces(batches, known.value, named))
+
+    files_in = raw.select("path", "modificationTime", "content")
+    if spread is None:
+        spread = must_spread([int(r[0]) for r in raw.select("length").collect()], sc.defaultParallelism)
+    if spread:  # the pieces shuffled over every core (a big file's too), then parsed
+        parsed = files_in.mapInArrow(cut, spark_schema(X.PIECE_COLUMNS)).repartition(partitions, "file", "chunk").mapInArrow(
+            X.chunks, spark_schema(X.CHUNK_COLUMNS)
+        )
+    else:  # each file cut and parsed by the task that read it; the files packed into about ``partitions`` tasks
+        spark.conf.set("spark.sql.files.minPartitionNum", str(partitions))
+        parsed = files_in.mapInArrow(read, spark_schema(X.CHUNK_COLUMNS))
+    chunks = parsed.persist(StorageLevel.MEMORY_AND_DISK)
     order = F.split("file", "/")  # a folder's files in the order the DuckDB import walks them
     # ---- the files
     status = chunks.where("chunk <= 0").select("file", "status", "message").collect()
@@ -302,18 +380,22 @@ def _run(
     new = decided.where("outcome = 'new'")
     for r in new.groupBy("verdict").count().collect():
         summary.verdicts[str(r["verdict"])] = int(r["count"])
-    # hand_key: after the committed ones, in (file, line) order, as the DuckDB import's single writer numbers them
-    per_chunk = new.groupBy("file", "chunk").count()
-    before = Window.orderBy(F.split("file", "/"), "chunk").rowsBetween(Window.unboundedPreceding, -1)
-    starts = per_chunk.withColumn("start", F.lit(base) + F.coalesce(F.sum("count").over(before), F.lit(0))).drop("count")
-    keyed = (
-        new.withColumn("r", F.row_number().over(Window.partitionBy("file", "chunk").orderBy("local")))
-        .join(starts, ["file", "chunk"])
-        .withColumn("hand_key", F.col("start") + F.col("r"))
+    # hand_key: after the committed ones, in (file, line) order, as the DuckDB import's single writer numbers them.
+    # The new hands of a chunk come as runs of consecutive locals (most chunks: one run, every hand; a file
+    # read before under another name: none), so the driver numbers runs, one or two a chunk, never hands.
+    run_of = F.col("local") - F.row_number().over(Window.partitionBy("file", "chunk").orderBy("local"))
+    runs = (
+        new.withColumn("run", run_of)
+        .groupBy("file", "chunk", "run")
+        .agg(F.min("local").alias("lo"), F.count(F.lit(1)).alias("n"))
+        .select("file", "chunk", "lo", "n")
+        .collect()
     )
-    mapping = keyed.groupBy("file", "chunk").agg(
-        F.collect_list(F.struct(F.col("local"), F.col("hand_key"), F.col(PARTITION))).alias("new")
+    mapping_schema = T.StructType(
+        [*spark_schema([("file", "VARCHAR"), ("chunk", "INTEGER")]).fields, T.StructField("new", T.ArrayType(spark_schema(X.RANGE_COLUMNS)))]
     )
+    mapping = spark.createDataFrame(_numbered(runs, base), mapping_schema)
+    summary.stored = sum(int(r["n"]) for r in runs)
     moves: list[tuple[str, str]] = []
 
     def write(name: str, df: DataFrame, partitioned: bool) -> None:
@@ -324,41 +406,44 @@ def _run(
 
     for spec in (HANDS, *HAND_TABLES):
         frames = chunks.select("file", "chunk", F.col(f"t_{spec.name}").alias("frame")).where("frame IS NOT NULL")
-        rows = frames.join(mapping, ["file", "chunk"]).select("frame", "new").mapInArrow(table(spec.name), spark_schema(output_columns(spec)))
+        # the mapping is one row a chunk: sent whole to every task, the frames stay where they are
+        rows = frames.join(F.broadcast(mapping), ["file", "chunk"]).select("frame", "new").mapInArrow(table(spec.name), spark_schema(output_columns(spec)))
         write(spec.name, rows, True)
-    summary.stored = int(new.count())
-    # ---- conflicts: each other text once, not one committed already
-    first_seen = Window.partitionBy("site", "hand_id", "text_hash").orderBy(order, "first_line")
-    known_conflicts = _committed(spark, output, "conflicts", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT")])
-    kept = (
-        decided.where("outcome = 'conflict'")
-        .withColumn("n", F.row_number().over(first_seen))
-        .where("n = 1")
-        .join(known_conflicts, ["site", "hand_id", "text_hash"], "left_anti")
-    )
-    conflict_map = kept.groupBy("file", "chunk").agg(F.collect_list("local").alias("conflicts"))
-    conflict_rows = (
-        chunks.select("file", "chunk", F.col("t_hands").alias("frame"))
-        .where("frame IS NOT NULL")
-        .join(conflict_map, ["file", "chunk"])
-        .select("frame", "conflicts")
-        .mapInArrow(table("conflicts"), spark_schema([(c.name, c.sql) for c in CONFLICTS.columns]))
-    )
-    write("conflicts", conflict_rows, False)
-    summary.conflicts_new = int(kept.count())
-    # ---- failed hands: each text once
-    failed = chunks.select("t_failed").where("t_failed IS NOT NULL").mapInArrow(X.failed_rows, spark_schema(X.FAILED_COLUMNS))
-    known_failed = _committed(spark, output, "failed", [("raw_hash", "BIGINT")])
-    failed = (
-        failed.withColumn("n", F.row_number().over(Window.partitionBy("raw_hash").orderBy(order, "first_line")))
-        .where("n = 1")
-        .join(known_failed, ["raw_hash"], "left_anti")
-        .withColumn("imported_at", F.lit(now))
-        .select([F.col(c.name).cast(spark_schema([(c.name, c.sql)])[0].dataType) for c in FAILED.columns])
-        .persist(StorageLevel.MEMORY_AND_DISK)
-    )
-    write("failed", failed, False)
-    summary.failed_new = int(failed.count())
+    # ---- conflicts: each other text once, not one committed already (no conflict: nothing to read)
+    if summary.conflicts:
+        first_seen = Window.partitionBy("site", "hand_id", "text_hash").orderBy(order, "first_line")
+        known_conflicts = _committed(spark, output, "conflicts", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT")])
+        kept = (
+            decided.where("outcome = 'conflict'")
+            .withColumn("n", F.row_number().over(first_seen))
+            .where("n = 1")
+            .join(known_conflicts, ["site", "hand_id", "text_hash"], "left_anti")
+        )
+        conflict_map = kept.groupBy("file", "chunk").agg(F.collect_list("local").alias("conflicts"))
+        conflict_rows = (
+            chunks.select("file", "chunk", F.col("t_hands").alias("frame"))
+            .where("frame IS NOT NULL")
+            .join(conflict_map, ["file", "chunk"])
+            .select("frame", "conflicts")
+            .mapInArrow(table("conflicts"), spark_schema([(c.name, c.sql) for c in CONFLICTS.columns]))
+        )
+        write("conflicts", conflict_rows, False)
+        summary.conflicts_new = int(kept.count())
+    # ---- failed hands: each text once (none failed: nothing to read)
+    if summary.failed:
+        failed = chunks.select("t_failed").where("t_failed IS NOT NULL").mapInArrow(X.failed_rows, spark_schema(X.FAILED_COLUMNS))
+        known_failed = _committed(spark, output, "failed", [("raw_hash", "BIGINT")])
+        failed = (
+            failed.withColumn("n", F.row_number().over(Window.partitionBy("raw_hash").orderBy(order, "first_line")))
+            .where("n = 1")
+            .join(known_failed, ["raw_hash"], "left_anti")
+            .withColumn("imported_at", F.lit(now))
+            .select([F.col(c.name).cast(spark_schema([(c.name, c.sql)])[0].dataType) for c in FAILED.columns])
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        )
+        write("failed", failed, False)
+        summary.failed_new = int(failed.count())
+        failed.unpersist()
     # ---- the files read to the end (a content read twice in this run: once, under its first path)
     files = (
         chunks.where("status IS NULL")
@@ -381,5 +466,5 @@ def _run(
     record = summary.as_dict()
     record["committed_at"] = now.isoformat()
     output.commit(run, moves, record)
-    for df in (chunks, decided, failed, files):
+    for df in (chunks, decided, files):
         df.unpersist()
