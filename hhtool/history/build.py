@@ -39,13 +39,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from hhtool.game.cards import Card
-from hhtool.game.rules import RulesError
+from hhtool.game.rules import STREET_NAMES, RoundName, RulesError
 from hhtool.history.bounds import MAX_LINE_CHARS, line_too_long
 from hhtool.history.errors import HandHistoryError, HandParseError, IncompleteHandError, InconsistentHandError, OutOfRangeError
-from hhtool.history.events import STREET_NAMES, Event, FoldStreet, Hand, Header, OutcomeKind, Seat, SeatOutcome, Street, Summary, Table, Vela, ShowDown
+from hhtool.history.events import Event, Hand, Header, OutcomeKind, Seat, SeatOutcome, Street, Summary, Table, Vela, ShowDown
 from hhtool.history.grammar import PLACEHOLDER, Tokens, describe_terminal, lark_match, matcher
 from hhtool.history.lines import KIND_OF, PRE, SHOWDOWN, STREETS, SUMMARY, Args, LineProblem, Money, misplaced, seat_number
 from hhtool.history.money import MoneyStyle, split_amount
+from hhtool.history.write import FOLD_WORDS
 from hhtool.history.zones import ZoneError, parse_time
 
 if TYPE_CHECKING:
@@ -60,10 +61,7 @@ _HAND_ID = re.compile(r" Hand #([A-Za-z0-9-]+)")
 _SEAT_PREFIX = re.compile(r"Seat [0-9]+: ")
 
 _STRUCTURES = {"Fixed Limit": "fixed", "Pot Limit": "pot", "No Limit": "no"}
-_FOLD_STREETS: dict[str, FoldStreet] = {
-    "on 2nd Street": "2nd", "on 3rd Street": "3rd", "on 4th Street": "4th",
-    "on 5th Street": "5th", "on the Vela": "vela",
-}
+_FOLD_STREETS: dict[str, RoundName] = {words: name for name, words in FOLD_WORDS.items()}
 _EXPOSURES = {" [carte coperte]": "carte_coperte", " [una coperta]": "una_coperta"}
 
 _AFTER_NAME = (":", " ")
@@ -536,7 +534,7 @@ def _outcome(kind: OutcomeKind) -> Build:
         if b.total is None:
             _order(b, "a seat outcome before 'Total pot'")
         seat, player = a[0], b.who(a[1])
-        street: FoldStreet | None = None
+        street: RoundName | None = None
         cards = amount = description = None
         if kind == "folded":
             street = _FOLD_STREETS[a[4]]

@@ -48,7 +48,6 @@ from hhtool.history.events import (
     ShowDown,
     Shows,
     Street,
-    STREET_NAMES,
     Summary,
     Table,
     UncalledBet,
@@ -60,7 +59,7 @@ from hhtool.game.showdown import compare
 from hhtool.game.showing import first_round_opener, later_round_opener, pair_showing
 from hhtool.simulate.bots import Situation, Style, decide, quick_category, quick_five, raise_fraction, strength
 from hhtool.simulate.config import DeckExhausted, SimConfig
-from hhtool.game.rules import ROUND_NAMES
+from hhtool.game.rules import ROUND_NAMES, STREET_NAMES
 
 RAKE_PERCENT = 5
 
