@@ -46,7 +46,7 @@ from hhtool.history.events import Hand
 from hhtool.history.jsonify import error_dict, hand_dict
 from hhtool.history.reader import Record, Skipped, read_stream, read_text
 from hhtool.replay import CODES, replay
-from hhtool.game.rules import PROFILES
+from hhtool.game.rules import PROFILES, ROUND_NAMES, STREET_NAMES
 from hhtool.history.write import write_hand
 from tests.sample_paths import BROKEN, GOOD
 
@@ -313,8 +313,8 @@ _LITERALS: dict[str, tuple[object, ...]] = {
     "Blind": ("small", "big"),
     "Blind | None": ("small", "big", None),
     "PotName": ("pot", "main", "side"),
-    "StreetName": ("2nd", "3rd", "4th", "5th"),
-    "FoldStreet | None": ("2nd", "3rd", "4th", "5th", "vela", None),
+    "StreetName": STREET_NAMES,
+    "RoundName | None": (*ROUND_NAMES, None),
     "OutcomeKind": ("folded", "won", "lost", "mucked", "collected"),
     "Exposure": ("standard", "carte_coperte", "una_coperta"),
     "Structure": ("fixed", "pot", "no"),

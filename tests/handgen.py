@@ -13,6 +13,7 @@ import random
 from collections.abc import Sequence
 
 from hhtool.game.cards import RANK_CHARS, Card, card_str, deck_cards
+from hhtool.game.rules import STREET_NAMES
 from hhtool.history.money import MoneyStyle, format_amount
 
 NAMES = (
@@ -99,7 +100,7 @@ def generate_hand(rng: random.Random, number: int, names: Sequence[str] = NAMES)
     active = list(chosen)
     folded_on: dict[str, str] = {}
     viewer = rng.choice(chosen) if rng.random() < 0.5 else None
-    streets = ("2nd", "3rd", "4th", "5th")
+    streets = STREET_NAMES
     last_bettor: str | None = None
     for k, street in enumerate(streets):
         lines.append(f"*** {street} STREET ***")

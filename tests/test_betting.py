@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from hhtool.replay.betting import Betting, IllegalAction, Player, deal_order
@@ -136,3 +138,57 @@ def test_turn_order_and_fold() -> None:
 def test_deal_order_from_the_buttons_left() -> None:
     assert deal_order([(1, "a"), (3, "c"), (5, "e")], 3) == [(5, "e"), (1, "a"), (3, "c")]
     assert deal_order([(1, "a"), (3, "c")], 6) == [(1, "a"), (3, "c")]
+
+
+def _allowed(verify: object, *args: object, **kw: object) -> bool:
+    try:
+        verify(*args, **kw)  # type: ignore[operator]
+    except IllegalAction:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("rules", [CLASSIC, STELLAPOKER, ITALIAN], ids=lambda r: r.name)
+@pytest.mark.parametrize("structure", ["fixed", "pot", "no"])
+def test_each_answer_is_its_verify(rules: RuleSet, structure: Structure) -> None:
+    """``can_x`` says yes exactly when ``verify_x`` raises nothing, for every player and size, round after round."""
+    rng = random.Random(f"{rules.name}:{structure}")
+    for _ in range(4):
+        b = table(rules, structure, stacks=tuple(rng.choice((60, 150, 400, 1000)) for _ in range(4)))
+        names = [p.name for p in b.players] + ["nobody"]
+        for rnd in range(1, 5):
+            if len(b.in_hand) < 2:
+                break
+            b.start_round(rnd, rng.choice([p.name for p in b.in_hand]))
+            for _ in range(40):
+                for name in names:
+                    assert b.can_check(name) == _allowed(b.verify_check, name)
+                    assert b.can_fold(name) == _allowed(b.verify_fold, name)
+                    assert b.can_bet(name) == _allowed(b.verify_bet, name)
+                    for amount in (20, b.current, b.current - 10, 1000):
+                        assert b.can_call(name, amount) == _allowed(b.verify_call, name, amount)
+                        assert b.can_bring_in(name, amount) == _allowed(b.verify_bring_in, name, amount)
+                    for to in (b.current + 1, b.current + 50, b.current + 100, b.current + 150, 2 * b.current + 50, 1000):
+                        for as_raise in (False, True):
+                            assert b.can_bet_to(name, to, as_raise=as_raise) == _allowed(b.verify_bet_to, name, to, as_raise=as_raise)
+                who = b.next_player
+                if who is None:
+                    break
+                p = b.player(who)
+                owed = b.current - p.this_round
+                sizes = [to for to in range(b.current + 1, p.this_round + p.behind + 1, 10) if b.can_bet_to(who, to, as_raise=b.current > 0 and not b.is_completion(to))]
+                if b.can_bring_in(who, 20) and rng.random() < 0.7:
+                    b.bring_in(who, 20)
+                elif sizes and rng.random() < 0.4:
+                    b.bet_to(who, rng.choice(sizes))
+                elif owed > 0 and rng.random() < 0.3:
+                    b.fold(who)
+                elif owed > 0:
+                    b.call(who, min(owed, p.behind))
+                elif b.can_check(who):
+                    b.check(who)
+                else:
+                    b.fold(who)
+            due = b.uncalled()
+            if due is not None:
+                b.return_uncalled(*due)

@@ -13,11 +13,12 @@ from typing import Any
 import duckdb
 import pytest
 
+from hhtool.game.rules import ROUND_NAMES
 from hhtool.replay.equities import ALLIN_EXACT_LIMIT, ALLIN_SAMPLES
 from hhtool.store.importer import import_paths
 
 HHTOOL = [sys.executable, "-m", "hhtool.cli"]
-STREETS = ("2nd", "3rd", "4th", "5th", "vela")
+STREETS = ROUND_NAMES
 
 
 @pytest.fixture(scope="module")

@@ -49,8 +49,8 @@ from hhtool.game.cards import (
     Card,
     make_card,
 )
-from hhtool._native.frozen import written_init
 from hhtool.game.rules import RuleSet, TieBreak
+from hhtool._native.pickling import picklable
 
 # Categories, lowest first (RULES.md §2: flush above full house).
 HIGH_CARD: Final = 0
@@ -105,25 +105,31 @@ _GROUP_CATEGORY: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(init=False, unsafe_hash=True)
 class HandValue:
-    """The value of a player's best hand under one rule profile (its written ``__init__``: see :mod:`hhtool._native.frozen`).
+    """The value of a player's best hand under one rule profile.
 
     ``five`` holds the cards played, in order of significance (for a wild
     card, the wild card itself; ``played`` says what it stood for).
     ``alternatives`` holds the player's other straight flushes when the
     profile's ``sf_rule`` can make a lower one the better choice.
+
+    A value object in the project's idiom (docs/architecture.md, "Value
+    objects"): the evaluator builds one for every candidate five cards of
+    every hand and runout, so the written ``__init__`` stores ``Final``
+    fields (C stores when compiled); the dataclass gives the equality and
+    hashing the showdown and the caches rely on, and the ``repr``.
     """
 
-    key: int
-    category: int
-    five: tuple[Card, ...]
-    played: tuple[Card, ...]
-    tie_break: TieBreak
-    low: int
-    min_sf: bool
-    max_sf: bool
-    alternatives: tuple[HandValue, ...]
+    key: Final[int]
+    category: Final[int]
+    five: Final[tuple[Card, ...]]
+    played: Final[tuple[Card, ...]]
+    tie_break: Final[TieBreak]
+    low: Final[int]
+    min_sf: Final[bool]
+    max_sf: Final[bool]
+    alternatives: Final[tuple[HandValue, ...]]
 
     def __init__(
         self,
@@ -137,15 +143,15 @@ class HandValue:
         max_sf: bool = False,
         alternatives: tuple[HandValue, ...] = (),
     ) -> None:
-        self.key = key  # type: ignore[misc]
-        self.category = category  # type: ignore[misc]
-        self.five = five  # type: ignore[misc]
-        self.played = played  # type: ignore[misc]
-        self.tie_break = tie_break  # type: ignore[misc]
-        self.low = low  # type: ignore[misc]
-        self.min_sf = min_sf  # type: ignore[misc]
-        self.max_sf = max_sf  # type: ignore[misc]
-        self.alternatives = alternatives  # type: ignore[misc]
+        self.key = key
+        self.category = category
+        self.five = five
+        self.played = played
+        self.tie_break = tie_break
+        self.low = low
+        self.min_sf = min_sf
+        self.max_sf = max_sf
+        self.alternatives = alternatives
 
     @property
     def category_name(self) -> str:
@@ -160,7 +166,7 @@ class HandValue:
         return fields_of(self.category, self.played, self.tie_break, self.low)
 
 
-written_init(HandValue)
+picklable(HandValue)  # as a call of the class with its fields: compiled, the default way back calls __init__ with none
 
 
 # ---------------------------------------------------------------------------

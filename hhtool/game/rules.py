@@ -9,13 +9,10 @@ is running: a house that plays classic Telesina with a split pot is
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, get_args
 
 from hhtool.game.cards import ACE, lowest_rank
 from hhtool._native.pickling import picklable
-
-if TYPE_CHECKING:  # the events import this module (a header's rule set)
-    from hhtool.history.events import FoldStreet
 
 Deck = Literal["fixed32", "by_players"]
 ForcedBets = Literal["antes", "blinds"]
@@ -29,10 +26,16 @@ Structure = Literal["fixed", "pot", "no"]
 
 PROFILE_NAMES = ("classic", "stellapoker", "italian")
 
-ROUND_NAMES: tuple[FoldStreet, ...] = ("2nd", "3rd", "4th", "5th", "vela")
-"""Betting round ``n`` (1 = 2nd street, 5 = the vela round) is ``ROUND_NAMES[n - 1]``: the streets of
-the history (``*** 2nd STREET ***`` .., :data:`hhtool.history.events.STREET_NAMES` the first four)
-and the summary's "folded on the Vela"."""
+StreetName = Literal["2nd", "3rd", "4th", "5th"]
+"""A street: each deals every player still in a card, and opens a betting round (RULES.md §4)."""
+RoundName = Literal[StreetName, "vela"]
+"""A betting round: one a street, then the vela round where the profile has one (RULES.md §4)."""
+
+STREET_NAMES: tuple[StreetName, ...] = get_args(StreetName)
+"""The streets in the order they are dealt, as the history names them (``*** 2nd STREET ***``)."""
+ROUND_NAMES: tuple[RoundName, ...] = get_args(RoundName)
+"""Betting round ``n`` (1 = 2nd street, 5 = the vela round) is ``ROUND_NAMES[n - 1]``: the streets,
+then ``"vela"`` (the summary's "folded on the Vela")."""
 
 
 def round_of_street(street: str) -> int:

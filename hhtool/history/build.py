@@ -39,13 +39,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from hhtool.game.cards import Card
-from hhtool.game.rules import Exposure, RulesError, Structure
+from hhtool.game.rules import STREET_NAMES, Exposure, RoundName, RulesError, Structure
 from hhtool.history.bounds import MAX_LINE_CHARS, line_too_long
 from hhtool.history.errors import HandHistoryError, HandParseError, IncompleteHandError, InconsistentHandError, OutOfRangeError
-from hhtool.history.events import STREET_NAMES, Event, FoldStreet, Hand, Header, OutcomeKind, Seat, SeatOutcome, Street, Summary, Table, Vela, ShowDown
+from hhtool.history.events import Event, Hand, Header, OutcomeKind, Seat, SeatOutcome, Street, Summary, Table, Vela, ShowDown
 from hhtool.history.grammar import PLACEHOLDER, Tokens, describe_terminal, lark_match, matcher
 from hhtool.history.lines import KIND_OF, PRE, SHOWDOWN, STREETS, SUMMARY, Args, LineProblem, Money, misplaced, seat_number
 from hhtool.history.money import MoneyStyle, split_amount
+from hhtool.history.write import FOLD_WORDS
 from hhtool.history.zones import ZoneError, parse_time
 
 if TYPE_CHECKING:
@@ -63,11 +64,8 @@ _SEAT_PREFIX = re.compile(r"Seat [0-9]+: ")
 # same values (hhtool.history.parse.scan_terminals), so the two readers convert alike.
 STRUCTURE_OF: dict[str, Structure] = {"Fixed Limit": "fixed", "Pot Limit": "pot", "No Limit": "no"}
 """STRUCTURE -> :attr:`Header.structure <hhtool.history.events.Header>`."""
-FOLD_STREET_OF: dict[str, FoldStreet] = {
-    "on 2nd Street": "2nd", "on 3rd Street": "3rd", "on 4th Street": "4th",
-    "on 5th Street": "5th", "on the Vela": "vela",
-}
-"""FOLD_STREET -> :attr:`SeatOutcome.street <hhtool.history.events.SeatOutcome>`."""
+FOLD_STREET_OF: dict[str, RoundName] = {words: name for name, words in FOLD_WORDS.items()}
+"""FOLD_STREET -> :attr:`SeatOutcome.street <hhtool.history.events.SeatOutcome>` (the writer's words read back)."""
 _EXPOSURES: dict[str, Exposure] = {" [carte coperte]": "carte_coperte", " [una coperta]": "una_coperta"}
 
 
@@ -546,7 +544,7 @@ def _outcome(kind: OutcomeKind) -> Build:
         if b.total is None:
             _order(b, "a seat outcome before 'Total pot'")
         seat, player = a[0], b.who(a[1])
-        street: FoldStreet | None = None
+        street: RoundName | None = None
         cards = amount = description = None
         if kind == "folded":
             street = FOLD_STREET_OF[a[4]]

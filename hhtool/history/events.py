@@ -22,14 +22,10 @@ from typing import Literal, Union
 from hhtool.game.cards import Card
 from hhtool.history.money import MoneyStyle
 from hhtool._native.pickling import picklable
-from hhtool.game.rules import Exposure, RuleSet, Structure, profile
+from hhtool.game.rules import Exposure, RoundName, RuleSet, StreetName, Structure, profile
 
-StreetName = Literal["2nd", "3rd", "4th", "5th"]
-FoldStreet = Literal["2nd", "3rd", "4th", "5th", "vela"]
 PotName = Literal["pot", "main", "side"]
 Blind = Literal["small", "big"]
-
-STREET_NAMES: tuple[StreetName, ...] = ("2nd", "3rd", "4th", "5th")
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +321,7 @@ class SeatOutcome:
     button: bool
     blind: Blind | None
     outcome: OutcomeKind
-    street: FoldStreet | None = None  # folded
+    street: RoundName | None = None  # folded
     cards: tuple[Card, ...] | None = None  # won, lost
     amount: int | None = None  # won, collected
     description: str | None = None  # won, lost

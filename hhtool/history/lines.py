@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hhtool.game.cards import Card, parse_card
+from hhtool.game.rules import STREET_NAMES
 from hhtool.history.errors import HandHistoryError, HandParseError, InconsistentHandError, OutOfRangeError
 from hhtool.history.events import (
-    STREET_NAMES,
     Bet,
     BettingCapped,
     BringIn,

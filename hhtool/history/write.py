@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from hhtool.game.cards import RANK_CHARS, cards_str, card_str
+from hhtool.game.rules import ROUND_NAMES, RoundName
 from hhtool.history.events import (
     Bet,
     BettingCapped,
@@ -52,7 +53,8 @@ from hhtool.history.money import MoneyStyle, format_amount
 
 _STRUCTURES = {"fixed": "Fixed Limit", "pot": "Pot Limit", "no": "No Limit"}
 _EXPOSURES = {"carte_coperte": " [carte coperte]", "una_coperta": " [una coperta]"}
-_FOLD_STREETS = {"2nd": "on 2nd Street", "3rd": "on 3rd Street", "4th": "on 4th Street", "5th": "on 5th Street", "vela": "on the Vela"}
+FOLD_WORDS: dict[RoundName, str] = {name: "on the Vela" if name == "vela" else f"on {name} Street" for name in ROUND_NAMES}
+"""Where the summary says a player folded (``folded on 3rd Street``), for each betting round."""
 
 
 def write_hand(hand: Hand) -> str:
@@ -147,7 +149,7 @@ def outcome_line(o: SeatOutcome, style: MoneyStyle) -> str:
     if o.blind is not None:
         text += f" ({o.blind} blind)"
     if o.outcome == "folded":
-        return f"{text} folded {_FOLD_STREETS[o.street or '2nd']}"
+        return f"{text} folded {FOLD_WORDS[o.street or '2nd']}"
     if o.outcome == "won":
         return f"{text} showed [{cards_str(o.cards or ())}] and won ({format_amount(o.amount or 0, style)}) with {o.description}"
     if o.outcome == "lost":

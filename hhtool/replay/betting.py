@@ -1,7 +1,8 @@
 """The betting state machine of one hand (RULES.md §4-§5), in the manner of pokerkit.
 
 Every action has a triplet: ``verify_x()`` raises :class:`IllegalAction`
-with a finding code and the reason, ``can_x()`` answers yes or no, and
+with a finding code and the reason, ``can_x()`` answers yes or no (both
+from one check that returns the refusal as a value), and
 ``x()`` applies it and returns the operation it recorded (:class:`Checked`,
 :class:`Folded`, :class:`Called`, :class:`BroughtIn`, :class:`BetTo`), which
 :attr:`Betting.operations` keeps in order.  The replay verifies each action
@@ -16,7 +17,7 @@ the current betting round (blinds count in round 1; antes never do).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -351,105 +352,127 @@ class Betting:
         self.current = max(q.this_round for q in self.players)
 
     # ------------------------------------------------------------ checks
+    #
+    # One check an action, ``_x_refusal``: it returns the refusal (an IllegalAction, not raised) or None;
+    # ``verify_x`` raises it and ``can_x`` asks whether there is one, so that asking costs no exception.
 
-    def _verify_turn(self, name: str) -> Player:
-        try:
-            p = self.player(name)
-        except KeyError:
-            raise IllegalAction("action_not_in_hand", f"{name} was not dealt into the hand") from None
+    def _turn(self, name: str) -> Player | IllegalAction:
+        """The player whose turn it is, or why ``name`` may not act now."""
+        p = self._by_name.get(name)
+        if p is None:
+            return IllegalAction("action_not_in_hand", f"{name} was not dealt into the hand")
         if p.folded:
-            raise IllegalAction("action_after_fold", f"{name} acts after folding")
+            return IllegalAction("action_after_fold", f"{name} acts after folding")
         if p.all_in:
-            raise IllegalAction("action_after_all_in", f"{name} acts after going all-in")
+            return IllegalAction("action_after_all_in", f"{name} acts after going all-in")
         if self.next_index is None:
-            raise IllegalAction("action_after_round", f"{name} acts after the betting round was over")
+            return IllegalAction("action_after_round", f"{name} acts after the betting round was over")
         expected = self.players[self.next_index].name
         if expected != name:
             if self.aggressor is None and not any(q.acted for q in self.players):
-                raise IllegalAction(
+                return IllegalAction(
                     "wrong_opener", f"{name} opens the betting, but {expected} should open it: {_words(self.opener_reason)}"
                 )
-            raise IllegalAction("out_of_turn", f"{name} acts out of turn: it is {expected}'s turn")
+            return IllegalAction("out_of_turn", f"{name} acts out of turn: it is {expected}'s turn")
         return p
 
-    def _verify_amount(self, p: Player, put_in: int) -> None:
+    def _amount_refusal(self, p: Player, put_in: int) -> IllegalAction | None:
         if put_in > p.behind:
-            raise IllegalAction(
+            return IllegalAction(
                 "stack_exceeded", f"{p.name} puts in {self._m(put_in)} with only {self._m(p.behind)} behind"
             )
+        return None
 
-    def verify_check(self, name: str) -> None:
-        p = self._verify_turn(name)
+    def _check_refusal(self, name: str) -> IllegalAction | None:
+        p = self._turn(name)
+        if isinstance(p, IllegalAction):
+            return p
         if p.this_round < self.current:
-            raise IllegalAction("check_facing_bet", f"{name} checks facing a bet of {self._m(self.current)}: facing a bet, a player calls, raises or folds")
+            return IllegalAction("check_facing_bet", f"{name} checks facing a bet of {self._m(self.current)}: facing a bet, a player calls, raises or folds")
         if self.rules.bring_in and self.round_no == 1 and not self.brought_in and not self.completed:
-            raise IllegalAction("bring_in_unexpected", f"{name} checks, but must bring in or complete")
+            return IllegalAction("bring_in_unexpected", f"{name} checks, but must bring in or complete")
+        return None
 
-    def verify_fold(self, name: str) -> None:
-        self._verify_turn(name)
+    def _fold_refusal(self, name: str) -> IllegalAction | None:
+        p = self._turn(name)
+        return p if isinstance(p, IllegalAction) else None
 
-    def verify_call(self, name: str, amount: int) -> None:
-        p = self._verify_turn(name)
+    def _call_refusal(self, name: str, amount: int) -> IllegalAction | None:
+        p = self._turn(name)
+        if isinstance(p, IllegalAction):
+            return p
         owed = self.current - p.this_round
         if owed <= 0:
-            raise IllegalAction("call_without_bet", f"{name} calls with nothing to call")
-        self._verify_amount(p, amount)
+            return IllegalAction("call_without_bet", f"{name} calls with nothing to call")
+        refusal = self._amount_refusal(p, amount)
+        if refusal is not None:
+            return refusal
         if amount != owed and not (amount < owed and amount == p.behind):
-            raise IllegalAction("call_amount", f"{name} calls {self._m(amount)}, but the call is {self._m(owed)}")
+            return IllegalAction("call_amount", f"{name} calls {self._m(amount)}, but the call is {self._m(owed)}")
+        return None
 
-    def verify_bring_in(self, name: str, amount: int) -> None:
-        p = self._verify_turn(name)
+    def _bring_in_refusal(self, name: str, amount: int) -> IllegalAction | None:
+        p = self._turn(name)
+        if isinstance(p, IllegalAction):
+            return p
         if not self.rules.bring_in or self.round_no != 1 or self.brought_in or self.completed or self.current > 0:
-            raise IllegalAction("bring_in_unexpected", f"{name} brings in where no bring-in is due")
-        self._verify_amount(p, amount)
+            return IllegalAction("bring_in_unexpected", f"{name} brings in where no bring-in is due")
+        refusal = self._amount_refusal(p, amount)
+        if refusal is not None:
+            return refusal
         if amount != self.bring_in_amount and not (amount < (self.bring_in_amount or 0) and amount == p.behind):
-            raise IllegalAction("bring_in_amount", f"{name} brings in for {self._m(amount)}; the bring-in is {self._m(self.bring_in_amount or 0)}")
+            return IllegalAction("bring_in_amount", f"{name} brings in for {self._m(amount)}; the bring-in is {self._m(self.bring_in_amount or 0)}")
+        return None
 
     def is_completion(self, to: int) -> bool:
         """A bet or raise that completes the bring-in (RULES.md §4: it is the round's bet)."""
         return self.rules.bring_in and self.round_no == 1 and not self.completed and self.bets == 0
 
-    def verify_bet_to(self, name: str, to: int, *, as_raise: bool) -> None:
-        """A bet (no bet yet) or raise to ``to`` this round; completions included."""
-        p = self._verify_turn(name)
+    def _bet_to_refusal(self, name: str, to: int, as_raise: bool) -> IllegalAction | None:
+        p = self._turn(name)
+        if isinstance(p, IllegalAction):
+            return p
         put_in = to - p.this_round
         all_in = put_in == p.behind
-        self._verify_size(p, to, all_in, as_raise)
-        self._verify_amount(p, put_in)
+        refusal = self._size_refusal(p, to, all_in, as_raise)
+        return refusal if refusal is not None else self._amount_refusal(p, put_in)
 
-    def verify_bet(self, name: str) -> None:
-        """Some bet, raise or completion is open to ``name`` now: the turn, chips beyond the call, the betting open to them, no cap."""
-        p = self._verify_turn(name)
+    def _bet_refusal(self, name: str) -> IllegalAction | None:
+        p = self._turn(name)
+        if isinstance(p, IllegalAction):
+            return p
         if p.behind <= self.current - p.this_round:
-            raise IllegalAction("stack_exceeded", f"{name} has no chips beyond the call of {self._m(self.current - p.this_round)}")
-        self._verify_open(p)
+            return IllegalAction("stack_exceeded", f"{name} has no chips beyond the call of {self._m(self.current - p.this_round)}")
+        return self._open_refusal(p)
 
-    def _verify_open(self, p: Player) -> None:
+    def _open_refusal(self, p: Player) -> IllegalAction | None:
         name = p.name
         if not p.may_raise and self.current > 0 and not self.is_completion(0):
-            raise IllegalAction(
+            return IllegalAction(
                 "raise_not_reopened", f"{name} raises, but the short all-in before did not reopen the betting to {name}"
             )
         if self.capped():
             cap = self.rules.cap_bets
-            raise IllegalAction("raise_over_cap", f"{name} raises after the betting was capped: a round allows a bet and {cap - 1} raises")
+            return IllegalAction("raise_over_cap", f"{name} raises after the betting was capped: a round allows a bet and {cap - 1} raises")
+        return None
 
-    def _verify_size(self, p: Player, to: int, all_in: bool, as_raise: bool) -> None:
+    def _size_refusal(self, p: Player, to: int, all_in: bool, as_raise: bool) -> IllegalAction | None:
         name = p.name
-        self._verify_open(p)
+        refusal = self._open_refusal(p)
+        if refusal is not None:
+            return refusal
         if self.is_completion(to):
             if self.structure == "fixed" or not as_raise and self.current == 0:
                 if to != self.small_bet and not (to < self.small_bet and all_in):
-                    raise IllegalAction("complete_amount", f"{name} completes to {self._m(to)}; the completion is to {self._m(self.small_bet)}")
-                return
+                    return IllegalAction("complete_amount", f"{name} completes to {self._m(to)}; the completion is to {self._m(self.small_bet)}")
+                return None
             if to < self.small_bet and not all_in:
-                raise IllegalAction("complete_amount", f"{name} completes to {self._m(to)}; the completion is to at least {self._m(self.small_bet)}")
-            self._verify_pot_limit(p, to, all_in)
-            return
+                return IllegalAction("complete_amount", f"{name} completes to {self._m(to)}; the completion is to at least {self._m(self.small_bet)}")
+            return self._pot_limit_refusal(p, to)
         if self.current == 0 and as_raise:
-            raise IllegalAction("raise_without_bet", f"{name} raises with no bet to raise")
+            return IllegalAction("raise_without_bet", f"{name} raises with no bet to raise")
         if self.current > 0 and not as_raise:
-            raise IllegalAction("bet_facing_bet", f"{name} bets facing a bet of {self._m(self.current)}: that is a raise")
+            return IllegalAction("bet_facing_bet", f"{name} bets facing a bet of {self._m(self.current)}: that is a raise")
         kind = "raise_size" if self.current > 0 else "bet_size"
         if self.structure == "fixed":
             unit = self.bet_unit()
@@ -458,49 +481,68 @@ class Betting:
                 options.add(self.full_level + self.big_bet)
             if to not in options and not (to < max(options) and all_in and to > self.current):
                 want = " or ".join(self._m(o) for o in sorted(options))
-                raise IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {self._m(to)}; fixed limit allows {want}")
-            return
+                return IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {self._m(to)}; fixed limit allows {want}")
+            return None
         minimum = self.current + max(self.last_increment, self.small_bet) if self.current else self.small_bet
         if to < minimum and not all_in:
-            raise IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {self._m(to)}; the minimum is {self._m(minimum)}")
+            return IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {self._m(to)}; the minimum is {self._m(minimum)}")
         if to <= self.current:
-            raise IllegalAction(kind, f"{name} raises to {self._m(to)}, not above the bet of {self._m(self.current)}")
-        self._verify_pot_limit(p, to, all_in)
+            return IllegalAction(kind, f"{name} raises to {self._m(to)}, not above the bet of {self._m(self.current)}")
+        return self._pot_limit_refusal(p, to)
 
-    def _verify_pot_limit(self, p: Player, to: int, all_in: bool) -> None:
+    def _pot_limit_refusal(self, p: Player, to: int) -> IllegalAction | None:
         if self.structure != "pot":
-            return
+            return None
         owed = max(self.current - p.this_round, 0)
         maximum = self.current + self.pot + owed
         if to > maximum:
             kind = "raise_size" if self.current else "bet_size"
-            raise IllegalAction(kind, f"{p.name} goes to {self._m(to)}; pot limit allows at most {self._m(maximum)}")
+            return IllegalAction(kind, f"{p.name} goes to {self._m(to)}; pot limit allows at most {self._m(maximum)}")
+        return None
 
-    # ------------------------------------------------------------ answers
+    # ------------------------------------------------------------ verify: raise the refusal
+
+    def verify_check(self, name: str) -> None:
+        _refuse(self._check_refusal(name))
+
+    def verify_fold(self, name: str) -> None:
+        _refuse(self._fold_refusal(name))
+
+    def verify_call(self, name: str, amount: int) -> None:
+        _refuse(self._call_refusal(name, amount))
+
+    def verify_bring_in(self, name: str, amount: int) -> None:
+        _refuse(self._bring_in_refusal(name, amount))
+
+    def verify_bet_to(self, name: str, to: int, *, as_raise: bool) -> None:
+        """A bet (no bet yet) or raise to ``to`` this round; completions included."""
+        _refuse(self._bet_to_refusal(name, to, as_raise))
+
+    def verify_bet(self, name: str) -> None:
+        """Some bet, raise or completion is open to ``name`` now: the turn, chips beyond the call, the betting open to them, no cap."""
+        _refuse(self._bet_refusal(name))
+
+    # ------------------------------------------------------------ answers: is there a refusal
 
     def can_check(self, name: str) -> bool:
         """Whether :meth:`verify_check` allows it (the same for each ``can_x``)."""
-        return _allowed(self.verify_check, name)
+        return self._check_refusal(name) is None
 
     def can_fold(self, name: str) -> bool:
-        return _allowed(self.verify_fold, name)
+        return self._fold_refusal(name) is None
 
     def can_call(self, name: str, amount: int) -> bool:
-        return _allowed(self.verify_call, name, amount)
+        return self._call_refusal(name, amount) is None
 
     def can_bring_in(self, name: str, amount: int) -> bool:
-        return _allowed(self.verify_bring_in, name, amount)
+        return self._bring_in_refusal(name, amount) is None
 
     def can_bet(self, name: str) -> bool:
         """Whether a bet, raise or completion of some size is open to ``name``."""
-        return _allowed(self.verify_bet, name)
+        return self._bet_refusal(name) is None
 
     def can_bet_to(self, name: str, to: int, *, as_raise: bool) -> bool:
-        try:
-            self.verify_bet_to(name, to, as_raise=as_raise)
-        except IllegalAction:
-            return False
-        return True
+        return self._bet_to_refusal(name, to, as_raise) is None
 
     # ------------------------------------------------------------ actions
 
@@ -621,12 +663,10 @@ class Betting:
         return left[0]
 
 
-def _allowed(verify: Callable[..., None], *args: object) -> bool:
-    try:
-        verify(*args)
-    except IllegalAction:
-        return False
-    return True
+def _refuse(refusal: IllegalAction | None) -> None:
+    """Raise the refusal a check returned, if any."""
+    if refusal is not None:
+        raise refusal
 
 
 def _words(why: str | Opener) -> str:

@@ -48,12 +48,9 @@ from hhtool.history.events import (
     Street,
     Vela,
 )
-from hhtool.game.rules import round_of_street
+from hhtool.game.rules import ROUND_NAMES, round_of_street
 from hhtool.replay.result import PotResult, Replay
 from hhtool.game.rules import RuleSet
-
-STREET_OF: Final = {1: "2nd", 2: "3rd", 3: "4th", 4: "5th", 5: "vela"}
-"""A betting round's street, as the hand's street lines name it (5: the vela round)."""
 
 STREET_SAMPLES: Final = 10_000
 """Runouts drawn for a street too large to count (an early street with several players): a standard error of
@@ -269,7 +266,7 @@ def street_equities(
         if res.runouts == 1:  # every card out (5th street without a vela): the showdown says the rest
             continue
         out.append(
-            StreetEquity(STREET_OF[rnd], line, tuple(dead), res.exact, res.runouts, res.samples, _contenders(res, names, known))
+            StreetEquity(ROUND_NAMES[rnd - 1], line, tuple(dead), res.exact, res.runouts, res.samples, _contenders(res, names, known))
         )
     return out
 
@@ -354,7 +351,7 @@ def allin_evs(
             )
         except EquityInputError:
             continue
-        out.append(_priced(i, pot, STREET_OF[rnd], res, names))
+        out.append(_priced(i, pot, ROUND_NAMES[rnd - 1], res, names))
     return out
 
 

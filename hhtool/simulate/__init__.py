@@ -3,7 +3,9 @@
 Modules: :mod:`.config` (the request, stakes, sites), :mod:`.table`
 (seats, stacks, button, sit-outs and newcomers between hands),
 :mod:`.bots` (four playing styles), :mod:`.play` (one hand, driven by the
-replay engine's betting machine), :mod:`.view` (a player's own view),
+replay engine's betting machine: its state and deal :mod:`.hand`, the bots'
+choices :mod:`.choices`, the showdown and pots :mod:`.settle`, the history
+written :mod:`.record`), :mod:`.view` (a player's own view),
 :mod:`.faults` (the fault classes and the manifest entries),
 :mod:`.session` (sessions of hands from a seed).  ``docs/simulate.md``
 documents the choices.

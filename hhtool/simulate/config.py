@@ -26,7 +26,7 @@ class DeckExhausted(Exception):
 
     RULES.md gives such a hand no valid ending (the replay's ``deck_exhausted``),
     so the simulator plays the deal again with new cards (:func:`hhtool.simulate.session.session_hands`).  Defined here, in
-    an interpreted module: compiled with mypyc in ``play.py``, the class failed at import.
+    an interpreted module: in a module mypyc compiles (``hand.py``, which raises it), the class failed at import.
     """
 
 

@@ -20,6 +20,7 @@ from hhtool.history.events import Hand
 from hhtool.history.write import write_hand
 from hhtool.simulate.config import DeckExhausted, SimConfig, SimulationError
 from hhtool.simulate.faults import inject
+from hhtool.simulate.hand import HandState
 from hhtool.simulate.play import HandPlay
 from hhtool.simulate.table import FIRST_NAMES, Table
 from hhtool.simulate.view import own_view
@@ -74,7 +75,7 @@ def session_hands(
         deal = table.next_deal()
         hand_id = f"{config.seed}-{session}-{n + 1}"
         for _ in range(REDEALS):
-            play = HandPlay(config, rng, hand_id, table_name, table.max_seats, deal.seats, deal.button, when)
+            play = HandPlay(HandState(config, rng, hand_id, table_name, table.max_seats, deal.seats, deal.button, when))
             try:
                 stacks = play.run()
                 break

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Final
 
 from hhtool.game.cards import card_str
+from hhtool.game.rules import STREET_NAMES
 from hhtool.history.errors import ErrorRecord
 from hhtool.history.events import (
     Bet,
@@ -127,7 +128,7 @@ POT_LISTS: Final = ("eligible", "winners", "shares")
 _INT_RANGES: Final[dict[str, int]] = {"TINYINT": 2**7, "SMALLINT": 2**15, "INTEGER": 2**31, "BIGINT": 2**63, "BIGINT[]": 2**63}
 """The integer column types: a value ``v`` fits when ``-limit <= v < limit``."""
 _STREET_INDEX: Final = {name: i for i, name in enumerate(STREETS)}
-_REACH_BIT: Final = {"3rd": 1, "4th": 2, "5th": 4}  # a card dealt on it: :func:`hhtool.store.flags.saw_bits`
+_REACH_BIT: Final[dict[str, int]] = {name: 1 << k for k, name in enumerate(STREET_NAMES[1:])}  # a card dealt on 3rd, 4th, 5th: :func:`hhtool.store.flags.saw_bits`
 
 
 def _or_null(v: Any, sql: str) -> Any:
