@@ -18,9 +18,10 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hhtool.game.rules import STREET_NAMES
 from hhtool.history.build import FOLD_STREET_OF, MAX_HAND_LINES, OUTCOME_OF, STRUCTURE_OF, Builder, exposure_of, header_problem
 from hhtool.history.errors import HandParseError
-from hhtool.history.events import STREET_NAMES, Hand, Header, Seat, SeatOutcome, Summary, Table
+from hhtool.history.events import Hand, Header, Seat, SeatOutcome, Summary, Table
 from hhtool.history.grammar import PLACEHOLDER, rule_shapes, terminal_patterns, terminal_words
 from hhtool.history.lines import LINE_KINDS, MAX_SEAT, LineProblem, Money, Sections, c_collect, c_outcome, c_post_blind, c_street
 from hhtool.history.money import MoneyStyle
