@@ -1,9 +1,12 @@
-"""Frozen dataclasses with a written ``__init__`` (hhtool._native.frozen): built fast, frozen all the same."""
+"""Frozen dataclasses with a written ``__init__`` (hhtool._native.frozen), and the value-object idiom's promise (docs/architecture.md)."""
 
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from dataclasses import FrozenInstanceError, dataclass
+from pathlib import Path
 
 import pytest
 
@@ -58,16 +61,47 @@ def test_only_frozen_dataclasses_are_accepted() -> None:
         written_init(Unslotted)
 
 
-def test_the_replay_results_stay_frozen() -> None:
-    """``Replay``, ``PotResult`` and ``HandValue`` have written ``__init__``s (compiled: direct stores)."""
-    r = replay(HANDS[0])
+def test_hand_values_stay_frozen() -> None:
+    """``HandValue`` has a written ``__init__`` (compiled: direct stores) and refuses assignment in both builds."""
     rules = profile("classic")
     value = evaluate(parse_cards("As Ks Qs Js 9h"), rules, rules.lowest_rank(4))
-    for obj, name in ((r, "verdict"), (r.pots[0], "reason"), (value, "key")):
-        with pytest.raises(FrozenInstanceError):
-            setattr(obj, name, None)
-    assert replay(HANDS[0]) == r and hash(value) == hash(evaluate(parse_cards("9h Js Qs Ks As"), rules, rules.lowest_rank(4)))
-    assert dataclasses.replace(r.pots[0], reason="x").reason == "x"
+    with pytest.raises(FrozenInstanceError):
+        setattr(value, "key", None)
+    assert hash(value) == hash(evaluate(parse_cards("9h Js Qs Ks As"), rules, rules.lowest_rank(4)))
     assert [f.name for f in dataclasses.fields(value)] == [
         "key", "category", "five", "played", "tie_break", "low", "min_sf", "max_sf", "alternatives",
     ]
+
+
+def test_the_replay_results_are_value_objects() -> None:
+    """``Replay``, ``PotResult`` and the card facts in the value-object idiom: equality, ``repr``, ``replace``;
+    compiled, an assignment to a field raises ``AttributeError`` (``Final``); interpreted, mypy refuses it (below)."""
+    r = replay(HANDS[0])
+    assert replay(HANDS[0]) == r and r.facts == replay(HANDS[0]).facts
+    assert dataclasses.replace(r.pots[0], reason="x").reason == "x"
+    assert repr(r.pots[0]).startswith("PotResult(name='main pot', ")
+    compiled = "__mypyc_attrs__" in type(r).__dict__
+    for obj, name in ((r, "verdict"), (r.pots[0], "reason"), (r.facts, "vela"), (r.facts.cards[0], "up")):
+        assert ("__mypyc_attrs__" in type(obj).__dict__) == compiled
+        if compiled:
+            with pytest.raises(AttributeError):
+                setattr(obj, name, None)
+    assert replay(HANDS[0]) == r
+
+
+def test_mypy_refuses_an_assignment_to_a_replay_result(tmp_path: Path) -> None:
+    """The idiom's promise in both builds: ``mypy --strict`` (the project's configuration) refuses every assignment."""
+    root = Path(__file__).resolve().parent.parent
+    snippet = tmp_path / "assigns.py"
+    assignments = ['r.verdict = "ok"', 'r.pots[0].reason = ""', "r.facts.vela = None", "r.facts.cards[0].up = True"]
+    head = "from hhtool.history.events import Hand\nfrom hhtool.replay import replay\n\n\ndef f(hand: Hand) -> None:\n    r = replay(hand)\n"
+    snippet.write_text(head + "".join(f"    {a}\n" for a in assignments), encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(root / "pyproject.toml"), "--cache-dir", str(root / ".mypy_cache"),
+         "--follow-imports=silent", str(snippet)],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    for line in range(7, 7 + len(assignments)):
+        assert f"assigns.py:{line}: error: Cannot assign to final attribute" in run.stdout, run.stdout
+    assert run.stdout.count(": error:") == len(assignments), run.stdout
