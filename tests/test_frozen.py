@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from dataclasses import FrozenInstanceError, dataclass
-from pathlib import Path
 
 import pytest
 
@@ -75,7 +72,7 @@ def test_hand_values_stay_frozen() -> None:
 
 def test_the_replay_results_are_value_objects() -> None:
     """``Replay``, ``PotResult`` and the card facts in the value-object idiom: equality, ``repr``, ``replace``;
-    compiled, an assignment to a field raises ``AttributeError`` (``Final``); interpreted, mypy refuses it (below)."""
+    compiled, an assignment to a field raises ``AttributeError`` (``Final``); in both builds ``mypy --strict`` refuses one."""
     r = replay(HANDS[0])
     assert replay(HANDS[0]) == r and r.facts == replay(HANDS[0]).facts
     assert dataclasses.replace(r.pots[0], reason="x").reason == "x"
@@ -87,21 +84,3 @@ def test_the_replay_results_are_value_objects() -> None:
             with pytest.raises(AttributeError):
                 setattr(obj, name, None)
     assert replay(HANDS[0]) == r
-
-
-def test_mypy_refuses_an_assignment_to_a_replay_result(tmp_path: Path) -> None:
-    """The idiom's promise in both builds: ``mypy --strict`` (the project's configuration) refuses every assignment."""
-    root = Path(__file__).resolve().parent.parent
-    snippet = tmp_path / "assigns.py"
-    assignments = ['r.verdict = "ok"', 'r.pots[0].reason = ""', "r.facts.vela = None", "r.facts.cards[0].up = True"]
-    head = "from hhtool.history.events import Hand\nfrom hhtool.replay import replay\n\n\ndef f(hand: Hand) -> None:\n    r = replay(hand)\n"
-    snippet.write_text(head + "".join(f"    {a}\n" for a in assignments), encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(root / "pyproject.toml"), "--cache-dir", str(root / ".mypy_cache"),
-         "--follow-imports=silent", str(snippet)],
-        cwd=root, capture_output=True, text=True, timeout=300,
-    )
-    assert run.returncode == 1, run.stdout + run.stderr
-    for line in range(7, 7 + len(assignments)):
-        assert f"assigns.py:{line}: error: Cannot assign to final attribute" in run.stdout, run.stdout
-    assert run.stdout.count(": error:") == len(assignments), run.stdout
