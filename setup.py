@@ -38,6 +38,7 @@ COMPILED = [
     "hhtool/history/write.py",
     "hhtool/replay/betting.py",
     "hhtool/replay/pots.py",
+    "hhtool/replay/facts.py",
     "hhtool/replay/result.py",
     "hhtool/replay/explain.py",
     "hhtool/replay/deal.py",

@@ -1,10 +1,10 @@
-"""Frozen dataclasses with a written ``__init__`` (hhtool._native.frozen): built fast, frozen all the same."""
+"""The value-object idiom's promise (docs/architecture.md, "Value objects"): equal, hashed, pickled by fields; no field assigned after ``__init__``."""
 
 from __future__ import annotations
 
 import dataclasses
 import pickle
-from dataclasses import FrozenInstanceError, dataclass
+
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,6 @@ import pytest
 from hhtool.game import evaluate as evaluate_module
 from hhtool.game.cards import parse_cards
 from hhtool.game.evaluate import evaluate
-from hhtool._native.frozen import written_init
 from hhtool.replay import replay
 from hhtool.game.rules import profile
 from tests.test_replay_samples import HANDS
@@ -20,65 +19,12 @@ from tests.test_replay_samples import HANDS
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class _Point:
-    """Interpreted here whatever the build: the path ``HHTOOL_PURE=1`` takes for the library's classes."""
-
-    x: int
-    y: int
-
-    def __init__(self, x: int, y: int = 0) -> None:
-        self.x = x  # type: ignore[misc]
-        self.y = y  # type: ignore[misc]
-
-
-written_init(_Point)
-
-
-def test_an_interpreted_class_sets_its_fields_once() -> None:
-    p = _Point(1, 2)
-    assert (p.x, p.y) == (1, 2) and p == _Point(1, 2) and hash(p) == hash(_Point(1, 2))
-    assert repr(p) == "_Point(x=1, y=2)"
-    assert dataclasses.replace(p, y=5) == _Point(1, 5)
-    with pytest.raises(FrozenInstanceError):
-        p.x = 3  # type: ignore[misc]
-    with pytest.raises(FrozenInstanceError):
-        p.y = 0  # type: ignore[misc]
-    assert (p.x, p.y) == (1, 2)
-
-
-def test_only_frozen_dataclasses_are_accepted() -> None:
-    @dataclass
-    class Loose:
-        x: int
-
-    with pytest.raises(TypeError):
-        written_init(Loose)
-
-    @dataclass(frozen=True)
-    class Unslotted:
-        x: int = 0
-
-    with pytest.raises(TypeError):
-        written_init(Unslotted)
-
-
-def test_the_replay_results_stay_frozen() -> None:
-    """``Replay`` and ``PotResult`` have written ``__init__``s (compiled: direct stores)."""
-    r = replay(HANDS[0])
-    for obj, name in ((r, "verdict"), (r.pots[0], "reason")):
-        with pytest.raises(FrozenInstanceError):
-            setattr(obj, name, None)
-    assert replay(HANDS[0]) == r
-    assert dataclasses.replace(r.pots[0], reason="x").reason == "x"
-
-
 def test_a_hand_value_is_a_value_object() -> None:
     """``HandValue`` in the value-object idiom (docs/architecture.md): equal, hashed and pickled by its fields.
 
     Compiled, its ``Final`` fields refuse assignment (``AttributeError``);
     interpreted it is a plain class, and mypy refuses the assignment
-    (:func:`test_mypy_refuses_assigning_a_hand_value`).
+    (:func:`test_mypy_refuses_assigning_a_value_objects_field`).
     """
     rules = profile("italian")  # the cycle of straight flushes: a value keeps the other straight flushes
     low = rules.lowest_rank(4)
@@ -102,10 +48,11 @@ def test_a_hand_value_is_a_value_object() -> None:
         assert value.key == same.key
 
 
-def test_mypy_refuses_assigning_a_hand_value(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both builds: ``mypy --strict`` with the project's configuration refuses any assignment to a ``HandValue`` field.
+def test_mypy_refuses_assigning_a_value_objects_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both builds: ``mypy --strict`` with the project's configuration refuses an assignment to a field of
+    ``HandValue``, ``Replay``, ``PotResult`` or ``CardFacts``.
 
-    mypy reads the snippet and ``evaluate.py`` with what it imports, nothing else (not the package's
+    mypy reads the snippet and those modules with what they import, nothing else (not the package's
     ``__init__``, which would bring in the whole library): a second or two.
     """
     from mypy import api
@@ -113,16 +60,37 @@ def test_mypy_refuses_assigning_a_hand_value(tmp_path: Path, monkeypatch: pytest
     monkeypatch.chdir(ROOT)  # the project's configuration (pyproject.toml)
     snippet = tmp_path / "assign.py"
     snippet.write_text(
-        "from hhtool.game.evaluate import HandValue\n\n\ndef spoil(v: HandValue) -> None:\n    v.key = 0\n    v.alternatives = ()\n",
+        "from hhtool.game.evaluate import HandValue\nfrom hhtool.replay.facts import CardFacts\nfrom hhtool.replay.result import PotResult, Replay\n\n\n"
+        "def spoil(v: HandValue, r: Replay, p: PotResult, f: CardFacts) -> None:\n"
+        "    v.key = 0\n    v.alternatives = ()\n    r.verdict = 'ok'\n    p.reason = ''\n    f.vela = None\n",
         encoding="utf-8",
     )
-    sources = ["hhtool/game/evaluate.py", "hhtool/game/cards.py", "hhtool/game/rules.py", "hhtool/_native/pickling.py"]
+    sources = [
+        "hhtool/game/evaluate.py", "hhtool/game/cards.py", "hhtool/game/rules.py", "hhtool/_native/pickling.py",
+        "hhtool/replay/result.py", "hhtool/replay/facts.py",
+    ]
     out, err, status = api.run(
         ["--strict", "--follow-imports=skip", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"), str(snippet), *sources]
     )
     assert status == 1, out + err
-    errors = [line for line in out.splitlines() if "error:" in line]
+    errors = [line for line in out.splitlines() if line.startswith(str(snippet))]  # the modules' own, seen with skipped imports, aside
     assert errors == [
-        f'{snippet}:5: error: Cannot assign to final attribute "key"  [misc]',
-        f'{snippet}:6: error: Cannot assign to final attribute "alternatives"  [misc]',
+        f'{snippet}:{line}: error: Cannot assign to final attribute "{name}"  [misc]'
+        for line, name in ((7, "key"), (8, "alternatives"), (9, "verdict"), (10, "reason"), (11, "vela"))
     ], out
+
+
+def test_the_replay_results_are_value_objects() -> None:
+    """``Replay``, ``PotResult`` and the card facts in the value-object idiom: equality, ``repr``, ``replace``;
+    compiled, an assignment to a field raises ``AttributeError`` (``Final``); in both builds ``mypy --strict`` refuses one."""
+    r = replay(HANDS[0])
+    assert replay(HANDS[0]) == r and r.facts == replay(HANDS[0]).facts
+    assert dataclasses.replace(r.pots[0], reason="x").reason == "x"
+    assert repr(r.pots[0]).startswith("PotResult(name='main pot', ")
+    compiled = "__mypyc_attrs__" in type(r).__dict__
+    for obj, name in ((r, "verdict"), (r.pots[0], "reason"), (r.facts, "vela"), (r.facts.cards[0], "up")):
+        assert ("__mypyc_attrs__" in type(obj).__dict__) == compiled
+        if compiled:
+            with pytest.raises(AttributeError):
+                setattr(obj, name, None)
+    assert replay(HANDS[0]) == r

@@ -6,6 +6,7 @@ pots, and how the rules divide them), :mod:`.engine` (:func:`replay`, the
 entry point), :mod:`.walk` (the walk through a hand's events),
 :mod:`.deal` (the deal and the card checks), :mod:`.settle` (the
 settlement against what the history paid), :mod:`.explain` (the words),
+:mod:`.facts` (the cards as the lines show them, for the store),
 :mod:`.result` (the :class:`Replay` it returns), :mod:`.audit` (the report).
 """
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from hhtool.game.cards import RANK_NAMES, Card, card_symbol, cards_str
 from hhtool.game.evaluate import CATEGORY_LABELS, HandValue, evaluate
-from hhtool.game.rules import RuleSet, RulesError, round_of_street, round_words
-from hhtool.history.events import Deal, Expose, Hand, PostAnte, PostBlind, Shows, Street
+from hhtool.game.rules import RuleSet, RulesError, round_words
+from hhtool.history.events import Deal, Expose, Hand, Shows
 from hhtool.history.money import display_amount
 from hhtool.replay.betting import Betting, Player, deal_order
 from hhtool.replay.explain import count_words
+from hhtool.replay.facts import FactsWalk, dealt_in
 from hhtool.replay.findings import Finding, finding
 
 
@@ -65,6 +66,7 @@ class CardChecks:
         self.double_bet_line = 0
         self.vela_missing_said = False
         self._values: dict[tuple[Card, ...], HandValue] = {}
+        self.facts_walk = FactsWalk(header.exposure)  # what the lines show of the cards, for the store (Replay.facts)
 
     def add(self, code: str, line: int, message: str) -> None:
         self.findings.append(finding(code, line, message))
@@ -74,14 +76,7 @@ class CardChecks:
 
     def setup(self) -> None:
         hand = self.hand
-        events = hand.events
-        dealt: set[str] = set()
-        street = 0
-        for e in events:
-            if isinstance(e, Street):
-                street = round_of_street(e.name)
-            if isinstance(e, (PostAnte, PostBlind)) or (isinstance(e, Deal) and street <= 1):
-                dealt.add(e.player)
+        dealt = dealt_in(hand)
         seats = [(s.seat, s.player) for s in hand.seats if s.player in dealt]
         order = deal_order(seats, hand.table.button)
         stacks = {s.player: s.stack for s in hand.seats}
@@ -89,7 +84,7 @@ class CardChecks:
         n = len(self.players)
         try:
             self.rules.check_players(n)
-        except RulesError as err:  # not ``e``: compiled, a name keeps its first type (the loop's event above)
+        except RulesError as err:
             self.add("players", hand.header.line, str(err))
         self.low = self.rules.deck_low(n)
         h = hand.header

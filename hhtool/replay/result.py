@@ -1,62 +1,66 @@
 """What a replay returns: the verdict, the findings, the pots as the rules settle them.
 
 :class:`Replay` is the result of :func:`hhtool.replay.replay`; the audit
-report, the store's rows and the statistics read it.
+report, the store's rows and the statistics read it.  Both classes are
+value objects in the project's idiom (docs/architecture.md, "Value
+objects"): a written ``__init__`` storing ``Final`` fields, the dataclass
+decorator for equality and ``repr``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
-from hhtool._native.frozen import written_init
 from hhtool.game.rules import RuleSet
 from hhtool.history.events import Hand
 from hhtool.history.money import display_amount
+from hhtool.replay.facts import CardFacts
 from hhtool.replay.findings import Finding
 
 Verdict = Literal["ok", "disputed", "invalid"]
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(init=False)
 class PotResult:
-    """One pot as the rules settle it (its written ``__init__``: see :mod:`hhtool._native.frozen`)."""
+    """One pot as the rules settle it."""
 
-    name: str  # "main pot", "side pot-1", ...
-    amount: int
-    rake: int
-    eligible: tuple[str, ...]
-    winners: dict[str, int]
-    reason: str  # why the winners win it, in words ("" when replayed with ``explain=False``)
-    verified: bool  # False when a contender's cards are unknown
+    name: Final[str]  # "main pot", "side pot-1", ...
+    amount: Final[int]
+    rake: Final[int]
+    eligible: Final[tuple[str, ...]]
+    winners: Final[dict[str, int]]
+    reason: Final[str]  # why the winners win it, in words ("" when replayed with ``explain=False``)
+    verified: Final[bool]  # False when a contender's cards are unknown
 
     def __init__(
         self, name: str, amount: int, rake: int, eligible: tuple[str, ...], winners: dict[str, int], reason: str, verified: bool
     ) -> None:
-        self.name = name  # type: ignore[misc]
-        self.amount = amount  # type: ignore[misc]
-        self.rake = rake  # type: ignore[misc]
-        self.eligible = eligible  # type: ignore[misc]
-        self.winners = winners  # type: ignore[misc]
-        self.reason = reason  # type: ignore[misc]
-        self.verified = verified  # type: ignore[misc]
+        self.name = name
+        self.amount = amount
+        self.rake = rake
+        self.eligible = eligible
+        self.winners = winners
+        self.reason = reason
+        self.verified = verified
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(init=False)
 class Replay:
-    """The result of replaying one hand (its written ``__init__``: see :mod:`hhtool._native.frozen`)."""
+    """The result of replaying one hand."""
 
-    hand: Hand
-    rules: RuleSet
-    verdict: Verdict
-    findings: tuple[Finding, ...]
-    payouts: dict[str, int]
-    claimed: dict[str, int]
-    pots: tuple[PotResult, ...]
-    showdown_order: tuple[str, ...]
-    rounds: tuple[str, ...]  # the pot built round by round, who opened and why (empty with ``explain=False``)
-    stacks: dict[str, int]  # each player's stack after the hand, by the rules
-    categories: dict[str, str]  # each player who showed five cards: what they make with the vela (``CATEGORY_LABELS``)
+    hand: Final[Hand]
+    rules: Final[RuleSet]
+    verdict: Final[Verdict]
+    findings: Final[tuple[Finding, ...]]
+    payouts: Final[dict[str, int]]
+    claimed: Final[dict[str, int]]
+    pots: Final[tuple[PotResult, ...]]
+    showdown_order: Final[tuple[str, ...]]
+    rounds: Final[tuple[str, ...]]  # the pot built round by round, who opened and why (empty with ``explain=False``)
+    stacks: Final[dict[str, int]]  # each player's stack after the hand, by the rules
+    categories: Final[dict[str, str]]  # each player who showed five cards: what they make with the vela (``CATEGORY_LABELS``)
+    facts: Final[CardFacts]  # the history's cards as its lines show them, for the store (:mod:`hhtool.replay.facts`)
 
     def __init__(
         self,
@@ -71,22 +75,21 @@ class Replay:
         rounds: tuple[str, ...],
         stacks: dict[str, int],
         categories: dict[str, str],
+        facts: CardFacts,
     ) -> None:
-        self.hand = hand  # type: ignore[misc]
-        self.rules = rules  # type: ignore[misc]
-        self.verdict = verdict  # type: ignore[misc]
-        self.findings = findings  # type: ignore[misc]
-        self.payouts = payouts  # type: ignore[misc]
-        self.claimed = claimed  # type: ignore[misc]
-        self.pots = pots  # type: ignore[misc]
-        self.showdown_order = showdown_order  # type: ignore[misc]
-        self.rounds = rounds  # type: ignore[misc]
-        self.stacks = stacks  # type: ignore[misc]
-        self.categories = categories  # type: ignore[misc]
+        self.hand = hand
+        self.rules = rules
+        self.verdict = verdict
+        self.findings = findings
+        self.payouts = payouts
+        self.claimed = claimed
+        self.pots = pots
+        self.showdown_order = showdown_order
+        self.rounds = rounds
+        self.stacks = stacks
+        self.categories = categories
+        self.facts = facts
 
     def fmt(self, amount: int) -> str:
         """An amount as a person reads it (:func:`hhtool.history.money.display_amount`)."""
         return display_amount(amount, self.hand.money)
-
-
-written_init(PotResult, Replay)

@@ -126,6 +126,7 @@ class Settlement(CardChecks):
             rounds=tuple(self.rounds),
             stacks=stacks,
             categories=self.shown_categories(),
+            facts=self.facts_walk.facts(summary.vela),
         )
 
     def claimed_words(self) -> str:

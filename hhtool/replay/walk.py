@@ -4,8 +4,9 @@
 forced bets, the streets and their betting rounds (who opens, RULES.md §4),
 every action verified by :class:`~hhtool.replay.betting.Betting` and then
 applied anyway, so the money can still be followed; the card lines go to
-the card checks (:mod:`.deal`), and at the end the settlement
-(:mod:`.settle`) gives the verdict.
+the card checks (:mod:`.deal`), every event to the card facts the store
+keeps (:mod:`.facts`), and at the end the settlement (:mod:`.settle`)
+gives the verdict.
 """
 
 from __future__ import annotations
@@ -100,9 +101,11 @@ class Walk(Settlement):
         return after_last
 
     def event(self, e: object) -> None:
+        """One event: its handler's checks, and what it shows of the cards (:class:`~hhtool.replay.facts.FactsWalk`)."""
         handler = _HANDLERS.get(type(e))
         if handler is not None:
             handler(self, e)
+        self.facts_walk.see(e)
 
     def _on_showdown(self, e: ShowDown) -> None:
         self.end_of_betting(e.line)

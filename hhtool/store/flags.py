@@ -20,20 +20,33 @@ nothing of polars or DuckDB to build.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from hhtool.game.rules import ROUND_NAMES
+from hhtool.history.events import (
+    Bet,
+    BringIn,
+    Call,
+    Check,
+    Complete,
+    Fold,
+    PostAnte,
+    PostBlind,
+    RaiseTo,
+    UncalledBet,
+)
 
 STREETS: Final[tuple[str, ...]] = ROUND_NAMES  # the betting rounds' names, one column set each
-FORCED: Final = frozenset(("ante", "small_blind", "big_blind", "bring_in", "uncalled"))
-"""Lines that are not decisions: nobody chooses to post them, and an uncalled bet returned is no action."""
-AGGRESSIVE: Final = frozenset(("bet", "raise", "complete", "big_blind"))
-"""What a player can face: a posted big blind is a bet to call; the bring-in is not."""
-VOLUNTARY: Final = frozenset(("call", "complete", "raise", "bet"))
-"""Money put in on 2nd street by choice (VPIP)."""
-TURN_SKIPPED: Final = frozenset(("ante", "small_blind", "big_blind", "uncalled"))
-"""Lines that are no turn in the order of acting on 2nd street (the bring-in is one: it acts first)."""
+MoneyLine = PostAnte | PostBlind | BringIn | Complete | Bet | Call | RaiseTo | Check | Fold | UncalledBet
+"""A line of the history that moves money or is a turn: the lines the flags are decided from, as the parser typed them.
+
+Not decisions (nobody chooses to post them, and an uncalled bet returned is
+no action): the antes, the blinds, the bring-in, the uncalled bet.  What a
+player can face: a bet, raise or completion, and a posted big blind (the
+bring-in is not).  Money put in on 2nd street by choice (VPIP): a call, bet,
+raise or completion.  No turn in the order of acting on 2nd street: the
+antes, the blinds, the uncalled bet (the bring-in is one: it acts first).
+"""
 
 RATIO_FLAGS: Final[tuple[str, ...]] = ("vpip", "complete", "raise2", "steal", "bi_fold_steal")
 """The per-hand statistics of 2nd street, each stored as ``KEY`` (the action) and ``KEY_opp`` (the opportunity)."""
@@ -63,68 +76,80 @@ _BI_FOLD: Final = _RATIO + 8
 _FTB: Final = _RATIO + 2 * len(RATIO_FLAGS)  # 2 bits per street: folded facing a bet, decided facing a bet
 
 
-def hand_flags(
-    lines: Sequence[tuple[int, str, str]],
-    has_bring_in: bool,
-) -> dict[str, SeatFlags]:
-    """Walk a hand's money lines ``(street index, player, kind)`` in order: every player's 2nd-street and per-street answers.
+class HandFlags:
+    """Every player's 2nd-street and per-street answers, decided as the hand's money lines pass by in order.
+
+    The store feeds it each :data:`MoneyLine` with the index of its
+    betting round in :data:`STREETS` (:meth:`line`), for a replayed hand
+    and for one whose replay raised alike, and reads the answers at the
+    end (:meth:`answers`).
 
     *Faces a bet*: before this decision, in the same round, someone made
-    an aggressive line (:data:`AGGRESSIVE`) and the last one was not this
-    player's.  The steal needs each player's first and second turns on
-    2nd street, in the order they came (:func:`_steal`).
+    an aggressive line (a bet, raise, completion or big blind) and the
+    last one was not this player's.  The steal needs each player's first
+    and second turns on 2nd street, in the order they came (:func:`_steal`).
     """
-    seats: dict[str, SeatFlags] = {}
-    n_streets = len(STREETS)
-    aggressive = [0] * n_streets
-    last_aggressor: list[str | None] = [None] * n_streets
-    first: dict[str, str] = {}  # the kind of each player's first turn on 2nd street, in order of acting
-    second: dict[str, str] = {}
-    for street, player, kind in lines:
-        seat = seats.get(player)
+
+    def __init__(self, has_bring_in: bool) -> None:
+        self.has_bring_in = has_bring_in
+        self.seats: dict[str, SeatFlags] = {}
+        self.aggressive = [0] * len(STREETS)
+        self.last_aggressor: list[str | None] = [None] * len(STREETS)
+        self.first: dict[str, MoneyLine] = {}  # each player's first turn on 2nd street, in order of acting
+        self.second: dict[str, MoneyLine] = {}
+
+    def line(self, street: int, e: MoneyLine) -> None:
+        """The next money line, in betting round ``STREETS[street]``."""
+        player = e.player
+        seat = self.seats.get(player)
         if seat is None:
-            seat = seats[player] = SeatFlags()
+            seat = self.seats[player] = SeatFlags()
         bits = seat.bits
-        decision = kind not in FORCED
-        facing = aggressive[street] > 0 and last_aggressor[street] != player
+        decision = not isinstance(e, (PostAnte, PostBlind, BringIn, UncalledBet))
+        raises = isinstance(e, (Bet, RaiseTo, Complete))  # a bet, raise or completion
+        aggressive = self.aggressive
+        facing = aggressive[street] > 0 and self.last_aggressor[street] != player
         if street == 0:
             if decision:
                 bits |= 1 << (_VPIP + 1)
-                if has_bring_in and aggressive[0] == 0:
+                if self.has_bring_in and aggressive[0] == 0:
                     bits |= 1 << (_COMPLETE + 1)
                 if facing:
                     bits |= 1 << (_RAISE2 + 1)
-            if kind in VOLUNTARY:
+            if raises or isinstance(e, Call):
                 bits |= 1 << _VPIP
-            if kind == "complete":
+            if isinstance(e, Complete):
                 bits |= 1 << _COMPLETE
-            if facing and kind == "raise":
+            if facing and isinstance(e, RaiseTo):
                 bits |= 1 << _RAISE2
-            if kind not in TURN_SKIPPED:
-                if player not in first:
-                    first[player] = kind
-                elif player not in second:
-                    second[player] = kind
+            if not isinstance(e, (PostAnte, PostBlind, UncalledBet)):  # a turn in the order of acting
+                if player not in self.first:
+                    self.first[player] = e
+                elif player not in self.second:
+                    self.second[player] = e
         if decision and facing:
             bits |= 1 << (_FTB + 2 * street + 1)
-            if kind == "fold":
+            if isinstance(e, Fold):
                 bits |= 1 << (_FTB + 2 * street)
         seat.bits = bits
-        if kind == "bet" or kind == "raise" or kind == "complete":
+        if raises:
             seat.counts[3 * street] += 1
-        elif kind == "call":
+        elif isinstance(e, Call):
             seat.counts[3 * street + 1] += 1
-        elif kind == "fold":
+        elif isinstance(e, Fold):
             seat.counts[3 * street + 2] += 1
-        if kind in AGGRESSIVE:
+        if raises or (isinstance(e, PostBlind) and e.blind == "big"):
             aggressive[street] += 1
-            last_aggressor[street] = player
-    if has_bring_in and first:
-        _steal(seats, first, second)
-    return seats
+            self.last_aggressor[street] = player
+
+    def answers(self) -> dict[str, SeatFlags]:
+        """Each player's flags once every line has passed (the steal is decided here, from the first turns)."""
+        if self.has_bring_in and self.first:
+            _steal(self.seats, self.first, self.second)
+        return self.seats
 
 
-def _steal(seats: dict[str, SeatFlags], first: dict[str, str], second: dict[str, str]) -> None:
+def _steal(seats: dict[str, SeatFlags], first: dict[str, MoneyLine], second: dict[str, MoneyLine]) -> None:
     """The steal and the bring-in's answer to it, from the first turns on 2nd street.
 
     The order of first turns is the order of acting, the bring-in first
@@ -137,32 +162,33 @@ def _steal(seats: dict[str, SeatFlags], first: dict[str, str], second: dict[str,
     """
     order = list(first)
     n = len(order)
-    brought_in = "bring_in" in first.values()
+    brought_in = any(isinstance(e, BringIn) for e in first.values())
     stealer = -1
     folded_so_far = True  # everyone at positions 1..k-1 folded at their first turn
     for k in range(n):
         p = order[k]
-        kind = first[p]
+        turn = first[p]
         chance = brought_in and k >= 1 and k >= n - 2 and folded_so_far
         if chance:
             seats[p].bits |= 1 << (_STEAL + 1)
-            if kind == "complete":
+            if isinstance(turn, Complete):
                 seats[p].bits |= 1 << _STEAL
                 if stealer < 0:
                     stealer = k
-        if k >= 1 and kind != "fold":
+        if k >= 1 and not isinstance(turn, Fold):
             folded_so_far = False
-    if stealer >= 0 and all(first[q] == "fold" for q in order[stealer + 1 :]):
+    if stealer >= 0 and all(isinstance(first[q], Fold) for q in order[stealer + 1 :]):
         bring_in = seats[order[0]]
         bring_in.bits |= 1 << (_BI_FOLD + 1)
-        if second.get(order[0]) == "fold":
+        if isinstance(second.get(order[0]), Fold):
             bring_in.bits |= 1 << _BI_FOLD
 
 
 def saw_bits(reached: int, has_vela: bool, fold_street: str | None) -> int:
     """The four ``saw_*`` bits of a seat dealt in.
 
-    ``reached``: bit 0, 1, 2 when a card was dealt on 3rd, 4th, 5th street.
+    ``reached``: bit 0, 1, 2 when a card was dealt on 3rd, 4th, 5th street
+    (:attr:`hhtool.replay.facts.CardFacts.reached`).
     A player saw a street the hand reached unless they folded on an
     earlier one; the vela, when the hand reached 5th street and a vela was
     turned.

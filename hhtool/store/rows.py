@@ -15,7 +15,6 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Final
 
 from hhtool.game.cards import card_str
-from hhtool.game.rules import STREET_NAMES
 from hhtool.history.errors import ErrorRecord
 from hhtool.history.events import (
     Bet,
@@ -23,23 +22,18 @@ from hhtool.history.events import (
     Call,
     Check,
     Complete,
-    Deal,
-    DoesNotShow,
-    Expose,
     Fold,
     Hand,
-    Mucks,
     PostAnte,
     PostBlind,
     RaiseTo,
-    ShowDown,
-    Shows,
     Street,
     UncalledBet,
     Vela,
 )
 from hhtool.replay.equities import allin_adjustments, has_all_in
-from hhtool.store.flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, hand_flags, saw_bits, seat_values
+from hhtool.replay.facts import card_facts, dealt_in
+from hhtool.store.flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, HandFlags, saw_bits, seat_values
 from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
 
 if TYPE_CHECKING:
@@ -113,22 +107,14 @@ def worker_columns(spec: TableSpec) -> list[str]:
     return out
 
 
-_ACTION_KIND: Final[dict[type, str]] = {
-    BringIn: "bring_in",
-    Complete: "complete",
-    Bet: "bet",
-    Call: "call",
-    RaiseTo: "raise",
-    Check: "check",
-    Fold: "fold",
-}
+_ACTION_KIND: Final[dict[type, str]] = {BringIn: "bring_in", Bet: "bet", Call: "call", Check: "check", Fold: "fold"}
+"""The ``actions.kind`` of the lines that store their type's name (the others are written where they are built)."""
 
 
 POT_LISTS: Final = ("eligible", "winners", "shares")
 _INT_RANGES: Final[dict[str, int]] = {"TINYINT": 2**7, "SMALLINT": 2**15, "INTEGER": 2**31, "BIGINT": 2**63, "BIGINT[]": 2**63}
 """The integer column types: a value ``v`` fits when ``-limit <= v < limit``."""
 _STREET_INDEX: Final = {name: i for i, name in enumerate(STREETS)}
-_REACH_BIT: Final[dict[str, int]] = {name: 1 << k for k, name in enumerate(STREET_NAMES[1:])}  # a card dealt on 3rd, 4th, 5th: :func:`hhtool.store.flags.saw_bits`
 
 
 def _or_null(v: Any, sql: str) -> Any:
@@ -270,129 +256,53 @@ class RowBuilder:
         for seq, (code, severity, line, message, cause) in enumerate(findings):
             finding_rows.add((local, seq, code, severity, line + offset, message, cause))
 
-        # actions and cards, walking the events once
+        # the cards, as the replay read them (or, when it raised, the same reading of the events alone)
+        facts = result.facts if result is not None else card_facts(hand)
+        card_rows = self.cards
+        for seen in facts.cards:
+            card_rows.add((local, seen.holder, seen.street, card_str(seen.card), seen.up))
+
+        # actions, the history's money lines with their line numbers, each fed to the statistics' flags
         action_rows = self.actions
+        flags = HandFlags(h.bring_in is not None)
         street = "2nd"
         si = 0  # the street's index in _STREET_INDEX
-        lines: list[tuple[int, str, str]] = []  # (street index, player, kind) of every money line: the statistics' flags
-        add_line = lines.append
-        reached = 0  # _REACH_BIT of the streets a card was dealt on
-        starting: dict[str, tuple[int, int]] = {}  # player -> (hole, door): both 2nd-street cards known, one up
-        face_down: dict[str, tuple[int, ...]] = {}  # carte coperte: 2nd-street cards, until one is exposed on 2nd street
         seq = 0
-        cards: dict[tuple[str | None, int], list[Any]] = {}  # (owner, card) -> [street, up], first seen first
-        exposure = h.exposure
-        showdown_players: set[str] = set()
-        dealt: set[str] = set()
-        has_showdown = False
-        vela_card: int | None = None
-
         for e in hand.events:
-            tp = type(e)
-            kind = _ACTION_KIND.get(tp)
-            if kind is not None:
-                if isinstance(e, RaiseTo):
-                    action_rows.add((local, seq, e.line + offset, street, e.player, kind, e.by, e.to, e.all_in))
-                elif isinstance(e, Complete):
-                    action_rows.add((local, seq, e.line + offset, street, e.player, kind, None, e.to, e.all_in))
-                elif isinstance(e, (Check, Fold)):
-                    action_rows.add((local, seq, e.line + offset, street, e.player, kind, None, None, False))
-                else:
-                    assert isinstance(e, (BringIn, Bet, Call))
-                    action_rows.add((local, seq, e.line + offset, street, e.player, kind, e.amount, None, e.all_in))
-                add_line((si, e.player, kind))
-                seq += 1
-            elif isinstance(e, Deal):
-                owner = e.player
-                if street == "2nd":
-                    dealt.add(owner)
-                    if e.new is None and e.known is not None and len(e.known) == 2:
-                        if exposure == "carte_coperte":
-                            face_down[owner] = e.known  # the door card is the one exposed on 2nd street
-                        else:
-                            starting[owner] = (e.known[0], e.known[1])
-                else:
-                    reached |= _REACH_BIT.get(street, 0)
-                if e.new is None:
-                    known = e.known or ()
-                    if street == "2nd":
-                        last = len(known) - 1
-                        for i, c in enumerate(known):
-                            if (owner, c) not in cards:
-                                cards[(owner, c)] = [street, i == last and exposure != "carte_coperte"]
-                    else:
-                        for c in known:
-                            if (owner, c) not in cards:
-                                cards[(owner, c)] = [street, exposure == "standard"]
-                else:
-                    for c in e.known or ():
-                        if (owner, c) not in cards:
-                            cards[(owner, c)] = [street, exposure != "carte_coperte"]
-                    up = exposure == "standard" or (exposure == "una_coperta" and street != "5th")
-                    for c in e.new:
-                        if (owner, c) not in cards:
-                            cards[(owner, c)] = [street, up]
-            elif isinstance(e, Street):
-                street = e.name
-                si = _STREET_INDEX[street]
+            if isinstance(e, (Check, Fold)):
+                action_rows.add((local, seq, e.line + offset, street, e.player, _ACTION_KIND[type(e)], None, None, False))
+            elif isinstance(e, (BringIn, Bet, Call)):
+                action_rows.add((local, seq, e.line + offset, street, e.player, _ACTION_KIND[type(e)], e.amount, None, e.all_in))
+            elif isinstance(e, RaiseTo):
+                action_rows.add((local, seq, e.line + offset, street, e.player, "raise", e.by, e.to, e.all_in))
+            elif isinstance(e, Complete):
+                action_rows.add((local, seq, e.line + offset, street, e.player, "complete", None, e.to, e.all_in))
             elif isinstance(e, PostAnte):
-                dealt.add(e.player)
                 action_rows.add((local, seq, e.line + offset, street, e.player, "ante", e.amount, None, e.all_in))
-                add_line((si, e.player, "ante"))
-                seq += 1
             elif isinstance(e, PostBlind):
-                dealt.add(e.player)
-                blind = f"{e.blind}_blind"
-                action_rows.add((local, seq, e.line + offset, street, e.player, blind, e.amount, None, e.all_in))
-                add_line((si, e.player, blind))
-                seq += 1
+                action_rows.add((local, seq, e.line + offset, street, e.player, f"{e.blind}_blind", e.amount, None, e.all_in))
             elif isinstance(e, UncalledBet):
                 action_rows.add((local, seq, e.line + offset, street, e.player, "uncalled", e.amount, None, False))
-                add_line((si, e.player, "uncalled"))
-                seq += 1
-            elif isinstance(e, Vela):
-                street = "vela"
-                si = _STREET_INDEX["vela"]
-                vela_card = e.card
-                if (None, e.card) not in cards:
-                    cards[(None, e.card)] = ["vela", True]
-            elif isinstance(e, Expose):
-                if street == "2nd":
-                    down = face_down.pop(e.player, None)
-                    if down is not None and len(e.cards) == 1 and e.cards[0] in down:
-                        starting[e.player] = (down[1] if e.cards[0] == down[0] else down[0], e.cards[0])
-                    elif e.player in starting and starting[e.player][0] in e.cards:
-                        del starting[e.player]  # the hole card up too: none is a hole card
-                for c in e.cards:
-                    seen = cards.get((e.player, c))
-                    if seen is None:
-                        cards[(e.player, c)] = [street, True]
-                    else:
-                        seen[1] = True
-            elif isinstance(e, Shows):
-                has_showdown = True
-                showdown_players.add(e.player)
-                for c in e.cards:
-                    if (e.player, c) not in cards:
-                        cards[(e.player, c)] = ["showdown", False]
-            elif isinstance(e, (Mucks, DoesNotShow)):
-                has_showdown = True
-                showdown_players.add(e.player)
-            elif isinstance(e, ShowDown):
-                has_showdown = True
-        if vela_card is None and s.vela is not None:
-            vela_card = s.vela
-            if (None, s.vela) not in cards:
-                cards[(None, s.vela)] = ["vela", True]
-        card_rows = self.cards
-        for (holder, dealt_card), (st, shown) in cards.items():
-            card_rows.add((local, holder, st, card_str(dealt_card), shown))
+            else:
+                if isinstance(e, Street):
+                    street = e.name
+                    si = _STREET_INDEX[street]
+                elif isinstance(e, Vela):
+                    street = "vela"
+                    si = _STREET_INDEX["vela"]
+                continue
+            flags.line(si, e)
+            seq += 1
 
         # seats, with the statistics' flags of each
         seat_rows = self.seats
         outcomes = {o.seat: o for o in s.outcomes}
-        flags = hand_flags(lines, h.bring_in is not None)
+        answers = flags.answers()
+        vela_card = facts.vela
         has_vela = vela_card is not None
+        reached = facts.reached
+        showdown_players = facts.showdown
+        starting = facts.starting
         categories: dict[str, str] = {}
         adjust: dict[str, int] = {}
         if result is not None:
@@ -403,13 +313,15 @@ class RowBuilder:
             categories = result.categories
             if has_all_in(result):  # only hands with an all-in pay for the pricing
                 adjust = allin_adjustments(result)
+        else:
+            dealt = dealt_in(hand)
         for seat in hand.seats:
             p = seat.player
             o = outcomes.get(seat.seat)
             went = p in showdown_players
             fold_street = o.street if o is not None else None
-            dealt_in = p in dealt
-            stats = seat_values(flags.get(p), saw_bits(reached, has_vela, fold_street)) if dealt_in else NOT_DEALT_IN
+            dealt_in_hand = p in dealt
+            stats = seat_values(answers.get(p), saw_bits(reached, has_vela, fold_street)) if dealt_in_hand else NOT_DEALT_IN
             pair = starting.get(p)
             extra = (
                 None if pair is None else card_str(pair[0]),
@@ -418,7 +330,7 @@ class RowBuilder:
             )
             if result is None:
                 seat_rows.add((
-                    local, seat.seat, p, seat.stack, dealt_in, seat.seat == t.button, None, None, None, None,
+                    local, seat.seat, p, seat.stack, dealt_in_hand, seat.seat == t.button, None, None, None, None,
                     went, False, o.outcome if o is not None else None, fold_street, *stats, *extra, None,
                 ))
                 continue
@@ -426,7 +338,7 @@ class RowBuilder:
             invested = seat.stack + due.get(p, 0) - stacks[p] if p in stacks else 0
             net = got - invested
             seat_rows.add((
-                local, seat.seat, p, seat.stack, dealt_in, seat.seat == t.button, invested, got, due.get(p, 0),
+                local, seat.seat, p, seat.stack, dealt_in_hand, seat.seat == t.button, invested, got, due.get(p, 0),
                 net, went, went and got > 0, o.outcome if o is not None else None, fold_street,
                 *stats, *extra, net + adjust.get(p, 0),
             ))
@@ -450,6 +362,6 @@ class RowBuilder:
             h.structure, m.symbol, "cent" if m.cents else "chip", h.small_bet, h.big_bet, h.ante, h.bring_in,
             h.small_blind, h.big_blind, (h.started - _EPOCH) // _US, h.zone, t.name, t.max_seats, t.button,
             len(hand.seats), len(dealt), s.total, s.rake, card_str(vela_card) if vela_card is not None else None,
-            has_showdown, verdict, len(findings), text_hash(raw), raw,
+            facts.has_showdown, verdict, len(findings), text_hash(raw), raw,
         ))
         return verdict

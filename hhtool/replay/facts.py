@@ -1,0 +1,216 @@
+"""What a hand's lines show of its cards, read once: the facts the store keeps about them.
+
+Who was seen with which card, on which street, face up or down; each
+player's starting pair (the hole card and the door card); the streets a
+card was dealt on; who reached the showdown; the vela.  :class:`CardFacts`
+holds them, :class:`FactsWalk` reads them from the events in order, and
+there is one reading for every hand:
+
+* the replay feeds its walk each event as it walks the hand
+  (:meth:`hhtool.replay.walk.Walk.event`), and :class:`~hhtool.replay.result.Replay`
+  carries the facts (``Replay.facts``);
+* :func:`card_facts` feeds a walk the events alone, for a hand whose
+  replay raised (the import stores it as a ``replay_error`` hand, with
+  the same card rows it would have had).
+
+The facts are the history's cards as its lines lay them out, whatever
+the replay finds wrong with them: face up or down by the exposure the
+header names (``Header.exposure``), whatever rules a replay asks about;
+a card seen again for the same holder keeps the street and face it was
+first seen with, unless it is exposed.  (The deal's checks judge the deal
+by :meth:`~hhtool.game.rules.RuleSet.dealt_up`; this reads what the lines
+show, a repeated bracket or a second bracket where none belongs
+included.)  Who was dealt in is :func:`dealt_in`, which the replay's deal
+reads before the walk begins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from hhtool.game.cards import Card
+from hhtool.game.rules import STREET_NAMES, Exposure, round_of_street
+from hhtool.history.events import Deal, DoesNotShow, Expose, Hand, Mucks, PostAnte, PostBlind, ShowDown, Shows, Street, Vela
+
+REACHED_BIT: Final[dict[str, int]] = {name: 1 << k for k, name in enumerate(STREET_NAMES[1:])}  # 3rd, 4th, 5th
+"""The bit of :attr:`CardFacts.reached` for a card dealt on a street (2nd street's cards are every hand's)."""
+
+
+@dataclass(init=False)
+class SeenCard:
+    """One card as first seen: whose (None: the vela), on which street, and whether it ever lay face up.
+
+    ``street`` is the street of the line that showed it first (``"2nd"`` ..
+    ``"5th"``, ``"vela"``, or ``"showdown"`` for a hole card first seen
+    shown down).  ``up``: dealt face up, or exposed later.
+    """
+
+    holder: Final[str | None]
+    card: Final[Card]
+    street: Final[str]
+    up: Final[bool]
+
+    def __init__(self, holder: str | None, card: Card, street: str, up: bool) -> None:
+        self.holder = holder
+        self.card = card
+        self.street = street
+        self.up = up
+
+
+@dataclass(init=False)
+class CardFacts:
+    """A hand's cards as its lines show them (see the module's docstring).
+
+    ``cards``: every card seen, once each per holder, in the order first
+    seen.  ``starting``: player -> (hole, door), for a player whose two
+    2nd-street cards are both known and one of them was the only one up
+    (in carte coperte, the door is the one exposed on 2nd street).
+    ``reached``: the :data:`REACHED_BIT` of each street a card was dealt
+    on.  ``showdown``: who showed, mucked or did not show at the showdown;
+    ``has_showdown``: the hand had a showdown (one of those lines, or
+    ``*** SHOW DOWN ***``).  ``vela``: the vela's line, else the summary's.
+    """
+
+    cards: Final[tuple[SeenCard, ...]]
+    starting: Final[dict[str, tuple[Card, Card]]]
+    reached: Final[int]
+    showdown: Final[frozenset[str]]
+    has_showdown: Final[bool]
+    vela: Final[Card | None]
+
+    def __init__(
+        self,
+        cards: tuple[SeenCard, ...],
+        starting: dict[str, tuple[Card, Card]],
+        reached: int,
+        showdown: frozenset[str],
+        has_showdown: bool,
+        vela: Card | None,
+    ) -> None:
+        self.cards = cards
+        self.starting = starting
+        self.reached = reached
+        self.showdown = showdown
+        self.has_showdown = has_showdown
+        self.vela = vela
+
+
+class FactsWalk:
+    """The card facts gathered while a hand's events pass by, in order (:meth:`see`, then :meth:`facts`)."""
+
+    def __init__(self, exposure: Exposure) -> None:
+        self.exposure = exposure
+        self.street = "2nd"
+        self.first_street: dict[tuple[str | None, Card], str] = {}  # (holder, card) -> the street first seen on, in that order
+        self.up: dict[tuple[str | None, Card], bool] = {}  # (holder, card) -> ever face up
+        self.starting: dict[str, tuple[Card, Card]] = {}
+        self.face_down: dict[str, tuple[Card, ...]] = {}  # carte coperte: 2nd-street cards, until one is exposed on 2nd street
+        self.reached = 0
+        self.showdown: set[str] = set()
+        self.has_showdown = False
+        self.vela: Card | None = None
+
+    def _first(self, holder: str | None, card: Card, street: str, up: bool) -> None:
+        """A card seen for the first time here; a card seen before keeps its first street and face."""
+        key = (holder, card)
+        if key not in self.first_street:
+            self.first_street[key] = street
+            self.up[key] = up
+
+    def see(self, e: object) -> None:
+        """One event of the hand, in order; every kind of event may pass (those without cards change nothing)."""
+        if isinstance(e, Deal):
+            self._deal(e)
+        elif isinstance(e, Street):
+            self.street = e.name
+        elif isinstance(e, Vela):
+            self.street = "vela"
+            self.vela = e.card
+            self._first(None, e.card, "vela", True)
+        elif isinstance(e, Expose):
+            self._expose(e)
+        elif isinstance(e, Shows):
+            self.has_showdown = True
+            self.showdown.add(e.player)
+            for c in e.cards:
+                self._first(e.player, c, "showdown", False)
+        elif isinstance(e, (Mucks, DoesNotShow)):
+            self.has_showdown = True
+            self.showdown.add(e.player)
+        elif isinstance(e, ShowDown):
+            self.has_showdown = True
+
+    def _deal(self, e: Deal) -> None:
+        owner = e.player
+        street = self.street
+        exposure = self.exposure
+        if street == "2nd":
+            if e.new is None and e.known is not None and len(e.known) == 2:
+                if exposure == "carte_coperte":
+                    self.face_down[owner] = e.known  # the door card is the one exposed on 2nd street
+                else:
+                    self.starting[owner] = (e.known[0], e.known[1])
+        else:
+            self.reached |= REACHED_BIT.get(street, 0)
+        if e.new is None:
+            known = e.known or ()
+            if street == "2nd":  # the hole card down, the door card (the last) up unless carte coperte deals it down
+                last = len(known) - 1
+                for i, c in enumerate(known):
+                    self._first(owner, c, street, i == last and exposure != "carte_coperte")
+            else:  # a later street's line that repeats the cards: up as the standard deal lays them
+                for c in known:
+                    self._first(owner, c, street, exposure == "standard")
+            return
+        for c in e.known or ():  # the cards dealt before, as the line repeats them: up but in carte coperte
+            self._first(owner, c, street, exposure != "carte_coperte")
+        up = exposure == "standard" or (exposure == "una_coperta" and street != "5th")
+        for c in e.new:
+            self._first(owner, c, street, up)
+
+    def _expose(self, e: Expose) -> None:
+        if self.street == "2nd":
+            down = self.face_down.pop(e.player, None)
+            if down is not None and len(e.cards) == 1 and e.cards[0] in down:
+                self.starting[e.player] = (down[1] if e.cards[0] == down[0] else down[0], e.cards[0])
+            elif e.player in self.starting and self.starting[e.player][0] in e.cards:
+                del self.starting[e.player]  # the hole card up too: none is a hole card
+        for c in e.cards:
+            self._first(e.player, c, self.street, True)
+            self.up[(e.player, c)] = True
+
+    def facts(self, summary_vela: Card | None) -> CardFacts:
+        """The facts once every event has passed; ``summary_vela``: the summary's vela, for a hand with no vela line."""
+        vela = self.vela
+        if vela is None and summary_vela is not None:
+            vela = summary_vela
+            self._first(None, vela, "vela", True)
+        up = self.up
+        cards = tuple(SeenCard(key[0], key[1], street, up[key]) for key, street in self.first_street.items())
+        return CardFacts(cards, self.starting, self.reached, frozenset(self.showdown), self.has_showdown, vela)
+
+
+def card_facts(hand: Hand) -> CardFacts:
+    """The card facts of ``hand`` from its events alone: what ``replay(hand).facts`` holds, without a replay."""
+    walk = FactsWalk(hand.header.exposure)
+    for e in hand.events:
+        walk.see(e)
+    return walk.facts(hand.summary.vela)
+
+
+def dealt_in(hand: Hand) -> set[str]:
+    """The players dealt into ``hand``: those who post a forced bet or are dealt 2nd-street cards.
+
+    A deal counts before the first street line and on 2nd street; the
+    replay's deal (:meth:`hhtool.replay.deal.CardChecks.setup`) seats these
+    players, and the store counts them for a hand whose replay raised.
+    """
+    dealt: set[str] = set()
+    street = 0
+    for e in hand.events:
+        if isinstance(e, Street):
+            street = round_of_street(e.name)
+        if isinstance(e, (PostAnte, PostBlind)) or (isinstance(e, Deal) and street <= 1):
+            dealt.add(e.player)
+    return dealt
