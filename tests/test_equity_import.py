@@ -169,6 +169,26 @@ def test_an_older_database_gains_the_column_and_counts_its_rows_at_their_net(tmp
     assert bob["money"][0]["allin_net"] == bob["money"][0]["net"] and bob["money"][0]["luck"] == 0
 
 
+def test_an_older_database_read_before_any_import_gains_the_column(tmp_path: Path) -> None:
+    """``stats`` (a read-only open) on a file of this schema version without ``allin_net``: the column added, then read."""
+    samples = Path(__file__).resolve().parent.parent / "sample_histories"
+    old = tmp_path / "old.duckdb"
+    import_paths([samples / "000_format_example.txt"], old, workers=0)
+    con = duckdb.connect(str(old))
+    con.execute("ALTER TABLE seats DROP COLUMN allin_net")
+    con.close()
+    r = subprocess.run([*HHTOOL, "stats", "--db", str(old), "--format", "json", "--player", "bob"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    (bob,) = json.loads(r.stdout)["players"]
+    assert bob["money"][0]["allin_net"] == bob["money"][0]["net"]
+    con = duckdb.connect(str(old), read_only=True)
+    try:
+        nulls, seats = con.execute("SELECT count(*) FILTER (WHERE allin_net IS NULL), count(*) FROM seats").fetchone() or (0, 0)
+    finally:
+        con.close()
+    assert seats > 0 and nulls == seats  # gained, NULL for the rows imported before it: counted at their net
+
+
 def test_the_report_draws_the_all_in_adjusted_line_and_lists_luck(nl_db: Path, tmp_path: Path) -> None:
     from hhtool.api import write_report
     from hhtool.stats import Filters

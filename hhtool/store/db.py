@@ -126,10 +126,27 @@ def connect(
             elif not read_only:
                 for statement in ADDED_COLUMNS:  # columns added within this schema version: an older file gains them
                     con.execute(statement)
+            missing = _missing_added(con) if read_only else []
     except BaseException:
         con.close()
         raise
+    if missing:  # an older file of this version, opened to be read: it gains the columns once (metadata only), then is read
+        con.close()
+        try:
+            connect(path, memory_limit=memory_limit).close()
+        except StoreError as e:
+            raise StoreError(
+                f"the database {path} lacks the column(s) {', '.join(missing)}, added by this hhtool, and cannot be "
+                f"opened for writing to add them ({e}); open it once with write access (e.g. `hhtool import` of any folder)"
+            ) from None
+        return connect(path, read_only=True, memory_limit=memory_limit, write_to=write_to)
     return con
+
+
+def _missing_added(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The columns of :data:`~hhtool.store.schema.ADDED_COLUMNS` this file lacks (``table.column``)."""
+    have = {(str(t), str(c)) for t, c in con.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database()").fetchall()}
+    return [f"{m.group(1)}.{m.group(2)}" for m in _ADDED if m is not None and (m.group(1), m.group(2)) not in have]
 
 
 def _server_of(path: Path) -> str | None:
