@@ -148,13 +148,19 @@ def test_stats_luck_is_net_less_adjusted(nl_db: Path) -> None:
     assert lucky > 0
 
 
-def test_an_older_database_gains_the_column_and_counts_its_rows_at_their_net(tmp_path: Path, nl_db: Path) -> None:
-    samples = Path(__file__).resolve().parent.parent / "sample_histories"
+def _without_allin_net(tmp_path: Path) -> Path:
+    """A database of this schema version as hhtool wrote it before ``seats.allin_net`` existed."""
     old = tmp_path / "old.duckdb"
-    import_paths([samples / "000_format_example.txt"], old, workers=0)
+    import_paths([Path(__file__).resolve().parent.parent / "sample_histories" / "000_format_example.txt"], old, workers=0)
     con = duckdb.connect(str(old))
     con.execute("ALTER TABLE seats DROP COLUMN allin_net")
     con.close()
+    return old
+
+
+def test_an_older_database_gains_the_column_and_counts_its_rows_at_their_net(tmp_path: Path, nl_db: Path) -> None:
+    samples = Path(__file__).resolve().parent.parent / "sample_histories"
+    old = _without_allin_net(tmp_path)
     import_paths([samples / "030_italian_no_limit_side_pots.txt"], old, workers=0)
     con = duckdb.connect(str(old), read_only=True)
     try:
@@ -171,12 +177,7 @@ def test_an_older_database_gains_the_column_and_counts_its_rows_at_their_net(tmp
 
 def test_an_older_database_read_before_any_import_gains_the_column(tmp_path: Path) -> None:
     """``stats`` (a read-only open) on a file of this schema version without ``allin_net``: the column added, then read."""
-    samples = Path(__file__).resolve().parent.parent / "sample_histories"
-    old = tmp_path / "old.duckdb"
-    import_paths([samples / "000_format_example.txt"], old, workers=0)
-    con = duckdb.connect(str(old))
-    con.execute("ALTER TABLE seats DROP COLUMN allin_net")
-    con.close()
+    old = _without_allin_net(tmp_path)
     r = subprocess.run([*HHTOOL, "stats", "--db", str(old), "--format", "json", "--player", "bob"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     (bob,) = json.loads(r.stdout)["players"]
