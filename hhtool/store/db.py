@@ -69,13 +69,18 @@ _LOCK = re.compile(r"\block\b")  # "Could not set lock on file", not "block"
 
 
 def connect(
-    path: str | Path, *, read_only: bool = False, memory_limit: str | None = None, write_to: str | Path | None = None
+    path: str | Path, *, read_only: bool = False, memory_limit: str | None = None, write_to: str | Path | None = None,
+    _added: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Open the database; create it (and its folder) with the schema when writing.
 
     A read-only connection reads the database's tables and nothing else
     (:func:`_lock_down`); ``write_to``: a folder it may write files into
     (``export --parquet``'s), and read them back.
+    A file of this schema version lacking a column of
+    :data:`~hhtool.store.schema.ADDED_COLUMNS` gains it even when opened to
+    be read: it is opened once for writing first (``_added``: the reopening
+    after that, which does not try again).
 
     Raises :class:`DatabaseInUseError` when another process holds it,
     :class:`NotHhtoolDatabaseError` for a file that is not hhtool's,
@@ -126,7 +131,7 @@ def connect(
             elif not read_only:
                 for statement in ADDED_COLUMNS:  # columns added within this schema version: an older file gains them
                     con.execute(statement)
-            missing = _missing_added(con) if read_only else []
+            missing = _missing_added(con) if read_only and not _added else []
     except BaseException:
         con.close()
         raise
@@ -139,7 +144,7 @@ def connect(
                 f"the database {path} lacks the column(s) {', '.join(missing)}, added by this hhtool, and cannot be "
                 f"opened for writing to add them ({e}); open it once with write access (e.g. `hhtool import` of any folder)"
             ) from None
-        return connect(path, read_only=True, memory_limit=memory_limit, write_to=write_to)
+        return connect(path, read_only=True, memory_limit=memory_limit, write_to=write_to, _added=True)
     return con
 
 
