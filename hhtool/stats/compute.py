@@ -470,6 +470,31 @@ def exact_sums(df: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
     return df.with_columns(pl.col(c).cast(pl.Int128) for c in columns)
 
 
+def big_bet_sums(df: pl.DataFrame, keys: list[str], sums: list[str]) -> pl.DataFrame:
+    """Rows per ``keys`` and ``big_bet`` folded into one row per ``keys``, in the order they first come: ``sums`` added, and ``big_bets`` the exact sum of each row's ``net`` over its ``big_bet`` (a :class:`~fractions.Fraction`).
+
+    Why not ``sum(net / big_bet)`` in SQL: a sum of doubles, whose last
+    digits depend on the order the engine adds the rows in (a report of the
+    same hands must be the same file whether it reads ``--db`` or
+    ``--parquet``), and a half-even rounding to two decimals needs the
+    exact value.  A big bet of 0 adds nothing (no such hand is stored).
+    """
+    import polars as pl
+
+    out: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for r in df.iter_rows(named=True):
+        row = out.get(key := tuple(r[k] for k in keys))
+        if row is None:
+            row = out[key] = {**{k: r[k] for k in keys}, **{c: 0 for c in sums}, "big_bets": Fraction(0)}
+        for c in sums:
+            row[c] += int(r[c])
+        if r["big_bet"]:
+            row["big_bets"] += Fraction(int(r["net"]), int(r["big_bet"]))
+    rows = list(out.values())
+    columns = [pl.Series(c, [r[c] for r in rows], dtype=df.schema[c]) for c in (*keys, *sums)]
+    return pl.DataFrame([*columns, pl.Series("big_bets", [r["big_bets"] for r in rows], dtype=pl.Object)])
+
+
 def compute(db: str | Path, filters: Filters | None = None) -> StatsResult:
     """Every statistic for every player (or ``filters.players``) on a read-only connection."""
     con = connect(db, read_only=True)

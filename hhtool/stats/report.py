@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from hhtool.history.currency import Currency, Rates, currency_of, format_money
 from hhtool.store.db import StoreError, connect
-from hhtool.stats.compute import MONEY_KEYS, STATS, Filters, StatsResult, by_name, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
+from hhtool.stats.compute import MONEY_KEYS, STATS, Filters, StatsResult, big_bet_sums, by_name, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
 from hhtool.stats.render import converted, fmt_value, heading, ratio_value, rounded
 
 if TYPE_CHECKING:
@@ -218,19 +218,18 @@ def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, player
         con.sql(
             f"""
             SELECT * FROM (
-                SELECT s.player, s.shown_category AS category, h.currency, h.unit, count(*)::BIGINT AS shown,
-                       count_if(s.won_at_showdown)::BIGINT AS won, coalesce(sum(s.net::HUGEINT), 0) AS net,
-                       sum(s.net / h.big_bet) AS big_bets
+                SELECT s.player, s.shown_category AS category, h.currency, h.unit, h.big_bet, count(*)::BIGINT AS shown,
+                       count_if(s.won_at_showdown)::BIGINT AS won, coalesce(sum(s.net::HUGEINT), 0) AS net
                 FROM seats s JOIN hands h USING (hand_key)
                 WHERE {hand_where} AND {seat_where} AND s.went_to_showdown AND s.outcome IN ('won', 'lost')
                       AND s.shown_category IS NOT NULL
-                GROUP BY s.player, s.shown_category, h.currency, h.unit
+                GROUP BY s.player, s.shown_category, h.currency, h.unit, h.big_bet
             )
-            ORDER BY player, list_position([{order}], category) DESC
+            ORDER BY player, list_position([{order}], category) DESC, currency, unit
             """,
             params=hand_params + seat_params,
         )
-    ), ("net",)).pipe(by_name)
+    ), ("net",)).pipe(big_bet_sums, ["player", "category", "currency", "unit"], ["shown", "won", "net"]).pipe(by_name)
 
 
 RANK_ORDER = "AKQJT98765432"
@@ -246,18 +245,19 @@ def starting_cards(con: duckdb.DuckDBPyConnection, filters: Filters, players: li
     import polars as pl
 
     hand_where, hand_params, seat_where, seat_params = scope(filters, players)
-    return pl.DataFrame(
+    return exact_sums(pl.DataFrame(
         con.sql(
             f"""
-            SELECT left(s.hole_card, 1) AS hole, left(s.door_card, 1) AS door,
-                   count(*)::BIGINT AS hands, sum(s.net / h.big_bet) AS big_bets
+            SELECT left(s.hole_card, 1) AS hole, left(s.door_card, 1) AS door, h.big_bet,
+                   count(*)::BIGINT AS hands, coalesce(sum(s.net::HUGEINT), 0) AS net
             FROM seats s JOIN hands h USING (hand_key)
             WHERE {hand_where} AND {seat_where} AND s.hole_card IS NOT NULL
             GROUP BY ALL
+            ORDER BY hole, door
             """,
             params=hand_params + seat_params,
         )
-    )
+    ), ("net",)).pipe(big_bet_sums, ["hole", "door"], ["hands"])
 
 
 def _starting_figure(df: pl.DataFrame) -> str:
@@ -265,9 +265,7 @@ def _starting_figure(df: pl.DataFrame) -> str:
 
     ranks = [r for r in RANK_ORDER if r in set(df["hole"].to_list()) | set(df["door"].to_list())]
     cell = {(h, d): (bb, n) for h, d, n, bb in df.select("hole", "door", "hands", "big_bets").iter_rows()}
-    # big bets to a thousandth: the float sum's last digits depend on the order the engine adds the rows in,
-    # and a report of the same hands must be the same file whichever store it reads (--db or --parquet)
-    z = [[None if (v := cell.get((h, d), (None, 0))[0]) is None else round(v, 3) for h in ranks] for d in ranks]
+    z = [[None if (v := cell.get((h, d), (None, 0))[0]) is None else float(v) for h in ranks] for d in ranks]
     text = [[f"{cell[(h, d)][1]} hands" if (h, d) in cell else "" for h in ranks] for d in ranks]
     fig = go.Figure(
         go.Heatmap(
@@ -481,8 +479,9 @@ def build_report(
     cat_rows = []
     for r in cats.to_dicts():
         cur = currency_of(r["currency"], r["unit"])
-        bb = float(r["big_bets"] or 0.0)
-        cat_rows.append([e(r["player"]), e(r["category"]), _num(f"{r['shown']:,}", r["shown"]), _num(f"{r['won']:,}", r["won"]), _money_cell(int(r["net"]), cur), _num(f"{bb:,.2f}", bb)])
+        bb = r["big_bets"]
+        cat_rows.append([e(r["player"]), e(r["category"]), _num(f"{r['shown']:,}", r["shown"]), _num(f"{r['won']:,}", r["won"]), _money_cell(int(r["net"]), cur),
+                         _num(rounded(bb, 2, grouping=True), float(bb))])
     cat_note = '<p class="note">the category the shown cards make with the vela, under each hand\'s rules; net in each money apart.</p>'
     parts.append(
         _section("showdown", cat_note + _table(["player", "category shown", "showdowns", "won", "net", "big bets"], cat_rows, left=(0, 1), sortable=True))
