@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import html
 from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -568,15 +567,8 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
     if games.height:
 
         def by(columns: list[str], label: str, show: Any) -> str:
-            # in Python, exactly: each row's big bets are its net (exact) over its one big bet, added as fractions
-            groups: dict[tuple[Any, ...], dict[str, Any]] = {}
-            for r in games.to_dicts():
-                key = tuple(r[c] for c in (*columns, "currency", "unit"))
-                g = groups.setdefault(key, {**{c: r[c] for c in (*columns, "currency", "unit")}, "hands": 0, "net": 0, "big_bets": Fraction(0)})
-                g["hands"] += int(r["hands"])
-                g["net"] += int(r["net"])
-                if r["big_bet"]:
-                    g["big_bets"] += Fraction(int(r["net"]), int(r["big_bet"]))
+            keys = [*columns, "currency", "unit"]
+            groups = {tuple(r[c] for c in keys): r for r in big_bet_sums(games, keys, ["hands", "net"]).to_dicts()}
             body = []
             for key in sorted(groups, key=lambda k: [(v is not None, v) for v in k[:-1]]):  # as polars sorts: nulls first
                 r = groups[key]
