@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import random
 import re
 import shutil
 import subprocess
@@ -11,7 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from hhtool.cli import app
-from hhtool.stats.report import MAX_POINTS, SECTIONS, sample_points
+from hhtool.stats.points import MAX_POINTS
+from hhtool.stats.report import SECTIONS, big_bet_lines
 from hhtool.store.importer import import_paths
 from tests.storegen import TEMPLATE, hand
 
@@ -84,10 +87,23 @@ def test_opens_in_headless_chromium(report: Path, tmp_path: Path) -> None:
     assert shot.exists() and shot.stat().st_size > 10_000
 
 
-def test_winnings_lines_keep_evenly_spaced_points() -> None:
-    """A line of a million hands keeps MAX_POINTS of them, the first and the last among them, evenly spaced."""
-    assert sample_points(5) == [0, 1, 2, 3, 4]
-    kept = sample_points(1_000_000)
-    assert len(kept) == MAX_POINTS and kept[0] == 0 and kept[-1] == 999_999
-    steps = {b - a for a, b in zip(kept, kept[1:])}
-    assert max(steps) - min(steps) <= 1
+def test_winnings_lines_keep_the_extremes_and_the_big_hands() -> None:
+    """A line of 50,000 hands keeps MAX_POINTS points at most: the first and the last, the deepest point and the
+    one big loss (the hand and the one before it), each line its own."""
+    import polars as pl
+
+    n = 50_000
+    rng = random.Random(7)
+    steps = [rng.choice((-1.0, 1.0)) for _ in range(n)]
+    steps[31_337] = -900.0
+    d = pl.DataFrame({"big_bets": steps, "allin_big_bets": steps, "went_to_showdown": [i % 3 == 0 for i in range(n)]})
+    lines = {name: (x, y) for name, x, y in big_bet_lines(d)}
+    assert set(lines) == {"showdown", "non-showdown", "net", "all-in adjusted"}
+    total = list(itertools.accumulate(steps))
+    x, y = lines["net"]
+    assert len(x) <= MAX_POINTS and x[0] == 1 and x[-1] == n and y[-1] == total[-1]
+    assert min(y) == min(total) and max(y) == max(total)
+    assert {31_337, 31_338} <= set(x)  # hand numbers from 1: the big loss and the point before it
+    assert all(y[i] == total[x[i] - 1] for i in range(len(x)))  # exact totals at the hands kept
+    assert big_bet_lines(d.head(5))[2] == ("net", [1, 2, 3, 4, 5], total[:5])
+

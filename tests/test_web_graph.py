@@ -7,8 +7,8 @@ import random
 import polars as pl
 import pytest
 
-from hhtool.stats.report import MAX_POINTS
-from hhtool.web.player import line_points, winnings_traces
+from hhtool.stats.points import MAX_POINTS, line_points
+from hhtool.web.player import winnings_traces
 
 
 def walk(n: int, seed: int, big: dict[int, float] | None = None) -> list[float]:

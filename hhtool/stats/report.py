@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from hhtool.history.currency import Currency, Rates, currency_of, format_money
 from hhtool.store.db import StoreError, connect
 from hhtool.stats.compute import MONEY_KEYS, STATS, Filters, StatsResult, big_bet_sums, by_name, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
+from hhtool.stats.points import MAX_POINTS, line_points
 from hhtool.stats.render import converted, fmt_value, heading, ratio_value, rounded
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ SECTIONS = (
     ("audit", "Disputed and invalid hands"),
 )
 MAX_GRAPHS = 6
-MAX_POINTS = 2000
 MAX_REPLAYERS = 200
 """Disputed and invalid hands the report embeds a replayer for: the most recent, so the file stays a few megabytes (the rest are counted)."""
 """Points a line of the winnings graph keeps: the exact running totals at evenly spaced hands, first and last included."""
@@ -113,11 +113,30 @@ def _fig_html(fig: Any) -> str:
     return str(fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True}))
 
 
-def sample_points(n: int, most: int = MAX_POINTS) -> list[int]:
-    """Indices of at most ``most`` of ``n`` points, evenly spaced, the first and the last always among them."""
-    if n <= most:
-        return list(range(n))
-    return sorted({round(i * (n - 1) / (most - 1)) for i in range(most)})
+_LINE_STYLE: dict[str, dict[str, Any]] = {
+    "showdown": {"color": "#36c"},
+    "non-showdown": {"color": "#c33"},
+    "net": {"color": "#2a7", "width": 3, "dash": "dot"},
+    "all-in adjusted": {"color": "#e90", "width": 2},
+}
+
+
+def big_bet_lines(d: pl.DataFrame) -> list[tuple[str, list[int], list[float]]]:
+    """(name, hand numbers, running big bets) of each line of one player's graph, ``d`` the player's hands in time order.
+
+    Each line keeps its own points (:func:`~hhtool.stats.points.line_points`:
+    its extremes and biggest hands among at most :data:`MAX_POINTS`).
+    """
+    import polars as pl
+
+    net = d["big_bets"].fill_null(0.0).cum_sum()
+    sd = d.select(pl.when(pl.col("went_to_showdown")).then(pl.col("big_bets")).otherwise(0.0).fill_null(0.0)).to_series().cum_sum()
+    adjusted = d["allin_big_bets"].fill_null(0.0).cum_sum()
+    out = []
+    for name, y in (("showdown", sd), ("non-showdown", net - sd), ("net", net), ("all-in adjusted", adjusted)):
+        keep = line_points(y)
+        out.append((name, [i + 1 for i in keep], y.gather(keep).to_list()))
+    return out
 
 
 def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
@@ -142,16 +161,9 @@ def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
         d = by_player.get((player,))
         if d is None:
             continue
-        net = d["big_bets"].fill_null(0.0).cum_sum()
-        sd = d.select(pl.when(pl.col("went_to_showdown")).then(pl.col("big_bets")).otherwise(0.0).fill_null(0.0)).to_series().cum_sum()
-        keep = sample_points(d.height)
-        x = [i + 1 for i in keep]
         fig = go.Figure()
-        fig.add_trace(go.Scatter(x=x, y=sd.gather(keep).to_list(), name="showdown", line={"color": "#36c"}))
-        fig.add_trace(go.Scatter(x=x, y=(net - sd).gather(keep).to_list(), name="non-showdown", line={"color": "#c33"}))
-        fig.add_trace(go.Scatter(x=x, y=net.gather(keep).to_list(), name="net", line={"color": "#2a7", "width": 3, "dash": "dot"}))
-        adjusted = d["allin_big_bets"].fill_null(0.0).cum_sum()
-        fig.add_trace(go.Scatter(x=x, y=adjusted.gather(keep).to_list(), name="all-in adjusted", line={"color": "#e90", "width": 2}))
+        for name, x, y in big_bet_lines(d):
+            fig.add_trace(go.Scatter(x=x, y=y, name=name, line=_LINE_STYLE[name]))
         fig.update_layout(title={"text": e(f"{player}: big bets over hands")}, xaxis_title="hands", yaxis_title="big bets", **layout)
         out.append(_fig_html(fig))
         # money over dates: a panel per currency, each on its own scale (never one axis for euros and chips)
@@ -162,7 +174,7 @@ def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
         money = make_subplots(rows=len(parts), cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=[c.name for c, _ in parts])
         for row, (cur, part) in enumerate(parts, start=1):
             running = part["net"].cast(pl.Int128).cum_sum()  # exact whatever the amounts (docs/schema.md, "Bounds")
-            idx = sample_points(part.height)
+            idx = line_points(running)
             totals = running.gather(idx).to_list()
             money.add_trace(
                 go.Scatter(
@@ -439,7 +451,8 @@ def build_report(
         f'<p class="note">for the {MAX_GRAPHS} players with the most hands at most: cumulative big bets over hands '
         "(net / big bet, every currency alike; the all-in adjusted line counts each all-in pot at its expected value "
         "when betting ended, docs/stats.md), and cumulative net won over dates in each money apart; "
-        f"a line keeps the exact totals at {MAX_POINTS:,} evenly spaced hands at most, the first and the last among them.</p>"
+        f"a line keeps the exact totals at {MAX_POINTS:,} hands at most: the first and the last, each stretch's lowest and highest, "
+        "and the biggest single hands.</p>"
     )
     parts.append(_section("winnings", note + ("".join(graphs) or "<p>no hands</p>")))
 
