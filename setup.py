@@ -40,6 +40,7 @@ COMPILED = [
     "hhtool/replay/pots.py",
     "hhtool/replay/facts.py",
     "hhtool/replay/result.py",
+    "hhtool/replay/holdings.py",
     "hhtool/replay/explain.py",
     "hhtool/replay/deal.py",
     "hhtool/replay/settle.py",

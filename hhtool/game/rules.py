@@ -9,7 +9,7 @@ is running: a house that plays classic Telesina with a split pot is
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import Final, Literal, get_args
 
 from hhtool.game.cards import ACE, lowest_rank
 from hhtool._native.pickling import picklable
@@ -31,16 +31,20 @@ StreetName = Literal["2nd", "3rd", "4th", "5th"]
 RoundName = Literal[StreetName, "vela"]
 """A betting round: one a street, then the vela round where the profile has one (RULES.md §4)."""
 
-STREET_NAMES: tuple[StreetName, ...] = get_args(StreetName)
+STREET_NAMES: Final[tuple[StreetName, ...]] = get_args(StreetName)
 """The streets in the order they are dealt, as the history names them (``*** 2nd STREET ***``)."""
-ROUND_NAMES: tuple[RoundName, ...] = get_args(RoundName)
+ROUND_NAMES: Final[tuple[RoundName, ...]] = get_args(RoundName)
 """Betting round ``n`` (1 = 2nd street, 5 = the vela round) is ``ROUND_NAMES[n - 1]``: the streets,
 then ``"vela"`` (the summary's "folded on the Vela")."""
+_ROUND_OF: Final[dict[str, int]] = {name: k + 1 for k, name in enumerate(ROUND_NAMES)}
 
 
 def round_of_street(street: str) -> int:
-    """The betting round a street's line opens: ``"2nd"`` -> 1 .. ``"5th"`` -> 4 (``"vela"`` -> 5)."""
-    return ROUND_NAMES.index(street) + 1
+    """The betting round a street's line opens: ``"2nd"`` -> 1 .. ``"5th"`` -> 4 (``"vela"`` -> 5).
+
+    (A dictionary, not ``ROUND_NAMES.index``: the replay asks once a street line.)
+    """
+    return _ROUND_OF[street]
 
 
 def round_words(round_no: int) -> str:

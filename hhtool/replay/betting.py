@@ -333,14 +333,28 @@ class Betting:
         return self.bets >= self.rules.cap_bets
 
     def uncalled(self) -> tuple[str, int] | None:
-        """The bet no one called this round, if any: (bettor, excess)."""
-        ordered = sorted(self.players, key=lambda p: p.this_round, reverse=True)
-        if len(ordered) < 2 or ordered[0].this_round <= ordered[1].this_round:
+        """The bet no one called this round, if any: (bettor, excess).
+
+        The bettor is the first player in dealing order with the most in
+        this round; the excess is over the next largest amount (anyone
+        else's).  No sort: the replay asks at the end of every round.
+        """
+        players = self.players
+        if len(players) < 2:
             return None
-        top = ordered[0]
-        if top.folded:
+        top = players[0]
+        for p in players:
+            if p.this_round > top.this_round:
+                top = p
+        second = 0
+        seen = False
+        for p in players:
+            if p is not top and (not seen or p.this_round > second):
+                second = p.this_round
+                seen = True
+        if top.this_round <= second or top.folded:
             return None
-        return top.name, top.this_round - ordered[1].this_round
+        return top.name, top.this_round - second
 
     def return_uncalled(self, name: str, amount: int) -> None:
         p = self.player(name)

@@ -18,7 +18,7 @@ from hhtool.history.events import Deal, Expose, Hand, Shows
 from hhtool.history.money import display_amount
 from hhtool.replay.betting import Betting, Player, deal_order
 from hhtool.replay.explain import count_words
-from hhtool.replay.facts import FactsWalk, dealt_in
+from hhtool.replay.facts import FactsWalk, dealt_in, own_rules
 from hhtool.replay.findings import Finding, finding
 
 
@@ -42,14 +42,11 @@ class CardChecks:
         self.explain = explain
         self.findings: list[Finding] = []
         header = hand.header
+        own, refused = own_rules(header)
         if rules is None:
-            try:
-                rules = header.ruleset()
-            except RulesError as err:
-                self.add("rules_option", header.line, str(err))
-                from hhtool.game.rules import profile
-
-                rules = profile(header.profile)
+            if refused is not None:
+                self.add("rules_option", header.line, str(refused))
+            rules = own
         self.rules = rules
         self.money = hand.money
         self.rounds: list[str] = []
@@ -66,7 +63,7 @@ class CardChecks:
         self.double_bet_line = 0
         self.vela_missing_said = False
         self._values: dict[tuple[Card, ...], HandValue] = {}
-        self.facts_walk = FactsWalk(header.exposure)  # what the lines show of the cards, for the store (Replay.facts)
+        self.facts_walk = FactsWalk(own)  # what the lines show of the cards, for the store (Replay.facts)
 
     def add(self, code: str, line: int, message: str) -> None:
         self.findings.append(finding(code, line, message))

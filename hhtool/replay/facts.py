@@ -14,14 +14,14 @@ there is one reading for every hand:
   the same card rows it would have had).
 
 The facts are the history's cards as its lines lay them out, whatever
-the replay finds wrong with them: face up or down by the exposure the
-header names (``Header.exposure``), whatever rules a replay asks about;
-a card seen again for the same holder keeps the street and face it was
+the replay finds wrong with them: face up or down as the rule set the
+header names deals them (:meth:`~hhtool.game.rules.RuleSet.dealt_up`,
+the rules of :func:`own_rules`), whatever rules a replay asks about; a
+card seen again for the same holder keeps the street and face it was
 first seen with, unless it is exposed.  (The deal's checks judge the deal
-by :meth:`~hhtool.game.rules.RuleSet.dealt_up`; this reads what the lines
-show, a repeated bracket or a second bracket where none belongs
-included.)  Who was dealt in is :func:`dealt_in`, which the replay's deal
-reads before the walk begins.
+by the same rule; this reads what the lines show, a repeated bracket or a
+second bracket where none belongs included.)  Who was dealt in is
+:func:`dealt_in`, which the replay's deal reads before the walk begins.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from hhtool.game.cards import Card
-from hhtool.game.rules import STREET_NAMES, Exposure, round_of_street
-from hhtool.history.events import Deal, DoesNotShow, Expose, Hand, Mucks, PostAnte, PostBlind, ShowDown, Shows, Street, Vela
+from hhtool.game.rules import STREET_NAMES, RuleSet, RulesError, profile, round_of_street
+from hhtool.history.events import Deal, DoesNotShow, Expose, Hand, Header, Mucks, PostAnte, PostBlind, ShowDown, Shows, Street, Vela
 
 REACHED_BIT: Final[dict[str, int]] = {name: 1 << k for k, name in enumerate(STREET_NAMES[1:])}  # 3rd, 4th, 5th
 """The bit of :attr:`CardFacts.reached` for a card dealt on a street (2nd street's cards are every hand's)."""
@@ -97,13 +97,21 @@ class CardFacts:
 
 
 class FactsWalk:
-    """The card facts gathered while a hand's events pass by, in order (:meth:`see`, then :meth:`facts`)."""
+    """The card facts gathered while a hand's events pass by, in order (:meth:`see`, then :meth:`facts`).
 
-    def __init__(self, exposure: Exposure) -> None:
-        self.exposure = exposure
+    ``rules``: the rule set the hand's header names (:func:`own_rules`);
+    which cards lie face up comes from its :meth:`~hhtool.game.rules.RuleSet.dealt_up`.
+    """
+
+    def __init__(self, rules: RuleSet) -> None:
+        d = [rules.dealt_up(r) for r in range(1, 6)]
+        self.new_up = [up[-1] for up in d]  # per betting round: a card in a line's new bracket lies as the round's last card is dealt
+        self.door_up = d[0][1]  # 2nd street's door card
+        self.repeat_up = d[1][0] and d[2][0] and d[3][0]  # every later street's card: a later line that only repeats the cards
         self.street = "2nd"
-        self.first_street: dict[tuple[str | None, Card], str] = {}  # (holder, card) -> the street first seen on, in that order
-        self.up: dict[tuple[str | None, Card], bool] = {}  # (holder, card) -> ever face up
+        self.round = 1
+        self.seen: dict[str | None, dict[Card, int]] = {}  # holder -> card -> its place in ``cards``
+        self.cards: list[SeenCard] = []  # in the order first seen
         self.starting: dict[str, tuple[Card, Card]] = {}
         self.face_down: dict[str, tuple[Card, ...]] = {}  # carte coperte: 2nd-street cards, until one is exposed on 2nd street
         self.reached = 0
@@ -111,12 +119,18 @@ class FactsWalk:
         self.has_showdown = False
         self.vela: Card | None = None
 
-    def _first(self, holder: str | None, card: Card, street: str, up: bool) -> None:
+    def _holder(self, holder: str | None) -> dict[Card, int]:
+        """The cards seen so far of ``holder``: card -> its place in :attr:`cards`."""
+        seen = self.seen.get(holder)
+        if seen is None:
+            seen = self.seen[holder] = {}
+        return seen
+
+    def _first(self, seen: dict[Card, int], holder: str | None, card: Card, street: str, up: bool) -> None:
         """A card seen for the first time here; a card seen before keeps its first street and face."""
-        key = (holder, card)
-        if key not in self.first_street:
-            self.first_street[key] = street
-            self.up[key] = up
+        if card not in seen:
+            seen[card] = len(self.cards)
+            self.cards.append(SeenCard(holder, card, street, up))
 
     def see(self, e: object) -> None:
         """One event of the hand, in order; every kind of event may pass (those without cards change nothing)."""
@@ -124,17 +138,20 @@ class FactsWalk:
             self._deal(e)
         elif isinstance(e, Street):
             self.street = e.name
+            self.round = round_of_street(e.name)
         elif isinstance(e, Vela):
             self.street = "vela"
+            self.round = 5
             self.vela = e.card
-            self._first(None, e.card, "vela", True)
+            self._first(self._holder(None), None, e.card, "vela", True)
         elif isinstance(e, Expose):
             self._expose(e)
         elif isinstance(e, Shows):
             self.has_showdown = True
             self.showdown.add(e.player)
+            seen = self._holder(e.player)
             for c in e.cards:
-                self._first(e.player, c, "showdown", False)
+                self._first(seen, e.player, c, "showdown", False)
         elif isinstance(e, (Mucks, DoesNotShow)):
             self.has_showdown = True
             self.showdown.add(e.player)
@@ -144,10 +161,10 @@ class FactsWalk:
     def _deal(self, e: Deal) -> None:
         owner = e.player
         street = self.street
-        exposure = self.exposure
+        seen = self._holder(owner)
         if street == "2nd":
             if e.new is None and e.known is not None and len(e.known) == 2:
-                if exposure == "carte_coperte":
+                if not self.door_up:
                     self.face_down[owner] = e.known  # the door card is the one exposed on 2nd street
                 else:
                     self.starting[owner] = (e.known[0], e.known[1])
@@ -155,19 +172,20 @@ class FactsWalk:
             self.reached |= REACHED_BIT.get(street, 0)
         if e.new is None:
             known = e.known or ()
-            if street == "2nd":  # the hole card down, the door card (the last) up unless carte coperte deals it down
+            if street == "2nd":  # the hole card down, the door card (the last) up as the rules deal it
                 last = len(known) - 1
+                door_up = self.door_up
                 for i, c in enumerate(known):
-                    self._first(owner, c, street, i == last and exposure != "carte_coperte")
-            else:  # a later street's line that repeats the cards: up as the standard deal lays them
+                    self._first(seen, owner, c, street, i == last and door_up)
+            else:  # a later street's line that repeats the cards: up where the rules deal every street's card up
                 for c in known:
-                    self._first(owner, c, street, exposure == "standard")
+                    self._first(seen, owner, c, street, self.repeat_up)
             return
-        for c in e.known or ():  # the cards dealt before, as the line repeats them: up but in carte coperte
-            self._first(owner, c, street, exposure != "carte_coperte")
-        up = exposure == "standard" or (exposure == "una_coperta" and street != "5th")
+        for c in e.known or ():  # the cards dealt before, as the line repeats them: up where the door card is
+            self._first(seen, owner, c, street, self.door_up)
+        up = self.new_up[self.round - 1]
         for c in e.new:
-            self._first(owner, c, street, up)
+            self._first(seen, owner, c, street, up)
 
     def _expose(self, e: Expose) -> None:
         if self.street == "2nd":
@@ -176,24 +194,39 @@ class FactsWalk:
                 self.starting[e.player] = (down[1] if e.cards[0] == down[0] else down[0], e.cards[0])
             elif e.player in self.starting and self.starting[e.player][0] in e.cards:
                 del self.starting[e.player]  # the hole card up too: none is a hole card
+        seen = self._holder(e.player)
         for c in e.cards:
-            self._first(e.player, c, self.street, True)
-            self.up[(e.player, c)] = True
+            k = seen.get(c)
+            if k is None:
+                self._first(seen, e.player, c, self.street, True)
+            elif not self.cards[k].up:
+                was = self.cards[k]
+                self.cards[k] = SeenCard(was.holder, was.card, was.street, True)
 
     def facts(self, summary_vela: Card | None) -> CardFacts:
         """The facts once every event has passed; ``summary_vela``: the summary's vela, for a hand with no vela line."""
         vela = self.vela
         if vela is None and summary_vela is not None:
             vela = summary_vela
-            self._first(None, vela, "vela", True)
-        up = self.up
-        cards = tuple(SeenCard(key[0], key[1], street, up[key]) for key, street in self.first_street.items())
-        return CardFacts(cards, self.starting, self.reached, frozenset(self.showdown), self.has_showdown, vela)
+            self._first(self._holder(None), None, vela, "vela", True)
+        return CardFacts(tuple(self.cards), self.starting, self.reached, frozenset(self.showdown), self.has_showdown, vela)
+
+
+def own_rules(header: Header) -> tuple[RuleSet, RulesError | None]:
+    """The rule set ``header`` names, and the error of options its profile refuses (then the profile as it stands).
+
+    The replay (under its own rules) and the card facts read a hand by it;
+    a parsed hand's header always names one (the reader refuses the others).
+    """
+    try:
+        return header.ruleset(), None
+    except RulesError as err:
+        return profile(header.profile), err
 
 
 def card_facts(hand: Hand) -> CardFacts:
     """The card facts of ``hand`` from its events alone: what ``replay(hand).facts`` holds, without a replay."""
-    walk = FactsWalk(hand.header.exposure)
+    walk = FactsWalk(own_rules(hand.header)[0])
     for e in hand.events:
         walk.see(e)
     return walk.facts(hand.summary.vela)

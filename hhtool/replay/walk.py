@@ -1,6 +1,6 @@
 """The walk of a replay: a hand's events in order, through the betting machine.
 
-:class:`Walk` feeds each event to its handler (:data:`_HANDLERS`): the
+:class:`Walk` feeds each event to its handler (:meth:`Walk.event`): the
 forced bets, the streets and their betting rounds (who opens, RULES.md §4),
 every action verified by :class:`~hhtool.replay.betting.Betting` and then
 applied anyway, so the money can still be followed; the card lines go to
@@ -12,7 +12,7 @@ gives the verdict.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any
 
 from hhtool.game.cards import Card
 from hhtool.game.rules import RuleSet, round_of_street, round_words
@@ -101,10 +101,43 @@ class Walk(Settlement):
         return after_last
 
     def event(self, e: object) -> None:
-        """One event: its handler's checks, and what it shows of the cards (:class:`~hhtool.replay.facts.FactsWalk`)."""
-        handler = _HANDLERS.get(type(e))
-        if handler is not None:
-            handler(self, e)
+        """One event: its handler's checks, and what it shows of the cards (:class:`~hhtool.replay.facts.FactsWalk`).
+
+        The handler by a chain of type tests, the commonest kinds first:
+        compiled, a test is a comparison of type pointers and a handler a
+        direct C call, where a table of handlers would call each through
+        Python's calling convention (unpacking its arguments) once an event.
+        Chatter and the other lines that change nothing pass by.
+        """
+        if isinstance(e, (Fold, Check, Call, Bet, RaiseTo, BringIn, Complete)):
+            self.action(e)
+        elif isinstance(e, Deal):
+            self.deal(e)
+        elif isinstance(e, PostAnte):
+            self.post(e.player, e.amount, e.line, e.all_in, ante=True)
+        elif isinstance(e, PostBlind):
+            self.post(e.player, e.amount, e.line, e.all_in, ante=False)
+        elif isinstance(e, Street):
+            self.new_street(round_of_street(e.name), e.line)
+        elif isinstance(e, UncalledBet):
+            self.uncalled(e)
+        elif isinstance(e, (Collected, DoesNotShow)):
+            self.end_of_betting(e.line)
+            self.vela_due(e.line)
+        elif isinstance(e, Shows):
+            self._on_shows(e)
+        elif isinstance(e, Mucks):
+            self._on_mucks(e)
+        elif isinstance(e, ShowDown):
+            self._on_showdown(e)
+        elif isinstance(e, Vela):
+            self.turn_vela(e)
+        elif isinstance(e, Expose):
+            self.expose(e)
+        elif isinstance(e, DoubleBetAllowed):
+            self.double_bet_line = e.line
+        elif isinstance(e, BettingCapped):
+            self._on_capped(e)
         self.facts_walk.see(e)
 
     def _on_showdown(self, e: ShowDown) -> None:
@@ -129,22 +162,6 @@ class Walk(Settlement):
     def _on_capped(self, e: BettingCapped) -> None:
         if not self.betting.capped():
             self.add("info_capped", e.line, "'Betting is capped' but the betting was not capped")
-
-    def _on_double_bet(self, e: DoubleBetAllowed) -> None:
-        self.double_bet_line = e.line
-
-    def _on_end_of_betting(self, e: DoesNotShow | Collected) -> None:
-        self.end_of_betting(e.line)
-        self.vela_due(e.line)
-
-    def _on_ante(self, e: PostAnte) -> None:
-        self.post(e.player, e.amount, e.line, e.all_in, ante=True)
-
-    def _on_blind(self, e: PostBlind) -> None:
-        self.post(e.player, e.amount, e.line, e.all_in, ante=False)
-
-    def _on_street(self, e: Street) -> None:
-        self.new_street(round_of_street(e.name), e.line)
 
     def post(self, name: str, amount: int, line: int, all_in: bool, *, ante: bool) -> None:
         try:
@@ -351,31 +368,6 @@ class Walk(Settlement):
             b.return_uncalled(who, amount)
         if self.explain and self.round_started and self.rounds and " pot " not in self.rounds[-1]:
             self.rounds[-1] += f"; pot {self.fmt(b.pot)} after {round_words(b.round_no)}"
-
-
-_HANDLERS: Final[dict[type, Callable[[Walk, Any], None]]] = {
-    PostAnte: Walk._on_ante,
-    PostBlind: Walk._on_blind,
-    Street: Walk._on_street,
-    Deal: Walk.deal,
-    Expose: Walk.expose,
-    Vela: Walk.turn_vela,
-    BringIn: Walk.action,
-    Complete: Walk.action,
-    Bet: Walk.action,
-    Call: Walk.action,
-    RaiseTo: Walk.action,
-    Check: Walk.action,
-    Fold: Walk.action,
-    UncalledBet: Walk.uncalled,
-    DoubleBetAllowed: Walk._on_double_bet,
-    BettingCapped: Walk._on_capped,
-    ShowDown: Walk._on_showdown,
-    Shows: Walk._on_shows,
-    Mucks: Walk._on_mucks,
-    DoesNotShow: Walk._on_end_of_betting,
-    Collected: Walk._on_end_of_betting,
-}
 
 
 def replay(hand: Hand, rules: RuleSet | None = None, *, explain: bool = True) -> Replay:
