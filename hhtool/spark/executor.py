@@ -124,7 +124,10 @@ def _members(path: str, content: bytes) -> Iterator[tuple[str, bytes | None, str
 
 
 def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: frozenset[str]) -> Iterator[pa.RecordBatch]:
-    """Files (``path``, ``modificationTime``, ``content``) into pieces of whole hands (:data:`PIECE_COLUMNS`).
+    """Files (``path``, ``modificationTime``, ``content``, ``name``) into pieces of whole hands (:data:`PIECE_COLUMNS`).
+
+    A local file (``content`` null) is read here by ``name``, its own name
+    in bytes; ``path`` is how it is shown and stored.
 
     ``known``: content hashes already committed (the file is ``unchanged``,
     not read again); ``named``: the paths the user gave, read whatever they
@@ -140,7 +143,7 @@ def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: froz
             content: bytes | None = row["content"]
             if content is None:  # a local file found by the walk: read here
                 try:
-                    content, mtime = _read_local(row["path"])
+                    content, mtime = _read_local(os.fsdecode(row["name"]))
                 except OSError as e:
                     rows.append({"file": row["path"], "mtime": None, "chunk": -1, "status": "unreadable", "message": unreadable_reason(e)})
                     yield pa.RecordBatch.from_pylist(rows, schema=schema)
