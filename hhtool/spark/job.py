@@ -7,8 +7,9 @@ The plan (``docs/scale.md``)::
       -> pieces: read, decompress, hash, cut at blank lines (executors, hhtool.spark.executor.pieces)
       -> only when the files cannot keep every core busy (must_spread):
          repartition by (file, piece), a big file's pieces spread over every core
-      -> chunks: the DuckDB import's worker function      (executors, process_chunk), kept
-      -> keys: (site, hand_id, text_hash) of every hand
+      -> chunks: the DuckDB import's worker function      (executors, process_chunk), kept:
+         its frames as Arrow IPC, its hands' keys as a list column
+      -> keys: (site, hand_id, text_hash) of every hand, that list exploded (the JVM alone)
       -> deduplication: a shuffle by (site, hand_id) against this run and the committed runs
       -> hand_key: the committed maximum + the hand's place in (file, line) order, given
          to each piece's runs of new hands on the driver and broadcast back
@@ -383,15 +384,16 @@ def _run(
         return X.chunks(X.pieces(batches, known.value, named))
 
     files_in = raw.select("path", "modificationTime", "content", "name")
+    chunk_type = spark_schema(X.CHUNK_COLUMNS).add("keys", T.ArrayType(spark_schema(X.KEY_FIELDS)))
     if spread is None:
         spread = must_spread([int(r[0]) for r in raw.select("length").collect()], sc.defaultParallelism)
     if spread:  # the pieces shuffled over every core (a big file's too), then parsed
         parsed = files_in.mapInArrow(cut, spark_schema(X.PIECE_COLUMNS)).repartition(partitions, "file", "chunk").mapInArrow(
-            X.chunks, spark_schema(X.CHUNK_COLUMNS)
+            X.chunks, chunk_type
         )
     else:  # each file cut and parsed by the task that read it; the files packed into about ``partitions`` tasks
         spark.conf.set("spark.sql.files.minPartitionNum", str(partitions))
-        parsed = files_in.mapInArrow(read, spark_schema(X.CHUNK_COLUMNS))
+        parsed = files_in.mapInArrow(read, chunk_type)
     chunks = parsed.persist(StorageLevel.MEMORY_AND_DISK)
     order = F.split("file", "/")  # a folder's files in the order the DuckDB import walks them
     # ---- the files
@@ -415,7 +417,7 @@ def _run(
         summary.junk_lines = int(totals[2] or 0)
         summary.replay_errors = int(totals[3] or 0)
     # ---- the deduplication
-    keys = chunks.select("file", "chunk", "t_hands").where("t_hands IS NOT NULL").mapInArrow(X.hand_keys, spark_schema(X.KEY_COLUMNS))
+    keys = chunks.select("file", "chunk", F.explode("keys").alias("key")).select("file", "chunk", "key.*")  # a row a hand
     by_id = Window.partitionBy("site", "hand_id").orderBy(order, "first_line")
     stored = _committed(spark, output, "hands", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT"), ("hand_key", "BIGINT")])
     base_row = stored.agg(F.max("hand_key")).first()
