@@ -1,6 +1,6 @@
 """Spark import benchmark: ``hhtool spark-import`` on local[1] and local[2] against ``hhtool import`` on the same cores.  Never a test.
 
-Run: ``python bench/spark.py [--hands 200000] [--files 20]``.
+Run: ``python bench/spark.py [--hands 200000] [--files 20] [--stages] [--only spark] [--cores 1] [--conf KEY=VALUE ...]``.
 
 Input: ``--files`` files of simulated hands (``bench/import.py``'s cache,
 the profiles and structures cycling).  In one run, each as a subprocess
@@ -25,7 +25,17 @@ reaper of the orphans (``PR_SET_CHILD_SUBREAPER``) so that a JVM that
 outlives its driver stays in the tree.  A process's last 0.5 s before it
 ends is missed.  Printed: microseconds of CPU a hand, and CPU / wall, the
 cores a run kept busy (local[1]'s JVM works beside its Python worker, so
-it uses more than one).
+it uses more than one); that CPU split by process (the driver, the JVM,
+the Python workers) and the JVM's by thread (its task threads, the JIT
+compilers, the garbage collector, the rest), from ``/proc/PID/task``.
+
+``--stages``: Spark's event log of each run, summed per stage (tasks, run
+time, the CPU of the JVM threads that ran them, GC time, shuffle and
+output bytes), to see which pass costs what.  ``--conf KEY=VALUE``: a
+Spark setting for the Spark runs (through PySpark's
+``PYSPARK_SUBMIT_ARGS``, after the session's own, so it wins), to compare
+a setting with the default in two runs; ``--only`` and ``--cores`` keep a
+run short while comparing.
 """
 
 from __future__ import annotations
@@ -55,36 +65,81 @@ def _subreaper() -> bool:
         return False
 
 
+JVM_THREADS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("tasks", ("Executor task",)),  # the executor's task threads: codegen'd operators, the Arrow exchange, Parquet
+    ("jit", ("C1 CompilerThre", "C2 CompilerThre")),
+    ("gc", ("VM Thread", "GC Thread", "G1 ", "VM Periodic")),  # the serial collector works in the VM thread
+)
+"""The JVM's threads by role (``/proc/PID/task/TID/comm``, 15 characters): the rest is ``other`` (Python runners' I/O, the scheduler, Netty)."""
+
+
 class TreeCPU:
-    """The CPU seconds of this process's descendants, sampled from ``/proc`` while a run goes on (Linux; None elsewhere)."""
+    """The CPU seconds of this process's descendants by role, sampled from ``/proc`` while a run goes on (Linux; None elsewhere).
+
+    A process's role: ``jvm`` (named ``java``: spark-submit's script turns
+    into the JVM by ``exec``), else, as first seen, ``main`` (the command
+    run: hhtool's driver, or the DuckDB import's writer) or ``workers``
+    (every other process: Spark's Python daemon and workers, the DuckDB
+    import's worker processes).  A JVM's threads are
+    sampled too, so that its CPU splits into :data:`JVM_THREADS`.
+    """
 
     def __init__(self) -> None:
         import threading
 
         self.tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         self.last: dict[int, float] = {}
+        self.role: dict[int, str] = {}
+        self.threads: dict[tuple[int, int], tuple[str, float]] = {}
+        self.main = 0
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
+    @staticmethod
+    def _stat(path: str) -> tuple[str, list[str]] | None:
+        """``(comm, the fields after it)`` of a ``/proc/.../stat``, or None when it is gone."""
+        try:
+            with open(path) as f:
+                stat = f.read()
+        except OSError:
+            return None
+        return stat[stat.index("(") + 1 : stat.rfind(")")], stat[stat.rfind(")") + 2 :].split()
+
+    def _cpu(self, fields: list[str]) -> float:
+        return (int(fields[11]) + int(fields[12])) / self.tick
+
     def _tree(self) -> dict[int, float]:
-        parents: dict[int, list[tuple[int, float]]] = {}
+        parents: dict[int, list[tuple[int, str, float]]] = {}
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(")") + 2:].split()
-            parents.setdefault(int(fields[1]), []).append((int(name), (int(fields[11]) + int(fields[12])) / self.tick))
+            got = self._stat(f"/proc/{name}/stat")
+            if got is not None:
+                comm, fields = got
+                parents.setdefault(int(fields[1]), []).append((int(name), comm, self._cpu(fields)))
         out: dict[int, float] = {}
         todo = [os.getpid()]
         while todo:
-            for pid, cpu in parents.get(todo.pop(), []):
+            for pid, comm, cpu in parents.get(todo.pop(), []):
                 out[pid] = cpu
+                if comm == "java":  # spark-submit's script becomes the JVM by exec: the latest name decides
+                    self.role[pid] = "jvm"
+                elif pid not in self.role:
+                    self.role[pid] = "main" if pid == self.main else "workers"
+                if self.role[pid] == "jvm":
+                    self._threads(pid)
                 todo.append(pid)
         return out
+
+    def _threads(self, pid: int) -> None:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return
+        for tid in tids:
+            got = self._stat(f"/proc/{pid}/task/{tid}/stat")
+            if got is not None:
+                self.threads[(pid, int(tid))] = (got[0], self._cpu(got[1]))
 
     def _run(self) -> None:
         while True:
@@ -92,12 +147,14 @@ class TreeCPU:
             if self.stop.wait(0.5):
                 return
 
-    def __enter__(self) -> TreeCPU:
+    def start(self, main: int) -> TreeCPU:
+        """Sample from now on; ``main`` is the pid of the command run."""
+        self.main = main
         if os.path.isdir("/proc/self"):
             self.thread.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def finish(self) -> None:
         self.stop.set()
         if self.thread.is_alive():
             self.thread.join()
@@ -105,6 +162,28 @@ class TreeCPU:
     @property
     def seconds(self) -> float | None:
         return sum(self.last.values()) if self.thread.ident is not None else None
+
+    def by_role(self) -> dict[str, float]:
+        """CPU seconds of ``main``, ``jvm`` and ``workers``, and of the JVM's threads by role (``jvm_tasks``, ``jvm_jit``, ...)."""
+        out = {"main": 0.0, "jvm": 0.0, "workers": 0.0}
+        for pid, cpu in self.last.items():
+            out[self.role.get(pid, "workers")] += cpu
+        out["worker_processes"] = sum(1 for pid in self.last if self.role.get(pid) == "workers")
+        if any(r == "jvm" for r in self.role.values()):
+            for name, _ in (*JVM_THREADS, ("other", ())):
+                out[f"jvm_{name}"] = 0.0
+            for comm, cpu in self.threads.values():
+                kind = next((name for name, prefixes in JVM_THREADS if comm.startswith(prefixes)), "other")
+                out[f"jvm_{kind}"] += cpu
+        return out
+
+    def other_threads(self, n: int = 6) -> list[tuple[str, float]]:
+        """The JVM threads outside :data:`JVM_THREADS` that took most CPU, by name (summed over threads of one name)."""
+        names: dict[str, float] = {}
+        for comm, cpu in self.threads.values():
+            if not any(comm.startswith(prefixes) for _, prefixes in JVM_THREADS):
+                names[comm] = names.get(comm, 0.0) + cpu
+        return sorted(names.items(), key=lambda x: -x[1])[:n]
 
 
 def _input(hands: int, files: int) -> Path:
@@ -116,66 +195,167 @@ def _input(hands: int, files: int) -> Path:
     return Path(folder)
 
 
-def _timed(cmd: list[str], reaper: bool) -> tuple[float, float | None, dict[str, Any]]:
-    """The run's wall time, the CPU seconds of its whole process tree (None when they cannot be counted), its JSON summary."""
-    with TreeCPU() as tree:
-        t0 = time.monotonic()
-        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-        wall = time.monotonic() - t0
-        while reaper:  # the orphans (Spark's JVM outlives its driver by a moment) end in the tree, and are counted
-            try:
-                os.waitpid(-1, 0)
-            except ChildProcessError:
-                break
+def _timed(cmd: list[str], reaper: bool, env: dict[str, str] | None = None) -> tuple[float, TreeCPU, dict[str, Any]]:
+    """The run's wall time, the CPU of its whole process tree (:class:`TreeCPU`), its JSON summary."""
+    tree = TreeCPU()
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    tree.start(proc.pid)
+    stdout, stderr = proc.communicate()
+    wall = time.monotonic() - t0
+    while reaper:  # the orphans (Spark's JVM outlives its driver by a moment) end in the tree, and are counted
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+    tree.finish()
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{stderr[-3000:]}")
+    line = [x for x in stdout.splitlines() if x.startswith("{")][-1]
+    return wall, tree, json.loads(line)
+
+
+def _result(hands: int, wall: float, tree: TreeCPU) -> dict[str, Any]:
+    out: dict[str, Any] = {"hands": hands, "wall": wall, "rate": hands / wall}
     cpu = tree.seconds
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    line = [x for x in done.stdout.splitlines() if x.startswith("{")][-1]
-    return wall, cpu, json.loads(line)
-
-
-def _result(hands: int, wall: float, cpu: float | None) -> dict[str, float]:
-    out = {"hands": hands, "wall": wall, "rate": hands / wall}
     if cpu is not None:
-        out.update(cpu=cpu, cpu_us=cpu / hands * 1e6, cores=cpu / wall)
+        roles = tree.by_role()
+        out.update(
+            cpu=cpu, cpu_us=cpu / hands * 1e6, cores=cpu / wall, worker_processes=int(roles.pop("worker_processes")),
+            roles_us={k: v / hands * 1e6 for k, v in roles.items()},
+            jvm_other_us={name: v / hands * 1e6 for name, v in tree.other_threads()},
+        )
     return out
+
+
+def _spark_env(confs: list[str], eventlog: Path | None) -> dict[str, str]:
+    """The environment of a Spark run: ``--conf`` settings for the session through PySpark's ``PYSPARK_SUBMIT_ARGS``.
+
+    They come after the session's own settings on spark-submit's command
+    line, so they override them (``spark.driver.extraJavaOptions`` whole).
+    """
+    import shlex
+
+    settings = list(confs)
+    if eventlog is not None:
+        settings += ["spark.eventLog.enabled=true", f"spark.eventLog.dir={eventlog.as_uri()}", "spark.eventLog.compress=false"]
+    env = dict(os.environ)
+    if settings:
+        env["PYSPARK_SUBMIT_ARGS"] = " ".join(f"--conf {shlex.quote(c)}" for c in settings) + " pyspark-shell"
+    return env
+
+
+def stages(eventlog: Path) -> list[dict[str, Any]]:
+    """Per stage of a run's event log: tasks, run time, the JVM task threads' CPU, GC time, shuffle and output bytes.
+
+    Spark's own metrics: ``Executor CPU Time`` is the CPU of the JVM thread
+    that ran the task (a Python worker's work is not in it: its thread
+    waits meanwhile); ``JVM GC Time`` is the JVM's collections during a task,
+    so with two tasks at once a collection counts for both.
+    """
+    names: dict[int, str] = {}
+    out: dict[int, dict[str, Any]] = {}
+    for log in sorted(f for f in eventlog.rglob("*") if f.is_file() and not f.name.startswith(("appstatus", "."))):  # Spark 4: a folder of rolled files
+        with open(log, encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                event = json.loads(line)
+                kind = event.get("Event")
+                if kind == "SparkListenerStageSubmitted":  # hhtool's job description names the pass, else Spark's call site
+                    info = event["Stage Info"]
+                    names[info["Stage ID"]] = (event.get("Properties") or {}).get("spark.job.description") or info["Stage Name"]
+                elif kind == "SparkListenerTaskEnd" and event.get("Task Metrics"):
+                    m = event["Task Metrics"]
+                    r = out.setdefault(event["Stage ID"], {"tasks": 0, "run": 0.0, "cpu": 0.0, "gc": 0.0, "shuffle": 0, "written": 0, "records": 0})
+                    r["tasks"] += 1
+                    r["run"] += m["Executor Run Time"] / 1e3
+                    r["cpu"] += m["Executor CPU Time"] / 1e9
+                    r["gc"] += m["JVM GC Time"] / 1e3
+                    r["shuffle"] += m.get("Shuffle Write Metrics", {}).get("Shuffle Bytes Written", 0)
+                    r["written"] += m.get("Output Metrics", {}).get("Bytes Written", 0)
+                    r["records"] += m.get("Output Metrics", {}).get("Records Written", 0)
+    return [{"stage": k, "name": names.get(k, "?"), **v} for k, v in sorted(out.items())]
+
+
+def _print_stages(rows: list[dict[str, Any]], hands: int) -> None:
+    print(f"    {'stage':<46} {'tasks':>5} {'run s':>7} {'JVM CPU s':>9} {'µs/hand':>7} {'GC s':>6} {'shuffle':>9} {'written':>9}")
+    for r in rows:
+        print(
+            f"    {str(r['stage']) + ' ' + r['name'][:40]:<46} {r['tasks']:>5} {r['run']:7.1f} {r['cpu']:9.1f} {r['cpu'] / hands * 1e6:7.0f}"
+            f" {r['gc']:6.1f} {r['shuffle'] / 1e6:7.1f}MB {r['written'] / 1e6:7.1f}MB"
+        )
+    total = sum(r["cpu"] for r in rows)
+    print(f"    {'all stages':<46} {sum(r['tasks'] for r in rows):>5} {sum(r['run'] for r in rows):7.1f} {total:9.1f} {total / hands * 1e6:7.0f} {sum(r['gc'] for r in rows):6.1f}")
+
+
+def _print_cpu(r: dict[str, Any]) -> None:
+    roles = r["roles_us"]
+    print(f"  {'':<20} CPU of the process tree {r['cpu']:7.1f} s: {r['cpu_us']:5,.0f} µs a hand, {r['cores']:.2f} cores busy on average")
+    if "jvm_tasks" in roles:
+        jvm = ", ".join(f"{name} {roles[f'jvm_{name}']:,.0f}" for name, _ in (*JVM_THREADS, ("other", ())))
+        print(
+            f"  {'':<20}   µs a hand: driver {roles['main']:,.0f}, JVM {roles['jvm']:,.0f} ({jvm}),"
+            f" Python workers {roles['workers']:,.0f} ({r['worker_processes']} processes)"
+        )
+        other = ", ".join(f"{name!r} {us:,.0f}" for name, us in r["jvm_other_us"].items())
+        print(f"  {'':<20}   the JVM's other threads, µs a hand: {other}")
+    else:
+        print(f"  {'':<20}   µs a hand: the writer process {roles['main']:,.0f}, worker processes {roles['workers']:,.0f} ({r['worker_processes']})")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hands", type=int, default=200_000)
     ap.add_argument("--files", type=int, default=20)
+    ap.add_argument("--only", choices=("duckdb", "spark"), default=None, help="run one of the two imports only (no ratios between them)")
+    ap.add_argument("--cores", type=int, nargs="+", default=[1, 2], metavar="N", help="the DuckDB workers and Spark's local[N] to run (default 1 2)")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting for the Spark runs (repeatable), to compare one")
+    ap.add_argument("--stages", action="store_true", help="Spark's metrics per stage from its event log (JVM CPU, GC, shuffle, output)")
     args = ap.parse_args()
     folder = _input(args.hands, args.files)
     reaper = _subreaper()
     load_before = os.getloadavg()
-    results: dict[str, dict[str, float]] = {}
+    results: dict[str, dict[str, Any]] = {}
+    per_stage: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="hhtool-bench-spark-") as tmp:
-        for workers in (1, 2):
+        for workers in args.cores if args.only != "spark" else ():
             db = Path(tmp) / f"duck{workers}.duckdb"
-            wall, cpu, s = _timed([str(BIN / "hhtool"), "import", str(folder), "--db", str(db), "--workers", str(workers), "--json"], reaper)
-            results[f"duckdb workers={workers}"] = _result(s["hands"], wall, cpu)
-        for cores in (1, 2):
+            wall, tree, s = _timed([str(BIN / "hhtool"), "import", str(folder), "--db", str(db), "--workers", str(workers), "--json"], reaper)
+            results[f"duckdb workers={workers}"] = _result(s["hands"], wall, tree)
+        for cores in args.cores if args.only != "duckdb" else ():
             out = Path(tmp) / f"lake{cores}"
-            wall, cpu, s = _timed([sys.executable, "-m", "hhtool.spark", str(folder), "--out", str(out), "--master", f"local[{cores}]", "--json"], reaper)
-            results[f"spark local[{cores}]"] = {**_result(s["hands"], wall, cpu), "job": s["seconds"], "job_rate": s["hands"] / s["seconds"]}
+            eventlog = Path(tmp) / f"events{cores}" if args.stages else None
+            if eventlog is not None:
+                eventlog.mkdir()
+            env = _spark_env(args.conf, eventlog)
+            cmd = [sys.executable, "-m", "hhtool.spark", str(folder), "--out", str(out), "--master", f"local[{cores}]", "--json"]
+            wall, tree, s = _timed(cmd, reaper, env)
+            name = f"spark local[{cores}]"
+            results[name] = {**_result(s["hands"], wall, tree), "job": s["seconds"], "job_rate": s["hands"] / s["seconds"]}
+            if eventlog is not None:
+                per_stage[name] = stages(eventlog)
     load_after = os.getloadavg()
     print(f"{args.hands:,} simulated hands in {args.files} files; {os.cpu_count()} cores; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
+    if args.conf:
+        print(f"  Spark settings given: {' '.join(args.conf)}")
     for name, r in results.items():
         job = f", job alone {r['job']:.1f} s ({r['job_rate']:,.0f} hands/s)" if "job" in r else ""
         print(f"  {name:<20} {r['hands']:>9,} hands  {r['wall']:7.1f} s  {r['rate']:8,.0f} hands/s end to end{job}")
         if "cpu" in r:
-            print(f"  {'':<20} CPU of the process tree {r['cpu']:7.1f} s: {r['cpu_us']:5,.0f} µs a hand, {r['cores']:.2f} cores busy on average")
-    duck1 = results["duckdb workers=1"]["rate"]
-    s1, s2 = results["spark local[1]"], results["spark local[2]"]
-    print(f"  Spark per core / DuckDB per core: {s1['rate'] / duck1:.0%} end to end, {s1['job_rate'] / duck1:.0%} job alone (goal >= 60 %)")
-    print(f"  local[2] / local[1]: {s2['rate'] / s1['rate']:.2f} x end to end, {s2['job_rate'] / s1['job_rate']:.2f} x job alone (goal >= 1.7 x)")
-    if "cpu" in s1:
-        d1 = results["duckdb workers=1"]
-        print(f"  CPU a hand, Spark local[1] / DuckDB workers=1: {s1['cpu_us'] / d1['cpu_us']:.2f} x ({s1['cpu_us']:,.0f} / {d1['cpu_us']:,.0f} µs)")
-    else:
+            _print_cpu(r)
+        if name in per_stage:
+            _print_stages(per_stage[name], r["hands"])
+    duck1, s1, s2 = results.get("duckdb workers=1"), results.get("spark local[1]"), results.get("spark local[2]")
+    if duck1 and s1:
+        print(f"  Spark per core / DuckDB per core: {s1['rate'] / duck1['rate']:.0%} end to end, {s1['job_rate'] / duck1['rate']:.0%} job alone (goal >= 60 %)")
+    if s1 and s2:
+        print(f"  local[2] / local[1]: {s2['rate'] / s1['rate']:.2f} x end to end, {s2['job_rate'] / s1['job_rate']:.2f} x job alone (goal >= 1.7 x)")
+    if duck1 and s1 and "cpu" in s1:
+        print(f"  CPU a hand, Spark local[1] / DuckDB workers=1: {s1['cpu_us'] / duck1['cpu_us']:.2f} x ({s1['cpu_us']:,.0f} / {duck1['cpu_us']:,.0f} µs)")
+    elif s1 and "cpu" not in s1:
         print("  CPU of the process trees: not counted (needs Linux's /proc)")
-    print(json.dumps({"hands": args.hands, "load_before": load_before, "load_after": load_after, "results": results}))
+    print(json.dumps({"hands": args.hands, "load_before": load_before, "load_after": load_after, "conf": args.conf, "results": results, "stages": per_stage}))
 
 
 if __name__ == "__main__":

@@ -291,6 +291,32 @@ def test_killed_driver_leaves_committed_state_and_rerun_completes(spark: Any, tm
     assert _count(lake, "SELECT count(DISTINCT hand_key) FROM hands") == 220
 
 
+def test_a_file_name_that_is_not_utf8_is_read_as_the_duckdb_import_reads_it(spark: Any, tmp_path: Path) -> None:
+    """``caf\\xe9.txt`` (Latin-1 bytes, not UTF-8) found in a folder and named: read by its own name, stored as DuckDB stores it."""
+    folder = tmp_path / "in"
+    write_files(folder, 1, 4, prefix="U")
+    odd = os.fsencode(folder) + b"/caf\xe9.txt"
+    with open(odd, "wb") as f:
+        f.write("\n".join(hand(f"V-{i}") for i in range(3)).encode("utf-8"))
+    lake, db = tmp_path / "lake", tmp_path / "hands.duckdb"
+    s = spark_import([str(folder)], str(lake), spark=spark)
+    assert (s.stored, s.files, s.unreadable) == (7, 2, []), s
+    import_paths([folder], db, workers=0)
+    _assert_same_tables(db, lake)
+    shown = f"{folder}/caf\\xe9.txt"  # as the DuckDB import shows and stores it (the byte written \\xe9)
+    assert _query(ParquetDataset(lake), "SELECT path FROM files WHERE ends_with(path, 'xe9.txt')") == [(shown,)]
+    assert _query(ParquetDataset(lake), "SELECT DISTINCT file FROM hands WHERE hand_id LIKE 'V-%'") == [(shown,)]
+    # named on the command line: the same file, its content committed already
+    again = spark_import([os.fsdecode(odd)], str(lake), spark=spark)
+    assert (again.unchanged, again.unreadable, again.stored) == (1, [], 0), again
+    # as a file: URL Spark lists the folder, and Hadoop's listing would drop the name without a word: refused, nothing written
+    from hhtool.spark import SparkImportError
+
+    with pytest.raises(SparkImportError, match=r"would pass by .*caf\\xe9\.txt .*without file:"):
+        spark_import([f"file:{folder}"], str(tmp_path / "lake2"), spark=spark)
+    assert not (tmp_path / "lake2" / "hands").exists()
+
+
 def test_python_m_entry_and_usage_errors(tmp_path: Path) -> None:
     missing = _cli("spark-import", str(tmp_path / "nothing-here"), "--out", str(tmp_path / "lake"))
     assert missing.returncode == 2 and "no such file or folder" in missing.stderr

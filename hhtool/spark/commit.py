@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,17 +42,29 @@ class DatasetError(Exception):
 
 @dataclass(slots=True)
 class Output:
-    """``DIR`` through Hadoop's FileSystem on the driver (``jvm``: the SparkContext's gateway, ``conf``: its Hadoop configuration)."""
+    """``DIR`` through Hadoop's FileSystem on the driver (``jvm``: the SparkContext's gateway, ``conf``: its Hadoop configuration).
+
+    Hadoop's ``Path`` class and ``DIR``'s file system are looked up once:
+    py4j resolves ``jvm.org.apache.hadoop.fs.Path`` a name at a time, each
+    prefix a failed class lookup through every jar of Spark's class path,
+    and a run's commit touches every file it wrote.
+    """
 
     root: str
     jvm: Any
     conf: Any
+    _path_class: Any = field(init=False, default=None)
+    _filesystem: Any = field(init=False, default=None)
 
     def _path(self, rel: str = "") -> Any:
-        return self.jvm.org.apache.hadoop.fs.Path(self.root.rstrip("/") + ("/" + rel if rel else ""))
+        if self._path_class is None:
+            self._path_class = self.jvm.org.apache.hadoop.fs.Path
+        return self._path_class(self.root.rstrip("/") + ("/" + rel if rel else ""))
 
     def _fs(self) -> Any:
-        return self._path().getFileSystem(self.conf)
+        if self._filesystem is None:
+            self._filesystem = self._path().getFileSystem(self.conf)
+        return self._filesystem
 
     def uri(self, rel: str) -> str:
         return str(self._path(rel).toString())

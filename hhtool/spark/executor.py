@@ -10,8 +10,10 @@ they run the very code of the DuckDB import:
    chunker (:func:`hhtool.store.importer.read_chunks`);
 2. :func:`chunks`: each piece goes through the import's worker function
    (:func:`hhtool.store.worker.process_chunk`: split into hands, parse,
-   replay, rows), its frames kept as Arrow IPC, one column per table;
-3. :func:`hand_keys`, :func:`table_rows`, :func:`failed_rows`: the
+   replay, rows), its frames kept as Arrow IPC, one column per table,
+   and its hands' keys (what deciding new, duplicate or conflict takes) as
+   a list column the JVM reads without another pass of Python;
+3. :func:`table_rows`, :func:`failed_rows`: the
    tables' rows out of those frames once the driver has decided which
    hands are new and given them their ``hand_key``.
 
@@ -61,11 +63,11 @@ CHUNK_COLUMNS: list[tuple[str, str]] = [
 ]
 """What the worker made of a piece: its counts and its frames (the status rows pass through)."""
 
-KEY_COLUMNS: list[tuple[str, str]] = [
-    ("file", "VARCHAR"), ("chunk", "INTEGER"), ("local", "INTEGER"), ("site", "VARCHAR"), ("hand_id", "VARCHAR"),
-    ("text_hash", "BIGINT"), ("first_line", "INTEGER"), ("verdict", "VARCHAR"),
+KEY_FIELDS: list[tuple[str, str]] = [
+    ("local", "INTEGER"), ("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT"), ("first_line", "INTEGER"), ("verdict", "VARCHAR"),
 ]
-"""One row per hand read: what deciding new, duplicate or conflict takes (``local``: its place in the chunk)."""
+"""A hand's key: what deciding new, duplicate or conflict takes (``local``: its place in the chunk).  A chunk row's
+``keys`` column is the list of its hands' keys, in order (:func:`chunk_schema`)."""
 
 RANGE_COLUMNS: list[tuple[str, str]] = [("lo", "INTEGER"), ("n", "INTEGER"), ("key", "BIGINT")]
 """A run of a chunk's new hands: the ``n`` hands from ``local`` ``lo`` on are new, and the first one's ``hand_key`` is ``key``."""
@@ -79,6 +81,28 @@ def _arrow(columns: list[tuple[str, str]]) -> pa.Schema:
     from hhtool.spark.tables import arrow_type
 
     return pa.schema([(n, pa.binary() if t == "BINARY" else arrow_type(t)) for n, t in columns])
+
+
+def chunk_schema() -> pa.Schema:
+    """The Arrow schema of :func:`chunks`' rows: :data:`CHUNK_COLUMNS`, and ``keys``, a list of :data:`KEY_FIELDS` structs."""
+    import pyarrow as pa
+
+    return _arrow(CHUNK_COLUMNS).append(pa.field("keys", pa.list_(pa.struct(list(_arrow(KEY_FIELDS))))))
+
+
+def _key_lists(keys: list[pa.Table | None], type_: pa.ListType) -> pa.ListArray:
+    """One list of hand keys a chunk row (an empty one for a status row) from each chunk's table of keys."""
+    import pyarrow as pa
+
+    values = type_.value_type
+    offsets = [0]
+    parts: list[pa.Array] = []
+    for table in keys:
+        if table is not None:
+            parts.append(table.cast(pa.schema(list(values))).to_struct_array().combine_chunks())
+        offsets.append(offsets[-1] + (len(table) if table is not None else 0))
+    flat = pa.concat_arrays(parts) if parts else pa.array([], type=values)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), flat, type=type_)
 
 
 def local_path(path: str) -> str:
@@ -124,7 +148,10 @@ def _members(path: str, content: bytes) -> Iterator[tuple[str, bytes | None, str
 
 
 def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: frozenset[str]) -> Iterator[pa.RecordBatch]:
-    """Files (``path``, ``modificationTime``, ``content``) into pieces of whole hands (:data:`PIECE_COLUMNS`).
+    """Files (``path``, ``modificationTime``, ``content``, ``name``) into pieces of whole hands (:data:`PIECE_COLUMNS`).
+
+    A local file (``content`` null) is read here by ``name``, its own name
+    in bytes; ``path`` is how it is shown and stored.
 
     ``known``: content hashes already committed (the file is ``unchanged``,
     not read again); ``named``: the paths the user gave, read whatever they
@@ -140,7 +167,7 @@ def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: froz
             content: bytes | None = row["content"]
             if content is None:  # a local file found by the walk: read here
                 try:
-                    content, mtime = _read_local(row["path"])
+                    content, mtime = _read_local(os.fsdecode(row["name"]))
                 except OSError as e:
                     rows.append({"file": row["path"], "mtime": None, "chunk": -1, "status": "unreadable", "message": unreadable_reason(e)})
                     yield pa.RecordBatch.from_pylist(rows, schema=schema)
@@ -183,18 +210,23 @@ def _file_pieces(base: dict[str, Any], data: bytes) -> Iterator[dict[str, Any]]:
 
 
 def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Pieces through the DuckDB import's worker function, :func:`~hhtool.store.worker.process_chunk` (:data:`CHUNK_COLUMNS`)."""
+    """Pieces through the DuckDB import's worker function, :func:`~hhtool.store.worker.process_chunk` (:func:`chunk_schema`)."""
     import pyarrow as pa
 
     from hhtool.store.worker import ChunkTask, process_chunk
 
-    schema = _arrow(CHUNK_COLUMNS)
+    schema = chunk_schema()
+    base = pa.schema([schema.field(n) for n, _ in CHUNK_COLUMNS])
+    key_type = schema.field("keys").type
+    key_names = [n for n, _ in KEY_FIELDS]
     for batch in batches:
         out: list[dict[str, Any]] = []
+        keys: list[pa.Table | None] = []
         for row in batch.to_pylist():
             keep = {k: row[k] for k in ("file", "sha256", "size", "mtime", "chunk", "status", "message")}
             if row["data"] is None:
                 out.append(keep)
+                keys.append(None)
                 continue
             unread = None if row["unread"] is None else pickle.loads(row["unread"])
             task = ChunkTask(0, row["chunk"], row["file"], row["data"], row["lines"], row["cp1252"], unread)
@@ -208,8 +240,10 @@ def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
                 df = dated.get(name)
                 keep[f"t_{name}"] = _ipc(df) if df is not None and df.height else None
             out.append(keep)
+            hands = dated.get("hands")
+            keys.append(hands.select(key_names).to_arrow() if hands is not None and hands.height else None)
         if out:
-            yield pa.RecordBatch.from_pylist(out, schema=schema)
+            yield pa.RecordBatch.from_pylist(out, schema=base).append_column(schema.field("keys"), _key_lists(keys, key_type))
 
 
 def _dated(frames: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
@@ -240,24 +274,10 @@ def _ipc(df: pl.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def _frame(data: bytes, columns: list[str] | None = None) -> pl.DataFrame:
+def _frame(data: bytes) -> pl.DataFrame:
     import polars as pl
 
-    return pl.read_ipc(io.BytesIO(data), columns=columns)
-
-
-def hand_keys(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """``(file, chunk, t_hands)`` into one row per hand (:data:`KEY_COLUMNS`)."""
-    import polars as pl
-
-    schema = _arrow(KEY_COLUMNS)
-    for batch in batches:
-        for row in batch.to_pylist():
-            if row["t_hands"] is None:
-                continue
-            df = _frame(row["t_hands"], ["local", "site", "hand_id", "text_hash", "first_line", "verdict"])
-            df = df.with_columns(file=pl.lit(row["file"]), chunk=pl.lit(row["chunk"], pl.Int32))
-            yield from df.select([n for n, _ in KEY_COLUMNS]).to_arrow().cast(schema).to_batches()
+    return pl.read_ipc(io.BytesIO(data))
 
 
 def table_rows(batches: Iterable[pa.RecordBatch], table: str, imported_at: datetime | None = None) -> Iterator[pa.RecordBatch]:

@@ -7,8 +7,9 @@ The plan (``docs/scale.md``)::
       -> pieces: read, decompress, hash, cut at blank lines (executors, hhtool.spark.executor.pieces)
       -> only when the files cannot keep every core busy (must_spread):
          repartition by (file, piece), a big file's pieces spread over every core
-      -> chunks: the DuckDB import's worker function      (executors, process_chunk), kept
-      -> keys: (site, hand_id, text_hash) of every hand
+      -> chunks: the DuckDB import's worker function      (executors, process_chunk), kept:
+         its frames as Arrow IPC, its hands' keys as a list column
+      -> keys: (site, hand_id, text_hash) of every hand, that list exploded (the JVM alone)
       -> deduplication: a shuffle by (site, hand_id) against this run and the committed runs
       -> hand_key: the committed maximum + the hand's place in (file, line) order, given
          to each piece's runs of new hands on the driver and broadcast back
@@ -148,18 +149,20 @@ def _configure(spark: SparkSession) -> None:
 class _Inputs:
     """What a run reads: the files hhtool's walk found under the local paths, and the other URLs for Spark to list."""
 
-    local: list[str]  # files, as the DuckDB import finds them (hhtool.history.files.Finder)
-    named: frozenset[str]  # the files among them the user named (read whatever they hold)
+    local: list[str]  # files, as the DuckDB import finds them (hhtool.history.files.Finder): their own names, maybe not UTF-8
+    named: frozenset[str]  # the files among them the user named, as shown (read whatever they hold)
     urls: list[str]  # hdfs://, s3a://, file: ...: listed by Spark (binaryFile), which hides names starting with _ or .
 
 
-def _input_paths(paths: Sequence[str], summary: SparkSummary) -> _Inputs:
+def _input_paths(paths: Sequence[str], summary: SparkSummary, charset: str = "utf-8") -> _Inputs:
     """The files under ``paths``: local ones found by the DuckDB import's own walk, so that both imports read the same files.
 
     Spark's own listing (Hadoop's) hides every name starting with ``_`` or
     ``.``, even a file named, and passes by empty files; the walk reads
     ``_x.txt`` as the DuckDB import does, and records in ``summary`` what
-    it skips (a FIFO, a loop, a virtual file system) or cannot read.
+    it skips (a FIFO, a loop, a virtual file system) or cannot read.  A
+    ``file:`` URL is Spark's to list; one under which Spark would lose a
+    file is refused (:func:`_unlistable`, ``charset``: the JVM's for file names).
     """
     from hhtool.history.files import Finder, NoSuchPath, display
 
@@ -167,17 +170,67 @@ def _input_paths(paths: Sequence[str], summary: SparkSummary) -> _Inputs:
     urls: list[str] = []
     for p in paths:
         if "://" in p or p.startswith("file:"):
+            lost = _unlistable(p, charset) if p.startswith("file:") else []
+            if lost:
+                names = ", ".join(display(x) for x in lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
+                raise SparkImportError(
+                    f"{p}: Spark's listing would pass by {names} without a word (a file name that {charset} cannot hold, "
+                    "so its hands would be lost): give the folder as a local path, without file:, which hhtool's own walk reads "
+                    "as the DuckDB import does, or rename the file"
+                )
             urls.append(p)
             continue
         try:
             finder.add(p)
         except NoSuchPath as e:
             raise SparkImportError(str(e)) from None
-    local = list(dict.fromkeys(display(key) for key, _ in finder.files))  # real paths: a file through two links once
+    local = list(dict.fromkeys(key for key, _ in finder.files))  # real paths: a file through two links once
     named = frozenset(display(key) for key, was_named in finder.files if was_named)
     summary.skipped.extend((display(os.path.abspath(path)), why) for path, why in finder.skipped.items())
     summary.unreadable.extend(f"{display(os.path.abspath(path))}: {why}" for path, why in finder.unreadable.items())
     return _Inputs(local, named, urls)
+
+
+def _unlistable(url: str, charset: str) -> list[str]:
+    """The files under a ``file:`` URL, as this machine sees it, whose names the JVM cannot hold; empty when it is not here.
+
+    Hadoop lists a local folder through Java, which decodes every file name
+    in its charset for names (``sun.jnu.encoding``: UTF-8 here, ASCII under
+    the C locale); a name that is not in it (``caf\\xe9.txt``, Latin-1 bytes)
+    comes back altered, is then not found, and Hadoop drops it from the
+    listing without a word.  Found by hhtool's walk (the names Spark hides,
+    ``_x`` and ``.x``, are lost by design and said so in docs/scale.md).
+    """
+    from hhtool.history.files import Finder, NoSuchPath
+    from hhtool.spark.executor import local_path
+
+    finder = Finder()
+    try:
+        finder.add(local_path(url))
+    except NoSuchPath:
+        return []  # not on this machine (a path on the executors' nodes): Spark's to find
+    lost = []
+    for path, _ in finder.files:
+        name = os.path.basename(path)
+        if name.startswith(("_", ".")):
+            continue
+        try:
+            os.fsencode(path).decode("utf-8").encode(charset)
+        except (UnicodeDecodeError, UnicodeEncodeError):
+            lost.append(path)
+    return lost
+
+
+def _jvm_charset(spark: SparkSession) -> str:
+    """The JVM's charset for file names, as Python names it (UTF-8 when Python does not know it)."""
+    import codecs
+
+    jvm = spark.sparkContext._jvm
+    name = str((jvm.java.lang.System.getProperty("sun.jnu.encoding") if jvm is not None else None) or "UTF-8")
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return "utf-8"
 
 
 def _size(path: str) -> int:
@@ -218,6 +271,7 @@ def spark_import(
     import time
 
     from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
 
     started = time.monotonic()
     spark = spark or session(master)
@@ -230,23 +284,30 @@ def spark_import(
         raise SparkImportError(str(e)) from None
     run = max((int(r["run"]) for r in runs), default=0) + 1
     summary = SparkSummary(out=out, run=run)
-    inputs = _input_paths(paths, summary)
+    inputs = _input_paths(paths, summary, _jvm_charset(spark))
     parts = partitions or 4 * sc.defaultParallelism
-    columns = "path STRING, modificationTime TIMESTAMP, content BINARY, length BIGINT"
+    columns = "path STRING, modificationTime TIMESTAMP, content BINARY, length BIGINT, name BINARY"
     # Local files: their paths and sizes only; the executors read them (executor.pieces), as the DuckDB
-    # import's workers do.  A task a file, the largest first (the order must_spread deals them out in);
+    # import's workers do, by ``name``: the file's own name in bytes (a name that is not UTF-8 cannot
+    # cross to the JVM as text; ``path`` shows it as the DuckDB import stores it, its odd bytes ``\xff``).
+    # A task a file, the largest first (the order must_spread deals them out in);
     # more files than ``parts``: ``parts`` tasks, each dealt every parts-th file of that order.
+    from hhtool.history.files import display
+
     local = sorted(((path, _size(path)) for path in inputs.local), key=lambda x: -x[1])
     k = max(1, min(len(local), parts))
     dealt = [local[i] for j in range(k) for i in range(j, len(local), k)]
-    raw = spark.createDataFrame(sc.parallelize([(path, None, None, size) for path, size in dealt], k), columns)
+    raw = spark.createDataFrame(sc.parallelize([(display(path), None, None, size, os.fsencode(path)) for path, size in dealt], k), columns)
     if inputs.urls:
         try:
             listed = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(inputs.urls)
         except AnalysisException as e:
             raise SparkImportError(f"Spark cannot read the input: {str(e).splitlines()[0]}") from None
-        raw = raw.unionByName(listed.select("path", "modificationTime", "content", "length"))
-    _run(spark, output, raw, inputs.named, run, summary, parts, spread, started)
+        raw = raw.unionByName(listed.select("path", "modificationTime", "content", "length", F.lit(None).cast("binary").alias("name")))
+    try:
+        _run(spark, output, raw, inputs.named, run, summary, parts, spread, started)
+    finally:  # the jobs' descriptions (Spark's UI, its event log) name hhtool's passes; the session may run others after
+        sc._jsc.setLocalProperty("spark.job.description", None)
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -322,20 +383,23 @@ def _run(
     def read(batches: Any) -> Any:
         return X.chunks(X.pieces(batches, known.value, named))
 
-    files_in = raw.select("path", "modificationTime", "content")
+    files_in = raw.select("path", "modificationTime", "content", "name")
+    chunk_type = spark_schema(X.CHUNK_COLUMNS).add("keys", T.ArrayType(spark_schema(X.KEY_FIELDS)))
     if spread is None:
         spread = must_spread([int(r[0]) for r in raw.select("length").collect()], sc.defaultParallelism)
     if spread:  # the pieces shuffled over every core (a big file's too), then parsed
         parsed = files_in.mapInArrow(cut, spark_schema(X.PIECE_COLUMNS)).repartition(partitions, "file", "chunk").mapInArrow(
-            X.chunks, spark_schema(X.CHUNK_COLUMNS)
+            X.chunks, chunk_type
         )
     else:  # each file cut and parsed by the task that read it; the files packed into about ``partitions`` tasks
         spark.conf.set("spark.sql.files.minPartitionNum", str(partitions))
-        parsed = files_in.mapInArrow(read, spark_schema(X.CHUNK_COLUMNS))
+        parsed = files_in.mapInArrow(read, chunk_type)
     chunks = parsed.persist(StorageLevel.MEMORY_AND_DISK)
     order = F.split("file", "/")  # a folder's files in the order the DuckDB import walks them
     # ---- the files
+    sc.setJobDescription("hhtool: read, parse and replay")  # the first action: it fills the cache of chunks
     status = chunks.where("chunk <= 0").select("file", "status", "message").collect()
+    sc.setJobDescription("hhtool: counts and keys")
     for r in status:
         if r["status"] == "unreadable":
             summary.unreadable.append(f"{r['file']}: {r['message']}")
@@ -353,7 +417,7 @@ def _run(
         summary.junk_lines = int(totals[2] or 0)
         summary.replay_errors = int(totals[3] or 0)
     # ---- the deduplication
-    keys = chunks.select("file", "chunk", "t_hands").where("t_hands IS NOT NULL").mapInArrow(X.hand_keys, spark_schema(X.KEY_COLUMNS))
+    keys = chunks.select("file", "chunk", F.explode("keys").alias("key")).select("file", "chunk", "key.*")  # a row a hand
     by_id = Window.partitionBy("site", "hand_id").orderBy(order, "first_line")
     stored = _committed(spark, output, "hands", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT"), ("hand_key", "BIGINT")])
     base_row = stored.agg(F.max("hand_key")).first()
@@ -399,6 +463,7 @@ def _run(
     moves: list[tuple[str, str]] = []
 
     def write(name: str, df: DataFrame, partitioned: bool) -> None:
+        sc.setJobDescription(f"hhtool: write {name}")
         target = output.uri(f"{stage}/{name}")
         writer = df.write.mode("overwrite")
         (writer.partitionBy(PARTITION) if partitioned else writer).parquet(target)
