@@ -45,7 +45,8 @@ browser:
 	  else echo "chromium or chromedriver not found and cannot be installed here: the browser tests will be skipped"; fi; }
 
 # The Spark import's tests run PySpark in local mode, which needs Java 17 (Debian's JRE; never one downloaded).
-java:
+# After browser: under make -j (.ci/run) the two apt-get runs would meet at dpkg's lock.
+java: browser
 	@command -v java >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing Debian's openjdk-17-jre-headless for the Spark tests"; \
@@ -58,9 +59,15 @@ java:
 # the suite in this process.
 TEST_JOBS ?= auto
 PYTEST := $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
+# mypy --strict runs beside the suite rather than before it (its one process among the workers: on
+# two cores its minute of CPU then costs about half a minute), its report printed after the suite's;
+# either failing fails the target.
 test: install browser java
-	$(BIN)/python -m mypy
-	$(PYTEST) --build=$(BUILD)
+	@$(BIN)/python -m mypy > $(VENV)/mypy.log 2>&1 & typing=$$!; \
+	echo "mypy --strict (beside the suite; its report below)"; \
+	$(PYTEST) --build=$(BUILD); tests=$$?; \
+	wait $$typing; typed=$$?; cat $(VENV)/mypy.log; \
+	[ $$tests = 0 ] && [ $$typed = 0 ]
 
 # The suite again on the pure build (the same venv, its compiled files removed), minus the tests marked
 # `compiled`, which it skips with their reason; `make test` compiles again afterwards.

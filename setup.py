@@ -23,9 +23,11 @@ docs/architecture.md, "Building and testing").
 
 from __future__ import annotations
 
+import functools
 import os
 
 from setuptools import Extension, find_packages, setup
+from setuptools.command.build_ext import build_ext
 
 COMPILED = [
     "hhtool/game/cards.py",
@@ -64,25 +66,63 @@ SCAN = "hhtool/_native/_scan.c"
 COLUMNS = "hhtool/_native/_columns.c"  # the row building's UTF-8 (hhtool/store/rows.py)
 
 
-def ext_modules() -> list[object]:
-    if os.environ.get("HHTOOL_PURE") == "1":
+PURE = os.environ.get("HHTOOL_PURE") == "1"
+METADATA = {"egg_info", "dist_info", "sdist"}
+"""The commands that write the project's metadata or file list and build nothing (pip's first two steps)."""
+
+
+@functools.cache
+def mypyc_extensions() -> list[Extension]:
+    """mypyc's extensions: its type check and C generation (85 s of CPU here), run once, when the extensions are built."""
+    if PURE:
         return []
     from mypyc.build import mypycify
 
-    flags = ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"]
-    scan = Extension("hhtool._native._scan", [SCAN], extra_compile_args=flags)
-    columns = Extension("hhtool._native._columns", [COLUMNS], extra_compile_args=flags)
     # mypy follows the compiled modules' imports up through the package (hhtool/__init__.py
     # and the library's entry points, whose types name the web app's and Spark's classes);
     # the build checks only what it compiles, silently past the rest (``make test`` runs
     # ``mypy --strict`` over everything), so the build needs none of those extras.
-    return [*mypycify(["--follow-imports=silent", *COMPILED], opt_level="3"), scan, columns]
+    return list(mypycify(["--follow-imports=silent", *COMPILED], opt_level="3"))
+
+
+class BuildExt(build_ext):
+    """The extensions, mypyc's generated here only, and built side by side.
+
+    pip runs setup.py three times for an install (the build's requirements,
+    the metadata, the build); mypyc's type check and C generation (85 s of
+    CPU) are needed by the build alone, so they run here, once, and not
+    where setup.py is read.  The extensions are built on every core at once
+    (``build_ext --parallel``): mypyc's one big C file on one, its modules'
+    small stubs and the C readers beside it.
+    """
+
+    def finalize_options(self) -> None:
+        # egg_info (pip's requirements and metadata steps run it) asks build_ext only for the list of
+        # sources, for its manifest: mypyc's generated C is no source of the project's
+        commands = set(self.distribution.commands)
+        if not (commands and commands <= METADATA):
+            mypyc = mypyc_extensions()
+            self.distribution.ext_modules = [*mypyc, *(e for e in self.distribution.ext_modules or [] if e not in mypyc)]
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
+        super().finalize_options()
+
+
+def ext_modules() -> list[Extension]:
+    """The C extensions; mypyc's are added by :class:`BuildExt` when they are built. None for the pure build."""
+    if PURE:
+        return []
+    flags = ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"]
+    scan = Extension("hhtool._native._scan", [SCAN], extra_compile_args=flags)
+    columns = Extension("hhtool._native._columns", [COLUMNS], extra_compile_args=flags)
+    return [scan, columns]
 
 
 # The grammar's home is the top-level ``grammars/`` folder (the project's layout); it is
 # shipped as the package ``hhtool.grammars`` by mapping that package to the folder.
 setup(
     ext_modules=ext_modules(),
+    cmdclass={"build_ext": BuildExt},
     packages=[*find_packages(include=["hhtool", "hhtool.*"]), "hhtool.grammars"],
     package_dir={"hhtool.grammars": "grammars"},
     package_data={

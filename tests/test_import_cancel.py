@@ -35,22 +35,28 @@ def test_progress_is_called_with_bytes_and_hands(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_cancel_midway_keeps_what_is_committed_and_a_rerun_stores_exactly_the_rest(tmp_path: Path, workers: int) -> None:
-    """Cancelled from the progress callback once a few batches are in: the summary says interrupted, the hands
-    committed stay, and the same import run again stores exactly the others, each once."""
-    good, _ = write_files(tmp_path / "in", files=12, hands_per_file=100)
+    """Cancelled once three batches of eight are committed: the summary says interrupted, the hands committed stay,
+    and the same import run again stores exactly the others, each once.
+
+    The cancel is tied to a commit (``on_commit``), not to the hands read: with workers, the writer's thread
+    commits behind the reading, and a cancel after some hands read could come before any batch was in."""
+    good, _ = write_files(tmp_path / "in", files=8, hands_per_file=50)  # a file a chunk, a chunk a batch
     db = tmp_path / "h.duckdb"
     cancel = threading.Event()
+    commits: list[int] = []
 
-    def progress(done: int, total: int, hands: int) -> None:
-        if hands >= 300:
+    def on_commit(stored: int) -> None:
+        commits.append(stored)
+        if stored >= 150:
             cancel.set()
 
-    first = import_paths([tmp_path / "in"], db, workers=workers, batch_hands=100, progress=progress, cancel=cancel)
+    first = import_paths([tmp_path / "in"], db, workers=workers, batch_hands=50, on_commit=on_commit, cancel=cancel)
     assert first.interrupted
     partial = _ids(db)
-    assert 0 < len(partial) < good and first.stored == len(partial)
+    assert commits and commits[-1] == first.stored == len(partial)  # nothing committed after the cancel
+    assert 150 <= len(partial) < good
     assert "interrupted: everything above is committed" in first.text()
-    rest = import_paths([tmp_path / "in"], db, workers=workers, batch_hands=100)
+    rest = import_paths([tmp_path / "in"], db, workers=workers, batch_hands=50)
     assert not rest.interrupted and rest.stored == good - len(partial)
     ids = _ids(db)
     assert len(ids) == len(set(ids)) == good

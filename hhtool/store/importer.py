@@ -48,13 +48,15 @@ from hhtool.store.writer import BATCH_HANDS, Writer, WriterThread
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["BATCH_HANDS", "Cancel", "ImportPathError", "ImportSummary", "ProgressCallback", "import_files", "import_paths", "summary_dict", "worker_count"]
+__all__ = ["BATCH_HANDS", "Cancel", "CommitCallback", "ImportPathError", "ImportSummary", "ProgressCallback", "import_files", "import_paths", "summary_dict", "worker_count"]
 
 IN_PROCESS_BYTES = 512 << 10
 """Below this much input, parse in this process: starting workers costs more than it saves."""
 
 ProgressCallback = Callable[[int, int, int], None]
 """Called as ``progress(bytes done, bytes total, hands read so far)``: once at the start, then after each chunk."""
+CommitCallback = Callable[[int], None]
+"""Called as ``on_commit(hands stored so far)`` after each transaction commits (in the writer's thread when there are workers)."""
 
 
 def import_paths(
@@ -68,6 +70,7 @@ def import_paths(
     batch_hands: int = BATCH_HANDS,
     on_start: Callable[[int, int], None] | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    on_commit: CommitCallback | None = None,
 ) -> ImportSummary:
     """Import every hand under ``paths`` into the database ``db``.
 
@@ -76,7 +79,9 @@ def import_paths(
     ``chunk_bytes``: about how much of a file a worker gets at a time (cut
     at blank lines, so that no hand is split);
     ``on_start(files, bytes)``: called once with the files found and their
-    size before any is read; ``progress``: see :data:`ProgressCallback`.
+    size before any is read; ``progress``: see :data:`ProgressCallback`;
+    ``on_commit``: see :data:`CommitCallback` (the hands read run ahead of
+    the hands committed, which are what a cancel keeps).
     ``cancel`` (a :class:`threading.Event`, or a :class:`Cancel`, which can
     also cut the transaction in progress short): once set, the import stops
     after the transaction in progress and returns its summary, marked
@@ -113,7 +118,7 @@ def import_paths(
                 no_abort = cancel.on_abort(con.interrupt)
             import_files(
                 Todo(units, known, summary).states, con, summary, total=total, workers=workers, progress=progress, cancel=cancel,
-                batch_hands=batch_hands, chunk_bytes=chunk_bytes,
+                batch_hands=batch_hands, chunk_bytes=chunk_bytes, on_commit=on_commit,
             )
         finally:
             try:
@@ -137,6 +142,7 @@ def import_files(
     batch_hands: int = BATCH_HANDS,
     nice: int = 0,
     chunk_bytes: int = CHUNK_BYTES,
+    on_commit: CommitCallback | None = None,
 ) -> None:
     """Read the files ``states(skipped)`` yields into ``con`` (the part of an import after finding the files).
 
@@ -148,12 +154,13 @@ def import_files(
     the parts of watched files not yet stored, on the connection it was given.
     ``nice``: the worker processes' nice value at least (Unix; 0 leaves
     them at this process's): the server's import gives way to its pages.
+    ``on_commit``: see :data:`CommitCallback`.
     """
     total = max(total, 1)
     if progress is not None:
         progress(0, total, summary.hands)
     workers = worker_count(total, workers)
-    writer = Writer(con, summary, batch_hands)
+    writer = Writer(con, summary, batch_hands, on_commit)
     try:
         _run(states, writer, summary, progress, total, workers, cancel, nice, chunk_bytes)
     except (KeyboardInterrupt, Cancelled):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hhtool.store.cancel import Cancel, check
@@ -60,8 +61,11 @@ class _Arrow:
 class Writer:
     """The single writer: batches of worker results into DuckDB, one transaction each."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, summary: ImportSummary, batch_hands: int = BATCH_HANDS) -> None:
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, summary: ImportSummary, batch_hands: int = BATCH_HANDS, on_commit: Callable[[int], None] | None = None
+    ) -> None:
         self.con = con
+        self.on_commit = on_commit  # called with the hands stored so far after each commit
         self.batch_hands = batch_hands
         self.summary = summary
         row = con.execute("SELECT coalesce(max(hand_key), 0) FROM hands").fetchone()
@@ -143,6 +147,8 @@ class Writer:
         self.pending_hands = 0
         self.last_commit = time.monotonic()
         s.writer_seconds += self.last_commit - t0
+        if self.on_commit is not None:
+            self.on_commit(s.stored)
 
     def _insert_hands(self, merged: dict[str, pl.DataFrame]) -> tuple[int, dict[str, int]]:
         import polars as pl
