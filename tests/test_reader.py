@@ -158,3 +158,24 @@ def test_error_quotes_the_line_it_names() -> None:
     err = next(r for r in read_text(EXAMPLE + "\n" + broken, "q.txt") if isinstance(r, ErrorRecord))
     lines = (EXAMPLE + "\n" + broken).split("\n")
     assert err.line is not None and err.line_text == lines[err.line - 1] == "*** 4th STREET ***"
+
+
+@pytest.mark.parametrize(("before", "after"), [(20_000, ""), (10_000, ""), (4_090, ""), (0, " " * 20_000)])
+def test_a_line_over_the_bound_reads_the_same_wherever_the_reads_end(before: int, after: str) -> None:
+    """A line longer than the bound, with a header's words past its first 4,096 characters (or a header with a long
+    tail), and the read cut anywhere in it: the same records as one read (a header is told by the line's start,
+    the part a cut read keeps; found by the fuzz test: 16,000 x's glued to a header, cut at byte 16,389)."""
+    from hhtool.history.reader import LINE_BYTES
+
+    hand = (SAMPLES / "000_format_example.txt").read_bytes().split(b"\n\n")[0] + b"\n"
+    header, rest = hand.split(b"\n", 1)
+    data = b"x" * before + header + after.encode() + b"\n" + rest
+    whole = list(read_stream([data], "long.txt"))
+    for cut in sorted({1, 4_096, LINE_BYTES - 1, LINE_BYTES, LINE_BYTES + 1, LINE_BYTES + 5, before, before + 3, len(data) - 1}):
+        if 0 < cut < len(data):
+            assert list(read_stream([data[:cut], data[cut:]], "long.txt")) == whole, cut
+    kinds = [type(r).__name__ for r in whole]
+    if before > 4_096 - len("Vela Hand #"):
+        assert kinds == ["Skipped"]  # no header at the line's start: junk, counted
+    else:
+        assert kinds == ["ErrorRecord"] and "longest accepted is 4,096" in str(whole[0])  # a hand over the bound

@@ -238,11 +238,14 @@ class _Splitter:
 
     def line(self, line: str) -> None:
         self.number += 1
-        if not line or line.isspace():
+        # a line over the bound is told by its first MAX_LINE_CHARS characters, all that a read ending inside
+        # it keeps (_pieces): so whether it starts a hand, or ends one as blank, is the same wherever reads end
+        head = line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS]
+        if not head or head.isspace():
             if self.hand:
                 self.end_hand()
             return
-        if " Hand #" in line and looks_like_header(line):
+        if " Hand #" in head and looks_like_header(head):
             if self.hand:
                 self.end_hand()
             self.flush_junk()
