@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 from hhtool.history.currency import Rates, currency_of, format_money
-from hhtool.stats.compute import STATS, Filters, StatsResult, load_per_hand, sessions
+from hhtool.stats.compute import STATS, Filters, StatsResult, in_time_order, load_per_hand, sessions
 from hhtool.stats.render import fmt_value, money_lines
 from hhtool.stats.report import MAX_POINTS
 from hhtool.web.hands import PER_DECISION, STAT_SEATS, hand_links, hand_url
@@ -78,8 +78,10 @@ def line_points(total: pl.Series, most: int = MAX_POINTS) -> list[int]:
     whole line (the largest steps, up or down) keep their point and the one
     before it, so that each shows as the jump it was.  The first and the
     last point are always kept; with ``most`` points or fewer, every one.
-    Of equal steps the earlier hand is kept.
+    Of equal steps the earlier hand is kept.  A few passes of numpy over
+    the line (a player's page draws three lines of up to all their hands).
     """
+    import numpy as np
     import polars as pl
 
     n = total.len()
@@ -87,21 +89,26 @@ def line_points(total: pl.Series, most: int = MAX_POINTS) -> list[int]:
         return list(range(n))
     buckets = max(1, most // 5)
     big = (most - 4 * buckets) // 2  # a big hand keeps two points
-    d = pl.DataFrame({"y": total}).with_row_index("i").with_columns(
-        b=pl.col("i") * buckets // n,
-        step=pl.col("y").diff().fill_null(pl.col("y").first()).abs(),
-        earlier=-pl.col("i").cast(pl.Int64),
-    )
-    ends = d.group_by("b").agg(
-        pl.col("i").first().alias("first"),
-        pl.col("i").last().alias("last"),
-        pl.col("i").get(pl.col("y").arg_min()).alias("low"),
-        pl.col("i").get(pl.col("y").arg_max()).alias("high"),
-    )
-    keep = set(ends.select(pl.concat_list("first", "last", "low", "high").explode()).to_series().to_list())
-    for i in d.top_k(big, by=["step", "earlier"])["i"].to_list():
-        keep.update((i, max(0, i - 1)))
-    return sorted(int(i) for i in keep)
+    y = total.cast(pl.Float64).to_numpy()
+    y = np.where(np.isfinite(y), y, 0.0)  # a hand with no big bet (a division by 0) takes no point from the others
+    b = np.arange(n, dtype=np.int64) * buckets // n  # each hand's stretch: consecutive, none empty (n > most >= buckets)
+    each = np.arange(buckets)
+    first = np.searchsorted(b, each)
+    last = np.append(first[1:], n) - 1
+
+    def first_of(hit: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """In each stretch, the first hand where ``hit`` holds (it holds somewhere in each)."""
+        at = np.flatnonzero(hit)
+        return at[np.searchsorted(b[at], each)]
+
+    low = first_of(y == np.minimum.reduceat(y, first)[b])
+    high = first_of(y == np.maximum.reduceat(y, first)[b])
+    step = np.abs(np.diff(y, prepend=0.0))  # the first hand's step is its total
+    edge = np.partition(step, n - big)[n - big]  # the big-th largest step; of equal ones, the earliest hands
+    over = np.flatnonzero(step > edge)
+    top = np.concatenate([over, np.flatnonzero(step == edge)[: big - len(over)]])
+    keep = np.unique(np.concatenate([first, last, low, high, top, np.maximum(top - 1, 0)]))
+    return [int(i) for i in keep]
 
 
 def winnings_traces(per_hand: pl.DataFrame) -> list[dict[str, Any]]:
@@ -133,8 +140,9 @@ def winnings_traces(per_hand: pl.DataFrame) -> list[dict[str, Any]]:
 def link_points(con: duckdb.DuckDBPyConnection, traces: list[dict[str, Any]]) -> None:
     """Each point's hand key (``customdata``) replaced by its hand's URL, read in one query for every line."""
     links = hand_links(con, sorted({k for t in traces for k in t["customdata"]}))
+    urls = {k: hand_url(*where) for k, where in links.items()}  # once a hand: the lines share most of their points' hands
     for t in traces:
-        t["customdata"] = [hand_url(*links[k]) if k in links else "" for k in t["customdata"]]
+        t["customdata"] = [urls.get(k, "") for k in t["customdata"]]
 
 
 def winnings_figure(con: duckdb.DuckDBPyConnection, f: Filters, player: str) -> tuple[str | None, list[dict[str, Any]]]:
@@ -147,7 +155,7 @@ def winnings_figure(con: duckdb.DuckDBPyConnection, f: Filters, player: str) -> 
     """
     import plotly.io as pio
 
-    per_hand = load_per_hand(con, f, [player]).sort(["started_at", "hand_key"])
+    per_hand = in_time_order(load_per_hand(con, f, [player]))
     rows = []
     for r in sessions(per_hand).to_dicts():
         cur = currency_of(r["currency"], r["unit"])
