@@ -141,6 +141,8 @@ def test_the_kept_rows_are_the_sums_of_every_seat(imported: Path) -> None:
         kept_hands = pl.DataFrame(con.sql(f"SELECT * FROM {totals.PLAYER_HANDS.name} ORDER BY {totals.HANDS_ORDER}"))
         assert kept_hands.height == con.execute("SELECT count(*) FROM seats WHERE dealt_in").fetchone()[0]  # type: ignore[index]
         assert_frame_equal(kept_hands, fresh_hands)
+        allin = {r[0] for r in con.execute(f"SELECT hand_key FROM {totals.ALLIN_HANDS.name}").fetchall()}
+        assert allin and allin == {r[0] for r in con.execute("SELECT DISTINCT hand_key FROM actions WHERE all_in").fetchall()}
         # the rake of every pot is in some player's row
         rake = con.execute("SELECT sum(rake) FROM pots").fetchone()
         assert rake is not None and 0 < int(con.execute(f"SELECT sum(rake) FROM {totals.PLAYER_TOTALS.name}").fetchone()[0]) <= int(rake[0])  # type: ignore[index]
@@ -269,6 +271,7 @@ def test_a_players_hands_list_is_the_same_from_their_hands(imported: Path) -> No
             [("player", players[1]), ("sort", sort), ("order", order), ("limit", "9"), ("offset", "4")]
             for sort in ("time", "pot", "net") for order in ("asc", "desc")
         ]
+        queries += [[("allin", a), ("showdown", sd), ("limit", "500")] for a in ("1", "0") for sd in ("1", "0")]  # no player: allin_hands
         queries += [
             [("player", players[1]), ("verdict", "disputed"), ("verdict", "invalid")],
             [("player", players[2]), ("showdown", "1"), ("allin", "0"), ("pot_min", "2")],

@@ -441,7 +441,7 @@ def _totals_markdown() -> list[str]:
     lines = [
         "## Tables derived from the seats",
         "",
-        f"`{t.name}` and `{h.name}` hold nothing the tables above do not: the import adds a batch's rows to them in the",
+        f"`{t.name}`, `{h.name}` and `allin_hands` hold nothing the tables above do not: the import adds a batch's rows to them in the",
         "transaction that adds its hands, so that the players' pages and `hhtool stats` read a few rows instead of every",
         "seat (`hhtool/store/totals.py`, docs/serve.md). The table `derived` holds each one's `version`, the last hand",
         "it holds (`upto`) and its rows when last compacted; where they do not match the hands (a database written before the tables, hands",
@@ -473,7 +473,19 @@ def _totals_markdown() -> list[str]:
         "|---|---|---|",
     ]
     lines += [f"| `{c.name}` | {c.sql} | {c.doc} |" for c in h.columns]
-    lines.append("")
+    a = totals.ALLIN_HANDS
+    lines += [
+        "",
+        f"### `{a.name}`",
+        "",
+        "The hands in which someone was all-in, for the hands list's `allin` filter (a semi-join on these keys, not on",
+        "every action line).",
+        "",
+        "| column | type | meaning |",
+        "|---|---|---|",
+        *(f"| `{c.name}` | {c.sql} | {c.doc} |" for c in a.columns),
+        "",
+    ]
     return lines
 
 

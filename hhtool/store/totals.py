@@ -296,7 +296,23 @@ PLAYER_HANDS = Derived(
     hands_select,
     f"SELECT * FROM player_hands ORDER BY {HANDS_ORDER}",
 )
-DERIVED: tuple[Derived, ...] = (PLAYER_TOTALS, PLAYER_HANDS)
+
+
+def allin_select(lo: int | None = None) -> tuple[str, list[Any]]:
+    """The :data:`ALLIN_HANDS` rows of every hand with ``hand_key >= lo`` (all without ``lo``), and the parameters."""
+    cond, params = ("TRUE", []) if lo is None else ("a.hand_key >= ?", [lo])
+    return f"SELECT DISTINCT a.hand_key FROM actions a WHERE a.all_in AND {cond} ORDER BY a.hand_key", params
+
+
+ALLIN_HANDS = Derived(
+    "allin_hands",
+    "1",
+    (Column("hand_key", "BIGINT", "a hand in which someone was all-in (an action line with `and is all-in`)"),),
+    allin_select,
+    "SELECT * FROM allin_hands ORDER BY hand_key",
+)
+"""The hands with an all-in, for the hands list's ``allin``: a few rows a hand at most, not a pass over every action line."""
+DERIVED: tuple[Derived, ...] = (PLAYER_TOTALS, PLAYER_HANDS, ALLIN_HANDS)
 
 
 STATE = "derived"

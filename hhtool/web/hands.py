@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from hhtool.history.currency import Currency, currency_of, format_money
 from hhtool.stats.compute import Filters, scope
-from hhtool.store.totals import PLAYER_HANDS, current, stat_bits_condition
+from hhtool.store.totals import ALLIN_HANDS, PLAYER_HANDS, current, stat_bits_condition
 from hhtool.store.totals import STAT_SEATS as STAT_SEATS  # the statistics' hands, as the pages import them from here
 from hhtool.web.params import HandQuery
 
@@ -45,7 +45,7 @@ class HandPage:
     query: HandQuery
 
 
-def _query_sql(q: HandQuery, player_hands: bool = False) -> tuple[str, list[Any], bool]:
+def _query_sql(q: HandQuery, player_hands: bool = False, allin_hands: bool = False) -> tuple[str, list[Any], bool]:
     """The FROM and WHERE of the list, its parameters, and whether the player's seat is joined as ``s``.
 
     ``player_hands``: the list of a named player from ``player_hands h``
@@ -83,6 +83,8 @@ def _query_sql(q: HandQuery, player_hands: bool = False) -> tuple[str, list[Any]
     if q.all_in is not None and table != "hands h":
         parts.append("h.all_in = ?")
         params.append(q.all_in)
+    elif q.all_in is not None and allin_hands:
+        parts.append(f"h.hand_key {'' if q.all_in else 'NOT '}IN (SELECT hand_key FROM {ALLIN_HANDS.name})")
     elif q.all_in is not None:
         parts.append(("" if q.all_in else "NOT ") + "EXISTS (SELECT 1 FROM actions a WHERE a.hand_key = h.hand_key AND a.all_in)")
     if q.stat is not None and table != "hands h":
@@ -151,7 +153,7 @@ def hand_page(con: duckdb.DuckDBPyConnection, q: HandQuery, kept: Kept | None = 
     hands joined to the seats.
     """
     fast = not from_seats and bool(q.filters.players) and current(con, PLAYER_HANDS)
-    body, params, joined = _query_sql(q, fast)
+    body, params, joined = _query_sql(q, fast, not from_seats and q.all_in is not None and current(con, ALLIN_HANDS))
     direction = "DESC" if q.descending else "ASC"
     order = {
         "time": f"h.started_at {direction}, h.hand_key {direction}",
