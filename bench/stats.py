@@ -68,6 +68,7 @@ def imported(hands: int) -> tuple[Path, float]:
 def replicate(source: Path, target: Path, copies: int) -> None:
     """``copies`` copies of every hand of ``source`` in a new database ``target`` (see the module's docstring)."""
     from hhtool.store.db import connect
+    from hhtool.store.totals import ensure_derived
 
     tmp = target.with_suffix(".tmp.duckdb")
     tmp.unlink(missing_ok=True)
@@ -98,10 +99,27 @@ def replicate(source: Path, target: Path, copies: int) -> None:
                 con.execute(f"INSERT INTO {table.name} SELECT {', '.join(cols)} FROM src.{table.name}")
         con.execute(f"INSERT OR REPLACE INTO {META.name} SELECT * FROM src.{META.name} WHERE key <> 'schema_version'")
         con.execute("DETACH src")
+        ensure_derived(con)  # the hands were copied in SQL, not by the import's writer: their players' totals and hands made here
         con.execute("CHECKPOINT")
     finally:
         con.close()
     tmp.rename(target)
+
+
+def _with_totals(db: Path) -> str:
+    """The players' totals and hands of a cached database made by an earlier hhtool, built once (opened for writing); what was done."""
+    from hhtool.store.db import connect
+    from hhtool.store.totals import DERIVED, current
+
+    con = connect(db, read_only=True)
+    try:
+        if all(current(con, t) for t in DERIVED):
+            return ""
+    finally:
+        con.close()
+    start = time.perf_counter()
+    connect(db).close()  # builds them (hhtool.store.totals.ensure_derived)
+    return f"; its players' totals and hands built in {time.perf_counter() - start:.1f} s"
 
 
 def database(hands: int, base: int) -> tuple[Path, str]:
@@ -109,7 +127,7 @@ def database(hands: int, base: int) -> tuple[Path, str]:
     if hands <= base:
         db, seconds = imported(hands)
         made = f"{hands:,} simulated hands imported" + (f" in {seconds:.0f} s" if seconds else " (cached)")
-        return db, made
+        return db, made + _with_totals(db)
     if hands % base:
         raise SystemExit(f"--hands {hands} must be a multiple of --base {base}")
     copies = hands // base
@@ -117,7 +135,7 @@ def database(hands: int, base: int) -> tuple[Path, str]:
     db = CACHE / f"stats-{hands}-from-{base}-v{SCHEMA_VERSION}.duckdb"
     made = f"{copies} copies of {base:,} simulated hands (bench/stats.py replicate)"
     if db.exists():
-        return db, made + " (cached)"
+        return db, made + " (cached)" + _with_totals(db)
     start = time.perf_counter()
     replicate(src, db, copies)
     rep_s = time.perf_counter() - start

@@ -57,6 +57,7 @@ def huge_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         con.execute(f"UPDATE seats SET collected = {NEAR}, due = {NEAR}, net = {NEAR} WHERE player = 'bob' AND hand_key <= 3")
         con.execute(f"UPDATE pots SET rake = {NEAR}, shares = [{NEAR}] WHERE hand_key <= 3")
         con.execute(f"UPDATE hands SET total_pot = {NEAR}, rake = {NEAR} WHERE hand_key <= 3")
+        con.execute("DROP TABLE derived")  # and as that version had them: without the tables derived from the seats
     finally:
         con.close()
     return db
@@ -78,6 +79,26 @@ def test_the_sums_are_exact(huge_db: Path) -> None:
     s = sessions(per_hand)
     assert s.filter(s["player"] == "bob")["net"].to_list() == [BOB_NET]
     assert compute(huge_db, Filters(players=("bob",))).money_of("bob")[euro]["net"] == BOB_NET
+
+
+def test_the_totals_built_from_such_seats_are_exact(huge_db: Path, tmp_path: Path) -> None:
+    """Opened for writing, the database gains its players' totals from those seats (hhtool.store.totals): the same exact sums."""
+    import shutil
+
+    from hhtool.store.db import connect
+    from hhtool.store.totals import PLAYER_TOTALS, current
+
+    db = tmp_path / "copy.duckdb"
+    shutil.copy(huge_db, db)
+    connect(db).close()
+    con = connect(db, read_only=True)
+    try:
+        assert current(con, PLAYER_TOTALS)
+    finally:
+        con.close()
+    bob = compute(db).money_of("bob")[EURO]
+    assert (bob["net"], bob["rake"]) == (BOB_NET, 3 * NEAR + 2 * 50)
+    assert compute(db, Filters(players=("bob",))).money_of("bob")[EURO]["net"] == BOB_NET
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

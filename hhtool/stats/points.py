@@ -6,7 +6,7 @@ tens of thousands of hands; both keep the points :func:`line_points` picks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import polars as pl
@@ -27,7 +27,8 @@ def line_points(total: pl.Series, most: int = MAX_POINTS) -> list[int]:
     whole line (the largest steps, up or down) keep their point and the one
     before it, so that each shows as the jump it was.  The first and the
     last point are always kept; with ``most`` points or fewer, every one.
-    Of equal steps the earlier hand is kept.
+    Of equal steps the earlier hand is kept.  A few passes of numpy over
+    the line (a player's page draws three lines of up to all their hands).
     """
     import numpy as np
     import polars as pl
@@ -37,21 +38,23 @@ def line_points(total: pl.Series, most: int = MAX_POINTS) -> list[int]:
         return list(range(n))
     buckets = max(1, most // 5)
     big = (most - 4 * buckets) // 2  # a big hand keeps two points
-    # in numpy, a few passes over the line (polars' group_by took 0.1 s of CPU for 900,000 points, and a
-    # player page or the report draws several lines); money's exact Int128 totals are only compared here
     y = total.cast(pl.Float64).to_numpy()
-    first = -(-np.arange(buckets, dtype=np.int64) * n // buckets)  # hand i is in bucket i * buckets // n
+    y = np.where(np.isfinite(y), y, 0.0)  # a hand with no big bet (a division by 0) takes no point from the others
+    b = np.arange(n, dtype=np.int64) * buckets // n  # each hand's stretch: consecutive, none empty (n > most >= buckets)
+    each = np.arange(buckets)
+    first = np.searchsorted(b, each)
     last = np.append(first[1:], n) - 1
-    keep = {0, n - 1, *first.tolist(), *last.tolist()}
-    sizes = np.diff(np.append(first, n))
-    for extreme in (np.minimum, np.maximum):
-        at = np.flatnonzero(y == np.repeat(extreme.reduceat(y, first), sizes))  # each bucket's hands at its extreme
-        keep.update(at[np.unique(at * buckets // n, return_index=True)[1]].tolist())  # the first of them in each bucket
-    step = np.abs(np.diff(y, prepend=0.0))
-    if big > 0:
-        edge = np.partition(step, n - big)[n - big]  # the big-th largest step
-        above = np.flatnonzero(step > edge)
-        ties = np.flatnonzero(step == edge)[: big - above.size]  # of equal steps, the earlier hands
-        for i in (*above.tolist(), *ties.tolist()):
-            keep.update((i, max(0, i - 1)))
-    return sorted(int(i) for i in keep)
+
+    def first_of(hit: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """In each stretch, the first hand where ``hit`` holds (it holds somewhere in each)."""
+        at = np.flatnonzero(hit)
+        return at[np.searchsorted(b[at], each)]
+
+    low = first_of(y == np.minimum.reduceat(y, first)[b])
+    high = first_of(y == np.maximum.reduceat(y, first)[b])
+    step = np.abs(np.diff(y, prepend=0.0))  # the first hand's step is its total
+    edge = np.partition(step, n - big)[n - big]  # the big-th largest step; of equal ones, the earliest hands
+    over = np.flatnonzero(step > edge)
+    top = np.concatenate([over, np.flatnonzero(step == edge)[: big - len(over)]])
+    keep = np.unique(np.concatenate([first, last, low, high, top, np.maximum(top - 1, 0)]))
+    return [int(i) for i in keep]

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hhtool.store.schema import ADDED_COLUMNS, SCHEMA_VERSION, TABLES, ddl
+from hhtool.store.totals import ensure_derived
 
 if TYPE_CHECKING:
     import duckdb
@@ -80,7 +81,9 @@ def connect(
     A file of this schema version lacking a column of
     :data:`~hhtool.store.schema.ADDED_COLUMNS` gains it even when opened to
     be read: it is opened once for writing first (``_added``: the reopening
-    after that, which does not try again).
+    after that, which does not try again).  Opened for writing, a database
+    whose players' totals are missing or out of step with its hands gets
+    them built from the seats (:func:`hhtool.store.totals.ensure_derived`).
 
     Raises :class:`DatabaseInUseError` when another process holds it,
     :class:`NotHhtoolDatabaseError` for a file that is not hhtool's,
@@ -131,6 +134,8 @@ def connect(
             elif not read_only:
                 for statement in ADDED_COLUMNS:  # columns added within this schema version: an older file gains them
                     con.execute(statement)
+            if not read_only:  # the players' totals and hands, derived from the seats: built where missing or out of step
+                ensure_derived(con)
             missing = _missing_added(con) if read_only and not _added else []
     except BaseException:
         con.close()

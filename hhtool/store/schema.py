@@ -411,6 +411,7 @@ def schema_markdown() -> str:
             stored = f" (stored with {c.compression} compression)" if c.compression else ""
             lines.append(f"| `{c.name}` | {c.sql} | {doc}{stored} |")
         lines.append("")
+    lines += _totals_markdown()
     lines += [
         "## Example queries",
         "",
@@ -428,6 +429,64 @@ def schema_markdown() -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _totals_markdown() -> list[str]:
+    """The sections of ``docs/schema.md`` on the tables derived from the seats (:mod:`hhtool.store.totals`)."""
+    from hhtool.store import totals
+
+    t, h = totals.PLAYER_TOTALS, totals.PLAYER_HANDS
+    counts = [name for name, _ in totals.SEAT_COUNTERS]
+    money = [name for name, _ in totals.MONEY_COUNTERS] + ["rake"]
+    lines = [
+        "## Tables derived from the seats",
+        "",
+        f"`{t.name}`, `{h.name}` and `allin_hands` hold nothing the tables above do not: the import adds a batch's rows to them in the",
+        "transaction that adds its hands, so that the players' pages and `hhtool stats` read a few rows instead of every",
+        "seat (`hhtool/store/totals.py`, docs/serve.md). The table `derived` holds each one's `version`, the last hand",
+        "it holds (`upto`) and its rows when last compacted; where they do not match the hands (a database written before the tables, hands",
+        "added some other way) the table is built again from the seats when the database is opened for writing, and",
+        "its readers use the seats meanwhile. A batch's rows are appended; when the appended rows outgrow the table as",
+        "last compacted, it is rewritten in the order of the players. Neither is part of `export --parquet` or the Spark",
+        "import's dataset: `--parquet` reads the seats.",
+        "",
+        f"### `{t.name}`",
+        "",
+        "Each player's statistics as sums: a row per player, per hands' facts a filter of `hhtool stats` selects by,",
+        "and per UTC hour the hands started in; one key may have several rows, so every reader sums.",
+        "",
+        "| column | type | meaning |",
+        "|---|---|---|",
+    ]
+    lines += [f"| `{c.name}` | {c.sql} | {c.doc} |" for c in totals.DIMENSIONS]
+    lines += [
+        f"| {', '.join(f'`{n}`' for n in counts)} | BIGINT | the counts `hhtool stats` sums (`SEAT_COUNTERS`): hands dealt in, "
+        "each statistic's actions and opportunities, bets, calls and folds per street |",
+        f"| {', '.join(f'`{n}`' for n in money)} | HUGEINT | the money sums, in minor units of the row's currency (docs/stats.md) |",
+        "",
+        f"### `{h.name}`",
+        "",
+        "Each player's hands, a row per seat dealt in, with what the winnings graph and the sessions read and the",
+        "filters select by; in the order of the players, then time (but for the rows appended since the last compaction).",
+        "",
+        "| column | type | meaning |",
+        "|---|---|---|",
+    ]
+    lines += [f"| `{c.name}` | {c.sql} | {c.doc} |" for c in h.columns]
+    a = totals.ALLIN_HANDS
+    lines += [
+        "",
+        f"### `{a.name}`",
+        "",
+        "The hands in which someone was all-in, for the hands list's `allin` filter (a semi-join on these keys, not on",
+        "every action line).",
+        "",
+        "| column | type | meaning |",
+        "|---|---|---|",
+        *(f"| `{c.name}` | {c.sql} | {c.doc} |" for c in a.columns),
+        "",
+    ]
+    return lines
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,7 +1,8 @@
 """The import's one writer: worker results in batches into DuckDB, one transaction each, in a thread of its own.
 
 Exactly once, whatever moment the import is stopped at: a batch's
-transaction holds its hands, their rows, failures, conflicts, and the
+transaction holds its hands, their rows, their players' totals
+(:mod:`hhtool.store.totals`), failures, conflicts, and the
 ``files`` row of every file whose *last* chunk is in it (so a ``files``
 row means the file is in, up to its ``size``); a hand is inserted only if
 its ``(site, hand_id)`` is not stored yet (the same text: a duplicate,
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from hhtool.store.cancel import Cancel, check
 from hhtool.store.sources import FileState
 from hhtool.store.summary import ImportSummary
+from hhtool.store.totals import add_derived
 from hhtool.store.worker import ChunkResult
 
 if TYPE_CHECKING:
@@ -215,6 +217,7 @@ class Writer:
                     continue
                 self._register(f"b_{table}", keyed(df))
                 con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM b_{table}")
+            add_derived(con, self.next_key, self.next_key + n - 1)  # in this transaction: never a hand without its totals
         if conflict_locals:
             self._register("b_conf", pl.DataFrame({"local": conflict_locals}, schema={"local": pl.Int32}))
             self._register("b_all", hands)

@@ -274,6 +274,7 @@ def create_app(
         return read_hand(row), findings
 
     def players(request: Request) -> Response:
+        from hhtool.store.totals import PLAYER_TOTALS, current
         from hhtool.web.params import Params
 
         p = Params(request.query_params.multi_items(), ("name", "page"))
@@ -281,9 +282,11 @@ def create_app(
         page_no = p.integer("page", 1, 1, 10**8)
         limit = 100
         with db.cursor() as cur:
-            cond, params = ("WHERE dealt_in AND contains(lower(player), lower(?))", [name]) if name else ("WHERE dealt_in", [])
+            # the hands dealt in of each player: summed from their totals where current (a few rows each), else counted
+            source, hands = (f"{PLAYER_TOTALS.name} WHERE hands > 0", "sum(hands)::BIGINT") if current(cur, PLAYER_TOTALS) else ("seats WHERE dealt_in", "count(*)")
+            cond, params = (" AND contains(lower(player), lower(?))", [name]) if name else ("", [])
             rows = cur.execute(
-                f"SELECT player, count(*) AS hands FROM seats {cond} GROUP BY player ORDER BY hands DESC, player LIMIT ? OFFSET ?",
+                f"SELECT player, {hands} AS hands FROM {source}{cond} GROUP BY player ORDER BY hands DESC, player LIMIT ? OFFSET ?",
                 params + [limit + 1, (page_no - 1) * limit],
             ).fetchall()
         more = len(rows) > limit

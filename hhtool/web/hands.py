@@ -19,42 +19,14 @@ from urllib.parse import quote
 
 from hhtool.history.currency import Currency, currency_of, format_money
 from hhtool.stats.compute import Filters, scope
-from hhtool.store.flags import RATIO_FLAGS, STREETS
+from hhtool.store.totals import ALLIN_HANDS, PLAYER_HANDS, current, stat_bits_condition
+from hhtool.store.totals import STAT_SEATS as STAT_SEATS  # the statistics' hands, as the pages import them from here
 from hhtool.web.params import HandQuery
 
 if TYPE_CHECKING:
     import duckdb
 
 
-def _any(column: str) -> str:
-    return "(" + " OR ".join(f"s.{column}_{st}" for st in STREETS) + ")"
-
-
-def _stat_seats() -> dict[str, tuple[str, str]]:
-    """Each statistic of ``docs/stats.md``: (its opportunity, the action taken) as conditions on the player's ``seats s`` row.
-
-    The ones counted once a hand (VPIP .. won when saw 3rd) give exactly
-    the hands the figure counts; fold to a bet, AF and AFq count decisions,
-    several in a hand, so their lists are the hands with at least one.
-    """
-    out = {"hands": ("TRUE", "TRUE")}
-    out.update({key: (f"s.{key}_opp", f"s.{key}") for key in RATIO_FLAGS})
-    out.update({f"saw_{st}": ("TRUE", f"s.saw_{st}") for st in STREETS[1:]})
-    bets, calls, folds = (" + ".join(f"s.{c}_{st}" for st in STREETS) for c in ("bets", "calls", "folds"))
-    out.update(
-        {
-            "af": (f"({calls}) > 0", f"({calls}) > 0 AND ({bets}) > 0"),
-            "afq": (f"({bets} + {calls} + {folds}) > 0", f"({bets}) > 0"),
-            "fold_to_bet": ("(" + " OR ".join(f"s.fold_to_bet_{st}_opp" for st in STREETS) + ")", _any("fold_to_bet")),
-            "wtsd": ("s.saw_3rd", "s.saw_3rd AND s.went_to_showdown"),
-            "wsd": ("s.went_to_showdown", "s.won_at_showdown"),
-            "wwsf": ("s.saw_3rd", "s.saw_3rd AND s.collected > 0"),
-        }
-    )
-    return out
-
-
-STAT_SEATS: dict[str, tuple[str, str]] = _stat_seats()
 PER_DECISION = frozenset(("af", "afq", "fold_to_bet"))
 """Statistics that count decisions, not hands: their lists hold the hands with at least one."""
 
@@ -73,14 +45,25 @@ class HandPage:
     query: HandQuery
 
 
-def _query_sql(q: HandQuery) -> tuple[str, list[Any], bool]:
-    """The FROM and WHERE of the list, its parameters, and whether the player's seat is joined as ``s``."""
+def _query_sql(q: HandQuery, player_hands: bool = False, allin_hands: bool = False) -> tuple[str, list[Any], bool]:
+    """The FROM and WHERE of the list, its parameters, and whether the player's seat is joined as ``s``.
+
+    ``player_hands``: the list of a named player from ``player_hands h``
+    alone (:mod:`hhtool.store.totals`: each of their hands with the facts
+    the list filters and sorts by, the statistics' answers as bits), the
+    same hands as the hands joined to the seats.
+    """
     f = q.filters
     first, others = (f.players[0], f.players[1:]) if f.players else (None, ())
     hand_where, params, _, _ = scope(Filters(**{**f.__dict__, "players": ()}))
     joins = ""
     join_params: list[Any] = []
-    if first is not None:
+    table = "hands h"
+    if player_hands and first is not None:
+        table = f"{PLAYER_HANDS.name} h"
+        hand_where = f"h.player = ? AND {hand_where}"
+        params = [first, *params]
+    elif first is not None:
         joins = " JOIN seats s ON s.hand_key = h.hand_key AND s.player = ? AND s.dealt_in"
         join_params.append(first)
     parts = [hand_where]
@@ -97,14 +80,21 @@ def _query_sql(q: HandQuery) -> tuple[str, list[Any], bool]:
     if q.showdown is not None:
         parts.append("h.showdown = ?")
         params.append(q.showdown)
-    if q.all_in is not None:
+    if q.all_in is not None and table != "hands h":
+        parts.append("h.all_in = ?")
+        params.append(q.all_in)
+    elif q.all_in is not None and allin_hands:
+        parts.append(f"h.hand_key {'' if q.all_in else 'NOT '}IN (SELECT hand_key FROM {ALLIN_HANDS.name})")
+    elif q.all_in is not None:
         parts.append(("" if q.all_in else "NOT ") + "EXISTS (SELECT 1 FROM actions a WHERE a.hand_key = h.hand_key AND a.all_in)")
-    if q.stat is not None:
+    if q.stat is not None and table != "hands h":
+        parts.append(stat_bits_condition(q.stat, q.taken))
+    elif q.stat is not None:
         opportunity, action = STAT_SEATS[q.stat]
         parts.append(opportunity)
         if q.taken is not None:
             parts.append(f"({action})" if q.taken else f"NOT coalesce({action}, FALSE)")
-    return f"FROM hands h{joins} WHERE " + " AND ".join(f"({p})" for p in parts), join_params + params, first is not None
+    return f"FROM {table}{joins} WHERE " + " AND ".join(f"({p})" for p in parts), join_params + params, first is not None
 
 
 T = TypeVar("T")
@@ -154,24 +144,46 @@ def _count(con: duckdb.DuckDBPyConnection, body: str, params: list[Any]) -> int:
     return int(got[0]) if got else 0
 
 
-def hand_page(con: duckdb.DuckDBPyConnection, q: HandQuery, kept: Kept | None = None) -> HandPage:
-    """The page of hands ``q`` asks for, and how many match in all (kept in ``kept``, when given)."""
-    body, params, joined = _query_sql(q)
+def hand_page(con: duckdb.DuckDBPyConnection, q: HandQuery, kept: Kept | None = None, *, from_seats: bool = False) -> HandPage:
+    """The page of hands ``q`` asks for, and how many match in all (kept in ``kept``, when given).
+
+    A named player's list is read from ``player_hands`` where it holds
+    exactly the stored hands: the page's keys a top-N over that player's
+    rows, then those hands' rows; else (and with ``from_seats``) from the
+    hands joined to the seats.
+    """
+    fast = not from_seats and bool(q.filters.players) and current(con, PLAYER_HANDS)
+    body, params, joined = _query_sql(q, fast, not from_seats and q.all_in is not None and current(con, ALLIN_HANDS))
     direction = "DESC" if q.descending else "ASC"
     order = {
         "time": f"h.started_at {direction}, h.hand_key {direction}",
         "pot": f"h.total_pot {direction}, h.started_at {direction}, h.hand_key {direction}",
-        "net": f"s.net {direction}, h.started_at {direction}, h.hand_key {direction}",
+        "net": f"{'h' if fast else 's'}.net {direction}, h.started_at {direction}, h.hand_key {direction}",
     }[q.sort]
-    net = ", s.net AS player_net" if joined else ""
-    cursor = con.execute(f"SELECT {_COLUMNS}{net} {body} ORDER BY {order} LIMIT ? OFFSET ?", params + [q.limit, q.offset])
-    names = [d[0] for d in cursor.description]
-    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    if fast:
+        keys = con.execute(f"SELECT h.hand_key, h.net {body} ORDER BY {order} LIMIT ? OFFSET ?", params + [q.limit, q.offset]).fetchall()
+        found = {int(r["hand_key"]): r for r in _rows(con, f"SELECT {_COLUMNS} FROM hands h WHERE {_listed('h.hand_key', len(keys))}",
+                                                      [int(k) for k, _ in keys])}
+        rows = [{**found[int(k)], "player_net": net} for k, net in keys]
+    else:
+        net = ", s.net AS player_net" if joined else ""
+        rows = _rows(con, f"SELECT {_COLUMNS}{net} {body} ORDER BY {order} LIMIT ? OFFSET ?", params + [q.limit, q.offset])
     if q.offset == 0 and len(rows) < q.limit:
         total = len(rows)  # the whole list is on the page: no second pass
     else:
         total = _count(con, body, params) if kept is None else kept.get(("count", body, repr(params)), lambda: _count(con, body, params))
     return HandPage([row_json(r) for r in rows], total, q)
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, r)) for r in cursor.fetchall()]
+
+
+def _listed(column: str, n: int) -> str:
+    """``column`` is one of ``n`` values given as parameters: DuckDB reads the matching rows' vectors only, not a join's pass."""
+    return f"{column} IN ({', '.join('?' for _ in range(n))})" if n else "FALSE"
 
 
 def money(amount: int | None, cur: Currency) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 from hhtool.history.currency import Rates, currency_of, format_money
-from hhtool.stats.compute import STATS, Filters, StatsResult, load_per_hand, sessions
+from hhtool.stats.compute import STATS, Filters, StatsResult, in_time_order, load_per_hand, sessions
 from hhtool.stats.render import fmt_value, money_lines
 from hhtool.stats.points import line_points
 from hhtool.web.hands import PER_DECISION, STAT_SEATS, hand_links, hand_url
@@ -95,8 +95,9 @@ def winnings_traces(per_hand: pl.DataFrame) -> list[dict[str, Any]]:
 def link_points(con: duckdb.DuckDBPyConnection, traces: list[dict[str, Any]]) -> None:
     """Each point's hand key (``customdata``) replaced by its hand's URL, read in one query for every line."""
     links = hand_links(con, sorted({k for t in traces for k in t["customdata"]}))
+    urls = {k: hand_url(*where) for k, where in links.items()}  # once a hand: the lines share most of their points' hands
     for t in traces:
-        t["customdata"] = [hand_url(*links[k]) if k in links else "" for k in t["customdata"]]
+        t["customdata"] = [urls.get(k, "") for k in t["customdata"]]
 
 
 def winnings_figure(con: duckdb.DuckDBPyConnection, f: Filters, player: str) -> tuple[str | None, list[dict[str, Any]]]:
@@ -109,7 +110,7 @@ def winnings_figure(con: duckdb.DuckDBPyConnection, f: Filters, player: str) -> 
     """
     import plotly.io as pio
 
-    per_hand = load_per_hand(con, f, [player]).sort(["started_at", "hand_key"])
+    per_hand = in_time_order(load_per_hand(con, f, [player]))
     rows = []
     for r in sessions(per_hand).to_dicts():
         cur = currency_of(r["currency"], r["unit"])
