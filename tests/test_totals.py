@@ -51,7 +51,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp / "t.duckdb"
     first = tmp / "first"
     _write_games(first)
-    assert import_paths([str(first)], db, workers=0, batch_hands=7).stored > 200
+    assert import_paths([str(first)], db, workers=0, batch_hands=7, derived=True).stored > 200
     again = tmp / "again"
     again.mkdir()
     for k in range(len(GAMES)):  # the same hands from another file (another hash): every one a duplicate
@@ -60,7 +60,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "\n".join([hand("T-1"), hand("T-2"), broken("T-3"), hand("T-1").replace("Table 'Vela 1'", "Table 'Vela 2'")]),
         encoding="utf-8",
     )
-    summary = import_paths([str(again)], db, workers=0, batch_hands=7)
+    summary = import_paths([str(again)], db, workers=0, batch_hands=7, derived=True)
     assert summary.duplicates > 200 and summary.conflicts >= 1 and summary.failed >= 1 and summary.stored == 2
     return db
 
@@ -169,7 +169,13 @@ def test_a_database_without_them_reads_the_seats_then_gains_them(imported: Path,
         seats = compute_on(con, Filters())  # read from the seats: the same figures
     finally:
         con.close()
-    connect(db).close()  # opened for writing: built
+    connect(db).close()  # opened for writing by another command: left to the server
+    con = connect(db, read_only=True)
+    try:
+        assert not _current(con)
+    finally:
+        con.close()
+    connect(db, derived=True).close()  # opened by the server: built
     con = connect(db, read_only=True)
     try:
         assert _current(con)
@@ -183,7 +189,7 @@ def test_another_version_or_hands_added_around_them_build_them_again(imported: P
     con = duckdb.connect(str(db))
     con.execute(f"UPDATE {totals.STATE} SET version = '0' WHERE name = ?", [totals.PLAYER_TOTALS.name])
     con.close()
-    con = connect(db)
+    con = connect(db, derived=True)
     assert _current(con)
     # a hand copied in by SQL, past the writer (as bench/stats.py's copies are): out of step, so not read
     top = int(con.execute("SELECT max(hand_key) FROM hands").fetchone()[0])  # type: ignore[index]
@@ -193,7 +199,7 @@ def test_another_version_or_hands_added_around_them_build_them_again(imported: P
     assert not _current(con)
     _same(con, Filters())  # from the seats, both ways
     con.close()
-    con = connect(db)
+    con = connect(db, derived=True)
     try:
         assert _current(con)
         _same(con, Filters())
@@ -215,7 +221,7 @@ def test_a_batch_that_fails_takes_its_totals_with_it(imported: Path, tmp_path: P
 
     monkeypatch.setattr("hhtool.store.writer.add_derived", add_then_fail)
     with pytest.raises(RuntimeError):
-        import_paths([str(src)], db, workers=0)
+        import_paths([str(src)], db, workers=0, derived=True)
     monkeypatch.undo()
     con = connect(db, read_only=True)
     try:
@@ -224,7 +230,7 @@ def test_a_batch_that_fails_takes_its_totals_with_it(imported: Path, tmp_path: P
         _same(con, Filters())
     finally:
         con.close()
-    assert import_paths([str(src)], db, workers=0).stored == 5
+    assert import_paths([str(src)], db, workers=0, derived=True).stored == 5
     con = connect(db, read_only=True)
     try:
         assert _current(con)
@@ -239,7 +245,7 @@ def test_appended_rows_are_compacted(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (src).mkdir()
     (src / "a.txt").write_text("\n".join(hand(f"C-{i}") for i in range(40)), encoding="utf-8")
     db = tmp_path / "c.duckdb"
-    assert import_paths([str(src)], db, workers=0, batch_hands=3).stored == 40
+    assert import_paths([str(src)], db, workers=0, batch_hands=3, derived=True).stored == 40
     con = connect(db, read_only=True)
     try:
         rows, keys = con.execute(f"SELECT count(*), count(DISTINCT ({', '.join(totals.DIMENSION_NAMES)})) FROM {totals.PLAYER_TOTALS.name}").fetchone()  # type: ignore[misc]
@@ -286,5 +292,35 @@ def test_a_players_hands_list_is_the_same_from_their_hands(imported: Path) -> No
             assert (fast.total, fast.rows) == (slow.total, slow.rows), items
             seen += len(fast.rows)
         assert seen > 1000
+    finally:
+        con.close()
+
+
+def test_an_import_without_them_leaves_them_behind_and_the_server_catches_them_up(imported: Path, tmp_path: Path) -> None:
+    """``hhtool import`` (no ``derived``) adds hands and not their totals: the readers use the seats (the same
+    figures); a server's open adds the rows of just those hands, in one step, equal to a build from nothing."""
+    db = _copy(imported, tmp_path)
+    src = tmp_path / "later"
+    src.mkdir()
+    (src / "l.txt").write_text("\n".join(hand(f"L-{i}") for i in range(12)), encoding="utf-8")
+    assert import_paths([str(src)], db, workers=0, batch_hands=5).stored == 12
+    con = connect(db, read_only=True)
+    try:
+        assert not _current(con)
+        _same(con, Filters())
+        before = {t.name: con.execute(f"SELECT upto FROM {totals.STATE} WHERE name = ?", [t.name]).fetchone() for t in totals.DERIVED}
+    finally:
+        con.close()
+    con = connect(db, derived=True)
+    try:
+        assert _current(con)
+        top = con.execute("SELECT max(hand_key) FROM hands").fetchone()
+        for t in totals.DERIVED:
+            upto = con.execute(f"SELECT upto FROM {totals.STATE} WHERE name = ?", [t.name]).fetchone()
+            assert before[t.name] is not None and before[t.name] != upto == top  # caught up from where it was
+            kept = sorted(tuple(r) for r in con.execute(t.compacted).fetchall())  # appended rows summed as a compaction would
+            totals.rebuild(con, t)
+            assert kept == sorted(tuple(r) for r in con.execute(t.compacted).fetchall()), t.name
+        _same(con, Filters(players=("bob",)))
     finally:
         con.close()

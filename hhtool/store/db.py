@@ -71,7 +71,7 @@ _LOCK = re.compile(r"\block\b")  # "Could not set lock on file", not "block"
 
 def connect(
     path: str | Path, *, read_only: bool = False, memory_limit: str | None = None, write_to: str | Path | None = None,
-    _added: bool = False,
+    derived: bool = False, _added: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Open the database; create it (and its folder) with the schema when writing.
 
@@ -81,9 +81,10 @@ def connect(
     A file of this schema version lacking a column of
     :data:`~hhtool.store.schema.ADDED_COLUMNS` gains it even when opened to
     be read: it is opened once for writing first (``_added``: the reopening
-    after that, which does not try again).  Opened for writing, a database
-    whose players' totals are missing or out of step with its hands gets
-    them built from the seats (:func:`hhtool.store.totals.ensure_derived`).
+    after that, which does not try again).  Opened for writing with
+    ``derived`` (``hhtool serve``), a database whose players' totals and
+    hands are missing or out of step with its hands gets them caught up or
+    built from the seats (:func:`hhtool.store.totals.ensure_derived`).
 
     Raises :class:`DatabaseInUseError` when another process holds it,
     :class:`NotHhtoolDatabaseError` for a file that is not hhtool's,
@@ -134,7 +135,7 @@ def connect(
             elif not read_only:
                 for statement in ADDED_COLUMNS:  # columns added within this schema version: an older file gains them
                     con.execute(statement)
-            if not read_only:  # the players' totals and hands, derived from the seats: built where missing or out of step
+            if derived and not read_only:  # the players' totals and hands, derived from the seats: caught up or built
                 ensure_derived(con)
             missing = _missing_added(con) if read_only and not _added else []
     except BaseException:

@@ -71,6 +71,7 @@ def import_paths(
     on_start: Callable[[int, int], None] | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     on_commit: CommitCallback | None = None,
+    derived: bool = False,
 ) -> ImportSummary:
     """Import every hand under ``paths`` into the database ``db``.
 
@@ -82,6 +83,11 @@ def import_paths(
     size before any is read; ``progress``: see :data:`ProgressCallback`;
     ``on_commit``: see :data:`CommitCallback` (the hands read run ahead of
     the hands committed, which are what a cancel keeps).
+    ``derived``: keep the players' totals and hands (:mod:`hhtool.store.totals`)
+    up to date with each batch, as ``hhtool serve`` does; without it (``hhtool
+    import``: the writer's time a hand nearly doubles with them) they are left
+    out of step, their readers use the seats, and the server catches them up
+    when it opens the database.
     ``cancel`` (a :class:`threading.Event`, or a :class:`Cancel`, which can
     also cut the transaction in progress short): once set, the import stops
     after the transaction in progress and returns its summary, marked
@@ -102,7 +108,7 @@ def import_paths(
         summary = ImportSummary()
         units = collect_units(paths, exclude=[dbp, dbp.with_name(dbp.name + ".wal")], summary=summary)
         summary.files = len(units)
-        con = connect(db, memory_limit=memory_limit)
+        con = connect(db, memory_limit=memory_limit, derived=derived)
         no_abort: Callable[[], None] | None = None
         try:
             known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
@@ -118,7 +124,7 @@ def import_paths(
                 no_abort = cancel.on_abort(con.interrupt)
             import_files(
                 Todo(units, known, summary).states, con, summary, total=total, workers=workers, progress=progress, cancel=cancel,
-                batch_hands=batch_hands, chunk_bytes=chunk_bytes, on_commit=on_commit,
+                batch_hands=batch_hands, chunk_bytes=chunk_bytes, on_commit=on_commit, derived=derived,
             )
         finally:
             try:
@@ -143,6 +149,7 @@ def import_files(
     nice: int = 0,
     chunk_bytes: int = CHUNK_BYTES,
     on_commit: CommitCallback | None = None,
+    derived: bool = False,
 ) -> None:
     """Read the files ``states(skipped)`` yields into ``con`` (the part of an import after finding the files).
 
@@ -154,13 +161,13 @@ def import_files(
     the parts of watched files not yet stored, on the connection it was given.
     ``nice``: the worker processes' nice value at least (Unix; 0 leaves
     them at this process's): the server's import gives way to its pages.
-    ``on_commit``: see :data:`CommitCallback`.
+    ``on_commit``: see :data:`CommitCallback`; ``derived``: as :func:`import_paths`'s.
     """
     total = max(total, 1)
     if progress is not None:
         progress(0, total, summary.hands)
     workers = worker_count(total, workers)
-    writer = Writer(con, summary, batch_hands, on_commit)
+    writer = Writer(con, summary, batch_hands, on_commit, derived=derived)
     try:
         _run(states, writer, summary, progress, total, workers, cancel, nice, chunk_bytes)
     except (KeyboardInterrupt, Cancelled):

@@ -378,7 +378,7 @@ class LiveImport:
 
         ok = False
         try:
-            import_files(states, cursor, summary, total=total, workers=self.workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice)
+            import_files(states, cursor, summary, total=total, workers=self.workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice, derived=True)
             ok = not summary.interrupted
         except Exception as e:  # a full disk, a damaged database: said; the files are read again when they change
             self._error(_database_error(self._db, e))

@@ -383,13 +383,29 @@ def rebuild(con: duckdb.DuckDBPyConnection, table: Derived) -> None:
 
 
 def ensure_derived(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Build every derived table that is missing, of another version or out of step; the names of those built."""
-    built = []
+    """Bring every derived table up to the stored hands; the names of those changed.
+
+    A table of this version behind the hands (``hhtool import`` adds hands
+    without them) gains the rows of the hands after it, in one transaction;
+    one missing, of another version or ahead of the hands is built whole.
+    """
+    changed = []
     for table in DERIVED:
-        if not current(con, table):
+        state = _state(con, table)
+        if state is not None and state[0] == table.version and state[1] == state[3]:
+            continue
+        if state is not None and state[0] == table.version and state[1] < state[3]:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                add_one(con, table, state, state[1] + 1, state[3])
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        else:
             rebuild(con, table)
-            built.append(table.name)
-    return built
+        changed.append(table.name)
+    return changed
 
 
 def add_derived(con: duckdb.DuckDBPyConnection, first: int, last: int) -> None:
@@ -405,13 +421,18 @@ def add_derived(con: duckdb.DuckDBPyConnection, first: int, last: int) -> None:
         if state is None or state[0] != table.version or state[1] != first - 1:
             _rebuild_within(con, table)
             continue
-        sql, params = table.select(first)
-        con.execute(f"INSERT INTO {table.name} BY NAME {sql}", params)
-        rows = _rows(con, table)
-        if rows > 2 * state[2] + COMPACT_SLACK:
-            _compact(con, table, last)
-        else:
-            _record(con, table, last, state[2])
+        add_one(con, table, state, first, last)
+
+
+def add_one(con: duckdb.DuckDBPyConnection, table: Derived, state: tuple[str, int, int, int], first: int, last: int) -> None:
+    """The rows of the hands ``first`` .. ``last`` appended to ``table`` (holding the hands before ``first``), compacted when it has doubled."""
+    sql, params = table.select(first)
+    con.execute(f"INSERT INTO {table.name} BY NAME {sql}", params)
+    rows = _rows(con, table)
+    if rows > 2 * state[2] + COMPACT_SLACK:
+        _compact(con, table, last)
+    else:
+        _record(con, table, last, state[2])
 
 
 def _compact(con: duckdb.DuckDBPyConnection, table: Derived, upto: int) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from hhtool.store.cancel import Cancel, check
 from hhtool.store.sources import FileState
 from hhtool.store.summary import ImportSummary
-from hhtool.store.totals import add_derived
+from hhtool.store.totals import add_derived, ensure_derived
 from hhtool.store.worker import ChunkResult
 
 if TYPE_CHECKING:
@@ -64,9 +64,13 @@ class Writer:
     """The single writer: batches of worker results into DuckDB, one transaction each."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, summary: ImportSummary, batch_hands: int = BATCH_HANDS, on_commit: Callable[[int], None] | None = None
+        self, con: duckdb.DuckDBPyConnection, summary: ImportSummary, batch_hands: int = BATCH_HANDS, on_commit: Callable[[int], None] | None = None,
+        derived: bool = False,
     ) -> None:
         self.con = con
+        self.derived = derived  # keep the players' totals and hands (hhtool.store.totals) with each batch: serve's imports
+        if derived:  # brought up to the hands first (and made where missing), so that each batch adds to them
+            ensure_derived(con)
         self.on_commit = on_commit  # called with the hands stored so far after each commit
         self.batch_hands = batch_hands
         self.summary = summary
@@ -217,7 +221,8 @@ class Writer:
                     continue
                 self._register(f"b_{table}", keyed(df))
                 con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM b_{table}")
-            add_derived(con, self.next_key, self.next_key + n - 1)  # in this transaction: never a hand without its totals
+            if self.derived:  # in this transaction: never a hand without its totals
+                add_derived(con, self.next_key, self.next_key + n - 1)
         if conflict_locals:
             self._register("b_conf", pl.DataFrame({"local": conflict_locals}, schema={"local": pl.Int32}))
             self._register("b_all", hands)

@@ -120,7 +120,7 @@ def open_database(path: Path) -> duckdb.DuckDBPyConnection:
     """
     from hhtool.store.db import connect
 
-    return connect(path, memory_limit=MEMORY_LIMIT)
+    return connect(path, memory_limit=MEMORY_LIMIT, derived=True)
 
 
 SECURITY_HEADERS = {
