@@ -87,3 +87,31 @@ def test_a_card_outside_the_deck_takes_the_full_evaluator() -> None:
         want = evaluate(hand, CLASSIC, 7).key
         assert key_function(CLASSIC, 7)(hand) == want
         assert keys(np.array([hand]), CLASSIC, 7).tolist() == [want]
+
+
+@pytest.mark.parametrize(("wild", "low"), [(9, 9), (7, 5), (14, 2)])
+def test_wild_keys_equal_evaluate_on_hands_rich_in_wild_cards(wild: int, low: int) -> None:
+    """One to three wild cards, half the hands rich in one suit: stand-ins that repeat a card held and
+    five cards of a suit that are not the best hand (four of a kind beside a flush) are met here, where
+    random deals seldom hold two wild cards."""
+    rules = ITALIAN.with_options(wild=wild)
+    rng = random.Random(wild * 31 + low)
+    deck = deck_cards(low)
+    wilds = [c for c in deck if c >> 2 == wild]
+    rest = [c for c in deck if c >> 2 != wild]
+    hands: list[list[Card]] = []
+    for i in range(120):
+        n = rng.choice((5, 6))
+        k = rng.choice((1, 1, 2, 2, 3))
+        hand = rng.sample(wilds, k)
+        suit = rng.randrange(4)
+        pool = [c for c in rest if c & 3 == suit] if i % 2 else rest
+        hand += rng.sample(pool, n - k)
+        rng.shuffle(hand)
+        hands.append(hand)
+    want = [evaluate(h, rules, low).key for h in hands]
+    kf = key_function(rules, low)
+    assert [kf(h) for h in hands] == want
+    for n in (5, 6):
+        of_n = [i for i, h in enumerate(hands) if len(h) == n]
+        assert keys(np.array([hands[i] for i in of_n]), rules, low).tolist() == [want[i] for i in of_n]

@@ -423,32 +423,49 @@ def _with_alternatives(best: HandValue, others: list[HandValue]) -> HandValue:
     )
 
 
-def _best_wild(cards: Sequence[Card], rules: RuleSet, low: int, wild: int) -> HandValue:
-    """Wild cards (italian ``wild``): each stands for whatever card makes the hand best.
+def wild_stand_ins(naturals: Sequence[int], wilds: int, low: int, *, flush_suits_only: bool = False) -> list[tuple[int, ...]]:
+    """The stand-ins to try for ``wilds`` wild cards beside ``naturals``, one tuple of cards each.
 
     A wild card may stand for any rank of the deck and any suit, also a
     card already held (that is how five of a kind, pokerissimo, is made).
     Only two suit choices can ever matter: all wild cards hearts (the best
     suit for every tie-break), or all of one suit the natural cards hold
-    (to make a flush); so we try those, with every multiset of ranks.
+    (to make a flush); so these are every multiset of ranks in those suits,
+    suits in ascending order.  ``flush_suits_only`` drops, of the natural
+    cards' suits, those that cannot reach five cards even with every wild
+    card: all-of-that-suit then makes no flush, and hearts gives a key at
+    least as high (the key's suit fields, sorted, only rise), so the best
+    key is the same; which equal hand is shown first may differ, so only
+    the key-only path (:mod:`hhtool.game.keys`) prunes.
     """
+    counts = [0, 0, 0, 0]
+    for c in naturals:
+        counts[c & 3] += 1
+    suits = [s for s in range(4) if s == 3 or (counts[s] and (not flush_suits_only or counts[s] + wilds >= 5))]
+    return [stand_ins for suit in suits for stand_ins in _suited_stand_ins(suit, wilds, low)]
+
+
+@lru_cache(maxsize=64)
+def _suited_stand_ins(suit: int, wilds: int, low: int) -> tuple[tuple[int, ...], ...]:
+    """Every multiset of ``wilds`` ranks of the deck from ``low``, as cards of ``suit``."""
+    return tuple(tuple(make_card(r, suit) for r in rs) for rs in combinations_with_replacement(range(low, ACE + 1), wilds))
+
+
+def _best_wild(cards: Sequence[Card], rules: RuleSet, low: int, wild: int) -> HandValue:
+    """Wild cards (italian ``wild``): each stands for whatever card makes the hand best (:func:`wild_stand_ins`)."""
     naturals = [c for c in cards if c >> 2 != wild]
     wilds = [c for c in cards if c >> 2 == wild]
-    suit_modes = {3} | {c & 3 for c in naturals}
-    ranks = range(low, ACE + 1)
     want_all_sf = rules.sf_rule != "standard"
     best: HandValue | None = None
     best_subst: tuple[int, ...] = ()
     sfs: dict[int, tuple[HandValue, tuple[int, ...]]] = {}
-    for suit in suit_modes:
-        for rs in combinations_with_replacement(ranks, len(wilds)):
-            subst = tuple(make_card(r, suit) for r in rs)
-            value, alt = _best_natural(naturals + list(subst), rules.tie_break, low, want_all_sf)
-            if best is None or value.key > best.key:
-                best, best_subst = value, subst
-            for v in [value, *alt]:
-                if v.category == STRAIGHT_FLUSH and v.key not in sfs:
-                    sfs[v.key] = (v, subst)
+    for subst in wild_stand_ins(naturals, len(wilds), low):
+        value, alt = _best_natural(naturals + list(subst), rules.tie_break, low, want_all_sf)
+        if best is None or value.key > best.key:
+            best, best_subst = value, subst
+        for v in [value, *alt]:
+            if v.category == STRAIGHT_FLUSH and v.key not in sfs:
+                sfs[v.key] = (v, subst)
     assert best is not None
     result = _restore_wilds(best, naturals, wilds, best_subst)
     others = [_restore_wilds(v, naturals, wilds, s) for k, (v, s) in sfs.items() if k != best.key]

@@ -17,8 +17,11 @@ rank work once per deck instead of once per hand:
 - The suits that the tie-break reads are then taken from the actual
   cards, in the plan's order.
 
-Hands with wild cards always take the full evaluator: the substitutions
-are not a rank-multiset question.  Every key here equals
+A hand with wild cards is the best key of its natural cards with each
+set of stand-ins worth trying (:func:`hhtool.game.evaluate.wild_stand_ins`),
+each keyed as above: the full evaluator would build a hand value for
+every stand-in (an all-in of eight players with wild cards took seconds
+of the import).  Every key here equals
 ``evaluate(cards, rules, low).key``; the test suite checks that on random
 deals and all of ``bench/`` measures it.
 """
@@ -40,6 +43,7 @@ from hhtool.game.evaluate import (
     STRAIGHT_FLUSH,
     evaluate,
     fields_of,
+    wild_stand_ins,
     pack,
     rank_mask,
     straight_windows,
@@ -153,6 +157,8 @@ class KeyFunction:
         self.tie_break: TieBreak = rules.tie_break
         self._plans: dict[int, dict[int, Plan]] = {}
         self._low_ace_base = (low - 1) * 4
+        # the stand-ins of wild cards are keyed as natural cards (a stand-in of the wild rank is no wild card)
+        self._natural: KeyFunction = self if rules.wild is None else KeyFunction(replace(rules, wild=None), low)
 
     def _plans_for(self, n: int) -> dict[int, Plan]:
         p = self._plans.get(n)
@@ -161,17 +167,45 @@ class KeyFunction:
         return p
 
     def __call__(self, cards: Sequence[int]) -> int:
-        rules = self.rules
-        wild = rules.wild
         n = len(cards)
-        if n < 5 or (wild is not None and any(c >> 2 == wild for c in cards)):
-            return evaluate(cards, rules, self.low).key  # type: ignore[arg-type]
+        if n < 5:
+            return evaluate(cards, self.rules, self.low).key  # type: ignore[arg-type]
+        wild = self.rules.wild
+        if wild is not None and any(c >> 2 == wild for c in cards):
+            return self._wild_key(cards, wild)
         sig = sum(map(SIGNATURE.__getitem__, cards))
         if ((sig >> SUIT_SHIFT) + 0x3333) & 0x8888:  # some suit counter >= 5
             return flush_key(cards, self.tie_break, self.low)
-        plan = self._plans_for(n).get(sig & RANK_MASK)
+        return self._group_key(cards, sig)
+
+    def _wild_key(self, cards: Sequence[int], wild: int) -> int:
+        """The best key of the natural cards with each set of stand-ins, keyed as natural cards.
+
+        A stand-in may repeat a card held, so five cards of a suit need not
+        make the best hand (four of a kind and a flush at once): such a hand
+        takes the better of its flush key and its groups' key.
+        """
+        naturals = [c for c in cards if c >> 2 != wild]
+        base = sum(map(SIGNATURE.__getitem__, naturals))
+        natural = self._natural
+        tie_break = self.tie_break
+        low = self.low
+        best = -1
+        for stand_ins in wild_stand_ins(naturals, len(cards) - len(naturals), low, flush_suits_only=True):
+            hand = [*naturals, *stand_ins]
+            sig = base + sum(map(SIGNATURE.__getitem__, stand_ins))
+            k = natural._group_key(hand, sig)
+            if ((sig >> SUIT_SHIFT) + 0x3333) & 0x8888:
+                k = max(k, flush_key(hand, tie_break, low))
+            if k > best:
+                best = k
+        return best
+
+    def _group_key(self, cards: Sequence[int], sig: int) -> int:
+        """The key of a hand without a flush, from its rank multiset's plan and its cards' suits."""
+        plan = self._plans_for(len(cards)).get(sig & RANK_MASK)
         if plan is None:  # a rank outside the deck, or one rank five times: no plan, the full evaluator
-            return evaluate(cards, rules, self.low).key  # type: ignore[arg-type]
+            return evaluate(cards, self.rules, self.low).key  # type: ignore[arg-type]
         tie_break = self.tie_break
         if tie_break == "split":
             return plan.base
