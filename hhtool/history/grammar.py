@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -51,8 +52,8 @@ def grammar_text() -> str:
     return resources.files("hhtool.grammars").joinpath("telesina.lark").read_text(encoding="utf-8")
 
 
-def build_parser(*, strict: bool = False) -> Lark:
-    """A new LALR parser for all start symbols (tests build it ``strict``)."""
+def build_parser(*, strict: bool = False, cache: str | bool = False) -> Lark:
+    """A new LALR parser for all start symbols (tests build it ``strict``); ``cache``: Lark's cache file."""
     from lark import Lark
 
     return Lark(
@@ -62,13 +63,36 @@ def build_parser(*, strict: bool = False) -> Lark:
         start=list(START_SYMBOLS),
         maybe_placeholders=True,
         strict=strict,
+        cache=cache,
     )
+
+
+def cache_file() -> str | bool:
+    """Where the built parser is kept between processes: ``$XDG_CACHE_HOME/hhtool`` (``~/.cache/hhtool``).
+
+    Building the LALR tables costs most of a second of CPU, in every process
+    that reads a hand the C reader does not (every one, in the pure build);
+    loading them from Lark's cache, a hundredth.  Lark keeps the digest of the
+    grammar, its options, its own version and Python's in the file and builds
+    again when any differs, or when the file cannot be read (a half-written
+    one from a process beside this one included).  The user's own cache
+    folder, not the shared temporary one Lark uses by default: the file is a
+    pickle, which only its owner may write.  False (no cache) when the folder
+    cannot be made.
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "hhtool")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.join(folder, "telesina-lark.pickle")
 
 
 @functools.cache
 def parser() -> Lark:
-    """The shared parser, built on first use."""
-    return build_parser()
+    """The shared parser, built on first use (or loaded from :func:`cache_file`)."""
+    return build_parser(cache=cache_file())
 
 
 def lark_match(start: str, text: str) -> LineMatch:
