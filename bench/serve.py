@@ -32,7 +32,10 @@ Measured:
 * the server's CPU a request of each kind, from one client (user + system
   of its process, all its threads, from ``/proc``): a figure that the
   machine's load does not change, unlike the latencies.
-* the server's peak memory (``VmHWM`` of its process; goal under 1.5 GB).
+* the server's peak memory (``VmHWM`` of its process; goal under 1.5 GB):
+  after the one client's requests (the pages alone), and at the end (with
+  the load and the import), beside the peak of the server with its
+  import's workers (sampled).
 """
 
 from __future__ import annotations
@@ -252,6 +255,8 @@ def main() -> None:
             print(f"  {kind:13} {statistics.median(times) * 1000:6.1f}ms {p95(times) * 1000:6.1f}ms {errors:7}  < {goals[kind] * 1000:.0f} ms"
                   f" {'ok' if p95(times) < goals[kind] and not errors else 'MISSED':6}  {(cpu_seconds(proc.pid) - cpu) / args.requests * 1000:5.1f} ms",
                   flush=True)
+
+        print(f"  server peak memory so far: {peak_memory(proc.pid) / 2**20:,.0f} MB (VmHWM; the pages alone, before the load and the import)")
 
         mix = [u for urls in kinds.values() for u in urls[:20]]
         lock = threading.Lock()
