@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -172,6 +173,7 @@ def create_app(
     db = WebDb(path, con if con is not None else open_database(path))
     app_progress: Progress = progress or (lambda: None)
     kept = Kept(version or (lambda: None))
+    side = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hhtool-serve-side")  # a page's second query (player_view)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -180,6 +182,7 @@ def create_app(
         finally:
             if on_close is not None:
                 on_close()
+            side.shutdown(wait=True, cancel_futures=True)
             db.close()
 
     def page(request: Request, template: str, code: int = 200, **context: Any) -> Response:
@@ -310,12 +313,20 @@ def create_app(
 
         (name,) = _segments(request, "/players/", 1)
         f, rates = _stats_args(request, name)
+
+        def winnings() -> tuple[str | None, list[dict[str, Any]]]:
+            with db.cursor() as cur:
+                return kept.get(("winnings", repr(f), name), lambda: winnings_figure(cur, f, name))
+
+        # the graph and sessions on a cursor of their own while the statistics are summed on this one: DuckDB runs
+        # both queries at once (each leaves the GIL), and a cold page waits for the longer of the two, not their sum
+        pending = side.submit(winnings)
         with db.cursor() as cur:
             result = statistics(cur, f)  # an unknown name: UnknownPlayerError, a 404 with the names it may mean
-            if name not in result.players():
-                return page(request, "player.html", name=name, lines=[], heading=f"{name}: no hand matches the filters", graph=None,
-                            sessions=[], params=request.query_params)
-            graph, rows = kept.get(("winnings", repr(f), name), lambda: winnings_figure(cur, f, name))
+        if name not in result.players():
+            return page(request, "player.html", name=name, lines=[], heading=f"{name}: no hand matches the filters", graph=None,
+                        sessions=[], params=request.query_params)
+        graph, rows = pending.result()
         return page(request, "player.html", name=name, lines=stat_lines(result, name, rates), heading=heading(result, name), graph=graph,
                     sessions=rows, params=request.query_params)
 

@@ -10,6 +10,7 @@ so a page's hands are the hands its figures count.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -200,7 +201,21 @@ def hand_path(site: str, hand_id: str) -> str:
     ``a/b`` and ``x`` can never be read as ``a`` and ``b/x``: the routes
     split the raw path at ``/`` and decode each part (``app._segments``).
     """
-    return f"{quote(site, safe='')}/{quote(hand_id, safe='')}"
+    return f"{_part(site)}/{_part(hand_id)}"
+
+
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
+"""The characters ``quote(..., safe='')`` leaves as they are (RFC 3986's unreserved): a part of only these is its own encoding."""
+
+
+def _part(text: str) -> str:
+    """``quote(text, safe='')``, without its work where nothing needs encoding.
+
+    A graph links each of its thousands of points to its hand: quoting every
+    site and id cost a cold player's page ~10 ms; sites and ids are nearly
+    always unreserved characters, which one match of a compiled pattern tells.
+    """
+    return text if _UNRESERVED.fullmatch(text) else quote(text, safe="")
 
 
 def hand_url(site: str, hand_id: str) -> str:
