@@ -1,4 +1,9 @@
-"""``hhtool equity`` end to end: the real console script in a subprocess."""
+"""``hhtool equity`` end to end: the real console script in a subprocess.
+
+The bad inputs' words and exit code run in this process through Typer's
+``CliRunner`` (a process start is most of each case's cost); one of them
+runs as the real console script too, for what only a process shows.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,9 @@ import subprocess
 import sys
 
 import pytest
+from typer.testing import CliRunner
+
+from hhtool.cli import app
 
 HHTOOL = [sys.executable, "-m", "hhtool.cli"]
 
@@ -84,7 +92,15 @@ def test_text_table_best_first_within_80_columns() -> None:
     ],
 )
 def test_bad_input_exits_2_naming_the_card(args: list[str], needle: str) -> None:
-    r = run(*args)
-    assert r.returncode == 2, (r.stdout, r.stderr)
+    r = CliRunner().invoke(app, ["equity", *args])
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit), (r.stdout, r.stderr, r.exception)
     assert needle in r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_bad_input_from_the_console_script() -> None:
+    """The same words and exit code from a real process: one line on stderr, nothing on stdout."""
+    r = run("--rules", "classic", "Qc Qs 9c", "Ah Zd")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "'Zd'" in r.stderr and r.stderr.startswith("hhtool: ") and r.stderr.count("\n") == 1
     assert "Traceback" not in r.stderr and r.stdout == ""
