@@ -59,9 +59,9 @@ def test_text_table_best_first_within_80_columns() -> None:
     assert lines[1] == "dead: 7h 8d 9s"
     assert lines[2].startswith("exact: every one of ") and "runouts" in lines[2]
     assert lines[4].split()[:4] == ["2", "Qc", "Qs", "9c"]  # the pair of queens first
-    r2 = run("--rules", "italian", "--players", "8", "--vela", "??", "--wild", "3", "--samples", "2000", "?? Qs", "Ah ??", "3h 3c", "4d 4s")
-    assert r2.returncode == 0, r2.stderr
-    assert "sampled: 2,000 of" in r2.stdout and "±" in r2.stdout
+    r2 = run("--rules", "italian", "--players", "8", "--vela", "??", "--wild", "3", "--samples", "1000", "?? Qs", "Ah ??", "3h 3c", "4d 4s")
+    assert r2.returncode == 0, r2.stderr  # 1,000 samples: the grouped count; a wild card's sample costs ~15 ms in the pure build
+    assert "sampled: 1,000 of" in r2.stdout and "±" in r2.stdout
     many_dead = "3h 4h 5h 6h 3d 4d 5d 6d 3c 4c 5c 6c 3s 4s 5s 6s 7h 7d 7c 7s 8h 8d 8c 8s 9h 9d 9c"
     r3 = run("--rules", "italian", "--players", "8", "--dead", many_dead, "?? Qs Qd Qc Qh", "?? Ah Ad Ac As")
     assert r3.returncode == 0, r3.stderr
