@@ -40,6 +40,8 @@ from hhtool.store.schema import CONFLICTS, FAILED, FILES, HAND_TABLES, HANDS
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+    from hhtool.history.files import Finder
+
 
 class SparkImportError(Exception):
     """A Spark import that cannot start or run: Java or PySpark missing, a path Spark cannot read (the CLI exits 2)."""
@@ -154,7 +156,26 @@ class _Inputs:
     urls: list[str]  # hdfs://, s3a://, file: ...: listed by Spark (binaryFile), which hides names starting with _ or .
 
 
-def _input_paths(paths: Sequence[str], summary: SparkSummary, charset: str = "utf-8") -> _Inputs:
+def _is_url(path: str) -> bool:
+    """Whether a path is Spark's to list (``hdfs://``, ``s3a://``, ``file:``) rather than hhtool's walk's."""
+    return "://" in path or path.startswith("file:")
+
+
+def _walk(paths: Sequence[str]) -> Finder:
+    """The local paths walked as the DuckDB import walks them, before any JVM starts: a path that is not there is a usage error at once."""
+    from hhtool.history.files import Finder, NoSuchPath
+
+    finder = Finder()
+    for p in paths:
+        if not _is_url(p):
+            try:
+                finder.add(p)
+            except NoSuchPath as e:
+                raise SparkImportError(str(e)) from None
+    return finder
+
+
+def _input_paths(paths: Sequence[str], finder: Finder, summary: SparkSummary, charset: str = "utf-8") -> _Inputs:
     """The files under ``paths``: local ones found by the DuckDB import's own walk, so that both imports read the same files.
 
     Spark's own listing (Hadoop's) hides every name starting with ``_`` or
@@ -163,13 +184,13 @@ def _input_paths(paths: Sequence[str], summary: SparkSummary, charset: str = "ut
     it skips (a FIFO, a loop, a virtual file system) or cannot read.  A
     ``file:`` URL is Spark's to list; one under which Spark would lose a
     file is refused (:func:`_unlistable`, ``charset``: the JVM's for file names).
+    ``finder``: the local paths walked already (:func:`_walk`).
     """
-    from hhtool.history.files import Finder, NoSuchPath, display
+    from hhtool.history.files import display
 
-    finder = Finder()
     urls: list[str] = []
     for p in paths:
-        if "://" in p or p.startswith("file:"):
+        if _is_url(p):
             lost = _unlistable(p, charset) if p.startswith("file:") else []
             if lost:
                 names = ", ".join(display(x) for x in lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
@@ -179,11 +200,6 @@ def _input_paths(paths: Sequence[str], summary: SparkSummary, charset: str = "ut
                     "as the DuckDB import does, or rename the file"
                 )
             urls.append(p)
-            continue
-        try:
-            finder.add(p)
-        except NoSuchPath as e:
-            raise SparkImportError(str(e)) from None
     local = list(dict.fromkeys(key for key, _ in finder.files))  # real paths: a file through two links once
     named = frozenset(display(key) for key, was_named in finder.files if was_named)
     summary.skipped.extend((display(os.path.abspath(path)), why) for path, why in finder.skipped.items())
@@ -274,6 +290,7 @@ def spark_import(
     from pyspark.sql import functions as F
 
     started = time.monotonic()
+    finder = _walk(paths)
     spark = spark or session(master)
     _configure(spark)
     sc = spark.sparkContext
@@ -284,7 +301,7 @@ def spark_import(
         raise SparkImportError(str(e)) from None
     run = max((int(r["run"]) for r in runs), default=0) + 1
     summary = SparkSummary(out=out, run=run)
-    inputs = _input_paths(paths, summary, _jvm_charset(spark))
+    inputs = _input_paths(paths, finder, summary, _jvm_charset(spark))
     parts = partitions or 4 * sc.defaultParallelism
     columns = "path STRING, modificationTime TIMESTAMP, content BINARY, length BIGINT, name BINARY"
     # Local files: their paths and sizes only; the executors read them (executor.pieces), as the DuckDB
