@@ -86,7 +86,9 @@ def mypyc_extensions() -> list[Extension]:
     # and the library's entry points, whose types name the web app's and Spark's classes);
     # the build checks only what it compiles, silently past the rest (``make test`` runs
     # ``mypy --strict`` over everything), so the build needs none of those extras.
-    return list(mypycify(["--follow-imports=silent", *COMPILED], opt_level="3"))
+    # multi_file: one C file per module rather than one big file, so that the compile of mypyc's
+    # extension spreads over the cores (:class:`BuildExt`), its longest gcc being one module's
+    return list(mypycify(["--follow-imports=silent", *COMPILED], opt_level="3", multi_file=True))
 
 
 class BuildExt(build_ext):
@@ -97,8 +99,9 @@ class BuildExt(build_ext):
     CPU) are needed by the build alone, so they run here, once, and not
     where setup.py is read.  ``build_ext --parallel`` builds several
     extensions at once but compiles one extension's sources one after the
-    other, so :meth:`build_extensions` has the compiler take each extension's
-    files side by side as well, the largest first, never more gcc at once than cores.
+    other; mypyc's extension is one C file per module (``multi_file``), so
+    :meth:`build_extensions` has the compiler take each extension's files
+    side by side as well, the largest first, never more gcc at once than cores.
     """
 
     def finalize_options(self) -> None:
