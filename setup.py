@@ -25,6 +25,10 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
@@ -82,18 +86,22 @@ def mypyc_extensions() -> list[Extension]:
     # and the library's entry points, whose types name the web app's and Spark's classes);
     # the build checks only what it compiles, silently past the rest (``make test`` runs
     # ``mypy --strict`` over everything), so the build needs none of those extras.
-    return list(mypycify(["--follow-imports=silent", *COMPILED], opt_level="3"))
+    # multi_file: one C file per module rather than one big file, so that the compile of mypyc's
+    # extension spreads over the cores (:class:`BuildExt`), its longest gcc being one module's
+    return list(mypycify(["--follow-imports=silent", *COMPILED], opt_level="3", multi_file=True))
 
 
 class BuildExt(build_ext):
-    """The extensions, mypyc's generated here only, and built side by side.
+    """The extensions, mypyc's generated here only, and their C files compiled on every core at once.
 
     pip runs setup.py three times for an install (the build's requirements,
     the metadata, the build); mypyc's type check and C generation (85 s of
     CPU) are needed by the build alone, so they run here, once, and not
-    where setup.py is read.  The extensions are built on every core at once
-    (``build_ext --parallel``): mypyc's one big C file on one, its modules'
-    small stubs and the C readers beside it.
+    where setup.py is read.  ``build_ext --parallel`` builds several
+    extensions at once but compiles one extension's sources one after the
+    other; mypyc's extension is one C file per module (``multi_file``), so
+    :meth:`build_extensions` has the compiler take each extension's files
+    side by side as well, the largest first, never more gcc at once than cores.
     """
 
     def finalize_options(self) -> None:
@@ -106,6 +114,37 @@ class BuildExt(build_ext):
         if self.parallel is None:
             self.parallel = os.cpu_count() or 1
         super().finalize_options()
+
+    def build_extensions(self) -> None:
+        jobs = self.parallel if isinstance(self.parallel, int) and self.parallel > 1 else 1
+        if jobs > 1:
+            self.compiler.compile = parallel_compile(self.compiler.compile, jobs)
+        super().build_extensions()
+
+
+def parallel_compile(compile_sources: Callable[..., list[str]], jobs: int) -> Callable[..., list[str]]:
+    """``compile_sources`` (a distutils compiler's ``compile``), each source in a call of its own, ``jobs`` at once.
+
+    Through the compiler's public ``compile`` alone, one source a call, so its checks (the
+    dependencies, the object's path) stay its own; the threads only wait for gcc.  One semaphore
+    for all extensions: build_ext's own threads (one an extension) share the ``jobs`` gcc slots.
+    """
+    slots = threading.BoundedSemaphore(jobs)
+
+    def one(source: str, kwargs: dict[str, Any]) -> list[str]:
+        with slots:
+            return compile_sources([source], **kwargs)
+
+    def compile_all(sources: Sequence[str], **kwargs: Any) -> list[str]:
+        if len(sources) < 2:
+            return compile_sources(list(sources), **kwargs)
+        # the largest first: the build ends no later than its longest gcc started at once
+        order = sorted(sources, key=lambda source: -os.path.getsize(source) if os.path.exists(source) else 0)
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            built = dict(zip(order, pool.map(lambda source: one(source, kwargs), order)))
+        return [obj for source in sources for obj in built[source]]
+
+    return compile_all
 
 
 def ext_modules() -> list[Extension]:
