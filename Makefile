@@ -56,9 +56,9 @@ java: browser
 # --build: the suite refuses to run against another build than the one installed here.
 # -n: one pytest worker per core (pytest-xdist); --dist loadfile keeps a file's tests in one worker,
 # so a module-scoped fixture (a Spark session, a served database) is built once; TEST_JOBS=0 runs
-# the suite in this process.
+# the suite in this process; --durations: the CI log names the slowest tests, where its time goes.
 TEST_JOBS ?= auto
-PYTEST := $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
+PYTEST := $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --durations=20
 # mypy --strict runs beside the suite rather than before it (its one process among the workers: on
 # two cores its minute of CPU then costs about half a minute), its report printed after the suite's;
 # either failing fails the target.
