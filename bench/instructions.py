@@ -7,7 +7,9 @@ Run under callgrind, once a mode, the same hands file for both trees compared (s
 ``MODE``: ``setup`` (the imports and the file read only), ``replay`` (parse the hands, replay each three
 times) or ``import`` (the import's worker on the whole file: parse, replay, rows, frames).  The mode's
 instructions less ``setup``'s, over the hands (three times the hands for ``replay``), are its
-instructions a hand.  ``HANDS``: a file of hands, for example 300 simulated ones::
+instructions a hand.  ``keys`` and ``keys-setup`` take a profile's name in place of ``HANDS``: both draw
+10,000 random six-card sets of the 32-card deck (seed 7) and warm ``key_function()`` on them; ``keys``
+then keys them three times, so (keys less keys-setup) / 30,000 is the instructions of one key.  ``HANDS``: a file of hands, for example 300 simulated ones::
 
     python -c "from hhtool.simulate import simulate_text; from hhtool.simulate.config import make_config; \\
         print(simulate_text(make_config(rules='classic', structure='fixed', players=6, seed=2026), 300)[0], end='')" > hands.txt
@@ -27,6 +29,9 @@ from hhtool.store.worker import ChunkTask, process_chunk
 
 def main() -> None:
     mode, path = sys.argv[1], Path(sys.argv[2])
+    if mode in ("keys", "keys-setup"):
+        _keys(sys.argv[2], 3 if mode == "keys" else 0)
+        return
     data = path.read_bytes()
     if mode == "replay":
         hands = [h for h in read_text(data.decode()) if isinstance(h, Hand)]
@@ -38,7 +43,25 @@ def main() -> None:
         result = process_chunk(ChunkTask(0, 0, path.name, data, 0, False))
         print(f"{result.hands} hands, {result.failed} failed, {result.replay_errors} replay errors", file=sys.stderr)
     elif mode != "setup":
-        sys.exit(f"usage: {sys.argv[0]} setup|replay|import HANDS")
+        sys.exit(f"usage: {sys.argv[0]} setup|replay|import HANDS, or keys|keys-setup PROFILE")
+
+
+def _keys(name: str, times: int) -> None:
+    """Key the same random six-card sets ``times`` times with the profile's key function, warmed first."""
+    import random
+
+    from hhtool.game.cards import deck_cards
+    from hhtool.game.keys import key_function
+    from hhtool.game.rules import profile
+
+    key = key_function(profile(name), 7)
+    rng = random.Random(7)
+    sets = [rng.sample(deck_cards(7), 6) for _ in range(10_000)]
+    for cards in sets:
+        key(cards)
+    for _ in range(times):
+        for cards in sets:
+            key(cards)
 
 
 if __name__ == "__main__":

@@ -155,6 +155,7 @@ class KeyFunction:
         self.rules = rules
         self.low = low
         self.tie_break: TieBreak = rules.tie_break
+        self._wild = rules.wild  # read on every call: an attribute of self, not of the rule set
         self._plans: dict[int, dict[int, Plan]] = {}
         self._low_ace_base = (low - 1) * 4
         # the stand-ins of wild cards are keyed as natural cards (a stand-in of the wild rank is no wild card)
@@ -170,7 +171,7 @@ class KeyFunction:
         n = len(cards)
         if n < 5:
             return evaluate(cards, self.rules, self.low).key  # type: ignore[arg-type]
-        wild = self.rules.wild
+        wild = self._wild
         if wild is not None and any(c >> 2 == wild for c in cards):
             return self._wild_key(cards, wild)
         sig = sum(map(SIGNATURE.__getitem__, cards))
