@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 ROW_GROUP = 122_880
 """Rows buffered a file before they are written as a row group (DuckDB's own row group size)."""
 
+BUFFERED = 4
+"""Row groups' worth of rows a writer buffers over all its files at most: then every file writes what it holds
+(a task with many dates and tables would otherwise hold a row group of each)."""
+
 _SPECS = {spec.name: spec for spec in OUTPUT_TABLES}
 
 
@@ -94,6 +98,7 @@ class StagedWriter:
         self.tag = f"{tag}-{uuid.uuid4().hex[:8]}"
         self.open: dict[tuple[str, date | None], _File] = {}
         self.schemas: dict[str, pa.Schema] = {}
+        self.buffered = 0
 
     def _schema(self, table: str) -> pa.Schema:
         schema = self.schemas.get(table)
@@ -127,8 +132,14 @@ class StagedWriter:
             file = self.open[key] = _File(rel, writer)
         file.pending.append(rows.cast(schema))
         file.buffered += rows.num_rows
+        self.buffered += rows.num_rows
         if file.buffered >= ROW_GROUP:
+            self.buffered -= file.buffered
             file.flush()
+        if self.buffered >= BUFFERED * ROW_GROUP:
+            for other in self.open.values():
+                other.flush()
+            self.buffered = 0
 
     def close(self) -> list[tuple[str, str, int]]:
         """Write what is buffered, close every file: ``(table, path under the staging folder, rows)`` of each."""
