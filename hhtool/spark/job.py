@@ -8,12 +8,15 @@ The plan (``docs/scale.md``)::
       -> only when the files cannot keep every core busy (must_spread):
          repartition by (file, piece), a big file's pieces spread over every core
       -> chunks: the DuckDB import's worker function      (executors, process_chunk), kept:
-         its frames as Arrow IPC, its hands' keys as a list column
+         its frames as Arrow IPC, its hands' and failed hands' keys as list columns;
+         one row a chunk of counts to the driver (the run's totals, the files table)
       -> keys: (site, hand_id, text_hash) of every hand, that list exploded (the JVM alone)
-      -> deduplication: a shuffle by (site, hand_id) against this run and the committed runs
+      -> deduplication: a shuffle by (site, hand_id) against this run and the committed runs;
+         only what is not new reaches the driver, as runs of places a chunk
       -> hand_key: the committed maximum + the hand's place in (file, line) order, given
-         to each piece's runs of new hands on the driver and broadcast back
-      -> each table written to the staging folder, then committed (hhtool.spark.commit)
+         to each chunk's runs of new hands on the driver and broadcast back
+      -> one pass of the Python workers writes every table's Parquet into the staging
+         folder (executor.write_tables, hhtool.spark.staging), then the commit (hhtool.spark.commit)
 
 Exactly once, as in DuckDB: a hand whose ``(site, hand_id)`` is new is
 stored (the first one in file and line order when a run reads it twice);
