@@ -29,7 +29,7 @@ it uses more than one); that CPU split by process (the driver, the JVM,
 the Python workers) and the JVM's by thread (its task threads, the JIT
 compilers, the garbage collector, the rest), from ``/proc/PID/task``.
 
-``--stages``: Spark's event log of each run, summed per stage (tasks, run
+``--stages``: Spark's event log of each run: its number of jobs, and per stage (tasks, run
 time, the CPU of the JVM threads that ran them, GC time, shuffle and
 output bytes), to see which pass costs what.  ``--conf KEY=VALUE``: a
 Spark setting for the Spark runs (through PySpark's
@@ -278,6 +278,15 @@ def stages(eventlog: Path) -> list[dict[str, Any]]:
     return [{"stage": k, "name": names.get(k, "?"), **v} for k, v in sorted(out.items())]
 
 
+def jobs(eventlog: Path) -> int:
+    """How many Spark jobs a run's event log records (each action: a write, a ``collect``, a ``count``)."""
+    n = 0
+    for log in sorted(f for f in eventlog.rglob("*") if f.is_file() and not f.name.startswith(("appstatus", "."))):
+        with open(log, encoding="utf-8") as f:
+            n += sum(1 for line in f if '"Event":"SparkListenerJobStart"' in line)
+    return n
+
+
 def _print_stages(rows: list[dict[str, Any]], hands: int) -> None:
     print(f"    {'stage':<46} {'tasks':>5} {'run s':>7} {'JVM CPU s':>9} {'µs/hand':>7} {'GC s':>6} {'shuffle':>9} {'written':>9}")
     for r in rows:
@@ -335,6 +344,7 @@ def main() -> None:
             results[name] = {**_result(s["hands"], wall, tree), "job": s["seconds"], "job_rate": s["hands"] / s["seconds"]}
             if eventlog is not None:
                 per_stage[name] = stages(eventlog)
+                results[name]["jobs"] = jobs(eventlog)
     load_after = os.getloadavg()
     print(f"{args.hands:,} simulated hands in {args.files} files; {os.cpu_count()} cores; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
     if args.conf:
@@ -344,6 +354,8 @@ def main() -> None:
         print(f"  {name:<20} {r['hands']:>9,} hands  {r['wall']:7.1f} s  {r['rate']:8,.0f} hands/s end to end{job}")
         if "cpu" in r:
             _print_cpu(r)
+        if "jobs" in r:
+            print(f"  {'':<20} Spark jobs in the run: {r['jobs']}")
         if name in per_stage:
             _print_stages(per_stage[name], r["hands"])
     duck1, s1, s2 = results.get("duckdb workers=1"), results.get("spark local[1]"), results.get("spark local[2]")

@@ -244,7 +244,12 @@ def test_second_run_adds_only_new_hands_and_keeps_conflicts(spark: Any, tmp_path
     other = hand("R-0-0").replace("18:00:00 UTC", "18:05:00 UTC")  # the same id, another valid text: a conflict
     assert other != hand("R-0-0")
     (more / "conflict.txt").write_text(other, encoding="utf-8")
+    tracker = spark.sparkContext.statusTracker()
+    jobs_before = len(tracker.getJobIdsForGroup(None))
     s2 = spark_import([str(first), str(more)], str(lake), spark=spark, spread=True)
+    # every table in one pass: a handful of Spark jobs (read and parse, decide, write; Spark's adaptive plans run a
+    # shuffle's stages as jobs of their own), not one write and count a table
+    assert len(tracker.getJobIdsForGroup(None)) - jobs_before <= 10
     assert s2.unchanged == 2 and s2.stored == 20, s2
     assert s2.conflicts == 1 and s2.conflicts_new == 1
     assert _count(lake, "SELECT count(*) FROM hands") == 74
@@ -267,7 +272,7 @@ def test_killed_driver_leaves_committed_state_and_rerun_completes(spark: Any, tm
     write_files(old, 1, 20, prefix="O")
     spark_import([str(old)], str(lake), spark=spark)
     new = tmp_path / "new"
-    write_files(new, 2, 10, prefix="P")  # enough for several table writes after the first lands in staging: the kill falls between them
+    write_files(new, 4, 30, prefix="P")  # four write tasks on local[1], one after the other: the kill falls while they write
     proc = subprocess.Popen(
         [str(HHTOOL), "spark-import", str(old), str(new), "--out", str(lake), "--master", "local[1]"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
@@ -276,7 +281,7 @@ def test_killed_driver_leaves_committed_state_and_rerun_completes(spark: Any, tm
     deadline = time.monotonic() + 600
     try:
         while not any(staging.glob("*/*")) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+            time.sleep(0.01)
         assert proc.poll() is None, "the job ended before it wrote anything: nothing to kill"
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the driver and its JVM, midway through writing the tables
@@ -285,10 +290,10 @@ def test_killed_driver_leaves_committed_state_and_rerun_completes(spark: Any, tm
     assert _count(lake, "SELECT count(*) FROM hands") == 20
     assert len(list((lake / "_hhtool" / "commits").glob("run-*.json"))) == 1
     again = spark_import([str(old), str(new)], str(lake), spark=spark)
-    assert again.stored == 20 and again.unchanged == 1
+    assert again.stored == 120 and again.unchanged == 1
     assert not staging.exists() or not any(staging.iterdir())  # the killed run's staging dropped, the new one committed
-    assert _count(lake, "SELECT count(*) FROM hands") == 40
-    assert _count(lake, "SELECT count(DISTINCT hand_key) FROM hands") == 40
+    assert _count(lake, "SELECT count(*) FROM hands") == 140
+    assert _count(lake, "SELECT count(DISTINCT hand_key) FROM hands") == 140
 
 
 def test_a_file_name_that_is_not_utf8_is_read_as_the_duckdb_import_reads_it(spark: Any, tmp_path: Path) -> None:

@@ -69,6 +69,10 @@ class Output:
     def uri(self, rel: str) -> str:
         return str(self._path(rel).toString())
 
+    def qualified(self, rel: str) -> str:
+        """``rel``'s full URI, scheme included (``file:/abs/...`` for a local ``DIR``, even a relative one): what executors elsewhere can open."""
+        return str(self._fs().makeQualified(self._path(rel)).toString())
+
     def exists(self, rel: str) -> bool:
         return bool(self._fs().exists(self._path(rel)))
 

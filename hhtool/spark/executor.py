@@ -13,9 +13,11 @@ they run the very code of the DuckDB import:
    replay, rows), its frames kept as Arrow IPC, one column per table,
    and its hands' keys (what deciding new, duplicate or conflict takes) as
    a list column the JVM reads without another pass of Python;
-3. :func:`table_rows`, :func:`failed_rows`: the
-   tables' rows out of those frames once the driver has decided which
-   hands are new and given them their ``hand_key``.
+3. :func:`write_tables`: once the driver has decided which hands are new
+   (and given them their ``hand_key``), which conflicts and failed hands
+   are kept, every table's rows out of those frames, written as Parquet
+   straight into the run's staging folder (:mod:`hhtool.spark.staging`),
+   all tables in one pass; the task returns the list of its files.
 
 A file that cannot be read (a truncated ``.gz``, a damaged ``.zip``) is
 one row with its ``status`` and ``message``: the other files go on.
@@ -36,8 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from hhtool.history.files import ARCHIVE_ERRORS, ENCRYPTED, open_regular, unreadable_reason, zip_members
 from hhtool.store.sources import HAND_HEADER, read_chunks
-from hhtool.store.schema import FAILED, HAND_TABLES, HANDS, TableSpec
-from hhtool.spark.tables import PARTITION, arrow_schema, output_columns
+from hhtool.store.schema import HAND_TABLES, HANDS
+from hhtool.spark.tables import PARTITION
 
 if TYPE_CHECKING:
     import polars as pl
@@ -69,10 +71,18 @@ KEY_FIELDS: list[tuple[str, str]] = [
 """A hand's key: what deciding new, duplicate or conflict takes (``local``: its place in the chunk).  A chunk row's
 ``keys`` column is the list of its hands' keys, in order (:func:`chunk_schema`)."""
 
-RANGE_COLUMNS: list[tuple[str, str]] = [("lo", "INTEGER"), ("n", "INTEGER"), ("key", "BIGINT")]
-"""A run of a chunk's new hands: the ``n`` hands from ``local`` ``lo`` on are new, and the first one's ``hand_key`` is ``key``."""
+FAIL_FIELDS: list[tuple[str, str]] = [("index", "INTEGER"), ("raw_hash", "BIGINT"), ("first_line", "INTEGER")]
+"""A failed hand's key: its row in the chunk's frame of ``failed``, the hash of its text, its first line.  A chunk
+row's ``fails`` column is the list of them, in order (:func:`chunk_schema`)."""
 
-FAILED_COLUMNS: list[tuple[str, str]] = [(c.name, c.sql) for c in FAILED.columns if c.name != "imported_at"]
+WRITTEN_COLUMNS: list[tuple[str, str]] = [("table", "VARCHAR"), ("path", "VARCHAR"), ("verdict", "VARCHAR"), ("rows", "BIGINT")]
+"""What a task of :func:`write_tables` returns: a file it wrote (``table``, ``path`` under the staging folder, ``rows``),
+or how many new hands of a ``verdict`` it wrote (``table`` and ``path`` null)."""
+
+Decision = tuple[list[tuple[int, int, int]], list[int], list[int]]
+"""What the driver decided of a chunk: the runs of its new hands ``(lo, n, key)`` (the ``n`` hands from ``local`` ``lo``
+on are new, the first one's ``hand_key`` is ``key``), the ``local`` of each conflict kept, the ``index`` of each
+failed hand kept (its row in the chunk's frame of ``failed``)."""
 
 
 def _arrow(columns: list[tuple[str, str]]) -> pa.Schema:
@@ -84,10 +94,14 @@ def _arrow(columns: list[tuple[str, str]]) -> pa.Schema:
 
 
 def chunk_schema() -> pa.Schema:
-    """The Arrow schema of :func:`chunks`' rows: :data:`CHUNK_COLUMNS`, and ``keys``, a list of :data:`KEY_FIELDS` structs."""
+    """The Arrow schema of :func:`chunks`' rows: :data:`CHUNK_COLUMNS`, ``keys`` (:data:`KEY_FIELDS`) and ``fails`` (:data:`FAIL_FIELDS`), lists of structs."""
     import pyarrow as pa
 
-    return _arrow(CHUNK_COLUMNS).append(pa.field("keys", pa.list_(pa.struct(list(_arrow(KEY_FIELDS))))))
+    return (
+        _arrow(CHUNK_COLUMNS)
+        .append(pa.field("keys", pa.list_(pa.struct(list(_arrow(KEY_FIELDS))))))
+        .append(pa.field("fails", pa.list_(pa.struct(list(_arrow(FAIL_FIELDS))))))
+    )
 
 
 def _key_lists(keys: list[pa.Table | None], type_: pa.ListType) -> pa.ListArray:
@@ -215,18 +229,22 @@ def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
 
     from hhtool.store.worker import ChunkTask, process_chunk
 
+    import polars as pl
+
     schema = chunk_schema()
     base = pa.schema([schema.field(n) for n, _ in CHUNK_COLUMNS])
-    key_type = schema.field("keys").type
+    key_type, fail_type = schema.field("keys").type, schema.field("fails").type
     key_names = [n for n, _ in KEY_FIELDS]
     for batch in batches:
         out: list[dict[str, Any]] = []
         keys: list[pa.Table | None] = []
+        fails: list[pa.Table | None] = []
         for row in batch.to_pylist():
             keep = {k: row[k] for k in ("file", "sha256", "size", "mtime", "chunk", "status", "message")}
             if row["data"] is None:
                 out.append(keep)
                 keys.append(None)
+                fails.append(None)
                 continue
             unread = None if row["unread"] is None else pickle.loads(row["unread"])
             task = ChunkTask(0, row["chunk"], row["file"], row["data"], row["lines"], row["cp1252"], unread)
@@ -240,10 +258,19 @@ def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
                 df = dated.get(name)
                 keep[f"t_{name}"] = _ipc(df) if df is not None and df.height else None
             out.append(keep)
-            hands = dated.get("hands")
+            hands, failed = dated.get("hands"), dated.get("failed")
             keys.append(hands.select(key_names).to_arrow() if hands is not None and hands.height else None)
+            fails.append(
+                failed.select(pl.int_range(pl.len(), dtype=pl.Int32).alias("index"), "raw_hash", "first_line").to_arrow()
+                if failed is not None and failed.height
+                else None
+            )
         if out:
-            yield pa.RecordBatch.from_pylist(out, schema=base).append_column(schema.field("keys"), _key_lists(keys, key_type))
+            yield (
+                pa.RecordBatch.from_pylist(out, schema=base)
+                .append_column(schema.field("keys"), _key_lists(keys, key_type))
+                .append_column(schema.field("fails"), _key_lists(fails, fail_type))
+            )
 
 
 def _dated(frames: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
@@ -280,59 +307,61 @@ def _frame(data: bytes) -> pl.DataFrame:
     return pl.read_ipc(io.BytesIO(data))
 
 
-def table_rows(batches: Iterable[pa.RecordBatch], table: str, imported_at: datetime | None = None) -> Iterator[pa.RecordBatch]:
-    """A hand table's rows (or ``conflicts``') out of chunk rows joined with the driver's decision.
+def write_tables(
+    batches: Iterable[pa.RecordBatch], decisions: dict[tuple[str, int], Decision], stage: str, imported_at: datetime
+) -> Iterator[pa.RecordBatch]:
+    """Every table's rows of the chunks' frames, as the driver decided, written as Parquet into ``stage`` (:data:`WRITTEN_COLUMNS`).
 
-    Each input row holds a chunk's frame of ``table`` (``frame``, its rows
-    dated already) and ``new``, the runs of the chunk's new hands
-    (:data:`RANGE_COLUMNS`: most chunks have one, every hand); for
-    ``conflicts``, ``conflicts``: the locals of the hands kept as conflicts.
+    Each input row is a chunk's ``file``, ``chunk`` and frames
+    (``t_<table>``, the hand tables' rows dated already); ``decisions``
+    (:data:`Decision`, by ``(file, chunk)``): its new hands and their
+    keys, the conflicts and failed hands it keeps; a chunk not in it
+    keeps nothing.  One pass writes every table, one file a table and
+    date for the task (:class:`~hhtool.spark.staging.StagedWriter`).
     """
     import polars as pl
+    import pyarrow as pa
+    from pyspark import TaskContext
 
-    if table == "conflicts":
-        from hhtool.store.schema import CONFLICTS
+    from hhtool.spark.staging import StagedWriter
 
-        columns = [(c.name, c.sql) for c in CONFLICTS.columns]
-    else:
-        columns = output_columns(_spec(table))
-    schema = arrow_schema(columns)
-    names = [n for n, _ in columns]
-    for batch in batches:
-        for row in batch.to_pylist():
-            if row["frame"] is None:
-                continue
-            df = _frame(row["frame"])
-            if table == "conflicts":
-                if not row["conflicts"]:
+    task = TaskContext.get()
+    out = StagedWriter(stage, f"{task.partitionId():05d}-{task.attemptNumber()}" if task is not None else "local")
+    when = pl.lit(imported_at, pl.Datetime("us", "UTC")).alias("imported_at")
+    verdicts: dict[str, int] = {}
+    try:
+        for batch in batches:
+            for row in batch.to_pylist():
+                decision = decisions.get((row["file"], row["chunk"]))
+                if decision is None:
                     continue
-                df = df.filter(pl.col("local").is_in(row["conflicts"])).with_columns(
-                    imported_at=pl.lit(imported_at, pl.Datetime("us", "UTC"))
-                )
-            else:
-                if not row["new"]:
-                    continue
-                local = pl.col("local")
-                runs = [
-                    df.filter(local.is_between(r["lo"], r["lo"] + r["n"] - 1)).with_columns(hand_key=local.cast(pl.Int64) + (r["key"] - r["lo"]))
-                    for r in row["new"]
-                ]
-                df = runs[0] if len(runs) == 1 else pl.concat(runs)
-            yield from df.select(names).to_arrow().cast(schema).to_batches()
+                new, conflicts, failed = decision
+                if new:
+                    for spec in (HANDS, *HAND_TABLES):
+                        if row[f"t_{spec.name}"] is not None:
+                            df = _keyed(_frame(row[f"t_{spec.name}"]), new)
+                            if spec is HANDS:
+                                for verdict, n in df.get_column("verdict").value_counts().iter_rows():
+                                    verdicts[verdict] = verdicts.get(verdict, 0) + n
+                            out.add(spec.name, df)
+                if conflicts:
+                    out.add("conflicts", _frame(row["t_hands"]).filter(pl.col("local").is_in(conflicts)).with_columns(when))
+                if failed:
+                    out.add("failed", _frame(row["t_failed"])[failed].with_columns(when))
+        written = out.close()
+    except BaseException:
+        out.abort()
+        raise
+    rows = [{"table": t, "path": p, "verdict": None, "rows": n} for t, p, n in written]
+    rows += [{"table": None, "path": None, "verdict": v, "rows": n} for v, n in verdicts.items()]
+    if rows:
+        yield pa.RecordBatch.from_pylist(rows, schema=_arrow(WRITTEN_COLUMNS))
 
 
-def _spec(table: str) -> TableSpec:
-    for spec in (HANDS, *HAND_TABLES):
-        if spec.name == table:
-            return spec
-    raise KeyError(table)
+def _keyed(df: pl.DataFrame, new: list[tuple[int, int, int]]) -> pl.DataFrame:
+    """The rows of a chunk's new hands, each with its ``hand_key``: ``new`` is their runs ``(lo, n, first key)``."""
+    import polars as pl
 
-
-def failed_rows(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """``(t_failed)`` into ``failed``'s rows, without ``imported_at`` (the driver's, when it keeps them)."""
-    schema = _arrow(FAILED_COLUMNS)
-    names = [n for n, _ in FAILED_COLUMNS]
-    for batch in batches:
-        for row in batch.to_pylist():
-            if row["t_failed"] is not None:
-                yield from _frame(row["t_failed"]).select(names).to_arrow().cast(schema).to_batches()
+    local = pl.col("local")
+    runs = [df.filter(local.is_between(lo, lo + n - 1)).with_columns(hand_key=local.cast(pl.Int64) + (key - lo)) for lo, n, key in new]
+    return runs[0] if len(runs) == 1 else pl.concat(runs)

@@ -8,12 +8,15 @@ The plan (``docs/scale.md``)::
       -> only when the files cannot keep every core busy (must_spread):
          repartition by (file, piece), a big file's pieces spread over every core
       -> chunks: the DuckDB import's worker function      (executors, process_chunk), kept:
-         its frames as Arrow IPC, its hands' keys as a list column
+         its frames as Arrow IPC, its hands' and failed hands' keys as list columns;
+         one row a chunk of counts to the driver (the run's totals, the files table)
       -> keys: (site, hand_id, text_hash) of every hand, that list exploded (the JVM alone)
-      -> deduplication: a shuffle by (site, hand_id) against this run and the committed runs
+      -> deduplication: a shuffle by (site, hand_id) against this run and the committed runs;
+         only what is not new reaches the driver, as runs of places a chunk
       -> hand_key: the committed maximum + the hand's place in (file, line) order, given
-         to each piece's runs of new hands on the driver and broadcast back
-      -> each table written to the staging folder, then committed (hhtool.spark.commit)
+         to each chunk's runs of new hands on the driver and broadcast back
+      -> one pass of the Python workers writes every table's Parquet into the staging
+         folder (executor.write_tables, hhtool.spark.staging), then the commit (hhtool.spark.commit)
 
 Exactly once, as in DuckDB: a hand whose ``(site, hand_id)`` is new is
 stored (the first one in file and line order when a run reads it twice);
@@ -34,13 +37,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hhtool.spark.commit import STAGING, DatasetError, Output, placed, run_name
-from hhtool.spark.tables import PARTITION, output_columns, spark_schema
-from hhtool.store.schema import CONFLICTS, FAILED, FILES, HAND_TABLES, HANDS
+from hhtool.spark.tables import spark_schema
+from hhtool.store.schema import FILES
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from hhtool.history.files import Finder
+    from hhtool.spark.executor import Decision
 
 
 class SparkImportError(Exception):
@@ -321,8 +325,11 @@ def spark_import(
         except AnalysisException as e:
             raise SparkImportError(f"Spark cannot read the input: {str(e).splitlines()[0]}") from None
         raw = raw.unionByName(listed.select("path", "modificationTime", "content", "length", F.lit(None).cast("binary").alias("name")))
+    if spread is None:  # the local files' sizes are known here; a URL's files are Spark's listing's
+        sizes = [size for _, size in local] + ([int(r[0]) for r in raw.select("length").collect()] if inputs.urls else [])
+        spread = must_spread(sizes, sc.defaultParallelism)
     try:
-        _run(spark, output, raw, inputs.named, run, summary, parts, spread, started)
+        _run(spark, output, raw, inputs.named, run, _last_key(runs), summary, parts, spread, started)
     finally:  # the jobs' descriptions (Spark's UI, its event log) name hhtool's passes; the session may run others after
         sc._jsc.setLocalProperty("spark.job.description", None)
     summary.seconds = time.monotonic() - started
@@ -337,7 +344,7 @@ def _numbered(runs: Sequence[Any], base: int) -> list[tuple[str, int, list[tuple
     """
     out: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
     key = base + 1
-    for r in sorted(runs, key=lambda r: (r["file"].split("/"), r["chunk"], r["lo"])):
+    for r in sorted(runs, key=lambda r: (_path_order(r["file"]), r["chunk"], r["lo"])):
         out.setdefault((r["file"], r["chunk"]), []).append((int(r["lo"]), int(r["n"]), key))
         key += int(r["n"])
     return [(f, c, v) for (f, c), v in out.items()]
@@ -366,44 +373,71 @@ def must_spread(sizes: Sequence[int], cores: int, slack: float = 1.15) -> bool:
     return max(loads) > slack * sum(sizes) / cores
 
 
+def _last_key(runs: Sequence[dict[str, Any]]) -> int:
+    """The committed runs' largest ``hand_key``: each run numbers its ``stored`` hands on from the one before, so their sum."""
+    try:
+        return sum(int(r["summary"]["stored"]) for r in runs)
+    except (KeyError, TypeError, ValueError) as e:
+        raise SparkImportError(f"a commit record without its run's summary ({e}): the dataset is damaged") from None
+
+
+def _committed_hashes(output: Output) -> frozenset[str]:
+    """The content hashes of the committed files (``files.sha256``), read on the driver: a file with one is not read again."""
+    import pyarrow.parquet as pq
+
+    from hhtool.spark.staging import arrow_filesystem
+
+    files = output.files("files")
+    if not files:
+        return frozenset()
+    fs, base = arrow_filesystem(output.qualified("files"))
+    table = pq.read_table([f"{base}/{f}" for f in files], columns=["sha256"], filesystem=fs)
+    return frozenset(str(h) for h in table.column("sha256").to_pylist())
+
+
+def _path_order(path: str) -> list[str]:
+    """A folder's files in the order the DuckDB import walks them: the path compared part by part (Spark's ``split(file, '/')``)."""
+    return path.split("/")
+
+
 def _run(
     spark: SparkSession,
     output: Output,
     raw: DataFrame,
     named: frozenset[str],
     run: int,
+    base: int,
     summary: SparkSummary,
     partitions: int,
-    spread: bool | None,
+    spread: bool,
     started: float,
 ) -> None:
+    """The run's three passes (read and parse; decide; write every table), then the commit.
+
+    ``base``: the committed runs' largest ``hand_key``.
+    """
     import time
 
     from pyspark import StorageLevel
-    from pyspark.sql import functions as F
     from pyspark.sql import types as T
-    from pyspark.sql.window import Window
 
     from hhtool.spark import executor as X
+    from hhtool.spark.staging import StagedWriter
 
     sc = spark.sparkContext
     now = datetime.now(timezone.utc)
     stage = f"{STAGING}/{run_name(run)}"
-    known = sc.broadcast(frozenset(r[0] for r in _committed(spark, output, "files", [("sha256", "VARCHAR")]).collect()))
+    stage_uri = output.qualified(stage)
+    known = sc.broadcast(_committed_hashes(output))
 
     def cut(batches: Any) -> Any:
         return X.pieces(batches, known.value, named)
-
-    def table(name: str) -> Any:
-        return lambda batches: X.table_rows(batches, name, now)
 
     def read(batches: Any) -> Any:
         return X.chunks(X.pieces(batches, known.value, named))
 
     files_in = raw.select("path", "modificationTime", "content", "name")
-    chunk_type = spark_schema(X.CHUNK_COLUMNS).add("keys", T.ArrayType(spark_schema(X.KEY_FIELDS)))
-    if spread is None:
-        spread = must_spread([int(r[0]) for r in raw.select("length").collect()], sc.defaultParallelism)
+    chunk_type = spark_schema(X.CHUNK_COLUMNS).add("keys", T.ArrayType(spark_schema(X.KEY_FIELDS))).add("fails", T.ArrayType(spark_schema(X.FAIL_FIELDS)))
     if spread:  # the pieces shuffled over every core (a big file's too), then parsed
         parsed = files_in.mapInArrow(cut, spark_schema(X.PIECE_COLUMNS)).repartition(partitions, "file", "chunk").mapInArrow(
             X.chunks, chunk_type
@@ -412,141 +446,205 @@ def _run(
         spark.conf.set("spark.sql.files.minPartitionNum", str(partitions))
         parsed = files_in.mapInArrow(read, chunk_type)
     chunks = parsed.persist(StorageLevel.MEMORY_AND_DISK)
-    order = F.split("file", "/")  # a folder's files in the order the DuckDB import walks them
-    # ---- the files
-    sc.setJobDescription("hhtool: read, parse and replay")  # the first action: it fills the cache of chunks
-    status = chunks.where("chunk <= 0").select("file", "status", "message").collect()
-    sc.setJobDescription("hhtool: counts and keys")
-    for r in status:
-        if r["status"] == "unreadable":
-            summary.unreadable.append(f"{r['file']}: {r['message']}")
-        elif r["status"] == "no_hand":
-            summary.not_histories.append(r["file"])
-        elif r["status"] == "unchanged":
-            summary.unchanged += 1
-    summary.files = len(status)
-    totals = chunks.where("status IS NULL").agg(
-        F.sum("hands"), F.sum("failed"), F.sum("junk_lines"), F.sum("replay_errors")
-    ).first()
-    if totals is not None:
-        summary.hands = int((totals[0] or 0) + (totals[1] or 0))
-        summary.failed = int(totals[1] or 0)
-        summary.junk_lines = int(totals[2] or 0)
-        summary.replay_errors = int(totals[3] or 0)
-    # ---- the deduplication
-    keys = chunks.select("file", "chunk", F.explode("keys").alias("key")).select("file", "chunk", "key.*")  # a row a hand
-    by_id = Window.partitionBy("site", "hand_id").orderBy(order, "first_line")
-    stored = _committed(spark, output, "hands", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT"), ("hand_key", "BIGINT")])
-    base_row = stored.agg(F.max("hand_key")).first()
-    base = int(base_row[0]) if base_row is not None and base_row[0] is not None else 0
-    decided = (
-        keys.withColumn("rank", F.row_number().over(by_id))
-        .withColumn("first_hash", F.first("text_hash").over(by_id))
-        .join(stored.select("site", "hand_id", F.col("text_hash").alias("stored_hash")), ["site", "hand_id"], "left")
-        .withColumn(
-            "outcome",
-            F.when(F.col("stored_hash").isNotNull(), F.when(F.col("text_hash") == F.col("stored_hash"), "duplicate").otherwise("conflict"))
-            .when(F.col("rank") == 1, "new")
-            .when(F.col("text_hash") == F.col("first_hash"), "duplicate")
-            .otherwise("conflict"),
-        )
-        .drop("rank", "first_hash", "stored_hash")
-        .persist(StorageLevel.MEMORY_AND_DISK)
-    )
-    for r in decided.groupBy("outcome").count().collect():
-        if r["outcome"] == "duplicate":
-            summary.duplicates = int(r["count"])
-        elif r["outcome"] == "conflict":
-            summary.conflicts = int(r["count"])
-    new = decided.where("outcome = 'new'")
-    for r in new.groupBy("verdict").count().collect():
-        summary.verdicts[str(r["verdict"])] = int(r["count"])
-    # hand_key: after the committed ones, in (file, line) order, as the DuckDB import's single writer numbers them.
-    # The new hands of a chunk come as runs of consecutive locals (most chunks: one run, every hand; a file
-    # read before under another name: none), so the driver numbers runs, one or two a chunk, never hands.
-    run_of = F.col("local") - F.row_number().over(Window.partitionBy("file", "chunk").orderBy("local"))
-    runs = (
-        new.withColumn("run", run_of)
-        .groupBy("file", "chunk", "run")
-        .agg(F.min("local").alias("lo"), F.count(F.lit(1)).alias("n"))
-        .select("file", "chunk", "lo", "n")
-        .collect()
-    )
-    mapping_schema = T.StructType(
-        [*spark_schema([("file", "VARCHAR"), ("chunk", "INTEGER")]).fields, T.StructField("new", T.ArrayType(spark_schema(X.RANGE_COLUMNS)))]
-    )
-    mapping = spark.createDataFrame(_numbered(runs, base), mapping_schema)
-    summary.stored = sum(int(r["n"]) for r in runs)
-    moves: list[tuple[str, str]] = []
+    try:
+        sc.setJobDescription("hhtool: read, parse and replay")  # the first action: it fills the cache of chunks
+        read_files, hands_of = _files_read(chunks, summary)
+        sc.setJobDescription("hhtool: new, duplicate or conflict")
+        decisions = _decide(spark, output, chunks, hands_of, base, summary)
+        sc.setJobDescription("hhtool: write every table")
+        plan = sc.broadcast(decisions)
 
-    def write(name: str, df: DataFrame, partitioned: bool) -> None:
-        sc.setJobDescription(f"hhtool: write {name}")
-        target = output.uri(f"{stage}/{name}")
-        writer = df.write.mode("overwrite")
-        (writer.partitionBy(PARTITION) if partitioned else writer).parquet(target)
-        moves.extend((f"{stage}/{name}/{f}", placed(run, name, f)) for f in output.files(f"{stage}/{name}"))
+        def write(batches: Any) -> Any:
+            return X.write_tables(batches, plan.value, stage_uri, now)
 
-    for spec in (HANDS, *HAND_TABLES):
-        frames = chunks.select("file", "chunk", F.col(f"t_{spec.name}").alias("frame")).where("frame IS NOT NULL")
-        # the mapping is one row a chunk: sent whole to every task, the frames stay where they are
-        rows = frames.join(F.broadcast(mapping), ["file", "chunk"]).select("frame", "new").mapInArrow(table(spec.name), spark_schema(output_columns(spec)))
-        write(spec.name, rows, True)
-    # ---- conflicts: each other text once, not one committed already (no conflict: nothing to read)
-    if summary.conflicts:
-        first_seen = Window.partitionBy("site", "hand_id", "text_hash").orderBy(order, "first_line")
-        known_conflicts = _committed(spark, output, "conflicts", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT")])
-        kept = (
-            decided.where("outcome = 'conflict'")
-            .withColumn("n", F.row_number().over(first_seen))
-            .where("n = 1")
-            .join(known_conflicts, ["site", "hand_id", "text_hash"], "left_anti")
-        )
-        conflict_map = kept.groupBy("file", "chunk").agg(F.collect_list("local").alias("conflicts"))
-        conflict_rows = (
-            chunks.select("file", "chunk", F.col("t_hands").alias("frame"))
-            .where("frame IS NOT NULL")
-            .join(conflict_map, ["file", "chunk"])
-            .select("frame", "conflicts")
-            .mapInArrow(table("conflicts"), spark_schema([(c.name, c.sql) for c in CONFLICTS.columns]))
-        )
-        write("conflicts", conflict_rows, False)
-        summary.conflicts_new = int(kept.count())
-    # ---- failed hands: each text once (none failed: nothing to read)
-    if summary.failed:
-        failed = chunks.select("t_failed").where("t_failed IS NOT NULL").mapInArrow(X.failed_rows, spark_schema(X.FAILED_COLUMNS))
-        known_failed = _committed(spark, output, "failed", [("raw_hash", "BIGINT")])
-        failed = (
-            failed.withColumn("n", F.row_number().over(Window.partitionBy("raw_hash").orderBy(order, "first_line")))
-            .where("n = 1")
-            .join(known_failed, ["raw_hash"], "left_anti")
-            .withColumn("imported_at", F.lit(now))
-            .select([F.col(c.name).cast(spark_schema([(c.name, c.sql)])[0].dataType) for c in FAILED.columns])
-            .persist(StorageLevel.MEMORY_AND_DISK)
-        )
-        write("failed", failed, False)
-        summary.failed_new = int(failed.count())
-        failed.unpersist()
-    # ---- the files read to the end (a content read twice in this run: once, under its first path)
-    files = (
-        chunks.where("status IS NULL")
-        .groupBy(F.col("file").alias("path"))
-        .agg(
-            F.first("sha256").alias("sha256"), F.first("size").alias("size"), F.first("mtime").alias("mtime"),
-            F.max("cp1252").alias("cp1252"), F.sum(F.col("hands") + F.col("failed")).alias("hands"), F.sum("failed").alias("failed"),
-        )
-        .withColumn("n", F.row_number().over(Window.partitionBy("sha256").orderBy(F.split("path", "/"))))
-        .where("n = 1")
-        .withColumn("imported_at", F.lit(now))
-        .withColumn("encoding", F.when(F.col("cp1252"), "cp1252").otherwise("utf-8"))
-        .select([F.col(c.name).cast(spark_schema([(c.name, c.sql)])[0].dataType) for c in FILES.columns])
-        .persist(StorageLevel.MEMORY_AND_DISK)
-    )
-    write("files", files, False)
-    summary.imported = int(files.count())
-    summary.cp1252_files = sorted(str(r[0]) for r in files.where("encoding = 'cp1252'").select("path").collect())
+        frames = chunks.where("status IS NULL").select("file", "chunk", *(f"t_{t}" for t in X.FRAME_TABLES))
+        written = frames.mapInArrow(write, spark_schema(X.WRITTEN_COLUMNS)).collect() if decisions else []
+        plan.unpersist()
+    finally:
+        chunks.unpersist()
+    files = [(t, p) for t, p, _, _ in written if t is not None]
+    for _, _, verdict, n in written:
+        if verdict is not None:
+            summary.verdicts[verdict] = summary.verdicts.get(verdict, 0) + int(n)
+    # ---- the files read to the end (a content read twice in this run: once, under its first path), written here
+    rows, seen = [], set()
+    for r in sorted(read_files, key=lambda r: _path_order(r["path"])):
+        if r["sha256"] not in seen:
+            seen.add(r["sha256"])
+            rows.append({**r, "imported_at": now})
+    if rows:
+        import pyarrow as pa
+
+        from hhtool.spark.tables import arrow_schema
+
+        writer = StagedWriter(stage_uri, "driver")
+        writer.add_arrow("files", None, pa.Table.from_pylist(rows, schema=arrow_schema([(c.name, c.sql) for c in FILES.columns])))
+        files += [(t, p) for t, p, _ in writer.close()]
+    summary.imported = len(rows)
+    summary.cp1252_files = sorted(r["path"] for r in rows if r["encoding"] == "cp1252")
     summary.seconds = time.monotonic() - started
     record = summary.as_dict()
     record["committed_at"] = now.isoformat()
+    moves = [(f"{stage}/{path}", placed(run, table, path.split("/", 1)[1])) for table, path in files]
     output.commit(run, moves, record)
-    for df in (chunks, decided, files):
-        df.unpersist()
+
+
+def _files_read(chunks: DataFrame, summary: SparkSummary) -> tuple[list[dict[str, Any]], dict[tuple[str, int], int]]:
+    """The first pass: every file's outcome into ``summary``; the rows of ``files`` for those read to the end (without
+    ``imported_at``), and how many hands each chunk parsed (``local`` 0 to that number less one).
+
+    One row a chunk comes to the driver, without its frames or keys (no shuffle: the chunks are summed here).
+    """
+    from pyspark.sql import functions as F
+
+    rows = chunks.select(
+        "file", "chunk", "status", "message", "sha256", "size", F.unix_micros("mtime").alias("mtime"),
+        "hands", "failed", "junk_lines", "replay_errors", "cp1252",
+    ).collect()
+    per_file: dict[str, dict[str, Any]] = {}
+    parsed: dict[tuple[str, int], int] = {}
+    for r in rows:
+        f = per_file.get(r["file"])
+        if f is None:
+            f = per_file[r["file"]] = {
+                "path": r["file"], "status": r["status"], "message": r["message"], "sha256": r["sha256"], "size": r["size"],
+                "mtime": _instant(r["mtime"]), "cp1252": False, "hands": 0, "failed": 0,
+            }
+        if r["status"] is None:
+            hands, failed = int(r["hands"] or 0), int(r["failed"] or 0)
+            parsed[(r["file"], int(r["chunk"]))] = hands
+            f["hands"] += hands + failed
+            f["failed"] += failed
+            f["cp1252"] = f["cp1252"] or bool(r["cp1252"])
+            summary.hands += hands + failed
+            summary.failed += failed
+            summary.junk_lines += int(r["junk_lines"] or 0)
+            summary.replay_errors += int(r["replay_errors"] or 0)
+    read = []
+    for f in sorted(per_file.values(), key=lambda f: _path_order(f["path"])):
+        status = f.pop("status")
+        message = f.pop("message")
+        if status == "unreadable":
+            summary.unreadable.append(f"{f['path']}: {message}")
+        elif status == "no_hand":
+            summary.not_histories.append(f["path"])
+        elif status == "unchanged":
+            summary.unchanged += 1
+        else:
+            f["encoding"] = "cp1252" if f.pop("cp1252") else "utf-8"
+            read.append(f)
+    summary.files = len(per_file)
+    return read, parsed
+
+
+def _instant(micros: int | None) -> datetime | None:
+    """An instant from Spark's microseconds since the epoch, in UTC (PySpark's own conversion gives the driver's local time)."""
+    from datetime import timedelta
+
+    return None if micros is None else datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=int(micros))
+
+
+def _decide(
+    spark: SparkSession, output: Output, chunks: DataFrame, parsed: dict[tuple[str, int], int], base: int, summary: SparkSummary
+) -> dict[tuple[str, int], Decision]:
+    """The second pass, one job: which hands are new, duplicates or conflicts, which conflicts and failed hands are kept.
+
+    Every hand's ``(site, hand_id, text_hash)`` (the chunks' ``keys``,
+    exploded in the JVM) meets the others of its ``(site, hand_id)`` and
+    the committed ones (a shuffle): the first in file and line order is
+    new, the same text again a duplicate, another text a conflict; each
+    conflicting text is kept once, unless committed already.  A failed
+    hand is kept once by the hash of its text (the chunks' ``fails``).
+    Only what is not new goes on, to one row a chunk that has any: its
+    duplicates and conflicts as runs of ``local`` (most chunks have
+    none; a file read before under another name, one run), the conflicts
+    and failed hands it keeps.  The rest of each chunk's hands
+    (``parsed``: ``local`` 0 to n - 1) are new, and numbered here
+    (:func:`_numbered`).  Returns :data:`hhtool.spark.executor.Decision`
+    by ``(file, chunk)``, for the chunks that keep anything.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+
+    order = F.split("file", "/")  # a folder's files in the order the DuckDB import walks them
+    keys = chunks.select("file", "chunk", F.explode("keys").alias("key")).select("file", "chunk", "key.*")  # a row a hand
+    by_id = Window.partitionBy("site", "hand_id").orderBy(order, "first_line")
+    decided = keys.withColumn("rank", F.row_number().over(by_id)).withColumn("first_hash", F.first("text_hash").over(by_id))
+    if output.files("hands"):
+        stored = _committed(spark, output, "hands", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT")])
+        decided = decided.join(stored.withColumnRenamed("text_hash", "stored_hash"), ["site", "hand_id"], "left")
+    else:
+        decided = decided.withColumn("stored_hash", F.lit(None).cast("bigint"))
+    decided = decided.withColumn(
+        "outcome",
+        F.when(F.col("stored_hash").isNotNull(), F.when(F.col("text_hash") == F.col("stored_hash"), "duplicate").otherwise("conflict"))
+        .when(F.col("rank") == 1, "new")
+        .when(F.col("text_hash") == F.col("first_hash"), "duplicate")
+        .otherwise("conflict"),
+    ).where("outcome != 'new'")
+    # a conflicting text kept once: the first of its (site, hand_id, text_hash), unless committed already
+    first_seen = Window.partitionBy("site", "hand_id", "text_hash", "outcome").orderBy(order, "first_line")
+    decided = decided.withColumn("keep", (F.col("outcome") == "conflict") & (F.row_number().over(first_seen) == 1))
+    if output.files("conflicts"):
+        seen = _committed(spark, output, "conflicts", [("site", "VARCHAR"), ("hand_id", "VARCHAR"), ("text_hash", "BIGINT")])
+        decided = decided.join(seen.withColumn("seen", F.lit(True)), ["site", "hand_id", "text_hash"], "left").withColumn(
+            "keep", F.col("keep") & F.col("seen").isNull()
+        )
+    events = decided.select("file", "chunk", "local", F.when(F.col("keep"), "kept").otherwise(F.col("outcome")).alias("outcome"))
+    if summary.failed:  # each failed text once, not one committed already (none failed: nothing to decide)
+        fails = chunks.select("file", "chunk", F.explode("fails").alias("f")).select("file", "chunk", "f.*")
+        fails = fails.withColumn("n", F.row_number().over(Window.partitionBy("raw_hash").orderBy(order, "first_line"))).where("n = 1")
+        if output.files("failed"):
+            fails = fails.join(_committed(spark, output, "failed", [("raw_hash", "BIGINT")]), ["raw_hash"], "left_anti")
+        events = events.unionByName(fails.select("file", "chunk", F.col("index").alias("local"), F.lit("failed").alias("outcome")))
+    outcome = F.col("outcome")
+    rows = (
+        events.groupBy("file", "chunk")
+        .agg(
+            F.sum((outcome == "duplicate").cast("int")).alias("duplicates"),
+            F.sum(outcome.isin("conflict", "kept").cast("int")).alias("conflicts"),
+            F.array_sort(F.collect_list(F.when(outcome != "failed", F.col("local")))).alias("old"),
+            F.collect_list(F.when(outcome == "kept", F.col("local"))).alias("kept"),
+            F.collect_list(F.when(outcome == "failed", F.col("local"))).alias("failed"),
+        )
+        # the hands not new, as runs of consecutive locals: one or two a chunk, however many hands
+        .withColumn("starts", F.expr("IF(size(old) = 0, array(), filter(sequence(0, size(old) - 1), i -> i = 0 OR old[i] != get(old, i - 1) + 1))"))
+        .select(
+            "file", "chunk", "duplicates", "conflicts", "kept", "failed",
+            F.expr("transform(starts, (s, j) -> named_struct('lo', old[s], 'n', coalesce(get(starts, j + 1), size(old)) - s))").alias("old"),
+        )
+        .collect()
+    )
+    old: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    out: dict[tuple[str, int], Decision] = {}
+    kept_failed: dict[tuple[str, int], tuple[list[int], list[int]]] = {}
+    for r in rows:
+        key = (r["file"], int(r["chunk"]))
+        summary.duplicates += int(r["duplicates"] or 0)
+        summary.conflicts += int(r["conflicts"] or 0)
+        old[key] = [(int(x["lo"]), int(x["n"])) for x in r["old"] or ()]
+        kept_failed[key] = (sorted(r["kept"] or ()), sorted(r["failed"] or ()))
+    new_runs: list[dict[str, Any]] = [
+        {"file": f, "chunk": c, "lo": lo, "n": n} for (f, c), hands in parsed.items() for lo, n in _complement(old.get((f, c), []), hands)
+    ]
+    numbered = {(f, c): v for f, c, v in _numbered(new_runs, base)}
+    for key in numbered.keys() | kept_failed.keys():
+        kept, failed = kept_failed.get(key, ([], []))
+        summary.conflicts_new += len(kept)
+        summary.failed_new += len(failed)
+        if key in numbered or kept or failed:
+            out[key] = (numbered.get(key, []), kept, failed)
+    summary.stored = sum(int(r["n"]) for r in new_runs)
+    return out
+
+
+def _complement(runs: Sequence[tuple[int, int]], n: int) -> list[tuple[int, int]]:
+    """The runs ``(lo, length)`` of ``0 .. n - 1`` outside ``runs`` (sorted, apart): a chunk's new hands around those that are not."""
+    out, at = [], 0
+    for lo, length in runs:
+        if lo > at:
+            out.append((at, lo - at))
+        at = lo + length
+    if n > at:
+        out.append((at, n - at))
+    return out
