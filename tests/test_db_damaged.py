@@ -5,7 +5,10 @@ overwritten with garbage in the middle, DuckDB files made by "another
 program", a real file size limit (``RLIMIT_FSIZE``) and, where this
 machine allows, a real full file system (a small tmpfs) and a real
 read-only folder (capabilities dropped, since root writes through modes).
-Each command runs as a real ``hhtool`` process.
+Each command runs in the test's process (:mod:`tests.inprocess`), and the
+first of each case again as a real ``hhtool`` process, which must say the
+same; what needs a process of its own (a file size limit, dropped
+capabilities) runs only as one.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import duckdb
 import pytest
 
 from hhtool.store.importer import import_paths
+from tests.inprocess import hhtool
 from tests.sample_paths import GOOD, ROOT
 from tests.storegen import write_files
 from tests.test_cli_import import _rows
@@ -56,10 +60,14 @@ def _clean_failure(r: subprocess.CompletedProcess[str], code: int = 2) -> str:
 
 
 def _every_command(db: Path, tmp: Path) -> list[tuple[list[str], subprocess.CompletedProcess[str]]]:
+    """Each of :data:`COMMANDS` on ``db``, in this process; the first again as a real process, with the same outcome."""
     out = []
     for command in COMMANDS:
         args = [a.replace("{tmp}", str(tmp)) for a in command]
-        out.append((args, _run([args[0], "--db", str(db), *args[1:]])))
+        out.append((args, hhtool(args[0], "--db", str(db), *args[1:])))
+    args, first = out[0]
+    real = _run([args[0], "--db", str(db), *args[1:]])
+    assert (real.returncode, real.stdout, real.stderr) == (first.returncode, first.stdout, first.stderr), (real, first)
     return out
 
 
@@ -197,12 +205,12 @@ def _import_cmd(inp: Path, db: Path, workers: int) -> list[str]:
 
 def _consistent_then_finished(inp: Path, db: Path, hands: int, workers: int) -> None:
     """After the failed import: the database opens, what it holds is whole batches; the same import then finishes exactly once."""
-    r = _run(["query", "--db", str(db), "--format", "json", "SELECT count(*) AS n, count(DISTINCT hand_id) AS d FROM hands"])
+    r = hhtool("query", "--db", str(db), "--format", "json", "SELECT count(*) AS n, count(DISTINCT hand_id) AS d FROM hands")
     assert r.returncode == 0, r.stderr
     row = json.loads(r.stdout)[0]
     kept = row["n"]
     assert kept == row["d"] and kept < hands and kept % 50 == 0
-    again = _run(_import_cmd(inp, db, workers))
+    again = hhtool(*_import_cmd(inp, db, workers))
     assert again.returncode == 0, again.stderr
     summary = json.loads(again.stdout)
     assert (summary["stored"], summary["duplicates"]) == (hands - kept, kept)

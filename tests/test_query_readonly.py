@@ -6,7 +6,8 @@ database is opened, and the read-only connection's settings
 (:func:`hhtool.store.db.connect`), which refuse files, extensions, other
 databases and settings whatever statement reaches them.  The statements
 are the ones that wrote or read through ``hhtool query`` before (issue 20),
-run by a real ``hhtool query`` process on a real imported database.
+run by ``hhtool query`` (in the test's process, and some by a real process)
+on a real imported database.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pytest
 from hhtool.store.db import connect
 from hhtool.store.importer import import_paths
 from hhtool.store.query import QueryError, ReadOnlyQueryError, read_only_statements, run_query
+from tests.inprocess import hhtool
 from tests.sample_paths import GOOD, ROOT
 from tests.test_cli_import import _rows
 
@@ -40,12 +42,14 @@ def _hands(db: Path) -> object:
     return _rows(db, "SELECT count(*) FROM hands")[0][0]
 
 
-def _query(db: Path, sql: str, home: Path, *options: str) -> subprocess.CompletedProcess[str]:
+def _query(db: Path, sql: str, home: Path, *options: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``hhtool query`` in this process (:mod:`tests.inprocess`), or with ``process`` a real ``hhtool`` process."""
     # HOME elsewhere: DuckDB's extension and secret folders (~/.duckdb) would appear there if it reached for them
+    args = ["query", "--db", str(db), *options, "--", sql]
+    if not process:
+        return hhtool(*args, env={"HOME": str(home)})
     env = {**os.environ, "HOME": str(home)}
-    return subprocess.run(
-        [sys.executable, "-m", "hhtool.cli", "query", "--db", str(db), *options, "--", sql], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120
-    )
+    return subprocess.run([sys.executable, "-m", "hhtool.cli", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
 
 
 def _refused(r: subprocess.CompletedProcess[str], words: str) -> None:
@@ -57,8 +61,12 @@ def _refused(r: subprocess.CompletedProcess[str], words: str) -> None:
     assert re.search(words, lines[0]), lines[0]
 
 
-def test_the_statements_that_wrote_or_read_are_refused_by_a_real_process(db: Path, tmp_path: Path) -> None:
-    """Each statement of the issue: exit 2 with what it would do, and what it names does not appear or change."""
+def test_the_statements_that_wrote_or_read_are_refused(db: Path, tmp_path: Path) -> None:
+    """Each statement of the issue: exit 2 with what it would do, and what it names does not appear or change.
+
+    Each runs in this process; the one that emptied the database and a file
+    read run again as real ``hhtool`` processes.
+    """
     other = tmp_path / "other.duckdb"
     con = duckdb.connect(str(other))
     con.execute("CREATE TABLE t AS SELECT range AS x FROM range(5)")
@@ -87,8 +95,9 @@ def test_the_statements_that_wrote_or_read_are_refused_by_a_real_process(db: Pat
         ("DELETE FROM hands", r"DELETE changes the database's rows"),
     ]
     for sql, words in cases:
-        r = _query(db, sql, home)
-        _refused(r, words)
+        _refused(_query(db, sql, home), words)
+    for sql, words in (cases[4], cases[8]):
+        _refused(_query(db, sql, home, process=True), words)
     assert not out.exists() and not folder.exists()
     assert not (home / ".duckdb").exists()  # no extension folder made, no download started
     assert _hands(db) == before == 12
@@ -97,7 +106,7 @@ def test_the_statements_that_wrote_or_read_are_refused_by_a_real_process(db: Pat
 
 
 def test_every_example_query_of_the_docs_still_runs(db: Path, tmp_path: Path) -> None:
-    """docs/schema.md's example queries, one by one, through the process: exit 0 and rows."""
+    """docs/schema.md's example queries, one by one, through `hhtool query` (in this process): exit 0 and rows."""
     text = (ROOT / "docs" / "schema.md").read_text(encoding="utf-8")
     block = text.split("## Example queries", 1)[1].split("```sql", 1)[1].split("```", 1)[0]
     queries = [q.strip() for q in block.split(";") if q.strip()]
