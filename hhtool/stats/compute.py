@@ -421,18 +421,22 @@ def totals_scope(f: Filters) -> tuple[str, list[Any]]:
     return where, params
 
 
-def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, db: Path | None = None, *, from_seats: bool = False) -> StatsResult:
+def compute_on(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, db: Path | None = None, *, from_seats: bool = False,
+    derived: frozenset[str] | None = None,
+) -> StatsResult:
     """Every statistic for every player (or ``filters.players``) on an open connection.
 
     Summed from ``player_totals`` where it counts exactly the stored hands
     (:func:`~hhtool.store.totals.current`), else from the seats;
     ``from_seats``: from the seats always (the reference the totals are
-    held to; a Parquet dataset has no totals and always is).
+    held to; a Parquet dataset has no totals and always is).  ``derived``:
+    the derived tables known current (:func:`~hhtool.store.totals.current_tables`; None: look).
     """
     import polars as pl
 
     f = filters or Filters()
-    totals = not from_seats and current(con, PLAYER_TOTALS)
+    totals = not from_seats and current(con, PLAYER_TOTALS, derived)
     check_players(con, f.players, totals)
     if totals:  # the sums kept at import (hhtool.store.totals): a few rows a player, the same figures
         t, exact, m = _from_totals(con, f)
@@ -700,26 +704,27 @@ def sessions(per_hand_df: pl.DataFrame, gap_minutes: int = 30) -> pl.DataFrame:
     """Per player and currency: a new session after ``gap_minutes`` without a hand.  Start, end, hands, net, big bets.
 
     A player's euro hands and dollar hands are sessions apart (a session's
-    net is one money); big bets are rounded to two decimals.
+    net is one money); big bets are rounded to two decimals.  The walk is
+    :func:`hhtool.stats.series.session_list`'s, which the player's page
+    runs on its arrays; this is it over a frame of :func:`load_per_hand`.
     """
     import polars as pl
 
+    from hhtool.stats.series import frame_series, session_list
+
     if per_hand_df.height == 0:
         return pl.DataFrame(schema={"player": pl.Utf8, "session": pl.Int64})
-    # in time order (a sort on numbers, cheaper than one on the name first); each player's hands keep that
-    # order, and the windows per player key on a number for the name (a categorical's code)
-    who = pl.concat_str(pl.col("player"), pl.lit("\x00"), pl.col("currency").fill_null(""), pl.col("unit").fill_null(""))
-    d = in_time_order(per_hand_df).with_columns(who=who.cast(pl.Categorical).to_physical())
-    d = d.with_columns(gap=(pl.col("started_at").diff().over("who") > pl.duration(minutes=gap_minutes)).fill_null(False))
-    d = d.with_columns(session=pl.col("gap").cast(pl.Int64).cum_sum().over("who") + 1)
-    return (
-        d.group_by(["player", "currency", "unit", "session"])
-        .agg(
-            pl.col("started_at").min().alias("start"),
-            pl.col("started_at").max().alias("end"),
-            pl.len().alias("hands"),
-            pl.col("net").cast(pl.Int128).sum().alias("net"),
-            pl.col("big_bets").sum().round(2).alias("big_bets"),
-        )
-        .pipe(by_name, "start", "session")
-    )
+    rows = session_list(frame_series(per_hand_df).in_time_order(), gap_minutes)
+    when = per_hand_df.schema["started_at"]
+    columns: dict[str, tuple[Any, list[Any]]] = {
+        "player": (pl.String, [r.player for r in rows]),
+        "currency": (pl.String, [r.currency for r in rows]),
+        "unit": (pl.String, [r.unit for r in rows]),
+        "session": (pl.Int64, [r.session for r in rows]),
+        "start": (when, [r.start for r in rows]),
+        "end": (when, [r.end for r in rows]),
+        "hands": (pl.UInt32, [r.hands for r in rows]),
+        "net": (pl.Int128, [r.net for r in rows]),
+        "big_bets": (pl.Float64, [r.big_bets for r in rows]),
+    }
+    return pl.DataFrame([pl.Series(name, values, dtype=dtype) for name, (dtype, values) in columns.items()])
