@@ -291,6 +291,8 @@ def main() -> None:
         times = [t for _, t in done]
         print(f"\n{args.clients} clients for {args.seconds:.0f} s: {len(done):,} requests ({len(done) / args.seconds:.0f}/s), "
               f"{errors} errors, p50 {statistics.median(times) * 1000:.0f} ms, p95 {p95(times) * 1000:.0f} ms")
+        print(f"  server peak memory by the load's end: {peak_memory(proc.pid) / 2**20:,.0f} MB its process (VmHWM), "
+              f"{peak[0] / 2**20:,.0f} MB with its workers (sampled)")
         if watch is not None:
             def stored() -> int:
                 with urllib.request.urlopen(base + "api/progress", timeout=60) as r:
