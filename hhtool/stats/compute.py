@@ -162,7 +162,7 @@ class StatsResult:
 
     @cached_property
     def per_hand(self) -> pl.DataFrame:
-        """hand_key, player, started_at, net, went_to_showdown, big_bets, allin_big_bets of every hand of ``players()``."""
+        """hand_key, player, started_at, net, went_to_showdown, big_bets, allin_big_bets, big_bet of every hand of ``players()``."""
         if self.db is None:
             raise ValueError("this result has no database to read its hands from")
         con = connect(self.db, read_only=True)
@@ -611,7 +611,8 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
 
     ``net`` is in the hand's minor unit of its ``currency``/``unit``;
     ``big_bets`` is net over the hand's big bet (the winnings graph's unit),
-    ``allin_big_bets`` the all-in adjusted net over it (docs/stats.md).
+    ``allin_big_bets`` the all-in adjusted net over it (docs/stats.md),
+    ``big_bet`` the big bet itself (the sessions' big bets, summed exactly).
     Read from ``player_hands`` where it holds exactly the stored hands (the
     players' own rows, a few row groups each: :mod:`hhtool.store.totals`),
     else (and with ``from_seats``) from the seats joined to the hands.
@@ -620,7 +621,7 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
 
     columns = [
         "{s}.hand_key", "{s}.player", "{h}.started_at", "{h}.currency", "{h}.unit", "{s}.net", "{s}.went_to_showdown",
-        "{s}.net / {h}.big_bet AS big_bets", "coalesce({s}.allin_net, {s}.net) / {h}.big_bet AS allin_big_bets",
+        "{s}.net / {h}.big_bet AS big_bets", "coalesce({s}.allin_net, {s}.net) / {h}.big_bet AS allin_big_bets", "{h}.big_bet",
     ]
 
     def select(s: str, h: str, drop: tuple[str, ...] = ()) -> str:
@@ -646,7 +647,7 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
             ).with_columns(player=pl.lit(player, pl.String), currency=pl.lit(currency, pl.String), unit=pl.lit(unit, pl.String))
             for player, currency, unit in kinds
         ]
-        order = ["hand_key", "player", "started_at", "currency", "unit", "net", "went_to_showdown", "big_bets", "allin_big_bets"]
+        order = ["hand_key", "player", "started_at", "currency", "unit", "net", "went_to_showdown", "big_bets", "allin_big_bets", "big_bet"]
         return pl.concat([d.select(order) for d in parts]) if parts else pl.DataFrame(
             con.sql(f"SELECT {select('h', 'h')} FROM {PLAYER_HANDS.name} h WHERE FALSE")
         )
@@ -681,23 +682,6 @@ def _one_of(column: str, names: list[str]) -> tuple[str, list[Any]]:
     if len(names) <= 64:
         return f"{column} IN ({', '.join('?' for _ in names) or 'NULL'})", list(names)
     return f"list_contains(?::VARCHAR[], {column})", [list(names)]
-
-
-def in_time_order(per_hand_df: pl.DataFrame) -> pl.DataFrame:
-    """The hands sorted by ``started_at`` then ``hand_key``: as they are when they are so already (one pass, not a sort).
-
-    A player's hands come from ``player_hands`` in that order (but for the
-    rows appended since it was last compacted), and the pages sort them
-    before :func:`sessions` does: each sort of 440,000 rows costs tens of
-    milliseconds, the look a few.
-    """
-    import polars as pl
-
-    if per_hand_df.height < 2 or per_hand_df["started_at"].null_count():
-        return per_hand_df.sort(["started_at", "hand_key"])
-    t, k = pl.col("started_at"), pl.col("hand_key")
-    ordered = per_hand_df.select(((t.diff() > pl.duration()) | ((t.diff() == pl.duration()) & (k.diff() > 0))).slice(1).all()).item()
-    return per_hand_df if ordered else per_hand_df.sort(["started_at", "hand_key"])
 
 
 def sessions(per_hand_df: pl.DataFrame, gap_minutes: int = 30) -> pl.DataFrame:

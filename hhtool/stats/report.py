@@ -164,8 +164,8 @@ def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
         # plain figure dicts, not plotly's graph objects (hhtool.stats.figures): the player's page draws its graph the same way
         out.append(figure_html(
             [{"type": "scatter", "x": x, "y": y, "name": name, "line": _LINE_STYLE[name]} for name, x, y in big_bet_lines(d)],
-            {"title": {"text": e(f"{player}: big bets over hands")}, "xaxis": {"title": {"text": "hands"}}, "yaxis": {"title": {"text": "big bets"}},
-             **layout},
+            {"title": {"text": e(f"{player}: big bets over hands")}, "margin": layout["margin"], "xaxis": {"title": {"text": "hands"}},
+             "yaxis": {"title": {"text": "big bets"}}, "height": layout["height"]},  # in the order plotly's objects wrote them
         ))
         # money over dates: a panel per currency, each on its own scale (never one axis for euros and chips)
         parts = sorted(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from hhtool.stats.compute import Filters, _where, name_key, scope
@@ -38,7 +39,8 @@ class HandSeries:
     ``group`` numbers each row's (player, currency, unit) in ``groups``:
     a session never spans two of them.  ``started_at`` is microseconds
     since 1970 UTC (:data:`NO_TIME` where not known); ``net`` the hand's
-    net in its minor unit; ``big_bets`` the net over the hand's big bet
+    net in its minor unit; ``big_bet`` the hand's big bet (0 where none);
+    ``big_bets`` the net over the hand's big bet
     (NaN without one).
     """
 
@@ -49,6 +51,7 @@ class HandSeries:
     net: np.ndarray[Any, Any]
     showdown: np.ndarray[Any, Any]
     big_bets: np.ndarray[Any, Any]
+    big_bet: np.ndarray[Any, Any]
 
     def __len__(self) -> int:
         return len(self.hand_key)
@@ -65,12 +68,14 @@ class HandSeries:
         if len(t) < 2 or bool(np.all((t[1:] > t[:-1]) | ((t[1:] == t[:-1]) & (k[1:] > k[:-1])))):
             return self
         order = np.lexsort((k, t))
-        return HandSeries(k[order], t[order], self.group[order], self.groups, self.net[order], self.showdown[order], self.big_bets[order])
+        return HandSeries(k[order], t[order], self.group[order], self.groups, self.net[order], self.showdown[order], self.big_bets[order],
+                          self.big_bet[order])
 
 
 _COLUMNS = (
     "{s}.hand_key", "coalesce(epoch_us({h}.started_at), " + str(NO_TIME) + ") AS started_at", "{s}.net",
     "coalesce({s}.went_to_showdown, FALSE) AS went_to_showdown", "{s}.net / {h}.big_bet AS big_bets",
+    "{h}.big_bet",
 )
 
 
@@ -124,6 +129,7 @@ def arrow_series(table: Any, group: Any, groups: list[tuple[str, str | None, str
         net=numbers(table.column("net"), np.int64, 0),
         showdown=numbers(table.column("went_to_showdown"), bool, False),
         big_bets=numbers(table.column("big_bets"), np.float64, float("nan")),
+        big_bet=numbers(table.column("big_bet"), np.int64, 0),
     )
 
 
@@ -147,6 +153,7 @@ def frame_series(per_hand: pl.DataFrame) -> HandSeries:
         pl.col("net").cast(pl.Int64).fill_null(0),
         pl.col("went_to_showdown").fill_null(False),
         pl.col("big_bets").cast(pl.Float64),
+        pl.col("big_bet").cast(pl.Int64).fill_null(0),
     )
     return arrow_series(d.to_arrow(), who.indices, groups)
 
@@ -185,7 +192,9 @@ def session_list(s: HandSeries, gap_minutes: int = 30) -> list[Session]:
 
     In the order a person reads them: by name (:func:`name_key`), then
     start, then number.  A hand of no known start joins the session it
-    comes in and sets neither end.  Nets are summed exactly: in 64 bits
+    comes in and sets neither end.  Big bets are the exact sum of each
+    hand's net over its big bet, rounded half to even to two decimals.
+    Nets are summed exactly: in 64 bits
     where no sum can overflow (an amount is at most 10^12, docs/schema.md
     "Bounds", so always but for absurd values), else as Python integers.
     """
@@ -195,13 +204,13 @@ def session_list(s: HandSeries, gap_minutes: int = 30) -> list[Session]:
     for g in range(len(s.groups)):
         rows = np.flatnonzero(s.group == g) if len(s.groups) > 1 else slice(None)  # a few monies: a mask each, not a sort
         player, currency, unit = s.groups[g]
-        out += _sessions(player, currency, unit, s.started_at[rows], s.net[rows], s.big_bets[rows], gap_minutes)
+        out += _sessions(player, currency, unit, s.started_at[rows], s.net[rows], s.big_bet[rows], gap_minutes)
     out.sort(key=lambda x: (name_key(x.player), x.start is not None, x.start or EPOCH, x.session))
     return out
 
 
 def _sessions(
-    player: str, currency: str | None, unit: str | None, t: np.ndarray[Any, Any], net: np.ndarray[Any, Any], big_bets: np.ndarray[Any, Any],
+    player: str, currency: str | None, unit: str | None, t: np.ndarray[Any, Any], net: np.ndarray[Any, Any], big_bet: np.ndarray[Any, Any],
     gap_minutes: int,
 ) -> list[Session]:
     """The sessions of one player's hands in one money (``t`` in time order)."""
@@ -217,16 +226,28 @@ def _sessions(
     last = np.append(first[1:], n) - 1
     start = np.minimum.reduceat(np.where(known, t, np.iinfo(np.int64).max), first)
     end = np.maximum.reduceat(np.where(known, t, NO_TIME), first)
-    if max(int(net.max()), -int(net.min())) < 2**63 // n:
-        nets = [int(v) for v in np.add.reduceat(net, first)]
-    else:
-        nets = [sum(int(v) for v in net[a : b + 1]) for a, b in zip(first, last)]
-    big = np.round(np.add.reduceat(np.nan_to_num(big_bets, nan=0.0), first), 2)
+    nets = _sums(net, first, last)
+    # the big bets exactly: per size of the big bet, the session's nets summed in integers, then each sum over its size as a
+    # fraction (a few sizes), rounded half to even to two decimals: a sum of doubles can land either side of a half cent
+    big = [Fraction(0)] * len(first)
+    for size in np.unique(big_bet[big_bet > 0]).tolist():
+        sums = _sums(np.where(big_bet == size, net, 0), first, last)
+        big = [b + Fraction(v, size) for b, v in zip(big, sums)]
 
     def when(us: int) -> dt.datetime | None:
         return None if us in (NO_TIME, np.iinfo(np.int64).max) else EPOCH + dt.timedelta(microseconds=us)
 
     return [
-        Session(player, currency, unit, i + 1, when(int(start[i])), when(int(end[i])), int(last[i] - first[i] + 1), nets[i], float(big[i]))
+        Session(player, currency, unit, i + 1, when(int(start[i])), when(int(end[i])), int(last[i] - first[i] + 1), nets[i],
+                float(round(big[i], 2)))
         for i in range(len(first))
     ]
+
+
+def _sums(values: np.ndarray[Any, Any], first: np.ndarray[Any, Any], last: np.ndarray[Any, Any]) -> list[int]:
+    """Each stretch ``first[i]`` .. ``last[i]`` of ``values`` summed exactly: in 64 bits where no sum can overflow, else as Python's integers."""
+    import numpy as np
+
+    if len(values) == 0 or max(int(values.max()), -int(values.min())) < 2**63 // len(values):
+        return [int(v) for v in np.add.reduceat(values, first)]
+    return [sum(int(v) for v in values[a : b + 1]) for a, b in zip(first, last)]
