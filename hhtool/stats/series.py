@@ -230,9 +230,12 @@ def _sessions(
     # the big bets exactly: per size of the big bet, the session's nets summed in integers, then each sum over its size as a
     # fraction (a few sizes), rounded half to even to two decimals: a sum of doubles can land either side of a half cent
     big = [Fraction(0)] * len(first)
-    for size in np.unique(big_bet[big_bet > 0]).tolist():
-        sums = _sums(np.where(big_bet == size, net, 0), first, last)
-        big = [b + Fraction(v, size) for b, v in zip(big, sums)]
+    if big_bet.min() == big_bet.max() > 0:  # one size (one stake): the nets' sums over it
+        big = [Fraction(v, int(big_bet[0])) for v in nets]
+    else:
+        for size in np.unique(big_bet[big_bet > 0]).tolist():
+            sums = _sums(np.where(big_bet == size, net, 0), first, last)
+            big = [b + Fraction(v, size) for b, v in zip(big, sums)]
 
     def when(us: int) -> dt.datetime | None:
         return None if us in (NO_TIME, np.iinfo(np.int64).max) else EPOCH + dt.timedelta(microseconds=us)
