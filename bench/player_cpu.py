@@ -23,11 +23,13 @@ from urllib.parse import parse_qsl
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hhtool.stats.compute import Filters, compute_on, in_time_order, load_per_hand, sessions  # noqa: E402
+from hhtool.stats.compute import Filters, compute_on  # noqa: E402
+from hhtool.stats.series import player_series, session_list  # noqa: E402
 from hhtool.store.db import connect  # noqa: E402
+from hhtool.store.totals import current_tables  # noqa: E402
 from hhtool.web.hands import STAT_SEATS, hand_page  # noqa: E402
 from hhtool.web.params import hand_query  # noqa: E402
-from hhtool.web.player import winnings_figure, winnings_traces  # noqa: E402
+from hhtool.web.player import link_points, winnings_figure, winnings_traces  # noqa: E402
 
 
 def cpu(label: str, fn: Callable[[], Any], runs: int = 3) -> Any:
@@ -48,19 +50,22 @@ def main() -> None:
     f = Filters(players=(p,))
     g = Filters(players=(p,), date_from=dt.date(2026, 1, 3), date_to=dt.date(2026, 3, 1), day_start_hour=6, structures=("fixed",))
     print(f"{db.name}: {len(players)} players; the busiest, {p}")
+    d = cpu("which derived tables are current (once a batch)", lambda: current_tables(con))
     cpu("statistics from the seats", lambda: compute_on(con, f, from_seats=True), 1)
-    cpu("statistics from player_totals", lambda: compute_on(con, f))
+    cpu("statistics from player_totals", lambda: compute_on(con, f, derived=d))
     cpu("statistics filtered, from the seats", lambda: compute_on(con, g, from_seats=True), 1)
-    cpu("statistics filtered, from player_totals", lambda: compute_on(con, g))
+    cpu("statistics filtered, from player_totals", lambda: compute_on(con, g, derived=d))
     cpu("every player's, from the seats", lambda: compute_on(con, Filters(), from_seats=True), 1)
-    cpu("every player's, from player_totals", lambda: compute_on(con, Filters()))
-    cpu("graph rows from the seats", lambda: load_per_hand(con, f, [p], from_seats=True), 1)
-    rows = cpu("graph rows from player_hands", lambda: in_time_order(load_per_hand(con, f, [p])))
-    print(f"  ({rows.height:,} hands)")
-    cpu("sessions", lambda: sessions(rows))
-    cpu("the three lines' points", lambda: winnings_traces(rows))
-    cpu("the graph and sessions, whole", lambda: winnings_figure(con, f, p))
-    cpu("the graph and sessions, filtered", lambda: winnings_figure(con, g, p))
+    cpu("every player's, from player_totals", lambda: compute_on(con, Filters(), derived=d))
+    cpu("graph rows from the seats", lambda: player_series(con, f, p, from_seats=True), 1)
+    rows = cpu("graph rows from player_hands", lambda: player_series(con, f, p, derived=d))
+    print(f"  ({len(rows):,} hands)")
+    cpu("sessions", lambda: session_list(rows))
+    cpu("the three lines' points", lambda: winnings_traces(rows.hand_key, rows.big_bets, rows.showdown))
+    cpu("the points' links", lambda: link_points(con, winnings_traces(rows.hand_key, rows.big_bets, rows.showdown)))
+    cpu("the graph and sessions, whole", lambda: winnings_figure(con, f, p, d))
+    cpu("the graph and sessions, filtered", lambda: winnings_figure(con, g, p, d))
+    cpu("the graph and sessions, whole, from the seats", lambda: winnings_figure(con, f, p, frozenset()), 1)
     lists = ["", "page=2", "verdict=disputed", "sort=pot", "showdown=1&allin=1"]
     lists += [f"player={n}" for n in players[:3]] + [f"player={n}&stat=vpip&taken=1" for n in players[:3]]
     lists += [f"player={n}&sort=net" for n in players[:2]]

@@ -224,6 +224,18 @@ def test_pages_answer_with_the_hands(server: Server, recount: dict[str, int]) ->
     assert status == 200 and "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "<script>alert(1)" not in body
 
 
+def test_the_winnings_graph_is_drawn_as_the_reports(server: Server) -> None:
+    """The player's graph is a plain figure with plotly's template, as the report's are (hhtool.stats.figures)."""
+    import plotly.io as pio
+
+    from hhtool.stats.figures import template
+
+    status, _, body = server.get(f"/players/{quote(HOSTILE[1], safe='')}")
+    assert status == 200 and 'id="winnings"' in body
+    assert template() == pio.templates[pio.templates.default].to_plotly_json()
+    assert '"template":{"data":' in body.replace(" ", "") and '<table id="sessions">' in body
+
+
 # ------------------------------------------------------------------ in a real browser
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,14 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
 from hhtool.simulate import make_config, simulate_text
 from hhtool.stats.compute import Filters, compute_on, load_per_hand, sessions
+from hhtool.stats.series import player_series, session_list
 from hhtool.store import totals
 from hhtool.store.db import connect
 from hhtool.store.importer import import_paths
@@ -109,6 +111,18 @@ def _same(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
         mine = load_per_hand(con, f, [who]).sort(order)
         assert_frame_equal(mine, load_per_hand(con, f, [who], from_seats=True).sort(order))
         assert_frame_equal(sessions(mine), sessions(load_per_hand(con, f, [who], from_seats=True)))
+        # the player's page reads them as arrays: the same hands in the same order from either, the same sessions as the frame's
+        kept, seats = player_series(con, f, who), player_series(con, f, who, from_seats=True)
+        assert len(kept) == mine.height
+        for column in ("hand_key", "started_at", "net", "showdown", "big_bets"):
+            assert np.array_equal(getattr(kept, column), getattr(seats, column), equal_nan=column == "big_bets"), column
+        assert [kept.groups[g] for g in kept.group] == [seats.groups[g] for g in seats.group]
+        assert kept.hand_key.tolist() == mine["hand_key"].to_list()
+        assert session_list(kept) == session_list(seats)
+        frame = sessions(mine)
+        assert [(s.session, s.start, s.end, s.hands, s.net, s.big_bets) for s in session_list(kept)] == (
+            [] if frame.height == 0 else list(frame.select("session", "start", "end", "hands", "net", "big_bets").iter_rows())
+        )
 
 
 def test_the_totals_give_the_statistics_of_the_seats(imported: Path) -> None:

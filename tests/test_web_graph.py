@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -53,8 +54,7 @@ def test_each_kept_point_is_the_running_total_of_its_hand() -> None:
     rng = random.Random(7)
     steps = [rng.choice([0.0, 0.5, -0.5, 1.0, -1.0, 12.0, -20.0]) for _ in range(n)]
     showdown = [rng.random() < 0.3 for _ in range(n)]
-    per_hand = pl.DataFrame({"hand_key": [10 * i + 3 for i in range(n)], "big_bets": steps, "went_to_showdown": showdown})
-    traces = winnings_traces(per_hand)
+    traces = winnings_traces(np.array([10 * i + 3 for i in range(n)]), np.array(steps), np.array(showdown))
     assert [t["name"] for t in traces] == ["showdown", "non-showdown", "net"]
     sums = {
         "showdown": [s if sd else 0.0 for s, sd in zip(steps, showdown)],

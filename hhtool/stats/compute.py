@@ -162,7 +162,7 @@ class StatsResult:
 
     @cached_property
     def per_hand(self) -> pl.DataFrame:
-        """hand_key, player, started_at, net, went_to_showdown, big_bets, allin_big_bets of every hand of ``players()``."""
+        """hand_key, player, started_at, net, went_to_showdown, big_bets, allin_big_bets, big_bet of every hand of ``players()``."""
         if self.db is None:
             raise ValueError("this result has no database to read its hands from")
         con = connect(self.db, read_only=True)
@@ -421,18 +421,22 @@ def totals_scope(f: Filters) -> tuple[str, list[Any]]:
     return where, params
 
 
-def compute_on(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, db: Path | None = None, *, from_seats: bool = False) -> StatsResult:
+def compute_on(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, db: Path | None = None, *, from_seats: bool = False,
+    derived: frozenset[str] | None = None,
+) -> StatsResult:
     """Every statistic for every player (or ``filters.players``) on an open connection.
 
     Summed from ``player_totals`` where it counts exactly the stored hands
     (:func:`~hhtool.store.totals.current`), else from the seats;
     ``from_seats``: from the seats always (the reference the totals are
-    held to; a Parquet dataset has no totals and always is).
+    held to; a Parquet dataset has no totals and always is).  ``derived``:
+    the derived tables known current (:func:`~hhtool.store.totals.current_tables`; None: look).
     """
     import polars as pl
 
     f = filters or Filters()
-    totals = not from_seats and current(con, PLAYER_TOTALS)
+    totals = not from_seats and current(con, PLAYER_TOTALS, derived)
     check_players(con, f.players, totals)
     if totals:  # the sums kept at import (hhtool.store.totals): a few rows a player, the same figures
         t, exact, m = _from_totals(con, f)
@@ -607,7 +611,8 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
 
     ``net`` is in the hand's minor unit of its ``currency``/``unit``;
     ``big_bets`` is net over the hand's big bet (the winnings graph's unit),
-    ``allin_big_bets`` the all-in adjusted net over it (docs/stats.md).
+    ``allin_big_bets`` the all-in adjusted net over it (docs/stats.md),
+    ``big_bet`` the big bet itself (the sessions' big bets, summed exactly).
     Read from ``player_hands`` where it holds exactly the stored hands (the
     players' own rows, a few row groups each: :mod:`hhtool.store.totals`),
     else (and with ``from_seats``) from the seats joined to the hands.
@@ -616,7 +621,7 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
 
     columns = [
         "{s}.hand_key", "{s}.player", "{h}.started_at", "{h}.currency", "{h}.unit", "{s}.net", "{s}.went_to_showdown",
-        "{s}.net / {h}.big_bet AS big_bets", "coalesce({s}.allin_net, {s}.net) / {h}.big_bet AS allin_big_bets",
+        "{s}.net / {h}.big_bet AS big_bets", "coalesce({s}.allin_net, {s}.net) / {h}.big_bet AS allin_big_bets", "{h}.big_bet",
     ]
 
     def select(s: str, h: str, drop: tuple[str, ...] = ()) -> str:
@@ -642,7 +647,7 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
             ).with_columns(player=pl.lit(player, pl.String), currency=pl.lit(currency, pl.String), unit=pl.lit(unit, pl.String))
             for player, currency, unit in kinds
         ]
-        order = ["hand_key", "player", "started_at", "currency", "unit", "net", "went_to_showdown", "big_bets", "allin_big_bets"]
+        order = ["hand_key", "player", "started_at", "currency", "unit", "net", "went_to_showdown", "big_bets", "allin_big_bets", "big_bet"]
         return pl.concat([d.select(order) for d in parts]) if parts else pl.DataFrame(
             con.sql(f"SELECT {select('h', 'h')} FROM {PLAYER_HANDS.name} h WHERE FALSE")
         )
@@ -679,47 +684,31 @@ def _one_of(column: str, names: list[str]) -> tuple[str, list[Any]]:
     return f"list_contains(?::VARCHAR[], {column})", [list(names)]
 
 
-def in_time_order(per_hand_df: pl.DataFrame) -> pl.DataFrame:
-    """The hands sorted by ``started_at`` then ``hand_key``: as they are when they are so already (one pass, not a sort).
-
-    A player's hands come from ``player_hands`` in that order (but for the
-    rows appended since it was last compacted), and the pages sort them
-    before :func:`sessions` does: each sort of 440,000 rows costs tens of
-    milliseconds, the look a few.
-    """
-    import polars as pl
-
-    if per_hand_df.height < 2 or per_hand_df["started_at"].null_count():
-        return per_hand_df.sort(["started_at", "hand_key"])
-    t, k = pl.col("started_at"), pl.col("hand_key")
-    ordered = per_hand_df.select(((t.diff() > pl.duration()) | ((t.diff() == pl.duration()) & (k.diff() > 0))).slice(1).all()).item()
-    return per_hand_df if ordered else per_hand_df.sort(["started_at", "hand_key"])
-
-
 def sessions(per_hand_df: pl.DataFrame, gap_minutes: int = 30) -> pl.DataFrame:
     """Per player and currency: a new session after ``gap_minutes`` without a hand.  Start, end, hands, net, big bets.
 
     A player's euro hands and dollar hands are sessions apart (a session's
-    net is one money); big bets are rounded to two decimals.
+    net is one money); big bets are rounded to two decimals.  The walk is
+    :func:`hhtool.stats.series.session_list`'s, which the player's page
+    runs on its arrays; this is it over a frame of :func:`load_per_hand`.
     """
     import polars as pl
 
+    from hhtool.stats.series import frame_series, session_list
+
     if per_hand_df.height == 0:
         return pl.DataFrame(schema={"player": pl.Utf8, "session": pl.Int64})
-    # in time order (a sort on numbers, cheaper than one on the name first); each player's hands keep that
-    # order, and the windows per player key on a number for the name (a categorical's code)
-    who = pl.concat_str(pl.col("player"), pl.lit("\x00"), pl.col("currency").fill_null(""), pl.col("unit").fill_null(""))
-    d = in_time_order(per_hand_df).with_columns(who=who.cast(pl.Categorical).to_physical())
-    d = d.with_columns(gap=(pl.col("started_at").diff().over("who") > pl.duration(minutes=gap_minutes)).fill_null(False))
-    d = d.with_columns(session=pl.col("gap").cast(pl.Int64).cum_sum().over("who") + 1)
-    return (
-        d.group_by(["player", "currency", "unit", "session"])
-        .agg(
-            pl.col("started_at").min().alias("start"),
-            pl.col("started_at").max().alias("end"),
-            pl.len().alias("hands"),
-            pl.col("net").cast(pl.Int128).sum().alias("net"),
-            pl.col("big_bets").sum().round(2).alias("big_bets"),
-        )
-        .pipe(by_name, "start", "session")
-    )
+    rows = session_list(frame_series(per_hand_df).in_time_order(), gap_minutes)
+    when = per_hand_df.schema["started_at"]
+    columns: dict[str, tuple[Any, list[Any]]] = {
+        "player": (pl.String, [r.player for r in rows]),
+        "currency": (pl.String, [r.currency for r in rows]),
+        "unit": (pl.String, [r.unit for r in rows]),
+        "session": (pl.Int64, [r.session for r in rows]),
+        "start": (when, [r.start for r in rows]),
+        "end": (when, [r.end for r in rows]),
+        "hands": (pl.UInt32, [r.hands for r in rows]),
+        "net": (pl.Int128, [r.net for r in rows]),
+        "big_bets": (pl.Float64, [r.big_bets for r in rows]),
+    }
+    return pl.DataFrame([pl.Series(name, values, dtype=dtype) for name, (dtype, values) in columns.items()])

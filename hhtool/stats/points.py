@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import numpy as np
     import polars as pl
 
 MAX_POINTS = 2000
 """Points a line keeps at most."""
 
 
-def line_points(total: pl.Series, most: int = MAX_POINTS) -> list[int]:
+def line_points(total: pl.Series | np.ndarray[Any, Any], most: int = MAX_POINTS) -> list[int]:
     """Indices of at most ``most`` points of a running total that draw the line a person sees in all of them.
 
     A graph of 100,000 points reads no better than one of 2,000, and costs
@@ -29,30 +30,41 @@ def line_points(total: pl.Series, most: int = MAX_POINTS) -> list[int]:
     last point are always kept; with ``most`` points or fewer, every one.
     Of equal steps the earlier hand is kept.  A few passes of numpy over
     the line (a player's page draws three lines of up to all their hands).
+    ``total``: a numpy array, or a polars series (money as Int128: exact
+    sums, drawn as doubles).
     """
     import numpy as np
-    import polars as pl
 
-    n = total.len()
+    n = len(total)
     if n <= most:
         return list(range(n))
     buckets = max(1, most // 5)
     big = (most - 4 * buckets) // 2  # a big hand keeps two points
-    y = total.cast(pl.Float64).to_numpy()
+    if isinstance(total, np.ndarray):
+        y = np.asarray(total, dtype=np.float64)
+    else:
+        import polars as pl
+
+        y = total.cast(pl.Float64).to_numpy()
     y = np.where(np.isfinite(y), y, 0.0)  # a hand with no big bet (a division by 0) takes no point from the others
-    b = np.arange(n, dtype=np.int64) * buckets // n  # each hand's stretch: consecutive, none empty (n > most >= buckets)
-    each = np.arange(buckets)
-    first = np.searchsorted(b, each)
+    # hand i is in stretch i * buckets // n: consecutive, none empty (n > most >= buckets); the first of stretch j is the
+    # least i with i * buckets >= j * n
+    each = np.arange(buckets, dtype=np.int64)
+    first = (each * n + buckets - 1) // buckets
     last = np.append(first[1:], n) - 1
+    sizes = last - first + 1
 
-    def first_of(hit: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """In each stretch, the first hand where ``hit`` holds (it holds somewhere in each)."""
-        at = np.flatnonzero(hit)
-        return at[np.searchsorted(b[at], each)]
+    def first_of(extreme: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """In each stretch, the first hand at the stretch's ``extreme`` (its lowest or highest total)."""
+        at = np.flatnonzero(y == np.repeat(extreme, sizes))
+        return at[np.searchsorted(at * buckets // n, each)]
 
-    low = first_of(y == np.minimum.reduceat(y, first)[b])
-    high = first_of(y == np.maximum.reduceat(y, first)[b])
-    step = np.abs(np.diff(y, prepend=0.0))  # the first hand's step is its total
+    low = first_of(np.minimum.reduceat(y, first))
+    high = first_of(np.maximum.reduceat(y, first))
+    step = np.empty(n)  # each hand's step up or down; the first hand's is its total
+    step[0] = y[0]
+    np.subtract(y[1:], y[:-1], out=step[1:])
+    np.abs(step, out=step)
     edge = np.partition(step, n - big)[n - big]  # the big-th largest step; of equal ones, the earliest hands
     over = np.flatnonzero(step > edge)
     top = np.concatenate([over, np.flatnonzero(step == edge)[: big - len(over)]])

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 from hhtool.history.currency import Currency, Rates, currency_of, format_money
 from hhtool.store.db import StoreError, connect
 from hhtool.stats.compute import MONEY_KEYS, STATS, Filters, StatsResult, big_bet_sums, by_name, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
+from hhtool.stats.figures import CONFIG, figure_html
 from hhtool.stats.points import MAX_POINTS, line_points
 from hhtool.stats.render import converted, fmt_value, heading, ratio_value, rounded
+from hhtool.stats.series import running_lines
 
 if TYPE_CHECKING:
     import duckdb
@@ -110,17 +112,7 @@ def _num(text: str, value: float | int | None, detail: str = "") -> str:
 
 
 def _fig_html(fig: Any) -> str:
-    return str(fig.to_html(full_html=False, include_plotlyjs=False, config=_FIG_CONFIG))
-
-
-def _dict_fig_html(fig: dict[str, Any]) -> str:
-    """A figure given as plain data (``{"data": [...], "layout": {...}}``), not validated by plotly."""
-    import plotly.io as pio
-
-    return str(pio.to_html(fig, validate=False, full_html=False, include_plotlyjs=False, config=_FIG_CONFIG))
-
-
-_FIG_CONFIG = {"displaylogo": False, "responsive": True}
+    return str(fig.to_html(full_html=False, include_plotlyjs=False, config=CONFIG))
 
 
 _LINE_STYLE: dict[str, dict[str, Any]] = {
@@ -137,15 +129,14 @@ def big_bet_lines(d: pl.DataFrame) -> list[tuple[str, list[int], list[float]]]:
     Each line keeps its own points (:func:`~hhtool.stats.points.line_points`:
     its extremes and biggest hands among at most :data:`MAX_POINTS`).
     """
-    import polars as pl
+    import numpy as np
 
-    net = d["big_bets"].fill_null(0.0).cum_sum()
-    sd = d.select(pl.when(pl.col("went_to_showdown")).then(pl.col("big_bets")).otherwise(0.0).fill_null(0.0)).to_series().cum_sum()
-    adjusted = d["allin_big_bets"].fill_null(0.0).cum_sum()
+    lines = running_lines(d["big_bets"].to_numpy(), d["went_to_showdown"].fill_null(False).to_numpy())
+    lines.append(("all-in adjusted", np.cumsum(np.nan_to_num(d["allin_big_bets"].to_numpy(), nan=0.0))))
     out = []
-    for name, y in (("showdown", sd), ("non-showdown", net - sd), ("net", net), ("all-in adjusted", adjusted)):
+    for name, y in lines:
         keep = line_points(y)
-        out.append((name, [i + 1 for i in keep], y.gather(keep).to_list()))
+        out.append((name, [i + 1 for i in keep], y[keep].tolist()))
     return out
 
 
@@ -155,7 +146,6 @@ def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
     Big bets add across currencies (a big bet is a big bet); money never
     does: the money graph has one net line per currency, in its units.
     """
-    import plotly.graph_objects as go
     import polars as pl
 
     from plotly.subplots import make_subplots
@@ -171,13 +161,12 @@ def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
         d = by_player.get((player,))
         if d is None:
             continue
-        # plain figure dicts, not plotly's graph objects: validating some 50 traces of 2,000 points took 2.8 s
-        # of the report's 20 s of CPU at a million hands (the same figures; serve's graph does the same)
-        frame = go.Figure().update_layout(title={"text": e(f"{player}: big bets over hands")}, xaxis_title="hands", yaxis_title="big bets", **layout)
-        out.append(_dict_fig_html({
-            "data": [{"type": "scatter", "x": x, "y": y, "name": name, "line": _LINE_STYLE[name]} for name, x, y in big_bet_lines(d)],
-            "layout": frame.to_dict()["layout"],  # with plotly's template, as the graph objects had it
-        }))
+        # plain figure dicts, not plotly's graph objects (hhtool.stats.figures): the player's page draws its graph the same way
+        out.append(figure_html(
+            [{"type": "scatter", "x": x, "y": y, "name": name, "line": _LINE_STYLE[name]} for name, x, y in big_bet_lines(d)],
+            {"title": {"text": e(f"{player}: big bets over hands")}, "margin": layout["margin"], "xaxis": {"title": {"text": "hands"}},
+             "yaxis": {"title": {"text": "big bets"}}, "height": layout["height"]},  # in the order plotly's objects wrote them
+        ))
         # money over dates: a panel per currency, each on its own scale (never one axis for euros and chips)
         parts = sorted(
             ((currency_of(str(sign or ""), str(unit)), part) for (sign, unit), part in d.group_by(["currency", "unit"])),
@@ -203,7 +192,7 @@ def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
                 "name": f"net won, {cur.name}", "mode": "lines", "xaxis": f"x{axis}", "yaxis": f"y{axis}",
             })
             panels[f"yaxis{axis}"]["title"] = {"text": cur.name}
-        out.append(_dict_fig_html({"data": traces, "layout": panels}))
+        out.append(figure_html(traces, panels))
     return out
 
 

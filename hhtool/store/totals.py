@@ -352,14 +352,31 @@ def _state(con: duckdb.DuckDBPyConnection, table: Derived) -> tuple[str, int, in
     return None if not rows else (str(rows[0][0]), int(rows[0][1]), int(rows[0][2]), int(rows[0][3]))
 
 
-def current(con: duckdb.DuckDBPyConnection, table: Derived) -> bool:
+def current(con: duckdb.DuckDBPyConnection, table: Derived, known: frozenset[str] | None = None) -> bool:
     """Whether ``table`` holds exactly the stored hands, in this version (else its readers use the seats).
 
     False for a Parquet dataset (its views have no such table) and for a
-    database written before the table or changed around it.
+    database written before the table or changed around it.  ``known``:
+    :func:`current_tables`' answer, asked once for a page's queries (the
+    server asks it once for each count of hands stored), instead of a
+    look at the state and the hands' largest key for each.
     """
-    state = _state(con, table)
-    return state is not None and state[0] == table.version and state[1] == state[3]
+    return table.name in (current_tables(con) if known is None else known)
+
+
+def current_tables(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
+    """The names of the derived tables that hold exactly the stored hands, in their version: one statement for all."""
+    import duckdb
+
+    try:
+        rows = con.execute(
+            f"SELECT name, version, upto = (SELECT coalesce(max(hand_key), 0) FROM hands) FROM {STATE} "
+            "WHERE name IN (SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main')"
+        ).fetchall()
+    except duckdb.CatalogException:  # no state table (a database written before them, a Parquet dataset's views)
+        return frozenset()
+    versions = {t.name: t.version for t in DERIVED}
+    return frozenset(str(name) for name, version, upto in rows if versions.get(str(name)) == version and upto)
 
 
 def _rebuild_within(con: duckdb.DuckDBPyConnection, table: Derived) -> None:

@@ -255,7 +255,7 @@ def create_app(
         q = hand_query(request.query_params.multi_items(), STAT_SEATS)
         with db.cursor() as cur:
             known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
-            result = hand_page(cur, q, kept)
+            result = hand_page(cur, q, kept, derived=derived(cur))
         return page(request, "hands.html", result=result, q=q, nav=_nav(request, result.total, q.limit, q.offset),
                     sort_url=lambda key: _with(request, sort=key, order="asc" if q.sort == key and q.descending else "desc", page=None, offset=None),
                     params=request.query_params, per_decision=q.stat in PER_DECISION)
@@ -286,7 +286,7 @@ def create_app(
         limit = 100
         with db.cursor() as cur:
             # the hands dealt in of each player: summed from their totals where current (a few rows each), else counted
-            source, hands = (f"{PLAYER_TOTALS.name} WHERE hands > 0", "sum(hands)::BIGINT") if current(cur, PLAYER_TOTALS) else ("seats WHERE dealt_in", "count(*)")
+            source, hands = (f"{PLAYER_TOTALS.name} WHERE hands > 0", "sum(hands)::BIGINT") if current(cur, PLAYER_TOTALS, derived(cur)) else ("seats WHERE dealt_in", "count(*)")
             cond, params = (" AND contains(lower(player), lower(?))", [name]) if name else ("", [])
             rows = cur.execute(
                 f"SELECT player, {hands} AS hands FROM {source}{cond} GROUP BY player ORDER BY hands DESC, player LIMIT ? OFFSET ?",
@@ -298,14 +298,23 @@ def create_app(
 
     def known_players(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
         """:func:`~hhtool.stats.compute.check_players` (a pass over the seats), once for names found: a name once in stays."""
+        from hhtool.store.totals import PLAYER_TOTALS, current
+
         if names:
-            kept.get(("players", names), lambda: check_players(cur, names))
+            kept.get(("players", names), lambda: check_players(cur, names, current(cur, PLAYER_TOTALS, derived(cur))))
+
+    def derived(cur: duckdb.DuckDBPyConnection) -> frozenset[str]:
+        """The derived tables that hold every stored hand (:func:`~hhtool.store.totals.current_tables`), asked once
+        for each count of hands stored: the import writes them in the transaction of the hands, so they stay so."""
+        from hhtool.store.totals import current_tables
+
+        return kept.get(("derived",), lambda: current_tables(cur))
 
     def statistics(cur: duckdb.DuckDBPyConnection, f: Any) -> Any:
         """:func:`~hhtool.stats.compute.compute_on`'s result for the filters ``f``, kept while no hand is added."""
         from hhtool.stats.compute import compute_on
 
-        return kept.get(("statistics", repr(f)), lambda: compute_on(cur, f))
+        return kept.get(("statistics", repr(f)), lambda: compute_on(cur, f, derived=derived(cur)))
 
     def player_view(request: Request) -> Response:
         from hhtool.stats.render import heading
@@ -316,7 +325,7 @@ def create_app(
 
         def winnings() -> tuple[str | None, list[dict[str, Any]]]:
             with db.cursor() as cur:
-                return kept.get(("winnings", repr(f), name), lambda: winnings_figure(cur, f, name))
+                return kept.get(("winnings", repr(f), name), lambda: winnings_figure(cur, f, name, derived(cur)))
 
         # the graph and sessions on a cursor of their own while the statistics are summed on this one: DuckDB runs
         # both queries at once (each leaves the GIL), and a cold page waits for the longer of the two, not their sum
@@ -338,7 +347,7 @@ def create_app(
             items += [("verdict", "disputed"), ("verdict", "invalid"), ("verdict", "error")]
         q = hand_query(items, STAT_SEATS)
         with db.cursor() as cur:
-            result = hand_page(cur, q, kept)
+            result = hand_page(cur, q, kept, derived=derived(cur))
             findings = stored_findings(cur, [int(r["hand_key"]) for r in result.rows])
         return page(request, "audit.html", result=result, findings=findings, nav=_nav(request, result.total, q.limit, q.offset))
 
@@ -360,7 +369,7 @@ def create_app(
         q = hand_query(request.query_params.multi_items(), STAT_SEATS)
         with db.cursor() as cur:
             known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
-            result = hand_page(cur, q, kept)
+            result = hand_page(cur, q, kept, derived=derived(cur))
         return api({"total": result.total, "limit": q.limit, "offset": q.offset, "hands": result.rows})
 
     def api_hand(request: Request) -> Response:

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from hhtool.history.currency import Currency, currency_of, format_money
 from hhtool.stats.compute import Filters, scope
-from hhtool.store.totals import ALLIN_HANDS, PLAYER_HANDS, current, stat_bits_condition
+from hhtool.store.totals import ALLIN_HANDS, PLAYER_HANDS, current, current_tables, stat_bits_condition
 from hhtool.store.totals import STAT_SEATS as STAT_SEATS  # the statistics' hands, as the pages import them from here
 from hhtool.web.params import HandQuery
 
@@ -145,16 +145,21 @@ def _count(con: duckdb.DuckDBPyConnection, body: str, params: list[Any]) -> int:
     return int(got[0]) if got else 0
 
 
-def hand_page(con: duckdb.DuckDBPyConnection, q: HandQuery, kept: Kept | None = None, *, from_seats: bool = False) -> HandPage:
+def hand_page(
+    con: duckdb.DuckDBPyConnection, q: HandQuery, kept: Kept | None = None, *, from_seats: bool = False, derived: frozenset[str] | None = None
+) -> HandPage:
     """The page of hands ``q`` asks for, and how many match in all (kept in ``kept``, when given).
 
     A named player's list is read from ``player_hands`` where it holds
     exactly the stored hands: the page's keys a top-N over that player's
     rows, then those hands' rows; else (and with ``from_seats``) from the
-    hands joined to the seats.
+    hands joined to the seats.  ``derived``: the derived tables known
+    current (:func:`~hhtool.store.totals.current_tables`; None: look, once).
     """
-    fast = not from_seats and bool(q.filters.players) and current(con, PLAYER_HANDS)
-    body, params, joined = _query_sql(q, fast, not from_seats and q.all_in is not None and current(con, ALLIN_HANDS))
+    asks = not from_seats and (bool(q.filters.players) or q.all_in is not None)  # whether a derived table could serve
+    known = current_tables(con) if derived is None and asks else derived or frozenset()
+    fast = asks and bool(q.filters.players) and current(con, PLAYER_HANDS, known)
+    body, params, joined = _query_sql(q, fast, asks and q.all_in is not None and current(con, ALLIN_HANDS, known))
     direction = "DESC" if q.descending else "ASC"
     order = {
         "time": f"h.started_at {direction}, h.hand_key {direction}",

@@ -8,14 +8,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 from hhtool.history.currency import Rates, currency_of, format_money
-from hhtool.stats.compute import STATS, Filters, StatsResult, in_time_order, load_per_hand, sessions
-from hhtool.stats.render import fmt_value, money_lines
+from hhtool.stats.compute import STATS, Filters, StatsResult
+from hhtool.stats.figures import figure_html
 from hhtool.stats.points import line_points
+from hhtool.stats.render import fmt_value, money_lines
+from hhtool.stats.series import player_series, running_lines, session_list
 from hhtool.web.hands import PER_DECISION, STAT_SEATS, hand_links, hand_url
 
 if TYPE_CHECKING:
     import duckdb
-    import polars as pl
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def stat_lines(result: StatsResult, player: str, rates: Rates | None) -> list[St
     return out
 
 
-def winnings_traces(per_hand: pl.DataFrame) -> list[dict[str, Any]]:
+def winnings_traces(hand_key: np.ndarray[Any, Any], big_bets: np.ndarray[Any, Any], showdown: np.ndarray[Any, Any]) -> list[dict[str, Any]]:
     """The graph's lines (showdown, non-showdown, net: big bets over hands) of one player's hands in time order.
 
     Each line keeps its own points (:func:`line_points`); ``x`` is the
@@ -74,22 +76,19 @@ def winnings_traces(per_hand: pl.DataFrame) -> list[dict[str, Any]]:
     a hundredth), ``customdata`` the point's hand key, for
     :func:`link_points` to turn into the hand's URL.
     """
-    import polars as pl
+    import numpy as np
 
-    step = per_hand["big_bets"].fill_null(0.0)
-    sd_step = per_hand.select(pl.when(pl.col("went_to_showdown")).then(pl.col("big_bets")).otherwise(0.0).fill_null(0.0)).to_series()
-    keys = per_hand["hand_key"]
     traces = []
-    for name, y, line in (
-        ("showdown", sd_step.cum_sum(), {"color": "#36c"}),
-        ("non-showdown", (step - sd_step).cum_sum(), {"color": "#c33"}),
-        ("net", step.cum_sum(), {"color": "#2a7", "width": 3}),
-    ):
-        keep = line_points(y)
-        traces.append({"type": "scatter", "x": [i + 1 for i in keep], "y": y.gather(keep).round(2).to_list(), "name": name, "line": line,
-                       "mode": "lines+markers", "marker": {"size": 4}, "customdata": [int(k) for k in keys.gather(keep).to_list()],
+    for name, y in running_lines(big_bets, showdown):
+        keep = np.asarray(line_points(y), dtype=np.int64)
+        traces.append({"type": "scatter", "x": (keep + 1).tolist(), "y": np.round(y[keep], 2).tolist(), "name": name, "line": LINES[name],
+                       "mode": "lines+markers", "marker": {"size": 4}, "customdata": hand_key[keep].tolist(),
                        "hovertemplate": "hand %{x}: %{y} big bets<extra>" + name + "</extra>"})
     return traces
+
+
+LINES: dict[str, dict[str, Any]] = {"showdown": {"color": "#36c"}, "non-showdown": {"color": "#c33"}, "net": {"color": "#2a7", "width": 3}}
+"""Each line's colour and width."""
 
 
 def link_points(con: duckdb.DuckDBPyConnection, traces: list[dict[str, Any]]) -> None:
@@ -100,30 +99,31 @@ def link_points(con: duckdb.DuckDBPyConnection, traces: list[dict[str, Any]]) ->
         t["customdata"] = [urls.get(k, "") for k in t["customdata"]]
 
 
-def winnings_figure(con: duckdb.DuckDBPyConnection, f: Filters, player: str) -> tuple[str | None, list[dict[str, Any]]]:
+def winnings_figure(
+    con: duckdb.DuckDBPyConnection, f: Filters, player: str, derived: frozenset[str] | None = None
+) -> tuple[str | None, list[dict[str, Any]]]:
     """The winnings graph (big bets over hands, each point a link to its hand) as HTML, and the sessions' rows.
 
     Each line keeps at most :data:`MAX_POINTS` points, its extremes and its
     biggest hands among them (:func:`line_points`); a click on one opens
     that hand.  Big bets add across currencies; the sessions keep each
-    currency's money apart, as the report does.
+    currency's money apart, as the report does.  The player's hands come
+    as arrays (:func:`~hhtool.stats.series.player_series`), not a frame:
+    numbers, walked by numpy.  ``derived``: the derived tables known
+    current (None: look).
     """
-    import plotly.io as pio
-
-    per_hand = in_time_order(load_per_hand(con, f, [player]))
+    hands = player_series(con, f, player, derived=derived)
     rows = []
-    for r in sessions(per_hand).to_dicts():
-        cur = currency_of(r["currency"], r["unit"])
-        rows.append({**r, "net_text": format_money(int(r["net"]), cur), "net": int(r["net"]), "currency": cur.code})
-    if per_hand.height == 0:
+    for s in session_list(hands):
+        cur = currency_of(s.currency, s.unit)
+        rows.append({"session": s.session, "start": s.start, "end": s.end, "hands": s.hands, "net": s.net, "net_text": format_money(s.net, cur),
+                     "big_bets": s.big_bets, "currency": cur.code})
+    if len(hands) == 0:
         return None, rows
-    traces = winnings_traces(per_hand)
+    traces = winnings_traces(hands.hand_key, hands.big_bets, hands.showdown)
     link_points(con, traces)
     layout = {"xaxis": {"title": {"text": "hands"}}, "yaxis": {"title": {"text": "big bets"}}, "height": 360,
               "margin": {"l": 60, "r": 20, "t": 20, "b": 40}}
     # a click on a point opens its hand; the URL is the point's own customdata, percent-encoded, never HTML
     click = "document.getElementById('{plot_id}').on('plotly_click', function (d) { var u = d.points[0].customdata; if (u) window.location.assign(u); });"
-    # a plain figure dict, not validated by plotly's graph objects: they cost ten times the page's budget
-    html = pio.to_html({"data": traces, "layout": layout}, validate=False, full_html=False, include_plotlyjs=False, div_id="winnings",
-                       post_script=click, config={"displaylogo": False, "responsive": True})
-    return str(html), rows
+    return figure_html(traces, layout, div_id="winnings", post_script=click), rows
