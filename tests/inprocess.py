@@ -14,6 +14,7 @@ with its traceback, and fails the test, as the real process's exit 1 would.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping
 
@@ -22,9 +23,19 @@ from typer.testing import CliRunner
 from hhtool.cli import app
 
 
+def _help_width(env: Mapping[str, str] | None) -> int:
+    """The width click wraps help at in a process whose output is no terminal (``COLUMNS`` or 80, at most 80, less 2).
+
+    ``CliRunner`` would wrap at 80 whatever ``COLUMNS`` says; a real process wraps as computed here.
+    """
+    columns = (env or {}).get("COLUMNS", os.environ.get("COLUMNS", ""))
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else 80
+    return max(min(width, 80) - 2, 50)
+
+
 def hhtool(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``hhtool *args`` in this process (``env`` set for its duration): its exit code, stdout and stderr."""
-    result = CliRunner().invoke(app, list(args), env=dict(env) if env is not None else None)
+    result = CliRunner().invoke(app, list(args), env=dict(env) if env is not None else None, terminal_width=_help_width(env))
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return subprocess.CompletedProcess(["hhtool", *args], result.exit_code, result.stdout, result.stderr)

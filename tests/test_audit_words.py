@@ -7,15 +7,14 @@ every fault class; these are the cases a person reads aloud.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from hhtool.replay.audit import AuditResult, showdown_rules, to_json, to_text, verdict_text, what_if
 from hhtool.history.parse import parse_text
 from hhtool.replay import replay
 from hhtool.game.rules import profile
+from tests.inprocess import hhtool
 from tests.sample_paths import SAMPLES
 
 EXAMPLE = (SAMPLES / "000_format_example.txt").read_text(encoding="utf-8")
@@ -23,8 +22,8 @@ SIDE_POTS = (SAMPLES / "030_italian_no_limit_side_pots.txt").read_text(encoding=
 
 
 def audit(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "400"}  # the help text unwrapped, one line an option
-    return subprocess.run([sys.executable, "-m", "hhtool.cli", "audit", *args], capture_output=True, text=True, timeout=120, env=env)
+    """``hhtool audit *args`` in this process (:mod:`tests.inprocess`): the words are the point."""
+    return hhtool("audit", *args, env={"COLUMNS": "400"})  # the help text unwrapped, one line an option
 
 
 def test_a_side_pot_dispute_names_its_pot_on_the_collection_line() -> None:

@@ -6,8 +6,8 @@ or one of thousands of digits.  The import used to crash its worker while
 building the chunk's frames, store 0 of 2,500 hands, and crash the same way
 on every re-run.  Now the good hands are stored, each hostile one is in
 ``failed`` with its text and error, and a re-run adds nothing and fails
-nothing.  Real processes (``hhtool import``) on real files and a real
-DuckDB file.
+nothing.  On real files and a real DuckDB file: the first import a real
+process, the simulation and the re-run in the test's process.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pytest
 
 from hhtool.store.rows import RowBuilder
 from hhtool.store.worker import ChunkTask, process_chunk
+from tests.inprocess import hhtool
 from tests.storegen import broken, hand
 from tests.test_bounds_parse import LONG, SAMPLES
 
@@ -69,8 +70,11 @@ def _hostile() -> dict[str, tuple[str, str]]:
 HOSTILE = _hostile()
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([HHTOOL, *args], capture_output=True, text=True, timeout=300)
+def _run(*args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``hhtool *args`` in this process (:mod:`tests.inprocess`), or as the console script if ``process``."""
+    if process:
+        return subprocess.run([HHTOOL, *args], capture_output=True, text=True, timeout=300)
+    return hhtool(*args)
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +100,7 @@ def test_the_good_hands_are_stored_and_the_hostile_ones_failed(tmp_path: Path, g
     (folder / "alone.txt").write_text("\n\n".join(hostile[len(hostile) // 2 :]) + "\n", encoding="utf-8")
     db = tmp_path / "h.duckdb"
 
-    r = _run("import", str(folder), "--db", str(db), "--json")
+    r = _run("import", str(folder), "--db", str(db), "--json", process=True)  # the console script; the re-run in this process
     assert r.returncode == 1, r.stdout + r.stderr  # failures, not a crash
     assert "Traceback" not in r.stderr
     summary = json.loads(r.stdout)

@@ -24,6 +24,7 @@ from hhtool.history.events import Hand
 from hhtool.history.money import MAX_AMOUNT
 from hhtool.history.parse import MAX_HAND_LINES, MAX_SEAT
 from hhtool.history.reader import read_text
+from tests.inprocess import hhtool
 from tests.sample_paths import GOOD
 
 HHTOOL = str(Path(sys.executable).with_name("hhtool"))
@@ -216,8 +217,11 @@ def test_the_reader_goes_on_after_a_hostile_hand() -> None:
     assert [type(r).__name__ for r in records] == ["ErrorRecord", "Hand"]
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([HHTOOL, *args], capture_output=True, text=True, timeout=120)
+def _run(*args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``hhtool *args`` in this process (:mod:`tests.inprocess`), or as the console script if ``process``."""
+    if process:
+        return subprocess.run([HHTOOL, *args], capture_output=True, text=True, timeout=120)
+    return hhtool(*args)
 
 
 @pytest.mark.parametrize("command", ["parse", "audit"])
@@ -252,7 +256,7 @@ def test_past_pythons_integer_limit_the_line_bound_answers_first(tmp_path: Path)
     """4,301 digits make a line longer than the reader takes: a clean error of that hand, the next hand read."""
     bad = tmp_path / "bad.txt"
     bad.write_text(edited(POSITIONS[0], HUGE) + "\n\n" + SAMPLES["chips"] + "\n", encoding="utf-8")
-    r = _run("parse", str(bad))
+    r = _run("parse", str(bad), process=True)  # the console script: Python's digit limit is the process's
     out = r.stdout + r.stderr
     assert r.returncode == 1 and "Traceback" not in out and HUGE not in out
     assert "characters long; the longest accepted is 4,096" in out

@@ -1,4 +1,4 @@
-"""``hhtool audit`` end to end: text, JSON, --hand, --rules, exit codes."""
+"""``hhtool audit`` end to end: text, JSON, --hand, --rules, exit codes (in the test's process, one case a real process)."""
 
 from __future__ import annotations
 
@@ -7,18 +7,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.inprocess import hhtool
 from tests.sample_paths import BROKEN, SAMPLES
 
 HHTOOL = [sys.executable, "-m", "hhtool.cli"]
 EXAMPLE = str(SAMPLES / "000_format_example.txt")
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HHTOOL, "audit", *args], capture_output=True, text=True, timeout=120)
+def run(*args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``hhtool audit *args`` in this process (:mod:`tests.inprocess`), or as a real process if ``process``."""
+    if process:
+        return subprocess.run([*HHTOOL, "audit", *args], capture_output=True, text=True, timeout=120)
+    return hhtool("audit", *args)
 
 
 def test_ok_hand_exit_0_with_reason() -> None:
-    r = run(EXAMPLE)
+    r = run(EXAMPLE, process=True)  # one real process: the command's path through the entry point
     assert r.returncode == 0, r.stderr
     assert "verdict: ok" in r.stdout
     assert "both hold two pair, Queens and Jacks, and bob's Q♥ beats alice's Q♣ (" in r.stdout

@@ -5,12 +5,13 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-import sys
 import zipfile
+from contextlib import chdir
 from pathlib import Path
 
 import pytest
 
+from tests.inprocess import hhtool
 from tests.sample_paths import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,7 +19,9 @@ EXAMPLE = SAMPLES / "000_format_example.txt"
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hhtool.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    """``hhtool *args`` from ``cwd``, in this process (:mod:`tests.inprocess`): what is read and said is the point."""
+    with chdir(cwd):
+        return hhtool(*args)
 
 
 @pytest.fixture()

@@ -1,4 +1,4 @@
-"""``hhtool rank`` end to end: the real console script in a subprocess."""
+"""``hhtool rank`` end to end: its words and exit codes in the test's process; a table, stdin and ``--help`` through real processes."""
 
 from __future__ import annotations
 
@@ -11,15 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import hhtool
+
 HHTOOL = [sys.executable, "-m", "hhtool.cli"]
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HHTOOL, *args], input=stdin, capture_output=True, text=True, timeout=60)
+def run(*args: str, stdin: str | None = None, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``hhtool *args`` in this process (:mod:`tests.inprocess`), or as a real process if ``process`` or given ``stdin`` (a pipe)."""
+    if process or stdin is not None:
+        return subprocess.run([*HHTOOL, *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return hhtool(*args)
 
 
 def test_text_table_best_first_with_reason() -> None:
-    r = run("rank", "--rules", "classic", "--vela", "Ks", "Qc Qs 9c Jc Jd", "Js Jh 8d Qh Qd")
+    r = run("rank", "--rules", "classic", "--vela", "Ks", "Qc Qs 9c Jc Jd", "Js Jh 8d Qh Qd", process=True)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[2].split()[0] == "2"  # bob's hand first
@@ -105,7 +110,7 @@ def test_missing_batch_file_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_help_is_fast_and_lists_rank() -> None:
     start = time.perf_counter()
-    r = run("--help")
+    r = run("--help", process=True)  # a process's start is what is timed
     assert r.returncode == 0 and "rank" in r.stdout
     assert time.perf_counter() - start < 5  # generous: CI machines vary; measured in bench/
 

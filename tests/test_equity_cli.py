@@ -1,8 +1,8 @@
-"""``hhtool equity`` end to end: the real console script in a subprocess.
+"""``hhtool equity`` end to end: its figures, tables and refusals.
 
-The bad inputs' words and exit code run in this process through Typer's
-``CliRunner`` (a process start is most of each case's cost); one of them
-runs as the real console script too, for what only a process shows.
+The commands run in this process (Typer's ``CliRunner``, :mod:`tests.inprocess`:
+a process start is most of each case's cost); the exact JSON case and one bad
+input run as real processes too, for what only a process shows.
 """
 
 from __future__ import annotations
@@ -15,16 +15,20 @@ import pytest
 from typer.testing import CliRunner
 
 from hhtool.cli import app
+from tests.inprocess import hhtool
 
 HHTOOL = [sys.executable, "-m", "hhtool.cli"]
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HHTOOL, "equity", *args], capture_output=True, text=True, timeout=120)
+def run(*args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``hhtool equity *args`` in this process (:mod:`tests.inprocess`), or as a real process if ``process``."""
+    if process:
+        return subprocess.run([*HHTOOL, "equity", *args], capture_output=True, text=True, timeout=120)
+    return hhtool("equity", *args)
 
 
 def test_exact_json_shape_in_input_order() -> None:
-    r = run("--rules", "classic", "--json", "Ah Kd Jh 8d", "Qc Qs 9c 7h")
+    r = run("--rules", "classic", "--json", "Ah Kd Jh 8d", "Qc Qs 9c 7h", process=True)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert list(out) == ["exact", "runouts", "players"]
@@ -100,7 +104,7 @@ def test_bad_input_exits_2_naming_the_card(args: list[str], needle: str) -> None
 
 def test_bad_input_from_the_console_script() -> None:
     """The same words and exit code from a real process: one line on stderr, nothing on stdout."""
-    r = run("--rules", "classic", "Qc Qs 9c", "Ah Zd")
+    r = run("--rules", "classic", "Qc Qs 9c", "Ah Zd", process=True)
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert "'Zd'" in r.stderr and r.stderr.startswith("hhtool: ") and r.stderr.count("\n") == 1
     assert "Traceback" not in r.stderr and r.stdout == ""

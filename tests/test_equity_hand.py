@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from fractions import Fraction
 
 from hhtool.game.cards import parse_cards
@@ -13,6 +12,7 @@ from hhtool.history.events import Hand
 from hhtool.history.reader import read_file
 from hhtool.replay import Replay, replay
 from hhtool.replay.equities import shares, street_equities
+from tests.inprocess import hhtool
 from tests.sample_paths import SAMPLES
 
 
@@ -81,7 +81,8 @@ def test_shares_largest_remainder_sums_exactly() -> None:
 
 
 def _audit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hhtool.cli", "audit", *args], capture_output=True, text=True, timeout=120)
+    """``hhtool audit *args`` in this process (:mod:`tests.inprocess`): the equities' words are the point."""
+    return hhtool("audit", *args)
 
 
 def test_audit_text_and_json_give_each_streets_equity() -> None:

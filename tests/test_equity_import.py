@@ -1,11 +1,9 @@
-"""The all-in adjusted net of the import (``seats.allin_net``), recounted with the real ``hhtool equity``, and its statistics."""
+"""The all-in adjusted net of the import (``seats.allin_net``), recounted with the ``hhtool equity`` command (in the test's process), and its statistics."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -16,8 +14,8 @@ import pytest
 from hhtool.game.rules import ROUND_NAMES
 from hhtool.replay.equities import ALLIN_EXACT_LIMIT, ALLIN_SAMPLES
 from hhtool.store.importer import import_paths
+from tests.inprocess import hhtool
 
-HHTOOL = [sys.executable, "-m", "hhtool.cli"]
 STREETS = ROUND_NAMES
 
 
@@ -26,11 +24,8 @@ def nl_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Simulated no-limit hands in the audit view, with rake, all-ins and side pots: classic and stellapoker."""
     d = tmp_path_factory.mktemp("allin")
     for rules in ("classic", "stellapoker"):
-        subprocess.run(
-            [*HHTOOL, "simulate", "--hands", "400", "--rules", rules, "--structure", "no", "--seed", "5", "--jobs", "1",
-             "--out", str(d / f"{rules}.txt")],
-            check=True, capture_output=True, timeout=300,
-        )
+        r = hhtool("simulate", "--hands", "400", "--rules", rules, "--structure", "no", "--seed", "5", "--jobs", "1", "--out", str(d / f"{rules}.txt"))
+        assert r.returncode == 0, r.stderr
     db = d / "h.duckdb"
     import_paths([d / "classic.txt", d / "stellapoker.txt"], db, workers=0)
     return db
@@ -87,10 +82,9 @@ def _recount(con: duckdb.DuckDBPyConnection, key: int) -> dict[str, int]:
         if len(eligible) < 2:
             continue
         others = [c for p, cs in held.items() if p not in folded and p not in eligible for c in cs]
-        r = subprocess.run(
-            [*HHTOOL, "equity", "--rules", profile, "--players", str(dealt), "--samples", str(ALLIN_SAMPLES), "--exact-limit", str(ALLIN_EXACT_LIMIT), "--json",
-             *(["--dead", " ".join(dead_up + others)] if dead_up or others else []), *(" ".join(held[p]) for p in eligible)],
-            capture_output=True, text=True, timeout=300,
+        r = hhtool(
+            "equity", "--rules", profile, "--players", str(dealt), "--samples", str(ALLIN_SAMPLES), "--exact-limit", str(ALLIN_EXACT_LIMIT), "--json",
+            *(["--dead", " ".join(dead_up + others)] if dead_up or others else []), *(" ".join(held[p]) for p in eligible),
         )
         assert r.returncode == 0, r.stderr
         figures = [p["equity"] for p in json.loads(r.stdout)["players"]]
@@ -125,7 +119,7 @@ def test_adjusted_net_equals_a_recount_by_hhtool_equity(nl_db: Path) -> None:
 
 
 def test_stats_luck_is_net_less_adjusted(nl_db: Path) -> None:
-    r = subprocess.run([*HHTOOL, "stats", "--db", str(nl_db), "--format", "json"], capture_output=True, text=True, timeout=300)
+    r = hhtool("stats", "--db", str(nl_db), "--format", "json")
     assert r.returncode == 0, r.stderr
     con = duckdb.connect(str(nl_db), read_only=True)
     try:
@@ -169,7 +163,7 @@ def test_an_older_database_gains_the_column_and_counts_its_rows_at_their_net(tmp
         con.close()
     assert {(hid, null) for hid, null, _ in rows} == {("C-1001", True), ("I-3001", False)}
     assert all(same for hid, _, same in rows if hid == "I-3001")  # betting went on after its all-ins: no pricing
-    r = subprocess.run([*HHTOOL, "stats", "--db", str(old), "--format", "json", "--player", "bob"], capture_output=True, text=True, timeout=300)
+    r = hhtool("stats", "--db", str(old), "--format", "json", "--player", "bob")
     assert r.returncode == 0, r.stderr
     (bob,) = json.loads(r.stdout)["players"]
     assert bob["money"][0]["allin_net"] == bob["money"][0]["net"] and bob["money"][0]["luck"] == 0
@@ -178,7 +172,7 @@ def test_an_older_database_gains_the_column_and_counts_its_rows_at_their_net(tmp
 def test_an_older_database_read_before_any_import_gains_the_column(tmp_path: Path) -> None:
     """``stats`` (a read-only open) on a file of this schema version without ``allin_net``: the column added, then read."""
     old = _without_allin_net(tmp_path)
-    r = subprocess.run([*HHTOOL, "stats", "--db", str(old), "--format", "json", "--player", "bob"], capture_output=True, text=True, timeout=300)
+    r = hhtool("stats", "--db", str(old), "--format", "json", "--player", "bob")
     assert r.returncode == 0, r.stderr
     (bob,) = json.loads(r.stdout)["players"]
     assert bob["money"][0]["allin_net"] == bob["money"][0]["net"]

@@ -1,10 +1,12 @@
-"""``hhtool import`` over odd filesystem objects and archives, each through a real process on real files.
+"""``hhtool import`` over odd filesystem objects and archives, on real files.
 
 Links that loop, FIFOs, devices, sockets, damaged archives, unsafe zip
 member names and unreadable folders beside good hand histories: the good
 hands are imported, every skip is in the summary with its reason, nothing
-hangs (every process runs under a timeout) and a re-run adds nothing and
-fails nowhere the first run succeeded.  The rules: docs/format-notes.md,
+hangs and a re-run adds nothing and fails nowhere the first run succeeded.
+Where a hang or the user's privileges are tested (FIFOs, devices, an
+unreadable folder) the command is a real process under a timeout; elsewhere
+it runs in the test's process.  The rules: docs/format-notes.md,
 "Files an import reads".
 """
 
@@ -21,13 +23,14 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import chdir, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hhtool.history.files import MAX_LINK_DEPTH
+from tests.inprocess import hhtool
 from tests.sample_paths import ROOT, SAMPLES
 from tests.test_cli_import import _rows
 
@@ -38,10 +41,20 @@ D = SAMPLES / "040_italian_vela_at_start_wild.txt"
 TIMEOUT = 120  # a hang fails the test instead of stopping the suite
 
 
-def _run(*args: str, cwd: Path = ROOT, preexec: Callable[[], None] | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hhtool.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=TIMEOUT, preexec_fn=preexec, env=env
-    )
+def _run(
+    *args: str, cwd: Path = ROOT, preexec: Callable[[], None] | None = None, env: dict[str, str] | None = None, process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``hhtool *args`` from ``cwd``: in this process (:mod:`tests.inprocess`) unless ``process``.
+
+    A real process under :data:`TIMEOUT` where a hang is what is tested (FIFOs, devices: a blocking
+    open would stop an in-process run for good) and where ``preexec`` drops the privileges.
+    """
+    if process or preexec is not None:
+        return subprocess.run(
+            [sys.executable, "-m", "hhtool.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=TIMEOUT, preexec_fn=preexec, env=env
+        )
+    with chdir(cwd):
+        return hhtool(*args, env=env)
 
 
 def _import(*args: str, **kw: Any) -> tuple[int, dict[str, Any]]:
@@ -88,7 +101,7 @@ def test_links_fifos_devices_and_sockets_in_a_folder_are_skipped_with_a_note(tmp
     shutil.copy(C, os.fsdecode(os.fsencode(folder) + b"/\xff-not-utf8.txt"))  # a name that is not UTF-8: read, shown escaped
     _odd_objects(folder)
     db = tmp_path / "h.duckdb"
-    code, summary = _import(str(folder), "--db", str(db))
+    code, summary = _import(str(folder), "--db", str(db), process=True)
     assert code == 0, summary  # nothing that could hold a hand was lost: the exit code of a clean import
     assert _stored(db) == _hand_ids(A) | _hand_ids(B) | _hand_ids(C)
     assert f"{folder}/\\xff-not-utf8.txt" in {r[0] for r in _rows(db, "SELECT path FROM files")}
@@ -101,7 +114,7 @@ def test_links_fifos_devices_and_sockets_in_a_folder_are_skipped_with_a_note(tmp
     }
     assert summary["unreadable"] == [] and summary["files"] == 3
     # the text summary names each of them; a re-run adds nothing and exits as the first did
-    again = _run("import", str(folder), "--db", str(db))
+    again = _run("import", str(folder), "--db", str(db), process=True)
     assert again.returncode == 0, again.stdout + again.stderr
     for name in ("self", "up", "fifo.txt", "zero.txt", "sock"):
         assert f"skipped {folder / name}: " in again.stdout
@@ -114,7 +127,7 @@ def test_named_fifo_device_and_loop_do_not_hang_and_are_errors(tmp_path: Path) -
     shutil.copy(A, tmp_path)
     db = tmp_path / "db" / "h.duckdb"
     db.parent.mkdir()
-    code, summary = _import(str(tmp_path / A.name), "fifo.txt", "zero.txt", "self", "--db", str(db), cwd=tmp_path)
+    code, summary = _import(str(tmp_path / A.name), "fifo.txt", "zero.txt", "self", "--db", str(db), cwd=tmp_path, process=True)
     assert code == 1
     assert _stored(db) == _hand_ids(A)
     assert _unreadable(summary) == {
@@ -124,7 +137,7 @@ def test_named_fifo_device_and_loop_do_not_hang_and_are_errors(tmp_path: Path) -
     }
     # parse and audit read what import reads, the same way: the good file read, the others named, no wait for a writer
     for command in ("parse", "audit"):
-        r = _run(command, "fifo.txt", "zero.txt", str(tmp_path / A.name), cwd=tmp_path)
+        r = _run(command, "fifo.txt", "zero.txt", str(tmp_path / A.name), cwd=tmp_path, process=True)
         assert r.returncode == 1 and "Traceback" not in r.stderr
         assert "hhtool: fifo.txt: cannot be read (a FIFO (named pipe), not a regular file" in r.stderr
         assert "hhtool: zero.txt: cannot be read (a character device, not a regular file" in r.stderr

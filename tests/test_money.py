@@ -3,15 +3,15 @@
 The corpus: thirty players at euro, dollar, pound and play-chip tables,
 six of them at all four; every figure of ``stats`` (table, CSV, JSON) and
 of the report is checked against a plain recount from the stored seats,
-and the converted figures against the recount times the rates.
+and the converted figures against the recount times the rates. The
+commands run in the test's process (:mod:`tests.inprocess`): their figures
+are the point, not the process.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import unicodedata
 from decimal import Decimal
 from pathlib import Path
@@ -22,6 +22,7 @@ import pytest
 
 from hhtool.history.currency import Currency, Rates, currency_of, format_money
 from tests.browser import CHROMEDRIVER, CHROMIUM, MISSING, headless_chromium
+from tests.inprocess import hhtool
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -34,10 +35,6 @@ GROUPS = (
     ("ciro", "Dina", "ezio", "Fabia", "gus", "Hana"),
 )
 RATES = {"USD": Decimal("0.92"), "GBP": Decimal("1.17")}
-
-
-def hhtool(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hhtool.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
 
 
 def rename(text: str, names: tuple[str, ...], prefix: str) -> str:

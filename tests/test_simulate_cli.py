@@ -1,4 +1,4 @@
-"""``hhtool simulate`` on the command line: files written, exit codes 0 and 2."""
+"""``hhtool simulate`` on the command line: files written, exit codes 0 and 2 (in the test's process; the first case real processes)."""
 
 from __future__ import annotations
 
@@ -6,16 +6,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.inprocess import hhtool
+
 HHTOOL = [sys.executable, "-m", "hhtool.cli"]
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HHTOOL, "simulate", *args], capture_output=True, text=True, timeout=120)
+def run(*args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``hhtool simulate *args`` in this process (:mod:`tests.inprocess`), or as a real process if ``process``."""
+    if process:
+        return subprocess.run([*HHTOOL, "simulate", *args], capture_output=True, text=True, timeout=120)
+    return hhtool("simulate", *args)
 
 
 def test_writes_hands_that_audit_ok(tmp_path: Path) -> None:
     out = tmp_path / "sim.txt"
-    r = run("--hands", "40", "--rules", "italian", "--structure", "pot", "--players", "8", "--italian-options", "una-coperta", "--seed", "3", "--view", "alice", "--out", str(out))
+    r = run("--hands", "40", "--rules", "italian", "--structure", "pot", "--players", "8", "--italian-options", "una-coperta", "--seed", "3", "--view", "alice", "--out", str(out), process=True)
     assert r.returncode == 0, r.stderr
     assert "40 hand(s) written" in r.stderr
     audit = subprocess.run([*HHTOOL, "audit", str(out)], capture_output=True, text=True, timeout=120)

@@ -2,13 +2,15 @@
 
 The unit tests pin :mod:`hhtool.textsafe` character by character; the rest
 imports a hand history whose players are named with terminal escapes and
-spreadsheet formulas and runs the real commands (processes, bytes as the
-terminal or the spreadsheet would get them), one of them under a
-pseudo-terminal.
+spreadsheet formulas and runs the commands on it (in the test's process,
+:mod:`tests.inprocess`, the bytes as the terminal or the spreadsheet would
+get them); two of them run as real processes under a pseudo-terminal, what
+only a process shows.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -26,6 +28,7 @@ from hypothesis import strategies as st
 from hhtool.history.errors import ErrorRecord, HandParseError
 from hhtool.store.query import render
 from hhtool.textsafe import ESCAPES, csv_cell, csv_text, dumps, json_text, term, term_lines
+from tests.inprocess import hhtool
 from tests.sample_paths import ROOT, SAMPLES
 
 HHTOOL = [sys.executable, "-m", "hhtool.cli"]
@@ -220,7 +223,10 @@ def _hostile_text() -> str:
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*HHTOOL, *args], cwd=cwd, capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    """``hhtool *args`` run from ``cwd`` in this process, its output as the UTF-8 bytes a process writes."""
+    with contextlib.chdir(cwd):
+        r = hhtool(*args)
+    return subprocess.CompletedProcess(r.args, r.returncode, r.stdout.encode("utf-8"), r.stderr.encode("utf-8"))
 
 
 def _unsafe_bytes(data: bytes) -> list[str]:
