@@ -5,8 +5,9 @@ A disputed hand whose players are named ``<script>alert(1)</script>`` and
 disputed hand by the real ``hhtool`` processes; the report's replayer is
 stepped to the finding with the button and with the arrow key, the page
 checked at every step (the pot, a stack, the highlighted line, the
-finding), a street jumped to and a step taken back.  A screenshot of every
-checked step is kept under ``test-artifacts/``.
+finding), a street jumped to and a step taken back.  Screenshots of the
+start, each street, the finding and each jump are kept under
+``test-artifacts/replayer/``.
 """
 
 from __future__ import annotations
