@@ -558,7 +558,7 @@ def spark_import_(
     paths: Annotated[list[str], typer.Argument(metavar="PATH", show_default=False, help="Files, folders (recursively), globs, .zip and .gz, on any file system Spark reads.")],
     out: Annotated[str, typer.Option("--out", metavar="DIR", help="The Parquet dataset to add the hands to (created; one committed run per import).")],
     master: Annotated[Optional[str], typer.Option("--master", metavar="URL", help="Spark's master (default local[*]: every core of this machine).")] = None,
-    partitions: Annotated[Optional[int], typer.Option("--partitions", min=1, metavar="N", help="Pieces of work the parse is split into (default: four per core).")] = None,
+    partitions: Annotated[Optional[int], typer.Option("--partitions", min=1, metavar="N", help="Tasks the parse is split into (default: one a file, at most 16 a core); the write runs at most 4 a core.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
 ) -> None:
     """Import hand histories with Apache Spark into a Parquet dataset: the tables of import, exactly once across runs.

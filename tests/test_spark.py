@@ -296,6 +296,28 @@ def test_killed_driver_leaves_committed_state_and_rerun_completes(spark: Any, tm
     assert _count(lake, "SELECT count(DISTINCT hand_key) FROM hands") == 140
 
 
+def test_a_commit_killed_during_its_moves_is_finished_by_the_next_run(spark: Any, tmp_path: Path) -> None:
+    """The moves after the commit record: the done ones are skipped, the rest made (their folders too); a file found nowhere is an error."""
+    from hhtool.spark.commit import STAGING, DatasetError, Output
+
+    sc = spark.sparkContext
+    out = Output(str(tmp_path), sc._jvm, sc._jsc.hadoopConfiguration())
+    staged = tmp_path / STAGING / "run-000001"
+    moves = [(f"{STAGING}/run-000001/{t}/date=2026-11-{d}/part-0.parquet", f"{t}/date=2026-11-{d}/run-000001-part-0.parquet")
+             for t in ("hands", "seats") for d in ("29", "30")]
+    for src, _ in moves:
+        (tmp_path / src).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / src).write_text(src)
+    out.move(moves[:1])  # the killed run had moved the first file
+    assert (tmp_path / moves[0][1]).read_text() == moves[0][0]
+    out.write_atomic("_hhtool/commits/run-000001.json", '{"run": 1, "moves": %s}' % str([list(m) for m in moves]).replace("'", '"'))
+    assert out.recover() == [{"run": 1, "moves": [list(m) for m in moves]}]
+    assert [(tmp_path / dst).read_text() for _, dst in moves] == [src for src, _ in moves]
+    assert not staged.exists()
+    with pytest.raises(DatasetError, match="a committed file is missing"):
+        out.move([(f"{STAGING}/run-000002/hands/part-9.parquet", "hands/date=2026-12-01/run-000002-part-9.parquet")])
+
+
 def test_a_file_name_that_is_not_utf8_is_read_as_the_duckdb_import_reads_it(spark: Any, tmp_path: Path) -> None:
     """``caf\\xe9.txt`` (Latin-1 bytes, not UTF-8) found in a folder and named: read by its own name, stored as DuckDB stores it."""
     folder = tmp_path / "in"

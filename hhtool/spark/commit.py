@@ -116,17 +116,34 @@ class Output:
         if not fs.rename(tmp, final):
             raise OSError(f"cannot rename {tmp.toString()} to {final.toString()}")
 
-    def move(self, src: str, dst: str) -> None:
-        """Move a staged file to its place; done already (the source gone, the target there) is fine."""
+    def move(self, moves: list[tuple[str, str]] | list[list[str]]) -> None:
+        """Move staged files to their places; a move done already (the source gone, the target there) is fine.
+
+        Each call to the file system is a py4j round trip (and on HDFS a
+        call to the name node): a run writes hundreds of files into a few
+        folders, so each folder is made once and a file costs one rename,
+        with the checks of a done move only where the rename fails.
+        """
+        from py4j.protocol import Py4JJavaError
+
         fs = self._fs()
-        s, d = self._path(src), self._path(dst)
-        if not fs.exists(s):
-            if fs.exists(d):
-                return
-            raise DatasetError(f"{self.uri(src)}: a committed file is missing (neither staged nor in its place)")
-        fs.mkdirs(d.getParent())
-        if not fs.rename(s, d):
-            raise OSError(f"cannot move {s.toString()} to {d.toString()}")
+        made: set[str] = set()
+        for src, dst in moves:
+            folder = dst.rpartition("/")[0]
+            if folder not in made:
+                fs.mkdirs(self._path(folder))
+                made.add(folder)
+            s, d = self._path(src), self._path(dst)
+            try:
+                if fs.rename(s, d):
+                    continue
+                why = "the file system refused"
+            except Py4JJavaError as e:  # a missing source: false on HDFS, an exception on the local file system
+                why = str(e.java_exception.toString())
+            if fs.exists(s):
+                raise OSError(f"cannot move {s.toString()} to {d.toString()}: {why}")
+            if not fs.exists(d):
+                raise DatasetError(f"{self.uri(src)}: a committed file is missing (neither staged nor in its place)")
 
     # ------------------------------------------------------------ runs
 
@@ -147,8 +164,7 @@ class Output:
         """
         runs = self.runs()
         for record in runs:
-            for src, dst in record["moves"]:
-                self.move(src, dst)
+            self.move(record["moves"])
         if self.exists(STAGING):
             self.delete(STAGING)
         return runs
@@ -157,8 +173,7 @@ class Output:
         """The commit point (the record's rename), then the moves and the staging folder's removal."""
         record = {"run": run, "schema_version": _schema_version(), "moves": moves, "summary": summary}
         self.write_atomic(f"{COMMITS}/{run_name(run)}.json", json.dumps(record, sort_keys=True))
-        for src, dst in moves:
-            self.move(src, dst)
+        self.move(moves)
         self.delete(f"{STAGING}/{run_name(run)}")
 
 

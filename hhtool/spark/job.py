@@ -281,8 +281,9 @@ def spark_import(
 ) -> SparkSummary:
     """Import every hand under ``paths`` into the Parquet dataset ``out`` with Spark; commit it as one run.
 
-    ``partitions``: how many pieces of work the parse is split into
-    (default: four per core of the session).  ``spread``: whether the
+    ``partitions``: at most how many tasks the parse is split into
+    (default: :data:`TASKS_PER_CORE` a core of the session; one a file
+    below that).  ``spread``: whether the
     files' pieces are shuffled over the cores before the parse (default:
     when the files' sizes cannot keep every core busy, :func:`must_spread`).  Raises
     :class:`SparkImportError` when Spark cannot start or read a path;
@@ -306,13 +307,15 @@ def spark_import(
     run = max((int(r["run"]) for r in runs), default=0) + 1
     summary = SparkSummary(out=out, run=run)
     inputs = _input_paths(paths, finder, summary, _jvm_charset(spark))
-    parts = partitions or 4 * sc.defaultParallelism
+    parts = partitions or TASKS_PER_CORE * sc.defaultParallelism
     columns = "path STRING, modificationTime TIMESTAMP, content BINARY, length BIGINT, name BINARY"
     # Local files: their paths and sizes only; the executors read them (executor.pieces), as the DuckDB
     # import's workers do, by ``name``: the file's own name in bytes (a name that is not UTF-8 cannot
     # cross to the JVM as text; ``path`` shows it as the DuckDB import stores it, its odd bytes ``\xff``).
     # A task a file, the largest first (the order must_spread deals them out in);
     # more files than ``parts``: ``parts`` tasks, each dealt every parts-th file of that order.
+    # The cost of a file follows its hands (an all-in's equity, a long hand), not only its size:
+    # many small tasks, handed to whichever core is free, end the pass within about one task of each other.
     from hhtool.history.files import display
 
     local = sorted(((path, _size(path)) for path in inputs.local), key=lambda x: -x[1])
@@ -334,6 +337,15 @@ def spark_import(
         sc._jsc.setLocalProperty("spark.job.description", None)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+TASKS_PER_CORE = 16
+"""The parse's tasks a core, at most (one a file below that): the pass ends when its slowest core does, so
+many short tasks, each handed to a core when it is free, keep every core busy to the end; the write's
+tasks are fewer (:data:`WRITE_TASKS_PER_CORE`), each one file a table and date."""
+
+WRITE_TASKS_PER_CORE = 4
+"""The write's tasks a core, at most: it writes one file a task, table and date, so fewer, larger files."""
 
 
 def _numbered(runs: Sequence[Any], base: int) -> list[tuple[str, int, list[tuple[int, int, int]]]]:
@@ -458,6 +470,7 @@ def _run(
             return X.write_tables(batches, plan.value, stage_uri, now)
 
         frames = chunks.where("status IS NULL").select("file", "chunk", *(f"t_{t}" for t in X.FRAME_TABLES))
+        frames = frames.coalesce(WRITE_TASKS_PER_CORE * sc.defaultParallelism)  # no shuffle; fewer tasks only where there are more
         written = frames.mapInArrow(write, spark_schema(X.WRITTEN_COLUMNS)).collect() if decisions else []
         plan.unpersist()
     finally:

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or globs Spark can read (.txt, .gz, .zip)")
     parser.add_argument("--out", required=True, metavar="DIR", help="the dataset folder (created; runs add to it)")
     parser.add_argument("--master", default=None, metavar="URL", help="run directly (python -m hhtool.spark): the master (default local[*])")
-    parser.add_argument("--partitions", type=int, default=None, metavar="N", help="pieces of work for the parse (default: 4 per core)")
+    parser.add_argument("--partitions", type=int, default=None, metavar="N", help="tasks of the parse (default: one a file, at most 16 a core)")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     args = parser.parse_args(argv)
 
