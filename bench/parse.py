@@ -12,7 +12,9 @@ One core, one process.  Three timings over the same hands:
   read keeping every hand in a list (what the cyclic GC costs a program
   that holds the hands), and the pure-Python reader alone (the C
   accelerator off, as with ``HHTOOL_PURE=1``: the Python builder, the
-  reference reading, which keeps no caches);
+  reference reading, which keeps no caches), and how many hands of this
+  file, the samples and `bench/import.py`'s simulated files the C reader
+  declines (the Python builder reads those);
 * **pokerkit**: ``pokerkit.HandHistory.loads`` on one PHH (TOML) document
   per hand, each with as many actions as the hhtool hand has action lines;
 * **floor**: read the same bytes, decode each line and match one regular
@@ -34,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,6 +85,32 @@ def time_pure_python(path: Path) -> float:
         return time_hhtool(path)[0]
     finally:
         parse.ACCELERATOR = saved
+
+
+def declined(paths: list[Path]) -> tuple[int, int]:
+    """(hands the C accelerator declined, hands read) over ``paths``: the declined ones the Python builder reads.
+
+    The Python builder keeps no speed caches of its own, so this count says
+    how much of the reading it does on hands like these.
+    """
+    fast = parse.ACCELERATOR
+    if fast is None:
+        return 0, 0
+    count = [0]
+
+    def counting(text: str, first_line: int, source: str) -> Hand | None:
+        hand = fast(text, first_line, source)
+        count[0] += hand is None
+        return hand
+
+    parse.ACCELERATOR = counting
+    try:
+        with warnings.catch_warnings():  # a sample in Windows-1252 says so; not this count's business
+            warnings.simplefilter("ignore")
+            hands = sum(isinstance(r, Hand) for p in paths for r in read_file(p))
+    finally:
+        parse.ACCELERATOR = fast
+    return count[0], hands
 
 
 def action_counts(path: Path) -> list[int]:
@@ -197,6 +226,13 @@ def main() -> None:
         print(f"hhtool   : {hands / seconds:8.0f} hands/s  {size_mb / seconds:6.2f} MB/s  ({c_path})")
         print(f"  kept   : {hands / kept:8.0f} hands/s  (every hand kept in a list)")
         print(f"  Python : {hands / pure:8.0f} hands/s  (accelerator off; hhtool = {pure / seconds:.1f}x this)")
+        if parse.ACCELERATOR is not None:
+            samples = sorted((ROOT / "sample_histories").glob("*.txt"))
+            simulated = sorted((ROOT / "bench" / ".cache" / "import-100000-10").glob("*.txt"))  # bench/import.py's, when made
+            for label, paths in (("this file", [path]), ("sample_histories", samples), ("bench/import.py's simulated files", simulated)):
+                if paths:
+                    no, of = declined(paths)
+                    print(f"  declined by the C reader, read in Python: {no:,} of {of:,} hands of {label}")
         print(f"floor    : {hands / floor:8.0f} hands/s  {size_mb / floor:6.2f} MB/s  (hhtool = {floor / seconds:.2f} of floor)")
         if pk is not None:
             print(f"pokerkit : {hands / pk:8.0f} hands/s  (PHH loads, same action counts; hhtool = {pk / seconds:.2f}x pokerkit)")

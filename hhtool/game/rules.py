@@ -97,15 +97,11 @@ class RuleSet:
         return 5 if self.vela_betting_round else 4
 
     def lowest_rank(self, players: int) -> int:
-        """The deck's lowest rank for ``players`` dealt in."""
-        return lowest_rank(self.deck, players)
-
-    def deck_low(self, players: int) -> int:
         """The lowest rank of the deck a hand with ``players`` dealt in is dealt from (RULES.md §1).
 
         A count outside the profile's range reads as the nearest one it
-        allows, so a hand with too many players (a finding of its own) is
-        still checked against a deck.
+        allows, so a hand with too many players (a finding of its own,
+        :meth:`check_players`) is still checked against a deck.
         """
         return lowest_rank(self.deck, min(max(players, self.min_players), self.max_players))
 

@@ -83,7 +83,7 @@ class CardChecks:
             self.rules.check_players(n)
         except RulesError as err:
             self.add("players", hand.header.line, str(err))
-        self.low = self.rules.deck_low(n)
+        self.low = self.rules.lowest_rank(n)
         h = hand.header
         self.betting = Betting(
             rules=self.rules,

@@ -69,7 +69,7 @@ class HandState:
         self.by_name = {p.name: p for p in self.players}
         n = len(self.players)
         rules = self.rules
-        self.low = rules.deck_low(n)
+        self.low = rules.lowest_rank(n)
         stakes = config.stakes
         self.betting = Betting(
             rules=rules,

@@ -172,7 +172,7 @@ class StatsResult:
             con.close()
 
 
-def _where(f: Filters, hours: bool = False) -> tuple[str, list[Any]]:
+def hands_where(f: Filters, hours: bool = False) -> tuple[str, list[Any]]:
     """A WHERE clause on ``hands h`` with placeholders, and its parameters.
 
     ``hours``: on ``player_totals h`` instead (:mod:`hhtool.store.totals`),
@@ -224,7 +224,7 @@ def scope(f: Filters, players: list[str] | None = None) -> tuple[str, list[Any],
     ``f.players`` (named by the user, usually few) narrows the hands read
     to theirs; ``players`` (the ones a result kept) narrows only the seats.
     """
-    where, params = _where(f)
+    where, params = hands_where(f)
     if f.players:
         where += " AND h.hand_key IN (SELECT hand_key FROM seats WHERE dealt_in AND list_contains(?::VARCHAR[], player))"
         params = params + [list(f.players)]
@@ -413,8 +413,8 @@ def _from_totals(con: duckdb.DuckDBPyConnection, f: Filters) -> tuple[pl.DataFra
 
 
 def totals_scope(f: Filters) -> tuple[str, list[Any]]:
-    """The rows of ``player_totals h`` that count: the filters' hands (:func:`_where`), of ``f.players`` when named."""
-    where, params = _where(f, hours=True)
+    """The rows of ``player_totals h`` that count: the filters' hands (:func:`hands_where`), of ``f.players`` when named."""
+    where, params = hands_where(f, hours=True)
     if f.players:
         who, names = _one_of("h.player", list(f.players))
         where, params = f"{where} AND {who}", params + names
@@ -629,7 +629,7 @@ def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str]
 
     if not from_seats and (not f.players or set(players) <= set(f.players)) and current(con, PLAYER_HANDS):
         # the named players' hands are their own rows: the filters read the hands' columns the table keeps
-        where, params = _where(f)
+        where, params = hands_where(f)
         who, names = _one_of("h.player", players)
         kinds = _money_kinds(con, f, players)
         if kinds is None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from hhtool.stats.compute import Filters, _where, name_key, scope
+from hhtool.stats.compute import Filters, hands_where, name_key, scope
 from hhtool.store.totals import PLAYER_HANDS, current
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def player_series(
     None: look).  The same rows either way (``tests/test_totals.py``).
     """
     if not from_seats and set(f.players) <= {player} and current(con, PLAYER_HANDS, derived):
-        where, params = _where(f)
+        where, params = hands_where(f)
         body, s = f"FROM {PLAYER_HANDS.name} h WHERE {where} AND h.player = ?", "h"
         params = [*params, player]
     else:

@@ -7,7 +7,7 @@ hhtool's (another program's DuckDB file, a text file), a damaged one, and
 a disk that refuses the writes get their own :class:`StoreError` (the CLI
 prints it and exits 2), never DuckDB's exception.
 
-A read-only connection is also locked down (:func:`_lock_down`): it reads
+A read-only connection is also locked down (:func:`lock_down`): it reads
 the database's tables and nothing else -- no other file, no extension, no
 other database, no setting changed (``docs/query.md``).
 """
@@ -76,7 +76,7 @@ def connect(
     """Open the database; create it (and its folder) with the schema when writing.
 
     A read-only connection reads the database's tables and nothing else
-    (:func:`_lock_down`); ``write_to``: a folder it may write files into
+    (:func:`lock_down`); ``write_to``: a folder it may write files into
     (``export --parquet``'s), and read them back.
     A file of this schema version lacking a column of
     :data:`~hhtool.store.schema.ADDED_COLUMNS` gains it even when opened to
@@ -127,7 +127,7 @@ def connect(
     try:
         with database_errors(path, writing=not read_only):
             if read_only:
-                _lock_down(con, None if write_to is None else Path(write_to))
+                lock_down(con, None if write_to is None else Path(write_to))
             else:
                 con.execute("SET enable_progress_bar = false")  # DuckDB's own bar on a long statement: never on our terminal
             if _check_schema(con, path, read_only):
@@ -194,7 +194,7 @@ def _check_writable(path: Path) -> None:
         raise DatabaseWriteError(f"cannot write the database {path}: the file is read-only to you; give another --db, or make it writable")
 
 
-def _lock_down(con: duckdb.DuckDBPyConnection, write_to: Path | None) -> None:
+def lock_down(con: duckdb.DuckDBPyConnection, write_to: Path | None) -> None:
     """The read-only connection's settings: the database's own tables only, then the settings locked.
 
     ``enable_external_access = false`` refuses every file but the database

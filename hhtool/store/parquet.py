@@ -11,7 +11,7 @@ both, and the figures are the same on the same hands.
 Of a Spark import's folder only committed files are read (the commit
 records, :mod:`hhtool.spark.commit`), never a run still being written.
 The connection is locked down as the database's read-only one is
-(:func:`hhtool.store.db._lock_down`): it reads the dataset's folder and
+(:func:`hhtool.store.db.lock_down`): it reads the dataset's folder and
 nothing else.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path, PosixPath
 from typing import TYPE_CHECKING
 
-from hhtool.store.db import StoreError, _lock_down
+from hhtool.store.db import StoreError, lock_down
 from hhtool.store.schema import TABLES, TableSpec
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def connect_dataset(root: Path) -> duckdb.DuckDBPyConnection:
     try:
         for spec in TABLES:
             con.execute(_view(con, spec, files.get(spec.name, [])))
-        _lock_down(con, root)
+        lock_down(con, root)
     except duckdb.Error as e:
         con.close()
         raise StoreError(f"cannot read the Parquet dataset {root} (DuckDB says: {str(e).splitlines()[0]})") from None
