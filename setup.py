@@ -8,8 +8,8 @@ of a compiled class directly, of an interpreted one by a generic lookup
 (the replay: 199 -> 154 us a hand).  The parser
 is not compiled by mypyc: its time is in regular expressions and
 dictionaries, where mypyc measured no gain; instead a small C extension,
-``hhtool/_native/_scan.c`` (``SCAN``), reads the common hands and ``parse.py``
-reads the rest (see docs/architecture.md).  Every compiled module is also plain, importable
+``hhtool/_native/_scan.c`` (``SCAN``), reads the common hands and the Python builder
+(``hhtool/history/build.py``) reads the rest (see docs/architecture.md).  Every compiled module is also plain, importable
 Python: ``HHTOOL_PURE=1 pip install -e .`` builds nothing (no ``_scan`` either), and the code
 behaves the same (the test suite runs against whichever is installed).
 

@@ -32,7 +32,7 @@ def test_audit_view_every_street_with_the_folded_up_cards_dead() -> None:
     assert by["3rd"].dead == tuple(parse_cards("9s"))
     assert [c.player for c in by["5th"].contenders] == ["alice", "bob"]
     assert sorted(by["5th"].dead) == sorted([*parse_cards("9s"), *parse_cards("Th 7d 8s")])
-    # 4th street three-way and 5th street heads up are counted exactly, as hhtool.equity counts them
+    # 4th street three-way and 5th street heads up are counted exactly, as hhtool.game.equity counts them
     for name in ("4th", "5th"):
         s = by[name]
         assert s.exact and s.samples == 0

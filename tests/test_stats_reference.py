@@ -1,6 +1,6 @@
 """Every statistic of every player against a plain Python count, on simulated hands of every kind.
 
-:func:`hhtool.stats.compute` sums the flags the import decided for each
+:func:`hhtool.stats.compute.compute` sums the flags the import decided for each
 seat (:mod:`hhtool.store.flags`, from the parsed events).  This file counts
 the same things from the stored tables the slow, obvious way that
 docs/stats.md words them: it walks each hand's action lines in order,

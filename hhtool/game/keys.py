@@ -1,6 +1,6 @@
 """Fast hand keys: one hand at a time, or millions at once with numpy.
 
-:func:`hhtool.game.evaluate.evaluate` builds a full :class:`HandValue` (the
+:func:`hhtool.game.evaluate.evaluate` builds a full :class:`~hhtool.game.evaluate.HandValue` (the
 five cards played, alternatives, a description): right for a showdown,
 too slow for a simulator or an importer that rank millions of hands.
 This module computes the *same integer key* much faster, by doing the

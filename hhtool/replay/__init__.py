@@ -7,7 +7,10 @@ entry point), :mod:`.walk` (the walk through a hand's events),
 :mod:`.deal` (the deal and the card checks), :mod:`.settle` (the
 settlement against what the history paid), :mod:`.explain` (the words),
 :mod:`.facts` (the cards as the lines show them, for the store),
-:mod:`.result` (the :class:`Replay` it returns), :mod:`.audit` (the report).
+:mod:`.result` (the :class:`Replay` it returns), :mod:`.audit` (the report),
+:mod:`.equities` (each contender's equity and the all-in EV, with the cards
+of :mod:`.holdings`), :mod:`.steps` (the table after each event, for the
+hand replayer).
 """
 
 from hhtool.replay.engine import PotResult, Replay, replay

@@ -1,6 +1,6 @@
 """Equity in a replayed hand: each contender's share at every street, and the all-in expected value.
 
-Two questions about one hand, both answered by :func:`hhtool.equity.equity`
+Two questions about one hand, both answered by :func:`hhtool.game.equity.equity`
 on the cards the history shows:
 
 * :func:`street_equities` -- after each street's deal (2nd to 5th), each
@@ -117,7 +117,7 @@ def street_equities(
     by then are not all known, no card is left to come (5th street
     without a vela: the showdown decides), or the cards cannot be (a card twice, a card
     outside the deck: the replay's findings say so).  Exact or sampled as
-    :func:`hhtool.equity.equity` decides, with ``samples`` and ``seed``.
+    :func:`hhtool.game.equity.equity` decides, with ``samples`` and ``seed``.
     """
     rules = rules if rules is not None else replay.rules
     hand = replay.hand

@@ -1,7 +1,7 @@
 """A hand as a viewer steps through it: the table after every event that changes what it shows.
 
 :func:`hand_steps` replays a parsed hand once, through the engine's own walk
-(:func:`hhtool.replay.engine.replay_walk`), and after each event copies the
+(:func:`hhtool.replay.walk.replay_walk`), and after each event copies the
 table as the engine holds it: per seat the stack, the money in front this
 street and in the hand, folded or all-in, the cards as the history's viewer
 saw them (a down card the viewer did not see is a back, ``None``), the vela

@@ -6,7 +6,8 @@ Modules: :mod:`.config` (the request, stakes, sites), :mod:`.table`
 replay engine's betting machine: its state and deal :mod:`.hand`, the bots'
 choices :mod:`.choices`, the showdown and pots :mod:`.settle`, the history
 written :mod:`.record`), :mod:`.view` (a player's own view),
-:mod:`.faults` (the fault classes and the manifest entries),
+:mod:`.faults` (faults on demand and the manifest entries), :mod:`.mutate`
+(the fault classes),
 :mod:`.session` (sessions of hands from a seed).  ``docs/simulate.md``
 documents the choices.
 """

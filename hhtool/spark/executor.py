@@ -7,7 +7,7 @@ they run the very code of the DuckDB import:
    walk and read here, as its workers read it; one Spark's ``binaryFile``
    read: path, time, bytes) is decompressed (``.gz``, the members of a ``.zip``), hashed,
    and cut at blank lines into pieces of whole hands by the import's own
-   chunker (:func:`hhtool.store.importer.read_chunks`);
+   chunker (:func:`hhtool.store.sources.read_chunks`);
 2. :func:`chunks`: each piece goes through the import's worker function
    (:func:`hhtool.store.worker.process_chunk`: split into hands, parse,
    replay, rows), its frames kept as Arrow IPC, one column per table,

@@ -53,7 +53,7 @@ class SparkImportError(Exception):
 
 @dataclass(slots=True)
 class SparkSummary:
-    """What a run did; the same counts as :class:`~hhtool.store.importer.ImportSummary` where they mean the same."""
+    """What a run did; the same counts as :class:`~hhtool.store.summary.ImportSummary` where they mean the same."""
 
     out: str
     run: int = 0

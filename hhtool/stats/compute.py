@@ -273,7 +273,7 @@ def stats_sql(hand_where: str, seat_where: str) -> str:
     joined to the hands only for the filters and the win rates' units
     (net over the big bet, the big blind, the ante, each over the hands
     that have one).  The counts are :data:`~hhtool.store.totals.SEAT_COUNTERS`,
-    the ones ``player_totals`` keeps summed (:func:`totals_stats_sql`).
+    the ones ``player_totals`` keeps summed (:func:`totals_sql`).
     Money per currency is :func:`money_sql`'s.
     Placeholders, in order: ``hand_where``'s, ``seat_where``'s, ``min_hands``.
     """

@@ -312,7 +312,7 @@ class WriterThread:
                 pass
 
     def finish(self) -> None:
-        """Write what is queued and the last batch; raise what the writer raised (or :class:`Cancelled` meanwhile)."""
+        """Write what is queued and the last batch; raise what the writer raised (or :class:`~hhtool.store.cancel.Cancelled` meanwhile)."""
         self._put(None)
         while not self.done.wait(0.2):
             check(self.cancel)

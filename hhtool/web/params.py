@@ -48,7 +48,7 @@ class HandQuery:
     pot_max: Decimal | None = None
     showdown: bool | None = None
     all_in: bool | None = None
-    stat: str | None = None  # a key of hhtool.web.hands.STAT_SEATS, of filters.players[0]
+    stat: str | None = None  # a key of hhtool.store.totals.STAT_SEATS, of filters.players[0]
     taken: bool | None = None  # None: the statistic's opportunities; True: the action taken; False: not taken
     sort: Literal["time", "pot", "net"] = "time"
     descending: bool = True

@@ -104,7 +104,7 @@ def winnings_figure(
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """The winnings graph (big bets over hands, each point a link to its hand) as HTML, and the sessions' rows.
 
-    Each line keeps at most :data:`MAX_POINTS` points, its extremes and its
+    Each line keeps at most :data:`~hhtool.stats.points.MAX_POINTS` points, its extremes and its
     biggest hands among them (:func:`line_points`); a click on one opens
     that hand.  Big bets add across currencies; the sessions keep each
     currency's money apart, as the report does.  The player's hands come
