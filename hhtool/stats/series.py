@@ -239,7 +239,11 @@ def _sessions(
     if big_bet.min() == big_bet.max() > 0:  # one size (one stake): the nets' sums over it
         big = [Fraction(v, int(big_bet[0])) for v in nets]
     else:
-        for size in np.unique(big_bet[big_bet > 0]).tolist():
+        # the sizes: a hand's stakes are mostly its neighbour's (a table's session), so the values where the size changes
+        # hold every size, a few hundred instead of a unique of every hand (4 ms for 150,000)
+        runs = np.flatnonzero(np.concatenate([[True], big_bet[1:] != big_bet[:-1]]))
+        sizes = np.unique(big_bet[runs])
+        for size in sizes[sizes > 0].tolist():
             sums = _sums(np.where(big_bet == size, net, 0), first, last)
             big = [b + Fraction(v, size) for b, v in zip(big, sums)]
 
