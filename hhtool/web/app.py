@@ -108,9 +108,11 @@ def plotly_js() -> bytes:
     return str(get_plotlyjs()).encode("utf-8")
 
 
-MEMORY_LIMIT = "640MB"
+MEMORY_LIMIT = "512MB"
 """DuckDB's memory in the server (its cache of the file and its queries' work): the whole server, its import's
-workers included, stays under 1.5 GB on a database of a million hands (docs/serve.md, "Speed and memory")."""
+worker included, stays under 1.5 GB on a database of a million hands (docs/serve.md, "Speed and memory").  The
+server's process holds about 400 MB beside it (Python, the libraries, the import's frames), so DuckDB's share is
+what the budget moves; 640 MB left 62 MB of margin, and a cold page of a player's every hand takes the same CPU."""
 
 
 def open_database(path: Path) -> duckdb.DuckDBPyConnection:
@@ -332,7 +334,11 @@ def create_app(
         """:func:`~hhtool.stats.compute.compute_on`'s result for the filters ``f``, kept while no hand is added."""
         from hhtool.stats.compute import compute_on
 
-        return kept.get(("statistics", repr(f)), lambda: compute_on(cur, f, derived=derived(cur)))
+        def compute() -> Any:
+            known_players(cur, f.players)  # an unknown name: UnknownPlayerError; a known one is asked once
+            return compute_on(cur, f, derived=derived(cur), known=True)
+
+        return kept.get(("statistics", repr(f)), compute)
 
     def player_view(request: Request) -> Response:
         from hhtool.stats.render import heading
