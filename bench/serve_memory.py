@@ -21,8 +21,8 @@ and of its workers.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
+import runpy
 import shutil
 import sys
 import tempfile
@@ -33,15 +33,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-
-def _bench(name: str) -> Any:
-    """Another benchmark of bench/ as a module (its database, its input)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def status_mb(pid: int) -> dict[str, int]:
@@ -88,8 +79,9 @@ def main() -> None:
 
     memory = args.memory or MEMORY_LIMIT
     workers = IMPORT_WORKERS if args.workers is None else args.workers
-    db, _ = _bench("stats").database(1_000_000, 100_000)
-    incoming = _bench("serve").incoming_files(args.import_hands, max(2, min(20, args.import_hands // 10000)))
+    serve = runpy.run_path(str(ROOT / "bench" / "serve.py"))  # its database, its incoming hands
+    db, _ = serve["_bench"]("stats").database(1_000_000, 100_000)
+    incoming = serve["incoming_files"](args.import_hands, max(2, min(20, args.import_hands // 10000)))
     work = Path(tempfile.mkdtemp(prefix="hhtool-serve-memory-"))
     try:
         copy = work / db.name
