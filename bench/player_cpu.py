@@ -29,7 +29,7 @@ from hhtool.store.db import connect  # noqa: E402
 from hhtool.store.totals import current_tables  # noqa: E402
 from hhtool.web.hands import STAT_SEATS, hand_page  # noqa: E402
 from hhtool.web.params import hand_query  # noqa: E402
-from hhtool.web.player import link_points, winnings_figure, winnings_traces  # noqa: E402
+from hhtool.web.player import winnings_figure, winnings_traces  # noqa: E402
 
 
 def cpu(label: str, fn: Callable[[], Any], runs: int = 3) -> Any:
@@ -62,7 +62,6 @@ def main() -> None:
     print(f"  ({len(rows):,} hands)")
     cpu("sessions", lambda: session_list(rows))
     cpu("the three lines' points", lambda: winnings_traces(rows.hand_key, rows.big_bets, rows.showdown))
-    cpu("the points' links", lambda: link_points(con, winnings_traces(rows.hand_key, rows.big_bets, rows.showdown)))
     cpu("the graph and sessions, whole", lambda: winnings_figure(con, f, p, d))
     cpu("the graph and sessions, filtered", lambda: winnings_figure(con, g, p, d))
     cpu("the graph and sessions, whole, from the seats", lambda: winnings_figure(con, f, p, frozenset()), 1)

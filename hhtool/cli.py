@@ -813,6 +813,9 @@ def serve(
     ] = None,
     host: Annotated[str, typer.Option("--host", metavar="ADDRESS", help="The address to listen on; any other than the loopback lets other machines in, with no password.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, metavar="N", help="The port to listen on (0: any free one).")] = 8765,
+    workers: Annotated[
+        int, typer.Option("--workers", min=0, max=64, metavar="N", help="Worker processes of the auto-import at most (default 1: the server's memory; 0: none, it reads in the server's process).")
+    ] = 1,
 ) -> None:
     """Serve the database in the browser: hands, replays, players' statistics, the audit, a JSON API (docs/serve.md)."""
     from hhtool.store.db import StoreError, resolve_db_path
@@ -820,7 +823,7 @@ def serve(
     from hhtool.web.server import serve as run
 
     try:
-        run(resolve_db_path(db), host=host, port=port, watch=watch or ())
+        run(resolve_db_path(db), host=host, port=port, watch=watch or (), workers=workers)
     except (StoreError, ServeError) as e:
         raise _fail(str(e)) from None
 

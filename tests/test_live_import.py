@@ -148,3 +148,30 @@ def test_the_workers_of_a_serving_import_give_the_cores_to_the_pages() -> None:
         pool.shutdown()
     assert len(niceness) >= 2 and set(niceness) == {nice}  # its main thread and the one that watches the parent
     assert os.getpriority(os.PRIO_PROCESS, 0) == mine
+
+
+@pytest.mark.parametrize(("max_workers", "big", "small"), [(None, None, None), (1, 1, 0), (0, 0, 0)])
+def test_max_workers_bounds_the_workers_of_a_big_read_only(
+    tmp_path: Path, con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch, max_workers: int | None, big: int | None, small: int | None
+) -> None:
+    """``max_workers`` (``hhtool serve``'s 1): a big folder read by at most that many workers, a few hands in this process as before."""
+    import hhtool.store.importer as importer
+
+    real = importer.import_files
+    asked: list[int | None] = []
+
+    def recording(*args: object, workers: int | None = None, **kwargs: object) -> None:
+        asked.append(workers)
+        real(*args, workers=0, **kwargs)  # type: ignore[arg-type]  # the hands stored here: the count asked is what is tested
+
+    monkeypatch.setattr(importer, "import_files", recording)
+    folder = tmp_path / "watch"
+    folder.mkdir()
+    many = "\n\n".join(hand(f"B-{i}") for i in range(800)) + "\n\n"
+    assert len(many.encode()) > importer.IN_PROCESS_BYTES  # enough for workers
+    (folder / "big.txt").write_text(many, encoding="utf-8")
+    with LiveImport(con, [folder], max_workers=max_workers):
+        _poll(_count(con), 800)
+        (folder / "small.txt").write_text(hand("S-0") + "\n\n", encoding="utf-8")
+        _poll(_count(con), 801)
+    assert asked == [big, small]

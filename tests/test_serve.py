@@ -236,6 +236,33 @@ def test_the_winnings_graph_is_drawn_as_the_reports(server: Server) -> None:
     assert '"template":{"data":' in body.replace(" ", "") and '<table id="sessions">' in body
 
 
+def test_a_hand_key_redirects_to_its_hand(server: Server) -> None:
+    """``/hand/KEY``, where the graph's points link: a 303 to ``/hands/SITE/HAND_ID``; a key that is none or no hand's: 400 or 404."""
+    u = urlparse(server.url)
+    import re
+
+    graph = server.get(f"/players/{quote(HOSTILE[1], safe='')}")[2]
+    lines = re.findall(r'"customdata":\s*\[([0-9, ]*)\]', graph)  # each line's points' hand keys
+    assert len(lines) == 3
+    keys = [int(k) for k in lines[2].split(",")]
+    con = http.client.HTTPConnection(str(u.hostname), u.port, timeout=10)
+    for key in keys[:3]:
+        con.request("GET", f"/hand/{key}")
+        r = con.getresponse()
+        r.read()
+        assert r.status == 303
+        target = r.getheader("Location")
+        assert target is not None and target.startswith("/hands/")
+        status, _, body = server.get(target)
+        assert status == 200 and 'id="hand-id"' in body
+    for path, status, words in [("/hand/0", 404, "no hand of key 0"), ("/hand/99999999999", 404, "no hand of key"),
+                                ("/hand/abc", 400, "a whole number"), ("/hand/-3", 400, "a whole number"), ("/hand/1.5", 400, "a whole number"),
+                                ("/hand/99999999999999999999", 400, "a whole number"), ("/hand/%C2%B2", 400, "a whole number"),
+                                ("/hand/1/2", 404, "nothing at"), ("/hand/", 404, "nothing at")]:
+        got, kind, body = server.get(path)
+        assert got == status and kind.startswith("text/html") and words in body and "Traceback" not in body, (path, got, body[:300])
+
+
 # ------------------------------------------------------------------ in a real browser
 
 @pytest.fixture(scope="module")
@@ -307,15 +334,17 @@ def test_a_point_of_the_winnings_graph_opens_its_hand(server: Server, browser: A
 
     browser.get(server.url + f"players/{quote(HOSTILE[1], safe='')}")
     WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#winnings .scatterlayer .points path"))
-    urls = browser.execute_script("return document.getElementById('winnings').data[2].customdata")
-    assert urls and all(u.startswith("/hands/") for u in urls)
+    keys = browser.execute_script("return document.getElementById('winnings').data[2].customdata")
+    assert keys and all(isinstance(k, int) for k in keys)  # hand keys: /hand/KEY redirects to the hand's page
+    status, _, first = server.get(f"/hand/{keys[0]}")  # followed: the page of the hand of the first point
+    assert status == 200
     point = browser.find_elements(By.CSS_SELECTOR, "#winnings .scatterlayer .trace:last-child .points path")[0]
     from selenium.webdriver.common.action_chains import ActionChains
 
     ActionChains(browser).move_to_element(point).click().perform()
     WebDriverWait(browser, 20).until(lambda d: "/hands/" in d.current_url)
-    assert browser.current_url.endswith(urls[0])
     assert browser.find_element(By.ID, "hand-id").text
+    assert f'id="hand-id">{browser.find_element(By.ID, "hand-id").get_attribute("innerHTML")}<' in first
 
 
 @needs_browser

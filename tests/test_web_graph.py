@@ -71,3 +71,23 @@ def test_each_kept_point_is_the_running_total_of_its_hand() -> None:
         for x, y, key in zip(t["x"], t["y"], t["customdata"]):
             assert y == pytest.approx(round(running[x - 1], 2), abs=0.006)
             assert key == 10 * (x - 1) + 3  # the point names the hand it is the total after
+
+
+def test_the_biggest_steps_are_found_as_a_partition_finds_them() -> None:
+    """``_big_th_largest`` (a partition of the steps at or above a bound, not of every step) gives np.partition's value exactly."""
+    from hhtool.stats.points import BLOCK, _big_th_largest
+
+    rng = np.random.default_rng(18)
+    for trial in range(600):
+        n = int(rng.integers(1, 40 * BLOCK * 4))
+        big = int(rng.integers(1, min(n, 300) + 1))
+        kind = trial % 4
+        if kind == 0:  # all different
+            s = np.abs(rng.normal(size=n))
+        elif kind == 1:  # a few values, many ties
+            s = rng.integers(0, 5, size=n).astype(float)
+        elif kind == 2:  # every step the same
+            s = np.full(n, 0.5)
+        else:  # most the same small step (a fold of the ante), a few big ones
+            s = np.where(rng.random(n) < 0.8, 0.5, rng.exponential(3.0, size=n))
+        assert _big_th_largest(s, big) == np.partition(s, n - big)[n - big], (trial, n, big)

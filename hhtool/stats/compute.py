@@ -423,7 +423,7 @@ def totals_scope(f: Filters) -> tuple[str, list[Any]]:
 
 def compute_on(
     con: duckdb.DuckDBPyConnection, filters: Filters | None = None, db: Path | None = None, *, from_seats: bool = False,
-    derived: frozenset[str] | None = None,
+    derived: frozenset[str] | None = None, known: bool = False,
 ) -> StatsResult:
     """Every statistic for every player (or ``filters.players``) on an open connection.
 
@@ -432,12 +432,16 @@ def compute_on(
     ``from_seats``: from the seats always (the reference the totals are
     held to; a Parquet dataset has no totals and always is).  ``derived``:
     the derived tables known current (:func:`~hhtool.store.totals.current_tables`; None: look).
+    ``known``: ``filters.players`` were found by :func:`check_players` already
+    (the server keeps that answer: a name once in stays; the check is a pass
+    over ``player_totals``, 6 ms of a cold page).
     """
     import polars as pl
 
     f = filters or Filters()
     totals = not from_seats and current(con, PLAYER_TOTALS, derived)
-    check_players(con, f.players, totals)
+    if not known:
+        check_players(con, f.players, totals)
     if totals:  # the sums kept at import (hhtool.store.totals): a few rows a player, the same figures
         t, exact, m = _from_totals(con, f)
     else:

@@ -65,8 +65,37 @@ def line_points(total: pl.Series | np.ndarray[Any, Any], most: int = MAX_POINTS)
     step[0] = y[0]
     np.subtract(y[1:], y[:-1], out=step[1:])
     np.abs(step, out=step)
-    edge = np.partition(step, n - big)[n - big]  # the big-th largest step; of equal ones, the earliest hands
+    edge = _big_th_largest(step, big)  # of steps equal to it, the earliest hands are kept
     over = np.flatnonzero(step > edge)
     top = np.concatenate([over, np.flatnonzero(step == edge)[: big - len(over)]])
     keep = np.unique(np.concatenate([first, last, low, high, top, np.maximum(top - 1, 0)]))
     return [int(i) for i in keep]
+
+
+BLOCK = 64
+"""Steps a block has in :func:`_big_th_largest`'s first pass."""
+
+
+def _big_th_largest(step: np.ndarray[Any, Any], big: int) -> float:
+    """The ``big``-th largest of ``step`` (finite values, ``big <= len(step)``), exactly as
+    ``np.partition(step, n - big)[n - big]``, in a fraction of its time.
+
+    A partition of the whole line took 24 ms of a player's page for each of
+    its three lines of 442,050 hands (many equal steps: every fold of the
+    same ante), more than the rest of the graph.  Each block of
+    :data:`BLOCK` steps has a maximum; the ``big``-th largest of those
+    maxima, ``m``, has ``big`` steps at or above it (one a block), so the
+    answer is at least ``m``, and every step it depends on is among the
+    steps at or above ``m``: a few hundred on a real line, partitioned
+    instead of all of them.
+    """
+    import numpy as np
+
+    n = len(step)
+    blocks = n // BLOCK
+    if blocks >= big:
+        m = np.partition(step[: blocks * BLOCK].reshape(blocks, BLOCK).max(axis=1), blocks - big)[blocks - big]
+        candidates = step[step >= m]  # at least ``big`` of them
+        if len(candidates) < n:
+            return float(np.partition(candidates, len(candidates) - big)[len(candidates) - big])
+    return float(np.partition(step, n - big)[n - big])

@@ -109,7 +109,10 @@ class LiveImport:
     """Watch ``folders`` and store every hand written into them, on ``con`` (see the module's docstring).
 
     ``workers``: as :func:`~hhtool.store.importer.import_paths`'s (default:
-    none for a few new hands, one per core for a big first read); ``nice``:
+    none for a few new hands, one per core for a big first read);
+    ``max_workers``: with ``workers`` None, at most this many (``hhtool
+    serve``'s 1: each worker holds about 130 MB, and the server's memory
+    has a budget; a few new hands are still read in this process); ``nice``:
     the worker processes' nice value at least (``hhtool serve`` lowers them,
     so that its pages answer first while a big folder is read);
     ``settle``: :data:`SETTLE_SECONDS`; ``exclude``: files never to read
@@ -127,6 +130,7 @@ class LiveImport:
         folders: Iterable[str | Path],
         *,
         workers: int | None = None,
+        max_workers: int | None = None,
         settle: float = SETTLE_SECONDS,
         batch_hands: int = BATCH_HANDS,
         exclude: Iterable[str | Path] = (),
@@ -139,6 +143,7 @@ class LiveImport:
             if not folder.is_dir():
                 raise ImportPathError(f"not a folder: {folder}")
         self.workers = workers
+        self.max_workers = max_workers
         self.settle = settle
         self.batch_hands = batch_hands
         self.force_polling = force_polling
@@ -359,7 +364,7 @@ class LiveImport:
 
     def _import(self, cursor: duckdb.DuckDBPyConnection, plain: list[tuple[FileState, _Track]], archives: list[Unit]) -> None:
         """One import run over what is ready, as ``hhtool import`` runs (the same workers and writer)."""
-        from hhtool.store.importer import import_files
+        from hhtool.store.importer import import_files, worker_count
 
         summary = ImportSummary(files=len(plain) + len(archives))
         with self._lock:
@@ -378,7 +383,10 @@ class LiveImport:
 
         ok = False
         try:
-            import_files(states, cursor, summary, total=total, workers=self.workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice, derived=True)
+            workers = self.workers
+            if workers is None and self.max_workers is not None:
+                workers = min(worker_count(total), self.max_workers)
+            import_files(states, cursor, summary, total=total, workers=workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice, derived=True)
             ok = not summary.interrupted
         except Exception as e:  # a full disk, a damaged database: said; the files are read again when they change
             self._error(_database_error(self._db, e))

@@ -108,9 +108,11 @@ def plotly_js() -> bytes:
     return str(get_plotlyjs()).encode("utf-8")
 
 
-MEMORY_LIMIT = "640MB"
+MEMORY_LIMIT = "512MB"
 """DuckDB's memory in the server (its cache of the file and its queries' work): the whole server, its import's
-workers included, stays under 1.5 GB on a database of a million hands (docs/serve.md, "Speed and memory")."""
+worker included, stays under 1.5 GB on a database of a million hands (docs/serve.md, "Speed and memory").  The
+server's process holds about 400 MB beside it (Python, the libraries, the import's frames), so DuckDB's share is
+what the budget moves; 640 MB left 62 MB of margin, and a cold page of a player's every hand takes the same CPU."""
 
 
 def open_database(path: Path) -> duckdb.DuckDBPyConnection:
@@ -276,6 +278,24 @@ def create_app(
             findings = stored_findings(cur, [int(row["hand_key"])])[int(row["hand_key"])]
         return read_hand(row), findings
 
+    def hand_by_key(request: Request) -> Response:
+        """``/hand/KEY``: a 303 to the hand's page.  The winnings graph's points carry their hand's key, not its URL,
+        so that a page of 2,000 points a line needs no lookup of each point's site and hand id (a third of its CPU)."""
+        import re
+
+        from starlette.responses import RedirectResponse
+
+        from hhtool.web.hands import hand_url
+
+        (text,) = _segments(request, "/hand/", 1)
+        if not re.fullmatch(r"[0-9]{1,19}", text) or int(text) >= 2**63:
+            raise BadRequest(f"/hand/{text}: a hand's key is a whole number (the graph's points link to /hand/KEY); a hand by its site and id is at /hands/SITE/HAND_ID")
+        with db.cursor() as cur:
+            row = cur.execute("SELECT site, hand_id FROM hands WHERE hand_key = ?", [int(text)]).fetchone()
+        if row is None:
+            raise NotFound(f"no hand of key {text} in this database")
+        return RedirectResponse(hand_url(str(row[0]), str(row[1])), status_code=303, headers=SECURITY_HEADERS)
+
     def players(request: Request) -> Response:
         from hhtool.store.totals import PLAYER_TOTALS, current
         from hhtool.web.params import Params
@@ -314,7 +334,11 @@ def create_app(
         """:func:`~hhtool.stats.compute.compute_on`'s result for the filters ``f``, kept while no hand is added."""
         from hhtool.stats.compute import compute_on
 
-        return kept.get(("statistics", repr(f)), lambda: compute_on(cur, f, derived=derived(cur)))
+        def compute() -> Any:
+            known_players(cur, f.players)  # an unknown name: UnknownPlayerError; a known one is asked once
+            return compute_on(cur, f, derived=derived(cur), known=True)
+
+        return kept.get(("statistics", repr(f)), compute)
 
     def player_view(request: Request) -> Response:
         from hhtool.stats.render import heading
@@ -408,6 +432,7 @@ def create_app(
             ("/", root),
             ("/hands", hands_list),
             ("/hands/{rest:path}", hand_view),
+            ("/hand/{rest:path}", hand_by_key),
             ("/players", players),
             ("/players/{rest:path}", player_view),
             ("/audit", audit),

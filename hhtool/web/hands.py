@@ -273,14 +273,6 @@ def stored_findings(con: duckdb.DuckDBPyConnection, hand_keys: list[int]) -> dic
     return out
 
 
-def hand_links(con: duckdb.DuckDBPyConnection, hand_keys: list[int]) -> dict[int, tuple[str, str]]:
-    """(site, hand id) of each hand key: where a graph's point links to."""
-    if not hand_keys:
-        return {}
-    rows = con.execute(f"SELECT hand_key, site, hand_id FROM hands WHERE {_KEYS}", [hand_keys]).fetchall()
-    return {int(k): (str(s), str(i)) for k, s, i in rows}
-
-
 def known_player(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     row = con.execute("SELECT 1 FROM seats WHERE player = ? LIMIT 1", [name]).fetchone()
     return row is not None

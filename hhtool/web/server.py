@@ -27,6 +27,11 @@ from hhtool.web.progress import progress_doc
 IMPORT_NICE = 10
 """The nice value of the live import's worker processes: they parse and replay on the cores the pages leave idle."""
 
+IMPORT_WORKERS = 1
+"""The live import's worker processes at most (``--workers``): one holds about 130 MB, and the server with its
+workers stays under 1.5 GB with one on a million hands; a second stored 100,000 hands in 15 s instead of 22 on an
+idle 2-core machine, a rate a watched folder does not need (docs/serve.md, "Speed and memory")."""
+
 
 class ServeError(Exception):
     """The server cannot start: the address is taken or cannot be bound (a usage error, exit 2)."""
@@ -73,6 +78,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8765,
     watch: Sequence[str | Path] = (),
+    workers: int = IMPORT_WORKERS,
     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
 ) -> None:
     """Serve the database ``db`` until Ctrl-C or SIGTERM, importing every hand written under the folders ``watch``.
@@ -83,7 +89,8 @@ def serve(
     The live import (:class:`hhtool.store.live.LiveImport`) runs in this
     process on the server's connection, its progress on every page; its
     worker processes at :data:`IMPORT_NICE`, so that a big folder dropped
-    in takes the cores only when no page asks for them.
+    in takes the cores only when no page asks for them; ``workers`` of them
+    at most (:data:`IMPORT_WORKERS`; 0: the import reads in this process).
     """
     import uvicorn
 
@@ -104,7 +111,7 @@ def serve(
         version: Callable[[], object] | None = None
         if watch:
             try:
-                live = LiveImport(con, watch, exclude=(marker,), nice=IMPORT_NICE)  # the database and its log are never read
+                live = LiveImport(con, watch, exclude=(marker,), nice=IMPORT_NICE, max_workers=workers)  # the database and its log are never read
             except ImportPathError as e:
                 raise ServeError(str(e)) from None
             live.start()
