@@ -50,7 +50,7 @@ def test_a_hand_value_is_a_value_object() -> None:
 
 def test_mypy_refuses_assigning_a_value_objects_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both builds: ``mypy --strict`` with the project's configuration refuses an assignment to a field of
-    ``HandValue``, ``Replay``, ``PotResult`` or ``CardFacts``.
+    ``HandValue``, ``Replay``, ``PotResult``, ``CardFacts`` or ``Holdings``.
 
     mypy reads the snippet and those modules with what they import, nothing else (not the package's
     ``__init__``, which would bring in the whole library): a second or two.
@@ -60,14 +60,15 @@ def test_mypy_refuses_assigning_a_value_objects_field(tmp_path: Path, monkeypatc
     monkeypatch.chdir(ROOT)  # the project's configuration (pyproject.toml)
     snippet = tmp_path / "assign.py"
     snippet.write_text(
-        "from hhtool.game.evaluate import HandValue\nfrom hhtool.replay.facts import CardFacts\nfrom hhtool.replay.result import PotResult, Replay\n\n\n"
-        "def spoil(v: HandValue, r: Replay, p: PotResult, f: CardFacts) -> None:\n"
-        "    v.key = 0\n    v.alternatives = ()\n    r.verdict = 'ok'\n    p.reason = ''\n    f.vela = None\n",
+        "from hhtool.game.evaluate import HandValue\nfrom hhtool.replay.facts import CardFacts\nfrom hhtool.replay.holdings import Holdings\n"
+        "from hhtool.replay.result import PotResult, Replay\n\n\n"
+        "def spoil(v: HandValue, r: Replay, p: PotResult, f: CardFacts, h: Holdings) -> None:\n"
+        "    v.key = 0\n    v.alternatives = ()\n    r.verdict = 'ok'\n    p.reason = ''\n    f.vela = None\n    h.last_money = 0\n",
         encoding="utf-8",
     )
     sources = [
         "hhtool/game/evaluate.py", "hhtool/game/cards.py", "hhtool/game/rules.py", "hhtool/_native/pickling.py",
-        "hhtool/replay/result.py", "hhtool/replay/facts.py",
+        "hhtool/replay/result.py", "hhtool/replay/facts.py", "hhtool/replay/holdings.py",
     ]
     out, err, status = api.run(
         ["--strict", "--follow-imports=skip", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"), str(snippet), *sources]
@@ -76,19 +77,22 @@ def test_mypy_refuses_assigning_a_value_objects_field(tmp_path: Path, monkeypatc
     errors = [line for line in out.splitlines() if line.startswith(str(snippet))]  # the modules' own, seen with skipped imports, aside
     assert errors == [
         f'{snippet}:{line}: error: Cannot assign to final attribute "{name}"  [misc]'
-        for line, name in ((7, "key"), (8, "alternatives"), (9, "verdict"), (10, "reason"), (11, "vela"))
+        for line, name in ((8, "key"), (9, "alternatives"), (10, "verdict"), (11, "reason"), (12, "vela"), (13, "last_money"))
     ], out
 
 
 def test_the_replay_results_are_value_objects() -> None:
-    """``Replay``, ``PotResult`` and the card facts in the value-object idiom: equality, ``repr``, ``replace``;
+    """``Replay``, ``PotResult``, the card facts and the holdings in the value-object idiom: equality, ``repr``, ``replace``;
     compiled, an assignment to a field raises ``AttributeError`` (``Final``); in both builds ``mypy --strict`` refuses one."""
     r = replay(HANDS[0])
     assert replay(HANDS[0]) == r and r.facts == replay(HANDS[0]).facts
     assert dataclasses.replace(r.pots[0], reason="x").reason == "x"
     assert repr(r.pots[0]).startswith("PotResult(name='main pot', ")
     compiled = "__mypyc_attrs__" in type(r).__dict__
-    for obj, name in ((r, "verdict"), (r.pots[0], "reason"), (r.facts, "vela"), (r.facts.cards[0], "up")):
+    held = next(iter(r.holdings.held.values()))
+    for obj, name in (
+        (r, "verdict"), (r.pots[0], "reason"), (r.facts, "vela"), (r.facts.cards[0], "up"), (r.holdings, "last_money"), (held, "folded"),
+    ):
         assert ("__mypyc_attrs__" in type(obj).__dict__) == compiled
         if compiled:
             with pytest.raises(AttributeError):

@@ -8,8 +8,9 @@ entry point), :mod:`.walk` (the walk through a hand's events),
 settlement against what the history paid), :mod:`.explain` (the words),
 :mod:`.facts` (the cards as the lines show them, for the store),
 :mod:`.result` (the :class:`Replay` it returns), :mod:`.audit` (the report),
-:mod:`.equities` (each contender's equity and the all-in EV, with the cards
-of :mod:`.holdings`), :mod:`.steps` (the table after each event, for the
+:mod:`.holdings` (each player's cards as the replay read them, which
+``Replay`` carries), :mod:`.equities` (each contender's equity and the
+all-in EV, priced from them), :mod:`.steps` (the table after each event, for the
 hand replayer).
 """
 

@@ -20,13 +20,18 @@ from hhtool.replay.betting import Betting, Player, deal_order
 from hhtool.replay.explain import count_words
 from hhtool.replay.facts import FactsWalk, dealt_in, own_rules
 from hhtool.replay.findings import Finding, finding
+from hhtool.replay.holdings import Holding, Holdings
 
 
 class _Cards:
-    """What is known of one player's cards, in the order dealt (a plain class: compiled, its ``__init__`` is C)."""
+    """What is known of one player's cards, in the order dealt (a plain class: compiled, its ``__init__`` is C).
+
+    ``rounds``: the betting round each card was dealt for (1: both 2nd-street cards).
+    """
 
     def __init__(self) -> None:
         self.cards: list[Card | None] = []
+        self.rounds: list[int] = []
         self.up: list[Card] = []
 
     @property
@@ -64,6 +69,10 @@ class CardChecks:
         self.vela_missing_said = False
         self._values: dict[tuple[Card, ...], HandValue] = {}
         self.facts_walk = FactsWalk(own)  # what the lines show of the cards, for the store (Replay.facts)
+        self.streets: list[tuple[int, int]] = []  # (round, line) of each street line, for the equities (Replay.holdings)
+        self.lines_round = 0  # the round as the lines stand: the last street line's, 5 from the vela's (0: before 2nd street)
+        self.money_round = 0  # ``lines_round`` at the last forced bet or action
+        self.said_all_in: set[str] = set()  # who a line says is all-in
 
     def add(self, code: str, line: int, message: str) -> None:
         self.findings.append(finding(code, line, message))
@@ -141,6 +150,7 @@ class CardChecks:
             for c in mine.known:
                 self.note_card(c, e.line, f"dealt to {name}")
             door_card = mine.cards[1] if len(mine.cards) > 1 else None
+            mine.rounds = [1, 1]
             if self.rules.dealt_up(1)[1] and door_card is not None:
                 mine.up = [door_card]
             return
@@ -161,8 +171,25 @@ class CardChecks:
             mine.cards[0] = known[0]
             self.note_card(known[0], e.line, f"{name}'s hole card")
         mine.cards.append(card)
+        mine.rounds.append(rnd)
         if card is not None and not down:
             mine.up.append(card)
+
+    def money_line(self, player: str, all_in: bool) -> None:
+        """A forced bet or an action: the last money so far, in the lines' round (where the equities say betting ended); ``all_in``: the line says so."""
+        self.money_round = self.lines_round
+        if all_in:
+            self.said_all_in.add(player)
+
+    def holdings(self) -> Holdings:
+        """What the replay read of the cards, for the equities (:mod:`.holdings`): each player dealt a card, the streets, where betting ended."""
+        held: dict[str, Holding] = {}
+        for p in self.players:
+            mine = self.cards[p.name]
+            if mine.cards:
+                folded = max(p.folded_round, 1) if p.folded else 0
+                held[p.name] = Holding(tuple(mine.cards), tuple(mine.rounds), tuple(mine.up), folded)
+        return Holdings(held, tuple(self.streets), self.money_round, frozenset(self.said_all_in))
 
     def _is_view_of(self, known: list[Card], mine: _Cards) -> bool:
         """A repeat that shows the viewer's or the audit's view of the same cards."""

@@ -20,6 +20,10 @@ face up of the players who had folded before that moment: everyone at the
 table saw them, and they cannot come.  A folded player's hole card is not
 dead even when an audit history shows it: nobody at the table saw it, so
 it is an unseen card like any other (docs/equity.md).
+
+The cards are the replay's reading of the history's deal, exposure and
+showdown lines (``Replay.holdings``, :mod:`hhtool.replay.holdings`): the
+pricing walks no event of its own.
 """
 
 from __future__ import annotations
@@ -32,8 +36,7 @@ from typing import Final
 from hhtool.game.cards import Card
 from hhtool.game.equity import DEFAULT_SEED, EquityInputError, EquityResult, equity
 from hhtool.game.rules import ROUND_NAMES, RuleSet
-from hhtool.replay.holdings import CardWalk, betting_over, has_all_in
-from hhtool.replay.result import PotResult, Replay
+from hhtool.replay.result import PotResult, Replay, has_all_in
 
 STREET_SAMPLES: Final = 10_000
 """Runouts drawn for a street too large to count (an early street with several players): a standard error of
@@ -111,8 +114,10 @@ def street_equities(
 ) -> list[StreetEquity]:
     """Each contender's equity after every street's deal where every contender's cards are known.
 
-    ``replay`` is the hand's (:func:`hhtool.replay.replay`); ``rules`` the
-    comparison to price it under (default the replay's).  A street is
+    ``replay`` is the hand's (:func:`hhtool.replay.replay`), whose reading of
+    the cards (``Replay.holdings``: each player's, face up as its rules deal
+    them) it prices; ``rules`` the comparison to price it under (default the
+    replay's).  A street is
     skipped when fewer than two players are in, a contender's cards dealt
     by then are not all known, no card is left to come (5th street
     without a vela: the showdown decides), or the cards cannot be (a card twice, a card
@@ -120,19 +125,18 @@ def street_equities(
     :func:`hhtool.game.equity.equity` decides, with ``samples`` and ``seed``.
     """
     rules = rules if rules is not None else replay.rules
-    hand = replay.hand
-    walk = CardWalk(hand, rules)
+    seen = replay.holdings
     players = _players(replay)
     out: list[StreetEquity] = []
-    for rnd, line in walk.streets:
+    for rnd, line in seen.streets:
         if rnd > 4:
             continue
-        names = [n for n in players if n in walk.held and walk.held[n].in_at(rnd)]
-        cards = [walk.held[n].known_at(rnd) for n in names]
+        names = [n for n in players if n in seen.held and seen.held[n].in_at(rnd)]
+        cards = [seen.held[n].known_at(rnd) for n in names]
         if len(names) < 2 or any(c is None for c in cards):
             continue
         known = [c for c in cards if c is not None]
-        dead = walk.dead(rnd, players)
+        dead = seen.dead(rnd, players)
         try:
             res = equity(rules, known, dead=dead, players=len(players), samples=samples, seed=seed)
         except EquityInputError:
@@ -181,16 +185,15 @@ def allin_evs(
     dead.  Nothing when betting ended with every card out (the showdown
     decides it), before any card was dealt, or the cards are impossible.
     """
-    hand = replay.hand
     rules = replay.rules
-    walk = CardWalk(hand, rules)
-    rnd = walk.last_money
-    if rnd < 1 or rnd >= 5 or (rnd == 4 and not rules.has_vela) or not betting_over(walk, hand, replay):
-        return []
+    seen = replay.holdings
+    rnd = seen.last_money
     players = _players(replay)
-    folded_up = [c for n in players if n in walk.held and walk.held[n].folded for c in walk.held[n].up]
-    in_hand = [n for n in players if n in walk.held and walk.held[n].folded == 0]
-    known = {n: walk.held[n].known_at(rnd) for n in in_hand}
+    if rnd < 1 or rnd >= 5 or (rnd == 4 and not rules.has_vela) or not seen.betting_over(players):
+        return []
+    folded_up = [c for n in players if n in seen.held and seen.held[n].folded for c in seen.held[n].up]
+    in_hand = [n for n in players if n in seen.held and seen.held[n].folded == 0]
+    known = {n: seen.held[n].known_at(rnd) for n in in_hand}
     out: list[PotEV] = []
     for i, pot in enumerate(replay.pots):
         names = [n for n in pot.eligible if n in known]

@@ -17,6 +17,7 @@ from hhtool.history.events import Hand
 from hhtool.history.money import display_amount
 from hhtool.replay.facts import CardFacts
 from hhtool.replay.findings import Finding
+from hhtool.replay.holdings import Holdings
 
 Verdict = Literal["ok", "disputed", "invalid"]
 
@@ -61,6 +62,7 @@ class Replay:
     stacks: Final[dict[str, int]]  # each player's stack after the hand, by the rules
     categories: Final[dict[str, str]]  # each player who showed five cards: what they make with the vela (``CATEGORY_LABELS``)
     facts: Final[CardFacts]  # the history's cards as its lines show them, for the store (:mod:`hhtool.replay.facts`)
+    holdings: Final[Holdings]  # each player's cards as the replay read them, for the equities (:mod:`hhtool.replay.holdings`)
 
     def __init__(
         self,
@@ -76,6 +78,7 @@ class Replay:
         stacks: dict[str, int],
         categories: dict[str, str],
         facts: CardFacts,
+        holdings: Holdings,
     ) -> None:
         self.hand = hand
         self.rules = rules
@@ -89,7 +92,15 @@ class Replay:
         self.stacks = stacks
         self.categories = categories
         self.facts = facts
+        self.holdings = holdings
 
     def fmt(self, amount: int) -> str:
         """An amount as a person reads it (:func:`hhtool.history.money.display_amount`)."""
         return display_amount(amount, self.hand.money)
+
+
+def has_all_in(replay: Replay) -> bool:
+    """A player ended the hand with nothing behind before the payouts: the cheap test before
+    :func:`hhtool.replay.equities.allin_adjustments`, which the import asks of every hand."""
+    due = replay.payouts
+    return any(left == due.get(n, 0) for n, left in replay.stacks.items())

@@ -127,6 +127,7 @@ class Settlement(CardChecks):
             stacks=stacks,
             categories=self.shown_categories(),
             facts=self.facts_walk.facts(summary.vela),
+            holdings=self.holdings(),
         )
 
     def claimed_words(self) -> str:

@@ -111,14 +111,20 @@ class Walk(Settlement):
         """
         if isinstance(e, (Fold, Check, Call, Bet, RaiseTo, BringIn, Complete)):
             self.action(e)
+            self.money_line(e.player, not isinstance(e, (Fold, Check)) and e.all_in)
         elif isinstance(e, Deal):
             self.deal(e)
         elif isinstance(e, PostAnte):
             self.post(e.player, e.amount, e.line, e.all_in, ante=True)
+            self.money_line(e.player, e.all_in)
         elif isinstance(e, PostBlind):
             self.post(e.player, e.amount, e.line, e.all_in, ante=False)
+            self.money_line(e.player, e.all_in)
         elif isinstance(e, Street):
-            self.new_street(round_of_street(e.name), e.line)
+            rnd = round_of_street(e.name)
+            self.new_street(rnd, e.line)
+            self.streets.append((rnd, e.line))
+            self.lines_round = rnd
         elif isinstance(e, UncalledBet):
             self.uncalled(e)
         elif isinstance(e, (Collected, DoesNotShow)):
@@ -132,6 +138,7 @@ class Walk(Settlement):
             self._on_showdown(e)
         elif isinstance(e, Vela):
             self.turn_vela(e)
+            self.lines_round = 5
         elif isinstance(e, Expose):
             self.expose(e)
         elif isinstance(e, DoubleBetAllowed):

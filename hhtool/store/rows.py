@@ -33,7 +33,7 @@ from hhtool.history.events import (
 )
 from hhtool.replay.equities import allin_adjustments
 from hhtool.replay.facts import card_facts, dealt_in
-from hhtool.replay.holdings import has_all_in
+from hhtool.replay.result import has_all_in
 from hhtool.store.flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, HandFlags, saw_bits, seat_values
 from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
 
