@@ -1,13 +1,17 @@
 """Spark import benchmark: ``hhtool spark-import`` on local[1] and local[2] against ``hhtool import`` on the same cores.  Never a test.
 
-Run: ``python bench/spark.py [--hands 200000] [--files 20] [--stages] [--only spark] [--cores 1] [--conf KEY=VALUE ...]``.
+Run: ``python bench/spark.py [--hands 200000] [--files 20] [--stages] [--phases] [--only spark] [--cores 1] [--conf KEY=VALUE ...]``.
 
 Input: ``--files`` files of simulated hands (``bench/import.py``'s cache,
 the profiles and structures cycling).  In one run, each as a subprocess
 on a new output:
 
 * ``hhtool import DIR --workers 1`` and ``--workers 2`` (DuckDB);
-* ``python -m hhtool.spark DIR --master local[1]`` and ``local[2]``.
+* ``python -m hhtool.spark DIR --master local[1]`` and ``local[2]``;
+
+each after reading the input, the installed packages and Java's home
+into the page cache (:func:`warm`), so that none of the runs waits for
+the disk where another would not.
 
 Printed: hands/s of each, end to end (the process's wall time: for
 Spark, the JVM's start included) and, for Spark, of the job alone (the
@@ -28,6 +32,12 @@ cores a run kept busy (local[1]'s JVM works beside its Python worker, so
 it uses more than one); that CPU split by process (the driver, the JVM,
 the Python workers) and the JVM's by thread (its task threads, the JIT
 compilers, the garbage collector, the rest), from ``/proc/PID/task``.
+
+``--phases``: each Spark run's wall time split where its Spark jobs start and
+end (the event log's times), and the cores its process tree kept busy
+in each part (the CPU sampled every 0.5 s): the start until the first job,
+each job, the gaps between them, the end; what keeps ``local[2]`` from
+twice ``local[1]``'s rate is the parts in which one core works alone.
 
 ``--stages``: Spark's event log of each run: its number of jobs, and per stage (tasks, run
 time, the CPU of the JVM threads that ran them, GC time, shuffle and
@@ -53,6 +63,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+WARM: list[Path] = []
+"""What :func:`warm` reads before each run: the input, the installed packages (``site-packages``), Java's home."""
 
 
 def _subreaper() -> bool:
@@ -92,6 +104,8 @@ class TreeCPU:
         self.role: dict[int, str] = {}
         self.threads: dict[tuple[int, int], tuple[str, float]] = {}
         self.main = 0
+        self.history: list[tuple[float, float, float]] = []  # (time.time(), the tree's CPU seconds so far, the machine's), every 0.5 s
+        self.started = self.ended = 0.0  # the run's process, time.time()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -141,9 +155,19 @@ class TreeCPU:
             if got is not None:
                 self.threads[(pid, int(tid))] = (got[0], self._cpu(got[1]))
 
+    def _machine(self) -> float:
+        """The CPU seconds every process of the machine has used since its start (``/proc/stat``: all but idle and I/O wait)."""
+        try:
+            with open("/proc/stat") as f:
+                ticks = [int(x) for x in f.readline().split()[1:]]
+        except (OSError, ValueError):
+            return 0.0
+        return (sum(ticks[:8]) - ticks[3] - ticks[4]) / self.tick  # user nice system idle iowait irq softirq steal
+
     def _run(self) -> None:
         while True:
             self.last.update(self._tree())
+            self.history.append((time.time(), sum(self.last.values()), self._machine()))
             if self.stop.wait(0.5):
                 return
 
@@ -195,14 +219,96 @@ def _input(hands: int, files: int) -> Path:
     return Path(folder)
 
 
+def _java_home() -> Path | None:
+    """The Java that Spark's launcher runs: ``$JAVA_HOME``, else the ``java`` on the PATH, links followed."""
+    import shutil
+
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        return Path(home)
+    java = shutil.which("java")
+    return Path(java).resolve().parent.parent if java else None
+
+
+def warm(paths: list[Path]) -> tuple[int, float]:
+    """Read every file under ``paths`` once, so that the run after starts with them in the page cache: (bytes, seconds).
+
+    A run reads its input, its Python packages and, for Spark, 460 MB of
+    jars and Java's modules; whichever of them the kernel has put out of
+    memory since they were last used (this benchmark's machines reclaim
+    the page cache of files unused for a minute) comes from the disk, one
+    core waiting while the other has nothing to do.  That wait differs from
+    one run to the next and is no measure of the cores, so each run starts
+    with the same files in memory.
+    """
+    t0, n = time.monotonic(), 0
+    for top in paths:
+        for folder, _dirs, names in os.walk(top):
+            for name in names:
+                try:
+                    with open(os.path.join(folder, name), "rb") as f:
+                        while block := f.read(1 << 20):
+                            n += len(block)
+                except OSError:
+                    continue
+    return n, time.monotonic() - t0
+
+
+def phases(
+    eventlog: Path, start: float, end: float, history: list[tuple[float, float, float]]
+) -> list[tuple[str, float, float | None, float | None]]:
+    """A run's wall time cut where its Spark jobs start and end: ``(part, seconds, cores busy, other cores busy)``, in order.
+
+    ``start`` and ``end``: the process's (``time.time()``); ``history``: the
+    tree's and the machine's CPU so far, sampled (:attr:`TreeCPU.history`);
+    a part's cores are the CPU added between the samples nearest its two
+    ends over the time between them, the run's and the rest of the
+    machine's (other jobs: a part they share is slower for it); None when
+    no two samples fall apart.
+    """
+    import bisect
+
+    marks: list[tuple[float, str]] = []
+    for log in sorted(f for f in eventlog.rglob("*") if f.is_file() and not f.name.startswith(("appstatus", "."))):
+        with open(log, encoding="utf-8") as f:
+            for line in f:
+                if '"SparkListenerJob' not in line:
+                    continue
+                event = json.loads(line)
+                if event["Event"] == "SparkListenerJobStart":
+                    what = (event.get("Properties") or {}).get("spark.job.description") or "a Spark job"
+                    marks.append((event["Submission Time"] / 1e3, f"job {event['Job ID']}: {what}"))
+                elif event["Event"] == "SparkListenerJobEnd":
+                    marks.append((event["Completion Time"] / 1e3, ""))
+    marks.sort()
+    cuts = [(start, "start, until the first job")] + [(t, what or "between jobs") for t, what in marks] + [(end, "")]
+    times = [t for t, _, _ in history]
+
+    def at(t: float) -> tuple[float, float, float]:
+        return history[min(max(bisect.bisect_left(times, t), 0), len(history) - 1)]
+
+    out: list[tuple[str, float, float | None, float | None]] = []
+    for (a, what), (b, _) in zip(cuts, cuts[1:]):
+        if b - a < 0.05:
+            continue
+        (ta, ca, ma), (tb, cb, mb) = at(a), at(b)
+        ours = (cb - ca) / (tb - ta) if tb - ta > 0.25 else None
+        others = max(0.0, (mb - ma) / (tb - ta) - ours) if ours is not None and mb > 0 else None
+        out.append(("end, after the last job" if b == end and what == "between jobs" else what, b - a, ours, others))
+    return out
+
+
 def _timed(cmd: list[str], reaper: bool, env: dict[str, str] | None = None) -> tuple[float, TreeCPU, dict[str, Any]]:
     """The run's wall time, the CPU of its whole process tree (:class:`TreeCPU`), its JSON summary."""
     tree = TreeCPU()
+    warm(WARM)
+    tree.started = time.time()
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     tree.start(proc.pid)
     stdout, stderr = proc.communicate()
     wall = time.monotonic() - t0
+    tree.ended = time.time()
     while reaper:  # the orphans (Spark's JVM outlives its driver by a moment) end in the tree, and are counted
         try:
             os.waitpid(-1, 0)
@@ -321,8 +427,13 @@ def main() -> None:
     ap.add_argument("--cores", type=int, nargs="+", default=[1, 2], metavar="N", help="the DuckDB workers and Spark's local[N] to run (default 1 2)")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting for the Spark runs (repeatable), to compare one")
     ap.add_argument("--stages", action="store_true", help="Spark's metrics per stage from its event log (JVM CPU, GC, shuffle, output)")
+    ap.add_argument("--phases", action="store_true", help="each Spark run's wall time by job, and the cores busy in each part")
     args = ap.parse_args()
     folder = _input(args.hands, args.files)
+    import sysconfig
+
+    WARM.extend([folder, Path(sysconfig.get_paths()["purelib"]), *([home] if (home := _java_home()) else [])])
+    warmed, _ = warm(WARM)
     reaper = _subreaper()
     load_before = os.getloadavg()
     results: dict[str, dict[str, Any]] = {}
@@ -334,7 +445,7 @@ def main() -> None:
             results[f"duckdb workers={workers}"] = _result(s["hands"], wall, tree)
         for cores in args.cores if args.only != "duckdb" else ():
             out = Path(tmp) / f"lake{cores}"
-            eventlog = Path(tmp) / f"events{cores}" if args.stages else None
+            eventlog = Path(tmp) / f"events{cores}" if args.stages or args.phases else None
             if eventlog is not None:
                 eventlog.mkdir()
             env = _spark_env(args.conf, eventlog)
@@ -343,10 +454,14 @@ def main() -> None:
             name = f"spark local[{cores}]"
             results[name] = {**_result(s["hands"], wall, tree), "job": s["seconds"], "job_rate": s["hands"] / s["seconds"]}
             if eventlog is not None:
-                per_stage[name] = stages(eventlog)
+                if args.stages:
+                    per_stage[name] = stages(eventlog)
+                if args.phases:
+                    results[name]["phases"] = phases(eventlog, tree.started, tree.ended, tree.history)
                 results[name]["jobs"] = jobs(eventlog)
     load_after = os.getloadavg()
     print(f"{args.hands:,} simulated hands in {args.files} files; {os.cpu_count()} cores; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
+    print(f"  before each run, read into the page cache: the input, the installed packages and Java ({warmed / 1e6:,.0f} MB)")
     if args.conf:
         print(f"  Spark settings given: {' '.join(args.conf)}")
     for name, r in results.items():
@@ -358,6 +473,9 @@ def main() -> None:
             print(f"  {'':<20} Spark jobs in the run: {r['jobs']}")
         if name in per_stage:
             _print_stages(per_stage[name], r["hands"])
+        for what, seconds, busy, others in r.get("phases", ()):
+            cores = "" if busy is None else f"{busy:4.2f} cores busy" + ("" if others is None else f", other jobs {others:4.2f}")
+            print(f"    {what[:52]:<52} {seconds:6.1f} s  {cores}")
     duck1, s1, s2 = results.get("duckdb workers=1"), results.get("spark local[1]"), results.get("spark local[2]")
     if duck1 and s1:
         print(f"  Spark per core / DuckDB per core: {s1['rate'] / duck1['rate']:.0%} end to end, {s1['job_rate'] / duck1['rate']:.0%} job alone (goal >= 60 %)")
