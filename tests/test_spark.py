@@ -344,6 +344,24 @@ def test_a_file_name_that_is_not_utf8_is_read_as_the_duckdb_import_reads_it(spar
     assert not (tmp_path / "lake2" / "hands").exists()
 
 
+def test_a_run_stops_the_session_it_made_and_leaves_a_running_one(spark: Any, tmp_path: Path) -> None:
+    """A session made for the run is stopped when it returns (its JVM does not outlive the command); a running one is left running."""
+    folder = tmp_path / "in"
+    write_files(folder, 1, 5, prefix="S")
+    assert spark_import([str(folder)], str(tmp_path / "lake"), master="local[1]").stored == 5  # the module's session runs
+    assert spark.range(3).count() == 3
+    code = (
+        "import sys\n"
+        "from pyspark import SparkContext\n"
+        "from hhtool.spark import spark_import\n"
+        "summary = spark_import([sys.argv[1]], sys.argv[2], master='local[1]')\n"
+        "print(summary.stored, SparkContext._active_spark_context is None)\n"
+    )
+    fresh = subprocess.run([sys.executable, "-c", code, str(folder), str(tmp_path / "fresh")], capture_output=True, text=True, timeout=600)
+    assert fresh.returncode == 0, fresh.stderr[-2000:]
+    assert fresh.stdout.split() == ["5", "True"]
+
+
 def test_python_m_entry_and_usage_errors(tmp_path: Path) -> None:
     missing = _cli("spark-import", str(tmp_path / "nothing-here"), "--out", str(tmp_path / "lake"))
     assert missing.returncode == 2 and "no such file or folder" in missing.stderr

@@ -118,6 +118,7 @@ def session(master: str | None = None, app: str = "hhtool spark-import") -> Spar
     if not java_available():
         raise SparkImportError("Spark needs Java 17, and no java was found (install openjdk-17-jre-headless, or set JAVA_HOME)")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    import threading
     import warnings
 
     warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)  # pandas is only Arrow's go-between here
@@ -139,9 +140,36 @@ def session(master: str | None = None, app: str = "hhtool spark-import") -> Spar
             )
             .config("spark.log.structuredLogging.enabled", "false")
         )
+    preload = threading.Thread(target=_preload, name="hhtool-preload", daemon=True)
+    preload.start()  # while the JVM starts, which takes seconds with this thread's core otherwise idle
     spark = builder.getOrCreate()
+    preload.join()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+PRELOADED = ("pandas", "pyarrow", "pyarrow.parquet", "hhtool.spark.executor", "hhtool.spark.staging")
+"""The modules a driver imports after the JVM is up, imported while it starts instead (:func:`_preload`).
+
+PySpark's first call into a new JVM imports pandas, numpy and pyarrow
+(its converters look for them) while the JVM waits; the import's own
+passes and the staged write import pyarrow's Parquet and hhtool's
+executor code.  Together about half a second of one core with their files
+in memory, seconds when they come from the disk: work every run does
+while nothing else goes on, which the JVM's start (seconds of waiting
+here) can hide.
+"""
+
+
+def _preload() -> None:
+    """Import :data:`PRELOADED`; a module that fails here fails again where it is used, and says why there."""
+    import importlib
+
+    for name in PRELOADED:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the import where the module is used says what is wrong
+            continue
 
 
 def _configure(spark: SparkSession) -> None:
@@ -281,6 +309,14 @@ def spark_import(
 ) -> SparkSummary:
     """Import every hand under ``paths`` into the Parquet dataset ``out`` with Spark; commit it as one run.
 
+    ``spark``: the session to run on; without one, a session on ``master``
+    (:func:`session`), stopped once the run is over unless one was running
+    before.  Left to the end of the process, a session stops only once
+    Python has gone: the JVM sees its input close and runs its shutdown (the
+    Python workers, the cached blocks on disk) for one to five seconds more,
+    its standard output still the command's, so that a script reading it
+    waits that long after the summary.
+
     ``partitions``: at most how many tasks the parse is split into
     (default: :data:`TASKS_PER_CORE` a core of the session; one a file
     below that).  ``spread``: whether the
@@ -291,12 +327,37 @@ def spark_import(
     """
     import time
 
+    started = time.monotonic()
+    finder = _walk(paths)
+    if spark is not None:
+        return _import(spark, paths, finder, out, partitions, spread, started)
+    running = _running()
+    spark = session(master)
+    try:
+        return _import(spark, paths, finder, out, partitions, spread, started)
+    finally:
+        if not running:  # made for this run: stopped here, not when the process has gone (spark_import's docstring)
+            spark.stop()
+
+
+def _running() -> bool:
+    """Whether this process has a Spark context running already (False without PySpark: :func:`session` says it is missing)."""
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return False
+    return SparkContext._active_spark_context is not None
+
+
+def _import(
+    spark: SparkSession, paths: Sequence[str], finder: Finder, out: str, partitions: int | None, spread: bool | None, started: float
+) -> SparkSummary:
+    """:func:`spark_import` on a session."""
+    import time
+
     from pyspark.errors import AnalysisException
     from pyspark.sql import functions as F
 
-    started = time.monotonic()
-    finder = _walk(paths)
-    spark = spark or session(master)
     _configure(spark)
     sc = spark.sparkContext
     output = Output(out, sc._jvm, sc._jsc.hadoopConfiguration())

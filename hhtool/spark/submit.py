@@ -30,7 +30,6 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     from hhtool.spark import SparkImportError, spark_import
-    from hhtool.spark.job import session
     from hhtool.textsafe import term
 
     try:
@@ -38,9 +37,9 @@ def main(argv: list[str] | None = None) -> int:
             from pyspark.sql import SparkSession
 
             spark = SparkSession.builder.appName("hhtool spark-import").getOrCreate()
-        else:
-            spark = session(args.master)
-        summary = spark_import(args.paths, args.out, spark=spark, partitions=args.partitions)
+            summary = spark_import(args.paths, args.out, spark=spark, partitions=args.partitions)
+        else:  # run directly: a session of its own, stopped before the summary is printed
+            summary = spark_import(args.paths, args.out, master=args.master, partitions=args.partitions)
     except SparkImportError as e:
         print(f"hhtool: {term(str(e))}", file=sys.stderr)
         return 2
