@@ -52,15 +52,19 @@ def series(rows: list[tuple[int, int, int, int, int]], groups: list[tuple[str, s
     )
 
 
+SIZES = ([200], [0, 2, 200, 25, 400], [100, 200], [0, 400])
+"""The big bets a test's hands draw from: one stake, many, two at once (alternating hand by hand), one and hands without."""
+
+
 def test_the_sessions_are_those_of_a_walk_hand_by_hand() -> None:
     groups: list[tuple[str, str | None, str | None]] = [("bob", "€", "cent"), ("bob", "$", "cent"), ("Ännchen", None, "chip")]
-    for seed in range(40):
+    for seed in range(80):
         rng = random.Random(seed)
         t, rows = 1_800_000_000 * 10**6, []
         for k in range(rng.choice([1, 2, 7, 300])):
             t += rng.choice([0, MINUTE, 30 * MINUTE, 30 * MINUTE + 1, 90 * MINUTE])  # at the limit, one past it
             when = NO_TIME if rng.random() < 0.05 else t
-            rows.append((k, when, rng.randrange(len(groups)), rng.randint(-10**6, 10**6), rng.choice([0, 2, 200, 25, 400] if seed % 2 else [200])))
+            rows.append((k, when, rng.randrange(len(groups)), rng.randint(-10**6, 10**6), rng.choice(SIZES[seed % 4])))
         rows.sort(key=lambda r: (r[1], r[0]))
         got = session_list(series(rows, groups))
         want = sorted(reference(rows, groups, 30), key=lambda s: (name_key(s.player), s.start is not None, s.start or EPOCH, s.session))
@@ -105,3 +109,23 @@ def test_a_frame_gives_the_same_sessions_as_its_arrays() -> None:
         ("bob", "€", 1, 2, 2), ("bob", "€", 2, 1, 11), ("carol", None, 1, 1, 7)
     ]
     assert table["start"].dtype == frame["started_at"].dtype and table["start"][0] == start
+
+
+def test_the_money_index_numbers_each_row_as_its_place_among_the_monies() -> None:
+    """``money_index`` (a constant, the currency alone, or both columns) numbers a row by its (currency, unit) in the list."""
+    import itertools
+
+    import duckdb
+
+    from hhtool.stats.series import money_index
+
+    kinds = [("€", "cent"), ("$", "cent"), ("", "chip"), (None, "chip"), ("€", "euro"), (None, None), ("£", None)]
+    con = duckdb.connect()
+    for size in (1, 2, 3, 4):
+        for monies in itertools.permutations(kinds, size):
+            rows = [m for m in monies for _ in range(2)]
+            con.execute("CREATE OR REPLACE TABLE h (currency VARCHAR, unit VARCHAR, k INTEGER)")
+            con.executemany("INSERT INTO h VALUES (?, ?, ?)", [(c, u, i) for i, (c, u) in enumerate(rows)])
+            sql, params = money_index(list(monies))
+            got = [g for (g,) in con.execute(f"SELECT {sql} FROM h ORDER BY k", params).fetchall()]
+            assert got == [list(monies).index(m) for m in rows], monies

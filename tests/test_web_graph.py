@@ -74,7 +74,8 @@ def test_each_kept_point_is_the_running_total_of_its_hand() -> None:
 
 
 def test_the_biggest_steps_are_found_as_a_partition_finds_them() -> None:
-    """``_big_th_largest`` (a partition of the steps at or above a bound, not of every step) gives np.partition's value exactly."""
+    """``_big_th_largest`` (a partition of the steps at or above a bound, not of every step) gives np.partition's value exactly,
+    and the steps the line's biggest hands are looked for among hold every one at or above it."""
     from hhtool.stats.points import BLOCK, _big_th_largest
 
     rng = np.random.default_rng(18)
@@ -90,4 +91,7 @@ def test_the_biggest_steps_are_found_as_a_partition_finds_them() -> None:
             s = np.full(n, 0.5)
         else:  # most the same small step (a fold of the ante), a few big ones
             s = np.where(rng.random(n) < 0.8, 0.5, rng.exponential(3.0, size=n))
-        assert _big_th_largest(s, big) == np.partition(s, n - big)[n - big], (trial, n, big)
+        edge, near = _big_th_largest(s, big)
+        assert edge == np.partition(s, n - big)[n - big], (trial, n, big)
+        # the indices it hands back: in order, and every step at or above the value among them
+        assert np.all(np.diff(near) > 0) and set(np.flatnonzero(s >= edge).tolist()) <= set(near.tolist()), (trial, n, big)

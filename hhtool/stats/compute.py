@@ -3,9 +3,9 @@
 Every flag is decided per hand and player, as ``docs/stats.md`` defines
 them, when the hand is imported (:mod:`hhtool.store.flags`, stored on the
 ``seats`` rows), and summed per player here inside DuckDB, in one query
-(:func:`stats_sql`); only the per-player totals travel to Python (polars,
-through Arrow).  A statistic with no opportunity is ``None`` and shows
-as ``-``.
+(:func:`stats_sql`); only the per-player totals travel to Python, a few
+rows a player, made into the result's frames once (:func:`_result`).  A
+statistic with no opportunity is ``None`` and shows as ``-``.
 """
 
 from __future__ import annotations
@@ -138,10 +138,8 @@ class StatsResult:
 
     def money_of(self, player: str) -> dict[Currency, dict[str, int]]:
         """The player's money figures per currency: ``{Currency: {"hands": n, "net": minor units, ...}}``."""
-        import polars as pl
-
         out: dict[Currency, dict[str, int]] = {}
-        for r in self.money.filter(pl.col("player") == player).to_dicts():
+        for r in self._money_rows.get(player, ()):
             out[currency_of(r["currency"], r["unit"])] = {k: int(r[k]) for k in ("hands", *MONEY_KEYS)}
         return dict(sorted(out.items(), key=lambda kv: currency_rank(kv[0])))
 
@@ -149,12 +147,24 @@ class StatsResult:
         return [str(p) for p in self.table["player"].to_list()]
 
     def row(self, player: str) -> dict[str, Any]:
-        import polars as pl
-
-        rows = self.table.filter(pl.col("player") == player).to_dicts()
-        if not rows:
+        got = self._rows.get(player)
+        if got is None:
             raise KeyError(player)
-        return rows[0]
+        return dict(got)
+
+    @cached_property
+    def _rows(self) -> dict[str, dict[str, Any]]:
+        """Each player's row of ``table``, read out of the frame once: a page asks for its player's a dozen times
+        (the figures, the heading), and a filter of the frame costs more than the dictionary."""
+        return {str(r["player"]): r for r in self.table.to_dicts()}
+
+    @cached_property
+    def _money_rows(self) -> dict[str, list[dict[str, Any]]]:
+        """Each player's rows of ``money``, in the frame's order, read out of it once (as :attr:`_rows`)."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for r in self.money.to_dicts():
+            out.setdefault(str(r["player"]), []).append(r)
+        return out
 
     def ratio(self, player: str, key: str) -> Ratio:
         r = self.row(player)
@@ -382,34 +392,47 @@ def totals_sql(where: str) -> str:
     """
 
 
-def _from_totals(con: duckdb.DuckDBPyConnection, f: Filters) -> tuple[pl.DataFrame, dict[str, dict[str, Fraction]], pl.DataFrame]:
-    """The statistics' table (before its win rates), the win rates' exact numerators and the money, from ``player_totals``.
+def _from_totals(con: duckdb.DuckDBPyConnection, f: Filters) -> tuple[list[tuple[Any, ...]], dict[str, dict[str, Fraction]], list[tuple[Any, ...]]]:
+    """The statistics' rows (before their win rates), the win rates' exact numerators and the money rows, from ``player_totals``.
 
     One query (:func:`totals_sql`), its rows added up here three ways: per
     player (the counts, as :func:`stats_sql` words them), per player and
     forced bets (the nets the win rates divide), per player and money.
+    The rows are few (a player's are one per money and forced bets: five
+    for the benchmark's busiest), so they are added in Python: a frame's
+    group-bys and filters cost a player's page 8 ms of fixed overhead for
+    a few additions.  A sum of none of a column's values is 0, as the
+    seats' are.
     """
-    import polars as pl
-
     where, params = totals_scope(f)
-    rows = pl.DataFrame(con.sql(totals_sql(where), params=params))
-    counts = [name for name, _ in SEAT_COUNTERS]
-    per = rows.group_by("player").agg(pl.col(counts).sum()).filter((pl.col("hands") >= f.min_hands) & (pl.col("hands") > 0))
-    t = per.select(
-        "player",
-        *(pl.sum_horizontal(parts).cast(pl.Int64).alias(name) if parts != (name,) else pl.col(name).cast(pl.Int64) for name, parts in _stat_parts()),
-    )
-    kept = rows.filter(pl.col("player").is_in(t["player"].implode()))
-    units = kept.group_by("player", "big_bet", "big_blind", "ante").agg(pl.col("net").sum())
-    exact = rate_numerators(units.select("player", "big_bet", "big_blind", "ante", "net").rows())
-    money = [name for name, _ in MONEY_COUNTERS] + ["rake"]
-    m = (
-        kept.group_by("player", "currency", "unit")
-        .agg(pl.col("hands").sum().cast(pl.Int64), pl.col(money).sum())
-        .filter(pl.col("hands") > 0)
-        .select("player", "currency", "unit", "hands", *money)
-    )
-    return t, exact, m
+    rows = con.execute(totals_sql(where), params).fetchall()
+    # a row: player, currency, unit, big_bet, big_blind, ante (DIMENSIONS' order), the counts, the money sums and the rake
+    counts = len(SEAT_COUNTERS)
+    at = {name: i for i, (name, _) in enumerate(SEAT_COUNTERS)}
+    hands, money = at["hands"], 6 + counts
+    net = money + MONEY_COLUMNS.index("net") - 1
+    per: dict[str, list[int]] = {}
+    for r in rows:
+        got = per.get(r[0])
+        if got is None:
+            per[r[0]] = [v or 0 for v in r[6 : 6 + counts]]
+        else:
+            per[r[0]] = [a + (v or 0) for a, v in zip(got, r[6 : 6 + counts])]
+    kept = {p: c for p, c in per.items() if c[hands] >= f.min_hands and c[hands] > 0}
+    t = [(p, *(sum(c[at[x]] for x in parts) for _, parts in _stat_parts())) for p, c in kept.items()]
+    units: dict[tuple[Any, ...], int] = {}
+    monies: dict[tuple[Any, ...], list[int]] = {}
+    for r in rows:
+        if r[0] not in kept:
+            continue
+        key = (r[0], r[3], r[4], r[5])
+        units[key] = units.get(key, 0) + (r[net] or 0)
+        m = monies.setdefault((r[0], r[1], r[2]), [0] * len(MONEY_COLUMNS))
+        m[0] += r[6 + hands] or 0
+        for k in range(1, len(MONEY_COLUMNS)):
+            m[k] += r[money + k - 1] or 0
+    exact = rate_numerators([(*key, v) for key, v in units.items()])
+    return t, exact, [(*key, *m) for key, m in monies.items() if m[0] > 0]
 
 
 def totals_scope(f: Filters) -> tuple[str, list[Any]]:
@@ -436,8 +459,6 @@ def compute_on(
     (the server keeps that answer: a name once in stays; the check is a pass
     over ``player_totals``, 6 ms of a cold page).
     """
-    import polars as pl
-
     f = filters or Filters()
     totals = not from_seats and current(con, PLAYER_TOTALS, derived)
     if not known:
@@ -447,35 +468,63 @@ def compute_on(
     else:
         hand_where, hand_params, seat_where, seat_params = scope(f)
         # the placeholders in the order each query has them: hs, (rk,) sp, HAVING
-        t = pl.DataFrame(con.sql(stats_sql(hand_where, seat_where), params=hand_params + seat_params + [f.min_hands]))
+        t = con.execute(stats_sql(hand_where, seat_where), hand_params + seat_params + [f.min_hands]).fetchall()
         exact = rate_numerators(con.execute(rate_units_sql(hand_where, seat_where), hand_params + seat_params).fetchall())
-        m = pl.DataFrame(
-            con.sql(
-                money_sql(hand_where, seat_where, bool(f.players)),
-                params=hand_params + seat_params + seat_params + seat_params + [f.min_hands],  # hs, rk, sm, the HAVING's seats
-            )
-        )
-    t = by_name(with_rates(t, exact))
-    m = exact_sums(m, MONEY_KEYS)
-    street_cols = [f"{c}_{st}" for st in STREETS for c in ("aggr", "calls", "folds", "ftb_n", "ftb_d")]
-    return StatsResult(table=t.drop(street_cols), by_street=street_aggression(t), money=m, filters=f, db=db)
+        m = con.execute(
+            money_sql(hand_where, seat_where, bool(f.players)),
+            hand_params + seat_params + seat_params + seat_params + [f.min_hands],  # hs, rk, sm, the HAVING's seats
+        ).fetchall()
+    return _result(t, exact, m, f, db)
 
 
-def with_rates(t: pl.DataFrame, exact: dict[str, dict[str, Fraction]]) -> pl.DataFrame:
-    """``t`` with each win rate: its numerator (``bb_n``; exact, ``bb_n_exact``) and the rate per 100 hands (``bb100``, None without a hand)."""
+STREET_COLUMNS = tuple(f"{c}_{st}" for st in STREETS for c in ("aggr", "calls", "folds", "ftb_n", "ftb_d"))
+"""The per-street sums of :func:`stats_sql`'s rows: :func:`street_aggression`'s, not the table's."""
+
+MONEY_COLUMNS = ("hands", *(name for name, _ in MONEY_COUNTERS), "rake")
+"""The money rows' sums after their player, currency and unit: :func:`money_sql`'s columns, :func:`_from_totals`' rows."""
+
+
+def _result(
+    rows: list[tuple[Any, ...]], exact: dict[str, dict[str, Fraction]], money: list[tuple[Any, ...]], f: Filters, db: Path | None
+) -> StatsResult:
+    """The :class:`StatsResult` of the statistics' rows (a player and :func:`_stat_parts`' columns, as :func:`stats_sql`
+    gives them), the win rates' numerators and the money rows (player, currency, unit, :data:`MONEY_COLUMNS`).
+
+    Built in Python, a row a player (a page's one): the frames once, with
+    their types given, rather than a frame's operations one after the
+    other, each a fixed cost of a fraction of a millisecond.
+    """
     import polars as pl
 
-    players = [str(p) for p in t["player"].to_list()]
-    columns: list[pl.Series] = []
+    names = ["player", *(name for name, _ in _stat_parts())]
+    rows = sorted(rows, key=lambda r: name_key(str(r[0])))
+    table: dict[str, list[Any]] = {name: [r[i] for r in rows] for i, name in enumerate(names) if name not in STREET_COLUMNS}
+    table.update(with_rates(table["player"], {name: table[name] for _, (_, name) in RATES.items()}, exact))
+    schema: dict[str, Any] = {name: pl.String if name == "player" else pl.Int64 for name in names if name not in STREET_COLUMNS}
+    schema.update({name: pl.String if name.endswith("_exact") else pl.Float64 for name in table if name not in schema})
+    column = {name: i for i, name in enumerate(names)}
+    return StatsResult(
+        table=pl.DataFrame(table, schema=schema),
+        by_street=street_aggression([{name: r[column[name]] for name in ("player", *STREET_COLUMNS)} for r in rows]),
+        money=pl.DataFrame(
+            {name: [r[i] for r in money] for i, name in enumerate(("player", "currency", "unit", *MONEY_COLUMNS))},
+            schema={"player": pl.String, "currency": pl.String, "unit": pl.String, "hands": pl.Int64, **dict.fromkeys(MONEY_COLUMNS[1:], pl.Int128)},
+        ),
+        filters=f,
+        db=db,
+    )
+
+
+def with_rates(players: list[str], hands: dict[str, list[int]], exact: dict[str, dict[str, Fraction]]) -> dict[str, list[Any]]:
+    """Each win rate's columns: its numerator (``bb_n``; exact, ``bb_n_exact``) and the rate per 100 hands (``bb100``,
+    None without a hand), of ``players`` with the hands each rate is over (``hands["bb_d"]`` …)."""
+    columns: dict[str, list[Any]] = {}
     for key, (n, d) in RATES.items():
         nums = [exact.get(p, {}).get(n, Fraction(0)) for p in players]
-        hands = [int(x) for x in t[d].to_list()]
-        columns += [
-            pl.Series(n, [float(v) for v in nums], pl.Float64),
-            pl.Series(f"{n}_exact", [f"{v.numerator}/{v.denominator}" for v in nums], pl.String),
-            pl.Series(key, [float(v * 100 / h) if h else None for v, h in zip(nums, hands)], pl.Float64),
-        ]
-    return t.with_columns(columns)
+        columns[n] = [float(v) for v in nums]
+        columns[f"{n}_exact"] = [f"{v.numerator}/{v.denominator}" for v in nums]
+        columns[key] = [float(v * 100 / h) if h else None for v, h in zip(nums, (int(x) for x in hands[d]))]
+    return columns
 
 
 def by_name(t: pl.DataFrame, *then: str) -> pl.DataFrame:
@@ -582,32 +631,26 @@ def compute(db: str | Path, filters: Filters | None = None) -> StatsResult:
         con.close()
 
 
-def street_aggression(table: pl.DataFrame) -> pl.DataFrame:
+def street_aggression(rows: list[dict[str, Any]]) -> pl.DataFrame:
     """Per player and street: bets+raises, calls, folds, AF and AFq (None without opportunity).
 
-    ``table`` holds the per-street sums of :func:`stats_sql`, one row per player.
+    ``rows`` hold the per-street sums of :func:`stats_sql`, one a player, in the order of the names.
     """
     import polars as pl
 
-    if table.height == 0:
+    if not rows:
         return pl.DataFrame(schema={"player": pl.Utf8, "street": pl.Utf8})
-    out = pl.concat(
-        table.select(
-            "player",
-            street=pl.lit(st),
-            bets_raises=pl.col(f"aggr_{st}"),
-            calls=pl.col(f"calls_{st}"),
-            folds=pl.col(f"folds_{st}"),
-            fold_to_bet_n=pl.col(f"ftb_n_{st}"),
-            fold_to_bet_d=pl.col(f"ftb_d_{st}"),
-        )
-        for st in STREETS
-    )
-    total = pl.col("bets_raises") + pl.col("calls") + pl.col("folds")
-    return out.with_columns(
-        af=pl.when(pl.col("calls") > 0).then(pl.col("bets_raises") / pl.col("calls")),
-        afq=pl.when(total > 0).then(pl.col("bets_raises") / total),
-    ).pipe(by_name, "street")
+    out: dict[str, list[Any]] = {k: [] for k in ("player", "street", "bets_raises", "calls", "folds", "fold_to_bet_n", "fold_to_bet_d", "af", "afq")}
+    for r in rows:
+        for st in sorted(STREETS):
+            br, calls, folds = r[f"aggr_{st}"], r[f"calls_{st}"], r[f"folds_{st}"]
+            total = br + calls + folds
+            for k, v in (("player", r["player"]), ("street", st), ("bets_raises", br), ("calls", calls), ("folds", folds),
+                         ("fold_to_bet_n", r[f"ftb_n_{st}"]), ("fold_to_bet_d", r[f"ftb_d_{st}"]),
+                         ("af", br / calls if calls > 0 else None), ("afq", br / total if total > 0 else None)):
+                out[k].append(v)
+    counts = dict.fromkeys(("bets_raises", "calls", "folds", "fold_to_bet_n", "fold_to_bet_d"), pl.Int64)
+    return pl.DataFrame(out, schema={"player": pl.String, "street": pl.String, **counts, "af": pl.Float64, "afq": pl.Float64})
 
 
 def load_per_hand(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str], *, from_seats: bool = False) -> pl.DataFrame:

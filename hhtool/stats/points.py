@@ -46,7 +46,7 @@ def line_points(total: pl.Series | np.ndarray[Any, Any], most: int = MAX_POINTS)
         import polars as pl
 
         y = total.cast(pl.Float64).to_numpy()
-    y = np.where(np.isfinite(y), y, 0.0)  # a hand with no big bet (a division by 0) takes no point from the others
+    y = finite(y)  # a hand with no big bet (a division by 0) takes no point from the others
     # hand i is in stretch i * buckets // n: consecutive, none empty (n > most >= buckets); the first of stretch j is the
     # least i with i * buckets >= j * n
     each = np.arange(buckets, dtype=np.int64)
@@ -65,9 +65,10 @@ def line_points(total: pl.Series | np.ndarray[Any, Any], most: int = MAX_POINTS)
     step[0] = y[0]
     np.subtract(y[1:], y[:-1], out=step[1:])
     np.abs(step, out=step)
-    edge = _big_th_largest(step, big)  # of steps equal to it, the earliest hands are kept
-    over = np.flatnonzero(step > edge)
-    top = np.concatenate([over, np.flatnonzero(step == edge)[: big - len(over)]])
+    edge, near = _big_th_largest(step, big)  # of steps equal to it, the earliest hands are kept
+    steps = step[near]
+    over = near[steps > edge]
+    top = np.concatenate([over, near[steps == edge][: big - len(over)]])
     keep = np.unique(np.concatenate([first, last, low, high, top, np.maximum(top - 1, 0)]))
     return [int(i) for i in keep]
 
@@ -76,9 +77,20 @@ BLOCK = 64
 """Steps a block has in :func:`_big_th_largest`'s first pass."""
 
 
-def _big_th_largest(step: np.ndarray[Any, Any], big: int) -> float:
+def finite(y: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``y`` with 0 for each value that is not finite: ``y`` itself when all are (a sum, one pass and no copy: a NaN
+    or an infinity makes the sum one; a sum of finite values too large for a double takes the copy, as it should)."""
+    import numpy as np
+
+    if np.isfinite(np.add.reduce(y)):
+        return y
+    return np.where(np.isfinite(y), y, 0.0)
+
+
+def _big_th_largest(step: np.ndarray[Any, Any], big: int) -> tuple[float, np.ndarray[Any, Any]]:
     """The ``big``-th largest of ``step`` (finite values, ``big <= len(step)``), exactly as
-    ``np.partition(step, n - big)[n - big]``, in a fraction of its time.
+    ``np.partition(step, n - big)[n - big]``, in a fraction of its time; and, in order, the indices of the steps that
+    may be at or above it: every step at or above it is among them (all of them, or those at or above a bound below it).
 
     A partition of the whole line took 24 ms of a player's page for each of
     its three lines of 442,050 hands (many equal steps: every fold of the
@@ -87,7 +99,8 @@ def _big_th_largest(step: np.ndarray[Any, Any], big: int) -> float:
     maxima, ``m``, has ``big`` steps at or above it (one a block), so the
     answer is at least ``m``, and every step it depends on is among the
     steps at or above ``m``: a few hundred on a real line, partitioned
-    instead of all of them.
+    instead of all of them, and the only ones the line's biggest hands are
+    looked for among.
     """
     import numpy as np
 
@@ -95,7 +108,8 @@ def _big_th_largest(step: np.ndarray[Any, Any], big: int) -> float:
     blocks = n // BLOCK
     if blocks >= big:
         m = np.partition(step[: blocks * BLOCK].reshape(blocks, BLOCK).max(axis=1), blocks - big)[blocks - big]
-        candidates = step[step >= m]  # at least ``big`` of them
-        if len(candidates) < n:
-            return float(np.partition(candidates, len(candidates) - big)[len(candidates) - big])
-    return float(np.partition(step, n - big)[n - big])
+        near = np.flatnonzero(step >= m)  # at least ``big`` of them
+        if len(near) < n:
+            candidates = step[near]
+            return float(np.partition(candidates, len(candidates) - big)[len(candidates) - big]), near
+    return float(np.partition(step, n - big)[n - big]), np.arange(n)

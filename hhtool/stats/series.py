@@ -106,10 +106,31 @@ def player_series(
         params = hand_params + seat_params
     sql, ps = monies_sql or (f"SELECT DISTINCT h.currency, h.unit {body} ORDER BY ALL", params)
     monies = [(c, u) for c, u in con.execute(sql, ps).fetchall()]
-    which = " ".join(f"WHEN h.currency IS NOT DISTINCT FROM ? AND h.unit IS NOT DISTINCT FROM ? THEN {i}" for i in range(len(monies)))
-    group = f"CASE {which} END AS money" if monies else "0 AS money"
-    table = con.sql(f"SELECT {_select(s, 'h')}, {group} {body}", params=[*(v for m in monies for v in m), *params]).to_arrow_table()
+    group, group_params = money_index(monies)
+    table = con.sql(f"SELECT {_select(s, 'h')}, {group} AS money {body}", params=[*group_params, *params]).to_arrow_table()
     return arrow_series(table, table.column("money"), [(player, c, u) for c, u in monies]).in_time_order()
+
+
+def money_index(monies: list[tuple[str | None, str | None]]) -> tuple[str, list[Any]]:
+    """SQL of a row of ``hands h`` (or ``player_hands h``) that numbers its money in ``monies``, and its parameters;
+    every row's money is one of ``monies``.
+
+    Compared a row at a time, the strings cost: two comparisons of two
+    columns a money took 5 ms of the 442,050 hands of a page.  So one money
+    is a constant; monies of different currencies (the usual case: chips,
+    euros, dollars) are told apart by the currency alone, the one without a
+    comparison (the currency that is NULL, or else the last) being what no
+    other is; only monies that share a currency compare both columns.
+    """
+    if len(monies) <= 1:
+        return "0", []
+    currencies = [c for c, _ in monies]
+    if len(set(currencies)) == len(currencies):
+        rest = currencies.index(None) if None in currencies else len(monies) - 1
+        whens = [(i, c) for i, c in enumerate(currencies) if i != rest]
+        return f"CASE h.currency {' '.join(f'WHEN ? THEN {i}' for i, _ in whens)} ELSE {rest} END", [c for _, c in whens]
+    which = " ".join(f"WHEN h.currency IS NOT DISTINCT FROM ? AND h.unit IS NOT DISTINCT FROM ? THEN {i}" for i in range(len(monies)))
+    return f"CASE {which} END", [v for m in monies for v in m]
 
 
 def _select(s: str, h: str) -> str:
@@ -172,7 +193,9 @@ def running_lines(big_bets: np.ndarray[Any, Any], showdown: np.ndarray[Any, Any]
     """
     import numpy as np
 
-    step = np.nan_to_num(big_bets, nan=0.0, posinf=0.0, neginf=0.0)
+    from hhtool.stats.points import finite
+
+    step = finite(big_bets)
     net = np.cumsum(step)
     sd = np.cumsum(np.where(showdown, step, 0.0))
     return [("showdown", sd), ("non-showdown", net - sd), ("net", net)]
@@ -208,9 +231,13 @@ def session_list(s: HandSeries, gap_minutes: int = 30) -> list[Session]:
 
     out = []
     for g in range(len(s.groups)):
-        rows = np.flatnonzero(s.group == g) if len(s.groups) > 1 else slice(None)  # a few monies: a mask each, not a sort
         player, currency, unit = s.groups[g]
-        out += _sessions(player, currency, unit, s.started_at[rows], s.net[rows], s.big_bet[rows], gap_minutes)
+        if len(s.groups) == 1:
+            out += _sessions(player, currency, unit, s.started_at, s.net, s.big_bet, gap_minutes)
+            continue
+        # a few monies: a mask each, not a sort; take, not [rows], a third of the time
+        rows = np.flatnonzero(s.group == g)
+        out += _sessions(player, currency, unit, s.started_at.take(rows), s.net.take(rows), s.big_bet.take(rows), gap_minutes)
     out.sort(key=lambda x: (name_key(x.player), x.start is not None, x.start or EPOCH, x.session))
     return out
 
@@ -225,27 +252,22 @@ def _sessions(
     n = len(t)
     if n == 0:
         return []
-    known = t != NO_TIME
+    gap = gap_minutes * 60_000_000
     new = np.ones(n, dtype=bool)
-    new[1:] = ((t[1:] - t[:-1]) > gap_minutes * 60_000_000) & known[1:] & known[:-1]
-    first = np.flatnonzero(new)
-    last = np.append(first[1:], n) - 1
-    start = np.minimum.reduceat(np.where(known, t, np.iinfo(np.int64).max), first)
-    end = np.maximum.reduceat(np.where(known, t, NO_TIME), first)
-    nets = _sums(net, first, last)
-    # the big bets exactly: per size of the big bet, the session's nets summed in integers, then each sum over its size as a
-    # fraction (a few sizes), rounded half to even to two decimals: a sum of doubles can land either side of a half cent
-    big = [Fraction(0)] * len(first)
-    if big_bet.min() == big_bet.max() > 0:  # one size (one stake): the nets' sums over it
-        big = [Fraction(v, int(big_bet[0])) for v in nets]
+    if t[0] != NO_TIME:  # every start known (in time order, an unknown one comes first): a session's first and last are its ends
+        np.greater(np.diff(t), gap, out=new[1:])
+        first = np.flatnonzero(new)
+        last = np.append(first[1:], n) - 1
+        start, end = t[first], t[last]
     else:
-        # the sizes: a hand's stakes are mostly its neighbour's (a table's session), so the values where the size changes
-        # hold every size, a few hundred instead of a unique of every hand (4 ms for 150,000)
-        runs = np.flatnonzero(np.concatenate([[True], big_bet[1:] != big_bet[:-1]]))
-        sizes = np.unique(big_bet[runs])
-        for size in sizes[sizes > 0].tolist():
-            sums = _sums(np.where(big_bet == size, net, 0), first, last)
-            big = [b + Fraction(v, size) for b, v in zip(big, sums)]
+        known = t != NO_TIME
+        new[1:] = ((t[1:] - t[:-1]) > gap) & known[1:] & known[:-1]
+        first = np.flatnonzero(new)
+        last = np.append(first[1:], n) - 1
+        start = np.minimum.reduceat(np.where(known, t, np.iinfo(np.int64).max), first)
+        end = np.maximum.reduceat(np.where(known, t, NO_TIME), first)
+    nets = _sums(net, first, last)
+    big = _big_bets(net, big_bet, first, last, nets)
 
     def when(us: int) -> dt.datetime | None:
         return None if us in (NO_TIME, np.iinfo(np.int64).max) else EPOCH + dt.timedelta(microseconds=us)
@@ -257,10 +279,52 @@ def _sessions(
     ]
 
 
-def _sums(values: np.ndarray[Any, Any], first: np.ndarray[Any, Any], last: np.ndarray[Any, Any]) -> list[int]:
-    """Each stretch ``first[i]`` .. ``last[i]`` of ``values`` summed exactly: in 64 bits where no sum can overflow, else as Python's integers."""
+def _big_bets(
+    net: np.ndarray[Any, Any], big_bet: np.ndarray[Any, Any], first: np.ndarray[Any, Any], last: np.ndarray[Any, Any], nets: list[int]
+) -> list[Fraction]:
+    """Each session's (``first[i]`` .. ``last[i]``; ``nets`` their nets) big bets exactly: per size of the big bet, the
+    session's nets summed in integers, then each sum over its size as a fraction.
+
+    Why not doubles: a sum of them can land either side of a half cent,
+    which the rounding to two decimals shows.  A pass over the hands per
+    size but the last, whose sums are the nets less the others' (a player
+    at two stakes at once, whose sizes alternate hand by hand, has two);
+    a big bet of 0 adds nothing.
+    """
     import numpy as np
 
-    if len(values) == 0 or max(int(values.max()), -int(values.min())) < 2**63 // len(values):
+    # the sizes: the least and the greatest, or (more than two) the values where the size changes, which hold every one
+    sizes = [int(big_bet.min()), int(big_bet.max())]
+    if sizes[0] == sizes[1]:
+        sizes = sizes[:1]
+    elif np.count_nonzero(big_bet == sizes[0]) + np.count_nonzero(big_bet == sizes[1]) < len(big_bet):
+        sizes = np.unique(big_bet[np.flatnonzero(np.concatenate([[True], big_bet[1:] != big_bet[:-1]]))]).tolist()
+    if len(sizes) == 1:  # one size (one stake): the nets' sums over it
+        return [Fraction(v, sizes[0]) for v in nets] if sizes[0] > 0 else [Fraction(0)] * len(first)
+    fits = _fits(net)
+    big, rest = [Fraction(0)] * len(first), nets  # rest: the nets of the sizes not added yet
+    for size in sizes:
+        if size == sizes[-1]:
+            sums = rest
+        else:
+            sums = _sums(np.where(big_bet == size, net, 0), first, last, fits)
+            rest = [r - v for r, v in zip(rest, sums)]
+        if size > 0:
+            big = [b + Fraction(v, size) for b, v in zip(big, sums)]
+    return big
+
+
+def _fits(values: np.ndarray[Any, Any]) -> bool:
+    """Whether no sum of some of ``values`` (64-bit integers) can overflow 64 bits: always but for absurd amounts
+    (one is at most 10^12, docs/schema.md "Bounds")."""
+    return len(values) == 0 or max(int(values.max()), -int(values.min())) < 2**63 // len(values)
+
+
+def _sums(values: np.ndarray[Any, Any], first: np.ndarray[Any, Any], last: np.ndarray[Any, Any], fits: bool | None = None) -> list[int]:
+    """Each stretch ``first[i]`` .. ``last[i]`` of ``values`` summed exactly: in 64 bits where no sum can overflow, else as
+    Python's integers.  ``fits``: :func:`_fits` of ``values`` (or of values they are some of), known (None: look)."""
+    import numpy as np
+
+    if _fits(values) if fits is None else fits:
         return [int(v) for v in np.add.reduceat(values, first)]
     return [sum(int(v) for v in values[a : b + 1]) for a, b in zip(first, last)]
