@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -336,5 +337,64 @@ def test_an_import_without_them_leaves_them_behind_and_the_server_catches_them_u
             totals.rebuild(con, t)
             assert kept == sorted(tuple(r) for r in con.execute(t.compacted).fetchall()), t.name
         _same(con, Filters(players=("bob",)))
+    finally:
+        con.close()
+
+
+class _ImportsBetween:
+    """A cursor that, after its first question about the monies, lets an import commit hands of another money (on a cursor of its own)."""
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection, commit: Callable[[], None]) -> None:
+        self._cur, self._commit, self.fired = cur, commit, False
+
+    def execute(self, sql: str, params: object = None) -> duckdb.DuckDBPyConnection:
+        out = self._cur.execute(sql, params)
+        if not self.fired and "currency" in sql and "DISTINCT" in sql:
+            self.fired = True
+            self._commit()
+        return out
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._cur, name)
+
+
+def test_a_players_hands_are_read_from_one_state_while_an_import_commits(tmp_path: Path) -> None:
+    """Hands in dollars committed between the graph's two questions (its monies, then its hands) are not drawn on the euros' line.
+
+    The import is the real one (the live import's path: ``import_files`` on
+    a cursor of the same connection), committing while the page's walk is
+    between its statements; the walk sees the state it started in, every
+    row under its own money.
+    """
+    from hhtool.store.importer import import_files
+    from hhtool.store.sources import Todo, collect_units
+    from hhtool.store.summary import ImportSummary
+
+    (tmp_path / "eur").mkdir()
+    (tmp_path / "usd").mkdir()
+    (tmp_path / "eur" / "e.txt").write_text("\n".join(hand(f"E-{i}") for i in range(6)), encoding="utf-8")
+    (tmp_path / "usd" / "u.txt").write_text("\n".join(hand(f"U-{i}").replace("€", "$") for i in range(4)), encoding="utf-8")
+    db = tmp_path / "t.duckdb"
+    assert import_paths([str(tmp_path / "eur")], db, workers=0, derived=True).stored == 6
+    con = connect(db, derived=True)
+    try:
+        writer = con.cursor()
+
+        def commit() -> None:
+            units = collect_units([tmp_path / "usd"])
+            summary = ImportSummary()
+            import_files(Todo(units, set(), summary).states, writer, summary, total=sum(u.content_size() for u in units), workers=0, derived=True)
+            assert summary.stored == 4
+
+        for from_seats in (False, True):
+            reader = _ImportsBetween(con.cursor(), commit if not from_seats else lambda: None)
+            before = player_series(reader, Filters(players=("alice",)), "alice", from_seats=from_seats)  # type: ignore[arg-type]
+            assert reader.fired
+            money = dict(con.execute("SELECT hand_key, currency FROM hands").fetchall())
+            assert sorted(set(money.values())) == ["$", "€"]  # the dollars are stored now
+            drawn = [(before.groups[g][1], money[int(k)]) for g, k in zip(before.group, before.hand_key)]
+            assert drawn and all(line == stored for line, stored in drawn), drawn
+            after = player_series(con.cursor(), Filters(players=("alice",)), "alice", from_seats=from_seats)
+            assert len(after) == 10 and sorted(str(c) for _, c, _ in after.groups) == ["$", "€"]
     finally:
         con.close()

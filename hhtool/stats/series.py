@@ -91,6 +91,13 @@ def player_series(
     tables known current (:func:`~hhtool.store.totals.current_tables`;
     None: look).  The same rows either way (``tests/test_totals.py``).
     """
+    from hhtool.store.db import snapshot
+
+    with snapshot(con):  # the monies and the hands of one state: a hand committed between them has a money they know
+        return _player_series(con, f, player, from_seats=from_seats, derived=derived)
+
+
+def _player_series(con: duckdb.DuckDBPyConnection, f: Filters, player: str, *, from_seats: bool, derived: frozenset[str] | None) -> HandSeries:
     monies_sql = None
     if not from_seats and set(f.players) <= {player} and current(con, PLAYER_HANDS, derived):
         where, params = hands_where(f)

@@ -428,6 +428,30 @@ def _first_line(text: str) -> str:
 
 
 @contextmanager
+def snapshot(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The statements of the block read one state of the database: a read-only transaction around them.
+
+    A reader that asks two questions (which monies, then the hands) of a
+    database an import commits to meanwhile would otherwise get answers
+    from two states: a hand of a money committed between them has no place
+    among the monies read first.  Inside a transaction of the caller's
+    (which is already one state), the block runs in it and leaves it open.
+    Nothing is written, so the end is a rollback, whatever happened.
+    """
+    import duckdb
+
+    try:
+        con.execute("BEGIN TRANSACTION")
+    except duckdb.TransactionException:  # "cannot start a transaction within a transaction": the caller's is one state
+        yield
+        return
+    try:
+        yield
+    finally:
+        con.execute("ROLLBACK")
+
+
+@contextmanager
 def database_errors(path: str | Path, *, writing: bool = False, everything: bool = False) -> Iterator[None]:
     """Raise DuckDB's errors about the database ``path`` as :class:`StoreError` in words (:func:`store_error`).
 
