@@ -176,6 +176,9 @@ def create_app(
     app_progress: Progress = progress or (lambda: None)
     kept = Kept(version or (lambda: None))
     side = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hhtool-serve-side")  # a page's second query (player_view)
+    # the sessions' walk beside the graph's lines, within that second half (a pool of its own: a task of ``side``
+    # waiting on a task queued behind it in ``side`` could wait for ever)
+    walks = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hhtool-serve-walk")
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -185,6 +188,7 @@ def create_app(
             if on_close is not None:
                 on_close()
             side.shutdown(wait=True, cancel_futures=True)
+            walks.shutdown(wait=True, cancel_futures=True)
             db.close()
 
     def page(request: Request, template: str, code: int = 200, **context: Any) -> Response:
@@ -349,7 +353,7 @@ def create_app(
 
         def winnings() -> tuple[str | None, list[dict[str, Any]]]:
             with db.cursor() as cur:
-                return kept.get(("winnings", repr(f), name), lambda: winnings_figure(cur, f, name, derived(cur)))
+                return kept.get(("winnings", repr(f), name), lambda: winnings_figure(cur, f, name, derived(cur), beside=walks))
 
         # the graph and sessions on a cursor of their own while the statistics are summed on this one: DuckDB runs
         # both queries at once (each leaves the GIL), and a cold page waits for the longer of the two, not their sum
