@@ -72,6 +72,39 @@ def url_of(sock: socket.socket, host: str) -> str:
     return f"http://{shown}:{port}/"
 
 
+HEAP_KEPT = 32 << 20
+"""Bytes of freed memory glibc's malloc keeps for reuse in ``hhtool serve`` (:func:`keep_freed_memory`)."""
+
+
+def keep_freed_memory(kept: int = HEAP_KEPT) -> bool:
+    """Have glibc's malloc reuse the memory a page frees, instead of handing it back and faulting it in again.
+
+    A cold player's page builds arrays of a few MB a column (442,050 hands
+    for the busiest of ``bench/serve.py``'s players), each from fresh
+    pages: by default glibc maps an allocation that large on its own and
+    unmaps it when freed, or trims the heap it came from, so the next page
+    takes the page faults again (2,475 for the graph's running totals
+    alone, a quarter of their time).  With allocations up to ``kept``
+    taken from the heap and up to four times that kept at its top, the
+    graph and sessions of that page took 58 against 71 ms (p50, in one
+    process); the server's peak memory stays under its 1.5 GB goal
+    (``docs/performance.md``).  Returns whether the settings took (False
+    where the C library is not glibc's).
+    """
+    import ctypes
+    import platform
+
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3  # <malloc.h>
+    return all(mallopt(option, value) == 1 for option, value in
+               ((m_mmap_threshold, kept), (m_trim_threshold, 4 * kept), (m_top_pad, kept)))
+
+
 def serve(
     db: Path,
     *,
@@ -97,6 +130,7 @@ def serve(
     from hhtool.store.live import LiveImport
     from hhtool.store.sources import ImportPathError
 
+    keep_freed_memory()
     con = open_database(db)
     try:
         sock = bind(host, port)
