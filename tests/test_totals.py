@@ -359,42 +359,55 @@ class _ImportsBetween:
 
 
 def test_a_players_hands_are_read_from_one_state_while_an_import_commits(tmp_path: Path) -> None:
-    """Hands in dollars committed between the graph's two questions (its monies, then its hands) are not drawn on the euros' line.
+    """Hands of a new money committed between the graph's two questions (its monies, then its hands) are not drawn on another's line.
 
     The import is the real one (the live import's path: ``import_files`` on
     a cursor of the same connection), committing while the page's walk is
     between its statements; the walk sees the state it started in, every
-    row under its own money.
+    row under its own money.  Both paths: ``player_hands`` (dollars come in)
+    and the seats (pounds come in).  And inside a transaction of the
+    caller's, the walk reads in it and leaves it open.
     """
     from hhtool.store.importer import import_files
     from hhtool.store.sources import Todo, collect_units
     from hhtool.store.summary import ImportSummary
 
     (tmp_path / "eur").mkdir()
-    (tmp_path / "usd").mkdir()
     (tmp_path / "eur" / "e.txt").write_text("\n".join(hand(f"E-{i}") for i in range(6)), encoding="utf-8")
-    (tmp_path / "usd" / "u.txt").write_text("\n".join(hand(f"U-{i}").replace("€", "$") for i in range(4)), encoding="utf-8")
+    for sign, name in (("$", "usd"), ("£", "gbp")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "h.txt").write_text("\n".join(hand(f"{name}-{i}").replace("€", sign) for i in range(4)), encoding="utf-8")
     db = tmp_path / "t.duckdb"
     assert import_paths([str(tmp_path / "eur")], db, workers=0, derived=True).stored == 6
     con = connect(db, derived=True)
     try:
         writer = con.cursor()
 
-        def commit() -> None:
-            units = collect_units([tmp_path / "usd"])
-            summary = ImportSummary()
-            import_files(Todo(units, set(), summary).states, writer, summary, total=sum(u.content_size() for u in units), workers=0, derived=True)
-            assert summary.stored == 4
+        def committing(folder: str) -> Callable[[], None]:
+            def commit() -> None:
+                units = collect_units([tmp_path / folder])
+                summary = ImportSummary()
+                import_files(Todo(units, set(), summary).states, writer, summary, total=sum(u.content_size() for u in units), workers=0,
+                             derived=True)
+                assert summary.stored == 4
 
-        for from_seats in (False, True):
-            reader = _ImportsBetween(con.cursor(), commit if not from_seats else lambda: None)
-            before = player_series(reader, Filters(players=("alice",)), "alice", from_seats=from_seats)  # type: ignore[arg-type]
+            return commit
+
+        f = Filters(players=("alice",))
+        for from_seats, folder, signs in ((False, "usd", ["$", "€"]), (True, "gbp", ["$", "£", "€"])):
+            reader = _ImportsBetween(con.cursor(), committing(folder))
+            before = player_series(reader, f, "alice", from_seats=from_seats)  # type: ignore[arg-type]
             assert reader.fired
             money = dict(con.execute("SELECT hand_key, currency FROM hands").fetchall())
-            assert sorted(set(money.values())) == ["$", "€"]  # the dollars are stored now
+            assert sorted(set(money.values())) == signs  # the new money is stored now
             drawn = [(before.groups[g][1], money[int(k)]) for g, k in zip(before.group, before.hand_key)]
-            assert drawn and all(line == stored for line, stored in drawn), drawn
-            after = player_series(con.cursor(), Filters(players=("alice",)), "alice", from_seats=from_seats)
-            assert len(after) == 10 and sorted(str(c) for _, c, _ in after.groups) == ["$", "€"]
+            assert len(drawn) == 6 + 4 * from_seats and all(line == stored for line, stored in drawn), drawn
+            after = player_series(con.cursor(), f, "alice", from_seats=from_seats)
+            assert len(after) == 6 + 4 * len(signs[1:]) and sorted(str(c) for _, c, _ in after.groups) == signs
+        inside = con.cursor()
+        inside.execute("BEGIN TRANSACTION")
+        assert len(player_series(inside, f, "alice")) == 14
+        inside.execute("SELECT 1").fetchall()
+        inside.execute("COMMIT")  # still the caller's to end
     finally:
         con.close()

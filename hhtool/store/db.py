@@ -435,16 +435,17 @@ def snapshot(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     database an import commits to meanwhile would otherwise get answers
     from two states: a hand of a money committed between them has no place
     among the monies read first.  Inside a transaction of the caller's
-    (which is already one state), the block runs in it and leaves it open.
-    Nothing is written, so the end is a rollback, whatever happened.
+    (which is already one state), the block runs in it and leaves it open:
+    told apart by asking the transaction's id twice (the same inside one,
+    a new one a statement outside), not by a ``BEGIN`` that fails, since a
+    failed statement aborts the caller's transaction.  Nothing is written,
+    so the end is a rollback, whatever happened.
     """
-    import duckdb
-
-    try:
-        con.execute("BEGIN TRANSACTION")
-    except duckdb.TransactionException:  # "cannot start a transaction within a transaction": the caller's is one state
+    ids = [con.execute("SELECT txid_current()").fetchall()[0][0] for _ in range(2)]
+    if ids[0] == ids[1]:
         yield
         return
+    con.execute("BEGIN TRANSACTION")
     try:
         yield
     finally:

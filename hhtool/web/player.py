@@ -112,8 +112,8 @@ def winnings_figure(
     player); None walks them first, in this thread.
     """
     hands = player_series(con, f, player, derived=derived)
-    walked = beside.submit(session_list, hands) if beside is not None and len(hands) > 0 else None
-    traces = winnings_traces(hands.hand_key, hands.big_bets, hands.showdown) if len(hands) > 0 else []
+    walked = beside.submit(session_list, hands) if beside is not None else None
+    traces = winnings_traces(hands.hand_key, hands.big_bets, hands.showdown) if len(hands) else []
     rows = []
     for s in walked.result() if walked is not None else session_list(hands):
         cur = currency_of(s.currency, s.unit)
