@@ -12,7 +12,8 @@ HERE = Path(__file__).resolve().parent
 def main() -> int:
     failed = 0
     for script in sorted(HERE.glob("*.py")):
-        if script.name in ("run.py", "__init__.py", "fuzz.py"):  # fuzz.py is a search for crashes, not a benchmark
+        # fuzz.py is a search for crashes; instructions.py a workload for callgrind (a mode and a file of hands): not benchmarks
+        if script.name in ("run.py", "__init__.py", "fuzz.py", "instructions.py"):
             continue
         print(f"\n=== {script.name}", flush=True)
         failed += subprocess.run([sys.executable, str(script)]).returncode != 0
