@@ -28,6 +28,7 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+os.environ.setdefault("HHTOOL_SPARK_CDS", "0")  # no class archive written to the user's cache by the suite (tests/test_spark_cds.py turns it on)
 
 ROOT = Path(__file__).resolve().parent.parent
 _build: Build | None = None

@@ -36,6 +36,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hhtool.spark.cds import Archive
 from hhtool.spark.commit import STAGING, DatasetError, Output, placed, run_name
 from hhtool.spark.tables import spark_schema
 from hhtool.store.schema import FILES
@@ -102,12 +103,28 @@ def java_available() -> bool:
     return shutil.which("java") is not None or bool(home and (Path(home) / "bin" / "java").exists())
 
 
+JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+"""A local session's JVM: a local job is short, so the JIT's quick tier alone and one GC thread leave the cores to the parse."""
+
+
 def session(master: str | None = None, app: str = "hhtool spark-import") -> SparkSession:
     """A SparkSession: the one spark-submit made, else a new one on ``master`` (``local[*]`` when not given).
 
     A local session runs its Python workers with this interpreter (so
-    they import this hhtool), on the loopback address, without the web UI.
+    they import this hhtool), on the loopback address, without the web UI,
+    its JVM's classes mapped from the installation's class archive when
+    one has been written (:mod:`hhtool.spark.cds`).
     """
+    from hhtool.spark.cds import options
+
+    archive = options(JVM_OPTIONS)
+    if archive.pending is not None:  # only spark_import writes an archive (it ends the JVM to have it dumped)
+        archive = Archive("")
+    return _session(master, app, archive)
+
+
+def _session(master: str | None, app: str, archive: Archive) -> SparkSession:
+    """:func:`session`, the JVM started with ``archive``'s options (local sessions only)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -132,11 +149,10 @@ def session(master: str | None = None, app: str = "hhtool spark-import") -> Spar
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "8")
-            # a local job is short: the JIT's quick tier alone and one GC thread leave the cores to the parse;
             # the JVM's log (errors only) on standard error, so that standard output holds the summary alone
             .config(
                 "spark.driver.extraJavaOptions",
-                f"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dlog4j2.configurationFile={Path(__file__).with_name('log4j2.properties').as_uri()}",
+                f"{JVM_OPTIONS} {archive.java_options} -Dlog4j2.configurationFile={Path(__file__).with_name('log4j2.properties').as_uri()}",
             )
             .config("spark.log.structuredLogging.enabled", "false")
         )
@@ -331,13 +347,21 @@ def spark_import(
     finder = _walk(paths)
     if spark is not None:
         return _import(spark, paths, finder, out, partitions, spread, started)
+    from pyspark import SparkContext
+
+    from hhtool.spark.cds import finish, options
+
     running = _running()
-    spark = session(master)
+    local = master is None or master.startswith("local")
+    archive = options(JVM_OPTIONS) if local and not running else Archive("")
+    spark = _session(master, "hhtool spark-import", archive)
+    gateway = SparkContext._gateway
     try:
         return _import(spark, paths, finder, out, partitions, spread, started)
     finally:
         if not running:  # made for this run: stopped here, not when the process has gone (spark_import's docstring)
             spark.stop()
+            finish(archive, gateway)  # the first local run of an installation: its JVM ends here and writes the class archive
 
 
 def _running() -> bool:
