@@ -46,6 +46,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     global _build
     config.addinivalue_line("markers", "compiled: needs the compiled build (make install): mypyc's modules and the C extensions")
+    config.addinivalue_line(
+        "markers", "any_build: checks what no build changes (the JVM's class archive): run by the compiled build's run, skipped by the pure one's"
+    )
     expected = config.getoption("--build")
     build = Build.of(ROOT) if expected == "compiled" else remove_stale(ROOT)
     if expected == "compiled" and (build.stale or not build.complete):
@@ -66,9 +69,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if _build.complete:
         return
     skip = pytest.mark.skip(reason=f"needs the compiled build (make install); this run is {_build.kind()}")
+    once = pytest.mark.skip(reason=f"the same in every build: the compiled build's run checks it; this run is {_build.kind()}")
     for item in items:
         if item.get_closest_marker("compiled") is not None:
             item.add_marker(skip)
+        elif item.get_closest_marker("any_build") is not None:
+            item.add_marker(once)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

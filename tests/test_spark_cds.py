@@ -21,7 +21,7 @@ from hhtool.spark.job import JVM_OPTIONS, java_available  # noqa: E402
 
 from tests.storegen import write_files  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not java_available(), reason="Spark needs Java")
+pytestmark = [pytest.mark.skipif(not java_available(), reason="Spark needs Java"), pytest.mark.any_build]
 
 
 def _small_archive(tmp_path: Path) -> Path:
