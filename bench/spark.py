@@ -1,6 +1,6 @@
 """Spark import benchmark: ``hhtool spark-import`` on local[1] and local[2] against ``hhtool import`` on the same cores.  Never a test.
 
-Run: ``python bench/spark.py [--hands 200000] [--files 20] [--stages] [--phases] [--only spark] [--cores 1] [--conf KEY=VALUE ...]``.
+Run: ``python bench/spark.py [--hands 200000] [--files 20] [--stages] [--phases] [--only spark] [--cores 1] [--conf KEY=VALUE ...] [--no-pin]``.
 
 Input: ``--files`` files of simulated hands (``bench/import.py``'s cache,
 the profiles and structures cycling).  In one run, each as a subprocess
@@ -11,7 +11,12 @@ on a new output:
 
 each after reading the input, the installed packages and Java's home
 into the page cache (:func:`warm`), so that none of the runs waits for
-the disk where another would not.
+the disk where another would not, and each on the same cores: a run of
+N workers or ``local[N]`` is confined to the machine's first N CPUs, every
+process it starts with it (the DuckDB import's writer beside its worker,
+Spark's JVM beside its Python workers), so that "a core" means one core
+for both imports (``--no-pin``: every run free to use every core, where
+the DuckDB import's writer gets the second core for free).
 
 Printed: hands/s of each, end to end (the process's wall time: for
 Spark, the JVM's start included) and, for Spark, of the job alone (the
@@ -298,13 +303,24 @@ def phases(
     return out
 
 
-def _timed(cmd: list[str], reaper: bool, env: dict[str, str] | None = None) -> tuple[float, TreeCPU, dict[str, Any]]:
-    """The run's wall time, the CPU of its whole process tree (:class:`TreeCPU`), its JSON summary."""
+def _timed(cmd: list[str], reaper: bool, env: dict[str, str] | None = None, cores: int | None = None) -> tuple[float, TreeCPU, dict[str, Any]]:
+    """The run's wall time, the CPU of its whole process tree (:class:`TreeCPU`), its JSON summary.
+
+    ``cores``: the run and every process it starts confined to the machine's first ``cores`` CPUs
+    (``sched_setaffinity``, inherited by children: the writer, the workers, the JVM and its Python workers).
+    """
     tree = TreeCPU()
+    pin = None
+    if cores is not None and hasattr(os, "sched_setaffinity"):
+        allowed = sorted(os.sched_getaffinity(0))[:cores]
+
+        def pin() -> None:
+            os.sched_setaffinity(0, allowed)
+
     warm(WARM)
     tree.started = time.time()
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=pin)
     tree.start(proc.pid)
     stdout, stderr = proc.communicate()
     wall = time.monotonic() - t0
@@ -446,6 +462,10 @@ def main() -> None:
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting for the Spark runs (repeatable), to compare one")
     ap.add_argument("--stages", action="store_true", help="Spark's metrics per stage from its event log (JVM CPU, GC, shuffle, output)")
     ap.add_argument("--phases", action="store_true", help="each Spark run's wall time by job, and the cores busy in each part")
+    ap.add_argument(
+        "--no-pin", dest="pin", action="store_false",
+        help="leave each run free to use every core (default: a run of N workers or local[N] confined to N cores, its processes and threads with it)",
+    )
     args = ap.parse_args()
     folder = _input(args.hands, args.files)
     import sysconfig
@@ -459,7 +479,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="hhtool-bench-spark-") as tmp:
         for workers in args.cores if args.only != "spark" else ():
             db = Path(tmp) / f"duck{workers}.duckdb"
-            wall, tree, s = _timed([str(BIN / "hhtool"), "import", str(folder), "--db", str(db), "--workers", str(workers), "--json"], reaper)
+            wall, tree, s = _timed([str(BIN / "hhtool"), "import", str(folder), "--db", str(db), "--workers", str(workers), "--json"], reaper, cores=workers if args.pin else None)
             results[f"duckdb workers={workers}"] = _result(s["hands"], wall, tree)
         if args.only != "duckdb":
             _class_archive(Path(tmp))
@@ -470,7 +490,7 @@ def main() -> None:
                 eventlog.mkdir()
             env = _spark_env(args.conf, eventlog)
             cmd = [sys.executable, "-m", "hhtool.spark", str(folder), "--out", str(out), "--master", f"local[{cores}]", "--json"]
-            wall, tree, s = _timed(cmd, reaper, env)
+            wall, tree, s = _timed(cmd, reaper, env, cores=cores if args.pin else None)
             name = f"spark local[{cores}]"
             results[name] = {**_result(s["hands"], wall, tree), "job": s["seconds"], "job_rate": s["hands"] / s["seconds"]}
             if eventlog is not None:
@@ -481,6 +501,7 @@ def main() -> None:
                 results[name]["jobs"] = jobs(eventlog)
     load_after = os.getloadavg()
     print(f"{args.hands:,} simulated hands in {args.files} files; {os.cpu_count()} cores; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
+    print(f"  each run confined to as many cores as its workers or local[N] (--no-pin: free to use every core)" if args.pin else "  each run free to use every core (--no-pin)")
     print(f"  before each run, read into the page cache: the input, the installed packages and Java ({warmed / 1e6:,.0f} MB)")
     if args.conf:
         print(f"  Spark settings given: {' '.join(args.conf)}")
