@@ -95,7 +95,7 @@ class Build:
             )
         if self.complete:
             return f"hhtool: {self.kind()} ({len(self.present)} compiled modules)"
-        return f"hhtool: {self.kind()}; the tests marked `compiled` were skipped"
+        return f"hhtool: {self.kind()}; the tests marked `compiled` (and `any_build`, which the compiled run checks) were skipped"
 
 
 def remove_stale(root: Path) -> Build:
