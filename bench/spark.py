@@ -501,7 +501,7 @@ def main() -> None:
                 results[name]["jobs"] = jobs(eventlog)
     load_after = os.getloadavg()
     print(f"{args.hands:,} simulated hands in {args.files} files; {os.cpu_count()} cores; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
-    print(f"  each run confined to as many cores as its workers or local[N] (--no-pin: free to use every core)" if args.pin else "  each run free to use every core (--no-pin)")
+    print("  each run confined to as many cores as its workers or local[N] (--no-pin: free to use every core)" if args.pin else "  each run free to use every core (--no-pin)")
     print(f"  before each run, read into the page cache: the input, the installed packages and Java ({warmed / 1e6:,.0f} MB)")
     if args.conf:
         print(f"  Spark settings given: {' '.join(args.conf)}")

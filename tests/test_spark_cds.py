@@ -34,13 +34,18 @@ def _small_archive(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_truncated_archive_is_never_taken(tmp_path: Path) -> None:
-    """Java starts with a whole archive and crashes on a truncated one: the check before an archive is promoted tells them apart."""
+def test_a_truncated_archive_is_never_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Java starts with a whole archive and crashes on a truncated one: the check before an archive is promoted tells them
+    apart, and the crashed JVM's report is not left in the caller's folder."""
     whole = _small_archive(tmp_path)
     cut = tmp_path / "cut.jsa"
     cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 3])
+    here = tmp_path / "cwd"
+    here.mkdir()
+    monkeypatch.chdir(here)
     assert cds._starts(whole)
     assert not cds._starts(cut)
+    assert list(here.iterdir()) == []
 
 
 def test_the_archive_is_off_on_request_and_keyed_by_the_jvm_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

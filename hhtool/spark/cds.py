@@ -160,15 +160,24 @@ def finish(archive: Archive, gateway: Any) -> None:
 
 
 def _starts(path: Path) -> bool:
-    """Whether a JVM starts with the archive at ``path`` (a damaged one crashes it)."""
+    """Whether a JVM starts with the archive at ``path`` (a damaged one crashes it).
+
+    A crashed JVM writes its report (``hs_err_pid<N>.log``) into its working
+    folder: this one runs in a temporary folder, its report sent there too, so
+    that the check of a damaged archive leaves nothing in the user's folder.
+    """
+    import tempfile
+
     java = _java()
     if java is None:
         return False
-    try:
-        run = subprocess.run(
-            [java, f"-XX:SharedArchiveFile={path}", "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-version"],
-            capture_output=True, timeout=60, check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    with tempfile.TemporaryDirectory(prefix="hhtool-cds-check-") as scratch:
+        try:
+            run = subprocess.run(
+                [java, f"-XX:SharedArchiveFile={path}", f"-XX:ErrorFile={scratch}/hs_err_pid%p.log",
+                 "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-version"],
+                capture_output=True, timeout=60, check=False, cwd=scratch,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
     return run.returncode == 0
