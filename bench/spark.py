@@ -1,6 +1,6 @@
 """Spark import benchmark: ``hhtool spark-import`` on local[1] and local[2] against ``hhtool import`` on the same cores.  Never a test.
 
-Run: ``python bench/spark.py [--hands 200000] [--files 20] [--stages] [--phases] [--only spark] [--cores 1] [--conf KEY=VALUE ...] [--no-pin]``.
+Run: ``python bench/spark.py [--hands 200000] [--files 20] [--stages] [--phases] [--only spark] [--cores 1] [--conf KEY=VALUE ...] [--rounds N] [--no-pin]``.
 
 Input: ``--files`` files of simulated hands (``bench/import.py``'s cache,
 the profiles and structures cycling).  In one run, each as a subprocess
@@ -43,6 +43,14 @@ end (the event log's times), and the cores its process tree kept busy
 in each part (the CPU sampled every 0.5 s): the start until the first job,
 each job, the gaps between them, the end; what keeps ``local[2]`` from
 twice ``local[1]``'s rate is the parts in which one core works alone.
+
+``--rounds N``: every run N times, one round after the other, the order
+of the runs reversed in every other round (DuckDB 1, 2, Spark 1, 2; then
+Spark 2, 1, DuckDB 2, 1; ...), so that a drift of the machine's speed over
+the minutes of a round (seen here: a fifth between hours) does not fall on
+one run alone; printed, each round's figures, then each rate and ratio's
+median and range over the rounds.  A ratio is taken within a round, between
+runs minutes apart, never across rounds.
 
 ``--stages``: Spark's event log of each run: its number of jobs, and per stage (tasks, run
 time, the CPU of the JVM threads that ran them, GC time, shuffle and
@@ -453,58 +461,52 @@ def _class_archive(tmp: Path) -> None:
     print(f"  class archive: written before the runs, {archive.final}")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--hands", type=int, default=200_000)
-    ap.add_argument("--files", type=int, default=20)
-    ap.add_argument("--only", choices=("duckdb", "spark"), default=None, help="run one of the two imports only (no ratios between them)")
-    ap.add_argument("--cores", type=int, nargs="+", default=[1, 2], metavar="N", help="the DuckDB workers and Spark's local[N] to run (default 1 2)")
-    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting for the Spark runs (repeatable), to compare one")
-    ap.add_argument("--stages", action="store_true", help="Spark's metrics per stage from its event log (JVM CPU, GC, shuffle, output)")
-    ap.add_argument("--phases", action="store_true", help="each Spark run's wall time by job, and the cores busy in each part")
-    ap.add_argument(
-        "--no-pin", dest="pin", action="store_false",
-        help="leave each run free to use every core (default: a run of N workers or local[N] confined to N cores, its processes and threads with it)",
-    )
-    args = ap.parse_args()
-    folder = _input(args.hands, args.files)
-    import sysconfig
+def _runs(args: argparse.Namespace) -> list[tuple[str, int]]:
+    """The runs of one round, in order: ``("duckdb", workers)`` then ``("spark", cores)``."""
+    return [*(("duckdb", n) for n in (args.cores if args.only != "spark" else ())), *(("spark", n) for n in (args.cores if args.only != "duckdb" else ()))]
 
-    WARM.extend([folder, Path(sysconfig.get_paths()["purelib"]), *([home] if (home := _java_home()) else [])])
-    warmed, _ = warm(WARM)
-    reaper = _subreaper()
-    load_before = os.getloadavg()
-    results: dict[str, dict[str, Any]] = {}
-    per_stage: dict[str, list[dict[str, Any]]] = {}
-    with tempfile.TemporaryDirectory(prefix="hhtool-bench-spark-") as tmp:
-        for workers in args.cores if args.only != "spark" else ():
-            db = Path(tmp) / f"duck{workers}.duckdb"
-            wall, tree, s = _timed([str(BIN / "hhtool"), "import", str(folder), "--db", str(db), "--workers", str(workers), "--json"], reaper, cores=workers if args.pin else None)
-            results[f"duckdb workers={workers}"] = _result(s["hands"], wall, tree)
-        if args.only != "duckdb":
-            _class_archive(Path(tmp))
-        for cores in args.cores if args.only != "duckdb" else ():
-            out = Path(tmp) / f"lake{cores}"
-            eventlog = Path(tmp) / f"events{cores}" if args.stages or args.phases else None
-            if eventlog is not None:
-                eventlog.mkdir()
-            env = _spark_env(args.conf, eventlog)
-            cmd = [sys.executable, "-m", "hhtool.spark", str(folder), "--out", str(out), "--master", f"local[{cores}]", "--json"]
-            wall, tree, s = _timed(cmd, reaper, env, cores=cores if args.pin else None)
-            name = f"spark local[{cores}]"
-            results[name] = {**_result(s["hands"], wall, tree), "job": s["seconds"], "job_rate": s["hands"] / s["seconds"]}
-            if eventlog is not None:
-                if args.stages:
-                    per_stage[name] = stages(eventlog)
-                if args.phases:
-                    results[name]["phases"] = phases(eventlog, tree.started, tree.ended, tree.history)
-                results[name]["jobs"] = jobs(eventlog)
-    load_after = os.getloadavg()
-    print(f"{args.hands:,} simulated hands in {args.files} files; {os.cpu_count()} cores; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
-    print("  each run confined to as many cores as its workers or local[N] (--no-pin: free to use every core)" if args.pin else "  each run free to use every core (--no-pin)")
-    print(f"  before each run, read into the page cache: the input, the installed packages and Java ({warmed / 1e6:,.0f} MB)")
-    if args.conf:
-        print(f"  Spark settings given: {' '.join(args.conf)}")
+
+def _name(kind: str, n: int) -> str:
+    return f"duckdb workers={n}" if kind == "duckdb" else f"spark local[{n}]"
+
+
+def _one(kind: str, n: int, folder: Path, tmp: Path, tag: str, args: argparse.Namespace, reaper: bool) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
+    """One timed run on a new output: its name, its figures, and (``--stages``) its stages."""
+    if kind == "duckdb":
+        db = tmp / f"duck{n}-{tag}.duckdb"
+        wall, tree, s = _timed([str(BIN / "hhtool"), "import", str(folder), "--db", str(db), "--workers", str(n), "--json"], reaper, cores=n if args.pin else None)
+        return _name(kind, n), _result(s["hands"], wall, tree), []
+    out = tmp / f"lake{n}-{tag}"
+    eventlog = tmp / f"events{n}-{tag}" if args.stages or args.phases else None
+    if eventlog is not None:
+        eventlog.mkdir()
+    env = _spark_env(args.conf, eventlog)
+    cmd = [sys.executable, "-m", "hhtool.spark", str(folder), "--out", str(out), "--master", f"local[{n}]", "--json"]
+    wall, tree, s = _timed(cmd, reaper, env, cores=n if args.pin else None)
+    r = {**_result(s["hands"], wall, tree), "job": s["seconds"], "job_rate": s["hands"] / s["seconds"]}
+    per_stage: list[dict[str, Any]] = []
+    if eventlog is not None:
+        if args.stages:
+            per_stage = stages(eventlog)
+        if args.phases:
+            r["phases"] = phases(eventlog, tree.started, tree.ended, tree.history)
+        r["jobs"] = jobs(eventlog)
+    return _name(kind, n), r, per_stage
+
+
+def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """A round's ratios, where its runs give them: ``per_core`` (Spark local[1] / DuckDB workers=1, end to end),
+    ``scaling`` (local[2] / local[1], end to end), and both of the Spark job alone (``*_job``)."""
+    duck1, s1, s2 = results.get("duckdb workers=1"), results.get("spark local[1]"), results.get("spark local[2]")
+    out: dict[str, float] = {}
+    if duck1 and s1:
+        out["per_core"], out["per_core_job"] = s1["rate"] / duck1["rate"], s1["job_rate"] / duck1["rate"]
+    if s1 and s2:
+        out["scaling"], out["scaling_job"] = s2["rate"] / s1["rate"], s2["job_rate"] / s1["job_rate"]
+    return out
+
+
+def _print_round(results: dict[str, dict[str, Any]], per_stage: dict[str, list[dict[str, Any]]]) -> None:
     for name, r in results.items():
         job = f", job alone {r['job']:.1f} s ({r['job_rate']:,.0f} hands/s)" if "job" in r else ""
         print(f"  {name:<20} {r['hands']:>9,} hands  {r['wall']:7.1f} s  {r['rate']:8,.0f} hands/s end to end{job}")
@@ -517,16 +519,91 @@ def main() -> None:
         for what, seconds, busy, others in r.get("phases", ()):
             cores = "" if busy is None else f"{busy:4.2f} cores busy" + ("" if others is None else f", other jobs {others:4.2f}")
             print(f"    {what[:52]:<52} {seconds:6.1f} s  {cores}")
-    duck1, s1, s2 = results.get("duckdb workers=1"), results.get("spark local[1]"), results.get("spark local[2]")
-    if duck1 and s1:
-        print(f"  Spark per core / DuckDB per core: {s1['rate'] / duck1['rate']:.0%} end to end, {s1['job_rate'] / duck1['rate']:.0%} job alone (goal >= 60 %)")
-    if s1 and s2:
-        print(f"  local[2] / local[1]: {s2['rate'] / s1['rate']:.2f} x end to end, {s2['job_rate'] / s1['job_rate']:.2f} x job alone (goal >= 1.7 x)")
+    q = ratios(results)
+    if "per_core" in q:
+        print(f"  Spark per core / DuckDB per core: {q['per_core']:.0%} end to end, {q['per_core_job']:.0%} job alone (goal >= 60 %)")
+    if "scaling" in q:
+        print(f"  local[2] / local[1]: {q['scaling']:.2f} x end to end, {q['scaling_job']:.2f} x job alone (goal >= 1.7 x)")
+    duck1, s1 = results.get("duckdb workers=1"), results.get("spark local[1]")
     if duck1 and s1 and "cpu" in s1:
         print(f"  CPU a hand, Spark local[1] / DuckDB workers=1: {s1['cpu_us'] / duck1['cpu_us']:.2f} x ({s1['cpu_us']:,.0f} / {duck1['cpu_us']:,.0f} µs)")
     elif s1 and "cpu" not in s1:
         print("  CPU of the process trees: not counted (needs Linux's /proc)")
-    print(json.dumps({"hands": args.hands, "load_before": load_before, "load_after": load_after, "conf": args.conf, "results": results, "stages": per_stage}))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hands", type=int, default=200_000)
+    ap.add_argument("--files", type=int, default=20)
+    ap.add_argument("--only", choices=("duckdb", "spark"), default=None, help="run one of the two imports only (no ratios between them)")
+    ap.add_argument("--cores", type=int, nargs="+", default=[1, 2], metavar="N", help="the DuckDB workers and Spark's local[N] to run (default 1 2)")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting for the Spark runs (repeatable), to compare one")
+    ap.add_argument("--stages", action="store_true", help="Spark's metrics per stage from its event log (JVM CPU, GC, shuffle, output)")
+    ap.add_argument("--phases", action="store_true", help="each Spark run's wall time by job, and the cores busy in each part")
+    ap.add_argument(
+        "--rounds", type=int, default=1, metavar="N",
+        help="every run N times, the order reversed every other round; the ratios' median and range over the rounds",
+    )
+    ap.add_argument(
+        "--no-pin", dest="pin", action="store_false",
+        help="leave each run free to use every core (default: a run of N workers or local[N] confined to N cores, its processes and threads with it)",
+    )
+    args = ap.parse_args()
+    folder = _input(args.hands, args.files)
+    import sysconfig
+
+    WARM.extend([folder, Path(sysconfig.get_paths()["purelib"]), *([home] if (home := _java_home()) else [])])
+    warmed, _ = warm(WARM)
+    reaper = _subreaper()
+    load_before = os.getloadavg()
+    rounds: list[tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]] = []
+    with tempfile.TemporaryDirectory(prefix="hhtool-bench-spark-") as tmp:
+        if args.only != "duckdb":
+            _class_archive(Path(tmp))
+        for k in range(max(1, args.rounds)):
+            order = _runs(args)
+            results: dict[str, dict[str, Any]] = {}
+            per_stage: dict[str, list[dict[str, Any]]] = {}
+            for kind, n in order if k % 2 == 0 else reversed(order):  # A B C D, D C B A, ...: a drift of the machine's speed spares no run
+                name, r, st = _one(kind, n, folder, Path(tmp), str(k), args, reaper)
+                results[name] = r
+                if st:
+                    per_stage[name] = st
+            rounds.append(({name: results[name] for name in (_name(kind, n) for kind, n in order)}, per_stage))  # printed in the forward order
+            if k + 1 < args.rounds:
+                warm(WARM)
+    load_after = os.getloadavg()
+    print(f"{args.hands:,} simulated hands in {args.files} files; {os.cpu_count()} cores; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
+    print("  each run confined to as many cores as its workers or local[N] (--no-pin: free to use every core)" if args.pin else "  each run free to use every core (--no-pin)")
+    print(f"  before each run, read into the page cache: the input, the installed packages and Java ({warmed / 1e6:,.0f} MB)")
+    if args.conf:
+        print(f"  Spark settings given: {' '.join(args.conf)}")
+    for k, (results, per_stage) in enumerate(rounds):
+        if len(rounds) > 1:
+            print(f"round {k + 1} of {len(rounds)}" + (" (in reverse order)" if k % 2 else ""))
+        _print_round(results, per_stage)
+    if len(rounds) > 1:
+        _print_summary(rounds)
+    print(json.dumps({"hands": args.hands, "load_before": load_before, "load_after": load_after, "conf": args.conf, "rounds": [r for r, _ in rounds], "stages": [s for _, s in rounds]}))
+
+
+def _print_summary(rounds: list[tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]]) -> None:
+    """Each run's rate and each ratio over the rounds: median, lowest, highest."""
+    import statistics
+
+    print(f"over {len(rounds)} rounds: median (lowest to highest)")
+    for name in rounds[0][0]:
+        rates = [r[name]["rate"] for r, _ in rounds]
+        print(f"  {name:<20} {statistics.median(rates):8,.0f} hands/s  ({min(rates):,.0f} to {max(rates):,.0f})")
+    per_round = [ratios(r) for r, _ in rounds]
+    for key, label, fmt, goal in (
+        ("per_core", "Spark per core / DuckDB per core, end to end", "{:.0%}", "goal >= 60 %"),
+        ("scaling", "local[2] / local[1], end to end", "{:.2f} x", "goal >= 1.7 x"),
+    ):
+        if all(key in q for q in per_round):
+            v = [q[key] for q in per_round]
+            each = ", ".join(fmt.format(x) for x in v)
+            print(f"  {label}: {fmt.format(statistics.median(v))} ({fmt.format(min(v))} to {fmt.format(max(v))}; rounds: {each}) ({goal})")
 
 
 if __name__ == "__main__":
