@@ -591,10 +591,10 @@ def _print_summary(rounds: list[tuple[dict[str, dict[str, Any]], dict[str, list[
     """Each run's rate and each ratio over the rounds: median, lowest, highest."""
     import statistics
 
-    print(f"over {len(rounds)} rounds: median (lowest to highest)")
+    print(f"over {len(rounds)} rounds: the median, then the lowest to the highest")
     for name in rounds[0][0]:
         rates = [r[name]["rate"] for r, _ in rounds]
-        print(f"  {name:<20} {statistics.median(rates):8,.0f} hands/s  ({min(rates):,.0f} to {max(rates):,.0f})")
+        print(f"  {name:<20} {statistics.median(rates):8,.0f} hands/s   {min(rates):,.0f} to {max(rates):,.0f}")
     per_round = [ratios(r) for r, _ in rounds]
     for key, label, fmt, goal in (
         ("per_core", "Spark per core / DuckDB per core, end to end", "{:.0%}", "goal >= 60 %"),
@@ -603,7 +603,8 @@ def _print_summary(rounds: list[tuple[dict[str, dict[str, Any]], dict[str, list[
         if all(key in q for q in per_round):
             v = [q[key] for q in per_round]
             each = ", ".join(fmt.format(x) for x in v)
-            print(f"  {label}: {fmt.format(statistics.median(v))} ({fmt.format(min(v))} to {fmt.format(max(v))}; rounds: {each}) ({goal})")
+            print(f"  {label}: {fmt.format(statistics.median(v))} ({goal})")
+            print(f"    {fmt.format(min(v))} to {fmt.format(max(v))}; by round: {each}")
 
 
 if __name__ == "__main__":
