@@ -549,6 +549,8 @@ def main() -> None:
         help="leave each run free to use every core (default: a run of N workers or local[N] confined to N cores, its processes and threads with it)",
     )
     args = ap.parse_args()
+    if args.rounds < 1:
+        ap.error(f"--rounds must be 1 or more, not {args.rounds}")
     folder = _input(args.hands, args.files)
     import sysconfig
 
@@ -560,7 +562,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="hhtool-bench-spark-") as tmp:
         if args.only != "duckdb":
             _class_archive(Path(tmp))
-        for k in range(max(1, args.rounds)):
+        for k in range(args.rounds):
             order = _runs(args)
             results: dict[str, dict[str, Any]] = {}
             per_stage: dict[str, list[dict[str, Any]]] = {}
@@ -570,8 +572,6 @@ def main() -> None:
                 if st:
                     per_stage[name] = st
             rounds.append(({name: results[name] for name in (_name(kind, n) for kind, n in order)}, per_stage))  # printed in the forward order
-            if k + 1 < args.rounds:
-                warm(WARM)
     load_after = os.getloadavg()
     print(f"{args.hands:,} simulated hands in {args.files} files; {os.cpu_count()} cores; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
     print("  each run confined to as many cores as its workers or local[N] (--no-pin: free to use every core)" if args.pin else "  each run free to use every core (--no-pin)")
