@@ -184,6 +184,32 @@ def test_files_are_spread_only_when_they_cannot_keep_every_core_busy() -> None:
     assert not must_spread([], 2)
 
 
+def test_local_files_are_dealt_to_their_tasks_in_the_jvm(spark: Any) -> None:
+    """Each task's files make one partition, in order, without a Python worker; the session's settings are left as they were."""
+    from pyspark.sql import functions as F
+
+    from hhtool.spark.job import _local_files
+
+    columns = "path STRING, modificationTime TIMESTAMP, content BINARY, length BIGINT, name BINARY"
+    tasks = [[("big", 30, b"big"), ("d", 1, b"d")], [("caf\\xe9", 20, b"caf\xe9")], [("c", 10, b"c")]]
+    per_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    threshold = spark.conf.get("spark.sql.execution.arrow.localRelationThreshold", None)
+    df = _local_files(spark, tasks, columns)
+    assert df.schema.simpleString() == "struct<path:string,modificationTime:timestamp,content:binary,length:bigint,name:binary>"
+    assert df.rdd.getNumPartitions() == 3
+    rows = df.select(F.spark_partition_id().alias("task"), "path", "length", "name", "modificationTime", "content").collect()
+    assert [tuple(r) for r in rows] == [
+        (0, "big", 30, bytearray(b"big"), None, None), (0, "d", 1, bytearray(b"d"), None, None),
+        (1, "caf\\xe9", 20, bytearray(b"caf\xe9"), None, None), (2, "c", 10, bytearray(b"c"), None, None),
+    ]
+    lineage = df._jdf.queryExecution().toRdd().toDebugString()  # an RDD or a list of rows from Python: a PythonRDD in it
+    assert "PythonRDD" not in lineage and "arrow" in lineage, lineage
+    assert spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch") == per_batch
+    assert spark.conf.get("spark.sql.execution.arrow.localRelationThreshold", None) == threshold
+    empty = _local_files(spark, [[]], columns)
+    assert empty.schema == df.schema and empty.count() == 0
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(HHTOOL), *args], capture_output=True, text=True, timeout=600)
 

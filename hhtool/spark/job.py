@@ -305,6 +305,55 @@ def _size(path: str) -> int:
         return 0
 
 
+def _local_files(spark: SparkSession, tasks: list[list[tuple[str, int, bytes]]], columns: str) -> DataFrame:
+    """The local files as rows of ``columns`` (no time or content: the executors read them), the ``tasks[j]`` in partition ``j``.
+
+    Each task's files go to the JVM as one Arrow batch, which Spark makes
+    one partition (``createDataFrame`` of an Arrow table, kept an RDD of
+    its batches): no Python worker turns them into rows, where a list or an
+    RDD of them takes one (a daemon, and a worker with its imports) beside
+    the parse's own in every task.  Each file is ``(path as shown, size,
+    name in bytes)``.
+    """
+    import pyarrow as pa
+
+    schema = pa.schema([
+        ("path", pa.string()), ("modificationTime", pa.timestamp("us", "UTC")), ("content", pa.binary()),
+        ("length", pa.int64()), ("name", pa.binary()),
+    ])
+    batches = [
+        pa.RecordBatch.from_arrays(
+            [pa.array([p for p, _, _ in files], pa.string()), pa.nulls(len(files), schema.field(1).type), pa.nulls(len(files), pa.binary()),
+             pa.array([n for _, n, _ in files], pa.int64()), pa.array([b for _, _, b in files], pa.binary())],
+            schema=schema,
+        )
+        for files in tasks
+        if files
+    ]
+    if not batches:  # no local file: an empty frame made in the JVM
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import StructType
+
+        struct = StructType.fromDDL(columns)
+        assert isinstance(struct, StructType)
+        return spark.range(0).select(*(F.lit(None).cast(f.dataType).alias(f.name) for f in struct.fields))
+    settings = {
+        "spark.sql.execution.arrow.maxRecordsPerBatch": str(max(b.num_rows for b in batches)),  # else the batches are cut at this many rows
+        "spark.sql.execution.arrow.localRelationThreshold": "0",  # else a small table is a local relation, cut over the cores evenly
+    }
+    before = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        return spark.createDataFrame(pa.Table.from_batches(batches, schema), columns)
+    finally:  # the session's own settings again (the import's, or its user's)
+        for key, old in before.items():
+            if old is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, old)
+
+
 def _committed(spark: SparkSession, output: Output, table: str, columns: list[tuple[str, str]]) -> DataFrame:
     """The committed rows of ``table`` (the columns asked for), empty when there are none."""
     schema = spark_schema(columns)
@@ -405,8 +454,7 @@ def _import(
 
     local = sorted(((path, _size(path)) for path in inputs.local), key=lambda x: -x[1])
     k = max(1, min(len(local), parts))
-    dealt = [local[i] for j in range(k) for i in range(j, len(local), k)]
-    raw = spark.createDataFrame(sc.parallelize([(display(path), None, None, size, os.fsencode(path)) for path, size in dealt], k), columns)
+    raw = _local_files(spark, [[(display(path), size, os.fsencode(path)) for path, size in local[j::k]] for j in range(k)], columns)
     if inputs.urls:
         try:
             listed = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(inputs.urls)
