@@ -210,6 +210,15 @@ def test_local_files_are_dealt_to_their_tasks_in_the_jvm(spark: Any) -> None:
     assert empty.schema == df.schema and empty.count() == 0
 
 
+def test_a_run_that_read_no_hand_decides_nothing_without_a_query(tmp_path: Path) -> None:
+    """Every file committed already: no hand to decide, so no Spark query (its stages ran on, cut short, and logged errors)."""
+    from hhtool.spark.job import SparkSummary, _decide
+
+    summary = SparkSummary(out=str(tmp_path), run=2)
+    assert _decide(None, None, None, {("a.txt", 0): 0}, 10, summary) == {}  # type: ignore[arg-type]
+    assert (summary.stored, summary.duplicates, summary.conflicts) == (0, 0, 0)
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(HHTOOL), *args], capture_output=True, text=True, timeout=600)
 
@@ -283,8 +292,10 @@ def test_second_run_adds_only_new_hands_and_keeps_conflicts(spark: Any, tmp_path
     assert _count(lake, "SELECT count(*) FROM conflicts WHERE hand_id = 'R-0-0'") == 1
     assert _count(lake, "SELECT min(message) FROM failed WHERE raw_text LIKE '%dances on the table%'")  # text and error kept
     # the same again: nothing is added
+    jobs_before = len(tracker.getJobIdsForGroup(None))
     s3 = spark_import([str(first), str(more)], str(lake), spark=spark)
     assert (s3.stored, s3.imported, s3.unchanged) == (0, 0, 4)  # first's two files, more's new one and conflict.txt
+    assert len(tracker.getJobIdsForGroup(None)) - jobs_before == 1  # the files' reading alone: no hand, nothing to decide or write
     assert _count(lake, "SELECT count(*) FROM hands") == 74
     # and DuckDB, given the same two imports, holds the same tables
     import_paths([first], db, workers=0)

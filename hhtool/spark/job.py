@@ -709,6 +709,10 @@ def _decide(
     (:func:`_numbered`).  Returns :data:`hhtool.spark.executor.Decision`
     by ``(file, chunk)``, for the chunks that keep anything.
     """
+    if not any(parsed.values()) and not summary.failed:
+        # no hand read (every file committed already, or none has one): nothing to decide, and no query run for it,
+        # whose stages adaptive execution would cut short on their empty input, still running as the session goes on
+        return {}
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
 
