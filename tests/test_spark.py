@@ -190,11 +190,10 @@ def test_local_files_are_dealt_to_their_tasks_in_the_jvm(spark: Any) -> None:
 
     from hhtool.spark.job import _local_files
 
-    columns = "path STRING, modificationTime TIMESTAMP, content BINARY, length BIGINT, name BINARY"
     tasks = [[("big", 30, b"big"), ("d", 1, b"d")], [("caf\\xe9", 20, b"caf\xe9")], [("c", 10, b"c")]]
     per_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
     threshold = spark.conf.get("spark.sql.execution.arrow.localRelationThreshold", None)
-    df = _local_files(spark, tasks, columns)
+    df = _local_files(spark, tasks)
     assert df.schema.simpleString() == "struct<path:string,modificationTime:timestamp,content:binary,length:bigint,name:binary>"
     assert df.rdd.getNumPartitions() == 3
     rows = df.select(F.spark_partition_id().alias("task"), "path", "length", "name", "modificationTime", "content").collect()
@@ -206,7 +205,7 @@ def test_local_files_are_dealt_to_their_tasks_in_the_jvm(spark: Any) -> None:
     assert "PythonRDD" not in lineage and "arrow" in lineage, lineage
     assert spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch") == per_batch
     assert spark.conf.get("spark.sql.execution.arrow.localRelationThreshold", None) == threshold
-    empty = _local_files(spark, [[]], columns)
+    empty = _local_files(spark, [[]])
     assert empty.schema == df.schema and empty.count() == 0
 
 

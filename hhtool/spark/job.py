@@ -305,8 +305,10 @@ def _size(path: str) -> int:
         return 0
 
 
-def _local_files(spark: SparkSession, tasks: list[list[tuple[str, int, bytes]]], columns: str) -> DataFrame:
-    """The local files as rows of ``columns`` (no time or content: the executors read them), the ``tasks[j]`` in partition ``j``.
+def _local_files(spark: SparkSession, tasks: list[list[tuple[str, int, bytes]]]) -> DataFrame:
+    """The local files as rows of Spark's ``binaryFile`` listing plus ``name``, ``tasks[j]`` in partition ``j``.
+
+    No time or content: the executors read the files, by ``name``.
 
     Each task's files go to the JVM as one Arrow batch, which Spark makes
     one partition (``createDataFrame`` of an Arrow table, kept an RDD of
@@ -322,30 +324,22 @@ def _local_files(spark: SparkSession, tasks: list[list[tuple[str, int, bytes]]],
         ("length", pa.int64()), ("name", pa.binary()),
     ])
     batches = [
-        pa.RecordBatch.from_arrays(
-            [pa.array([p for p, _, _ in files], pa.string()), pa.nulls(len(files), schema.field(1).type), pa.nulls(len(files), pa.binary()),
-             pa.array([n for _, n, _ in files], pa.int64()), pa.array([b for _, _, b in files], pa.binary())],
-            schema=schema,
-        )
+        pa.RecordBatch.from_pydict({
+            "path": [p for p, _, _ in files], "modificationTime": [None] * len(files), "content": [None] * len(files),
+            "length": [n for _, n, _ in files], "name": [b for _, _, b in files],
+        }, schema=schema)
         for files in tasks
         if files
     ]
-    if not batches:  # no local file: an empty frame made in the JVM
-        from pyspark.sql import functions as F
-        from pyspark.sql.types import StructType
-
-        struct = StructType.fromDDL(columns)
-        assert isinstance(struct, StructType)
-        return spark.range(0).select(*(F.lit(None).cast(f.dataType).alias(f.name) for f in struct.fields))
     settings = {
-        "spark.sql.execution.arrow.maxRecordsPerBatch": str(max(b.num_rows for b in batches)),  # else the batches are cut at this many rows
+        "spark.sql.execution.arrow.maxRecordsPerBatch": str(max((b.num_rows for b in batches), default=1)),  # else cut at this many rows
         "spark.sql.execution.arrow.localRelationThreshold": "0",  # else a small table is a local relation, cut over the cores evenly
     }
     before = {key: spark.conf.get(key, None) for key in settings}
     for key, value in settings.items():
         spark.conf.set(key, value)
-    try:
-        return spark.createDataFrame(pa.Table.from_batches(batches, schema), columns)
+    try:  # the Spark schema from the Arrow one; no batch (no local file): an empty frame
+        return spark.createDataFrame(pa.Table.from_batches(batches, schema))
     finally:  # the session's own settings again (the import's, or its user's)
         for key, old in before.items():
             if old is None:
@@ -442,7 +436,6 @@ def _import(
     summary = SparkSummary(out=out, run=run)
     inputs = _input_paths(paths, finder, summary, _jvm_charset(spark))
     parts = partitions or TASKS_PER_CORE * sc.defaultParallelism
-    columns = "path STRING, modificationTime TIMESTAMP, content BINARY, length BIGINT, name BINARY"
     # Local files: their paths and sizes only; the executors read them (executor.pieces), as the DuckDB
     # import's workers do, by ``name``: the file's own name in bytes (a name that is not UTF-8 cannot
     # cross to the JVM as text; ``path`` shows it as the DuckDB import stores it, its odd bytes ``\xff``).
@@ -454,7 +447,7 @@ def _import(
 
     local = sorted(((path, _size(path)) for path in inputs.local), key=lambda x: -x[1])
     k = max(1, min(len(local), parts))
-    raw = _local_files(spark, [[(display(path), size, os.fsencode(path)) for path, size in local[j::k]] for j in range(k)], columns)
+    raw = _local_files(spark, [[(display(path), size, os.fsencode(path)) for path, size in local[j::k]] for j in range(k)])
     if inputs.urls:
         try:
             listed = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(inputs.urls)
