@@ -381,21 +381,33 @@ def test_a_file_name_that_is_not_utf8_is_read_as_the_duckdb_import_reads_it(spar
 
 
 def test_a_run_stops_the_session_it_made_and_leaves_a_running_one(spark: Any, tmp_path: Path) -> None:
-    """A session made for the run is stopped when it returns (its JVM does not outlive the command); a running one is left running."""
+    """A session made for the run is stopped when it returns, and its JVM ends while Python goes on (it does not outlive the
+    command, nor wait for Python's exit); a later run in the same process starts a JVM of its own; a running session is left
+    running."""
     folder = tmp_path / "in"
     write_files(folder, 1, 5, prefix="S")
     assert spark_import([str(folder)], str(tmp_path / "lake"), master="local[1]").stored == 5  # the module's session runs
     assert spark.range(3).count() == 3
     code = (
-        "import sys\n"
+        "import sys, threading\n"
         "from pyspark import SparkContext\n"
-        "from hhtool.spark import spark_import\n"
-        "summary = spark_import([sys.argv[1]], sys.argv[2], master='local[1]')\n"
-        "print(summary.stored, SparkContext._active_spark_context is None)\n"
+        "from hhtool.spark import job, spark_import\n"
+        "jvms = []\n"
+        "stop = job._stop\n"
+        "job._stop = lambda session: jvms.append(stop(session)) or jvms[-1]\n"
+        "for n in (1, 2):\n"
+        "    summary = spark_import([sys.argv[1]], sys.argv[2] + str(n), master='local[1]')\n"
+        "    print(summary.stored, SparkContext._active_spark_context is None, SparkContext._gateway is None, jvms[-1].wait(120))\n"
+        "for t in threading.enumerate():\n"
+        "    if t.name == 'hhtool-accumulators-stop':\n"
+        "        t.join(30)\n"
+        "print(len(set(p.pid for p in jvms)), [t.name for t in threading.enumerate() if t.name == 'hhtool-accumulators-stop'])\n"
     )
     fresh = subprocess.run([sys.executable, "-c", code, str(folder), str(tmp_path / "fresh")], capture_output=True, text=True, timeout=600)
     assert fresh.returncode == 0, fresh.stderr[-2000:]
-    assert fresh.stdout.split() == ["5", "True"]
+    lines = fresh.stdout.splitlines()
+    assert lines[:2] == ["5 True True 0"] * 2, fresh.stdout  # each JVM exited (0) as the run returned, before Python's exit
+    assert lines[2] == "2 []"  # two JVMs, one a run; the accumulator servers shut down
 
 
 def test_python_m_entry_and_usage_errors(tmp_path: Path) -> None:

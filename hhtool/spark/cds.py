@@ -10,8 +10,8 @@ start of a session and its first query went from 11.5 to 5.8 s.
 
 The first local session of an installation writes the archive
 (:func:`options` asks for it; the JVM dumps the classes when it exits,
-which :func:`finish` makes happen once the session has stopped); later
-sessions use it.  Two dangers, both kept out:
+which it does once the session has stopped and its input is closed, and
+:func:`finish` waits for that); later sessions use it.  Two dangers, both kept out:
 
 * **a damaged archive crashes the JVM** (a truncated one gives SIGBUS at
   the start, whatever the options): the JVM dumps into a temporary file,
@@ -122,31 +122,16 @@ def _sweep(folder: Path) -> None:
             continue
 
 
-def finish(archive: Archive, gateway: Any) -> None:
-    """After the session asked to write the archive has stopped: end its JVM (which dumps), then promote the archive.
+def finish(archive: Archive, proc: Any) -> None:
+    """After the session asked to write the archive has stopped and its JVM was told to end: wait for it, then promote the archive.
 
-    ``gateway``: PySpark's gateway of that session (its ``proc`` is the
-    JVM).  The JVM is ended by ``System.exit``; PySpark's next session in
-    this process starts a JVM of its own.  The archive is kept only if
-    the JVM exited cleanly and a JVM starts with it; anything else is removed.
+    ``proc``: the JVM's process (``subprocess.Popen``), which dumps the
+    classes as it exits; None when the session had no JVM of this process's
+    own.  The archive is kept only if the JVM exited cleanly and a JVM
+    starts with it; anything else is removed.
     """
-    if archive.pending is None or archive.final is None or gateway is None:
+    if archive.pending is None or archive.final is None or proc is None:
         return
-    from pyspark import SparkContext
-
-    proc = getattr(gateway, "proc", None)
-    if proc is None:
-        return
-    try:
-        gateway.jvm.java.lang.System.exit(0)
-    except Exception:  # noqa: BLE001 - the connection drops as the JVM exits: expected
-        pass
-    try:
-        gateway.close()
-    except Exception:  # noqa: BLE001
-        pass
-    SparkContext._gateway = None
-    SparkContext._jvm = None
     try:
         code = proc.wait(timeout=120)
     except subprocess.TimeoutExpired:

@@ -390,21 +390,58 @@ def spark_import(
     finder = _walk(paths)
     if spark is not None:
         return _import(spark, paths, finder, out, partitions, spread, started)
-    from pyspark import SparkContext
-
     from hhtool.spark.cds import finish, options
 
     running = _running()
     local = master is None or master.startswith("local")
     archive = options(JVM_OPTIONS) if local and not running else Archive("")
     spark = _session(master, "hhtool spark-import", archive)
-    gateway = SparkContext._gateway
     try:
         return _import(spark, paths, finder, out, partitions, spread, started)
     finally:
         if not running:  # made for this run: stopped here, not when the process has gone (spark_import's docstring)
-            spark.stop()
-            finish(archive, gateway)  # the first local run of an installation: its JVM ends here and writes the class archive
+            finish(archive, _stop(spark))  # the first local run of an installation: waits for its JVM, which writes the class archive
+
+
+def _stop(spark: SparkSession) -> Any:
+    """Stop a session a run made, and let its JVM end beside what this process does next; the JVM's process (or None).
+
+    Two waits of a stopped session that nothing needs:
+
+    * PySpark's ``stop`` waits for its accumulator server's thread, which
+      looks for its stop flag every half second to a second: half a second
+      a run on average.  The server is shut down on a thread of its own instead.
+    * The JVM ends once it reads the end of its standard input, that is
+      once Python has gone: its shutdown (a second on a run of 200,000
+      hands) came after Python's own exit (as long again) and after the
+      summary, with the command's output still open.  Its input is closed
+      here, so that it ends while this process goes on; a later session in
+      this process starts a JVM of its own.
+    """
+    import threading
+
+    from pyspark import SparkContext
+
+    sc = spark.sparkContext
+    server = getattr(sc, "_accumulatorServer", None)
+    sc._accumulatorServer = None  # type: ignore[assignment]  # PySpark's stop skips it
+    try:
+        spark.stop()
+    finally:
+        if server is not None:
+            threading.Thread(target=server.shutdown, name="hhtool-accumulators-stop", daemon=True).start()
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)
+    if gateway is None or proc is None or proc.stdin is None:  # not a JVM this process launched (PySpark's own gateway)
+        return None
+    proc.stdin.close()  # the JVM's driver has gone, for the JVM: it exits (0), as when Python ends
+    try:
+        gateway.close()
+    except Exception:  # noqa: BLE001 - its connections drop as the JVM exits
+        pass
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+    return proc
 
 
 def _running() -> bool:
