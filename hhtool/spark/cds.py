@@ -123,14 +123,21 @@ def _sweep(folder: Path) -> None:
 
 
 def finish(archive: Archive, proc: Any) -> None:
-    """After the session asked to write the archive has stopped and its JVM was told to end: wait for it, then promote the archive.
+    """After a run's session has stopped and its JVM was told to end: wait for it, then promote the archive it dumped.
 
     ``proc``: the JVM's process (``subprocess.Popen``), which dumps the
     classes as it exits; None when the session had no JVM of this process's
     own.  The archive is kept only if the JVM exited cleanly and a JVM
-    starts with it; anything else is removed.
+    starts with it; anything else is removed.  Without an archive to
+    write, the JVM is waited for on a thread of its own (it is not left a
+    zombie in a process that goes on).
     """
-    if archive.pending is None or archive.final is None or proc is None:
+    if proc is None:
+        return
+    if archive.pending is None or archive.final is None:
+        import threading
+
+        threading.Thread(target=proc.wait, name="hhtool-jvm-exit", daemon=True).start()
         return
     try:
         code = proc.wait(timeout=120)

@@ -425,23 +425,30 @@ def _stop(spark: SparkSession) -> Any:
     sc = spark.sparkContext
     server = getattr(sc, "_accumulatorServer", None)
     sc._accumulatorServer = None  # type: ignore[assignment]  # PySpark's stop skips it
+    gateway: Any = SparkContext._gateway
+    proc: Any = getattr(gateway, "proc", None)
+    ours = gateway is not None and proc is not None and proc.stdin is not None  # else not a JVM this process launched
     try:
         spark.stop()
-    finally:
+    finally:  # also when the stop fails (a JVM that died): a later session must not find this gateway
         if server is not None:
+            # its one thread serves the JVM's connection, which drops as the JVM exits: the read that ends is no error
+            server.handle_error = lambda request, client_address: None
             threading.Thread(target=server.shutdown, name="hhtool-accumulators-stop", daemon=True).start()
-    gateway = SparkContext._gateway
-    proc = getattr(gateway, "proc", None)
-    if gateway is None or proc is None or proc.stdin is None:  # not a JVM this process launched (PySpark's own gateway)
-        return None
-    proc.stdin.close()  # the JVM's driver has gone, for the JVM: it exits (0), as when Python ends
-    try:
-        gateway.close()
-    except Exception:  # noqa: BLE001 - its connections drop as the JVM exits
-        pass
-    SparkContext._gateway = None
-    SparkContext._jvm = None
-    return proc
+        if ours:
+            # The end of its input is how the JVM learns that its driver has gone: it exits (0), as when Python ends.
+            # A child forked while the JVM ran holds that input open too, and the JVM then ends with the last of them.
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                gateway.close()
+            except Exception:  # noqa: BLE001 - its connections drop as the JVM exits
+                pass
+            SparkContext._gateway = None
+            SparkContext._jvm = None
+    return proc if ours else None
 
 
 def _running() -> bool:
