@@ -115,6 +115,7 @@ class TreeCPU:
         self.tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         self.last: dict[int, float] = {}
         self.role: dict[int, str] = {}
+        self.comm: dict[int, str] = {}  # each process's latest name: spark-class's bash scripts and ps are no workers
         self.threads: dict[tuple[int, int], tuple[str, float]] = {}
         self.main = 0
         self.history: list[tuple[float, float, float]] = []  # (time.time(), the tree's CPU seconds so far, the machine's), every 0.5 s
@@ -149,6 +150,7 @@ class TreeCPU:
         while todo:
             for pid, comm, cpu in parents.get(todo.pop(), []):
                 out[pid] = cpu
+                self.comm[pid] = comm
                 if comm == "java":  # spark-submit's script becomes the JVM by exec: the latest name decides
                     self.role[pid] = "jvm"
                 elif pid not in self.role:
@@ -205,7 +207,7 @@ class TreeCPU:
         out = {"main": 0.0, "jvm": 0.0, "workers": 0.0}
         for pid, cpu in self.last.items():
             out[self.role.get(pid, "workers")] += cpu
-        out["worker_processes"] = sum(1 for pid in self.last if self.role.get(pid) == "workers")
+        out["worker_processes"] = sum(1 for pid in self.last if self.role.get(pid) == "workers" and self.comm.get(pid, "").startswith("python"))
         if any(r == "jvm" for r in self.role.values()):
             for name, _ in (*JVM_THREADS, ("other", ())):
                 out[f"jvm_{name}"] = 0.0
