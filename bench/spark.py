@@ -52,6 +52,12 @@ one run alone; printed, each round's figures, then each rate and ratio's
 median and range over the rounds.  A ratio is taken within a round, between
 runs minutes apart, never across rounds.
 
+Before each round's runs (when one of them uses two cores), the machine's
+own scaling (:func:`two_cpus`): a pure-Python loop on each of the first
+two CPUs alone, then on both at once, 3 s each; printed as two CPUs
+against one.  On a shared machine it is below 2 and moves from minute to
+minute, and no import's two cores can do better than it.
+
 ``--stages``: Spark's event log of each run: its number of jobs, and per stage (tasks, run
 time, the CPU of the JVM threads that ran them, GC time, shuffle and
 output bytes), to see which pass costs what.  ``--conf KEY=VALUE``: a
@@ -78,6 +84,47 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 WARM: list[Path] = []
 """What :func:`warm` reads before each run: the input, the installed packages (``site-packages``), Java's home."""
+
+
+def _spin(cpu: int, seconds: float, start: Any, out: Any) -> None:
+    """A pure-Python loop on ``cpu`` for ``seconds`` once ``start`` is set; puts its iterations a second."""
+    os.sched_setaffinity(0, {cpu})
+    start.wait()
+    n, end = 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        for _ in range(10_000):
+            n += 1
+    out.put(n / seconds)
+
+
+def two_cpus(seconds: float = 3.0) -> float | None:
+    """The machine's own scaling from one busy CPU to two: a loop on both of the first two CPUs at once, against each alone.
+
+    Nothing of the imports' in it (no memory, no I/O, no other process):
+    what a shared machine gives two busy vCPUs at that moment, which bounds
+    ``local[2] / local[1]`` and the DuckDB import's two workers against one.
+    None where fewer than two CPUs are usable.
+    """
+    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+        return None
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+
+    def rate(which: list[int]) -> float:
+        start, out = ctx.Event(), ctx.Queue()
+        procs = [ctx.Process(target=_spin, args=(c, seconds, start, out)) for c in which]
+        for p in procs:
+            p.start()
+        start.set()
+        total = float(sum(out.get() for _ in which))
+        for p in procs:
+            p.join()
+        return total
+
+    alone = (rate(cpus[:1]) + rate(cpus[1:2])) / 2
+    return rate(cpus) / alone
 
 
 def _subreaper() -> bool:
@@ -561,10 +608,12 @@ def main() -> None:
     reaper = _subreaper()
     load_before = os.getloadavg()
     rounds: list[tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]] = []
+    machine: list[float | None] = []  # each round's two_cpus(), taken before its runs
     with tempfile.TemporaryDirectory(prefix="hhtool-bench-spark-") as tmp:
         if args.only != "duckdb":
             _class_archive(Path(tmp))
         for k in range(args.rounds):
+            machine.append(two_cpus() if any(n >= 2 for _, n in _runs(args)) else None)
             order = _runs(args)
             results: dict[str, dict[str, Any]] = {}
             per_stage: dict[str, list[dict[str, Any]]] = {}
@@ -583,14 +632,16 @@ def main() -> None:
     for k, (results, per_stage) in enumerate(rounds):
         if len(rounds) > 1:
             print(f"round {k + 1} of {len(rounds)}" + (" (in reverse order)" if k % 2 else ""))
+        if machine[k] is not None:
+            print(f"  the machine: a Python loop on two CPUs at once, {machine[k]:.2f} x one alone (before the round's runs)")
         _print_round(results, per_stage)
     if len(rounds) > 1:
-        _print_summary(rounds)
-    print(json.dumps({"hands": args.hands, "load_before": load_before, "load_after": load_after, "conf": args.conf, "rounds": [r for r, _ in rounds], "stages": [s for _, s in rounds]}))
+        _print_summary(rounds, machine)
+    print(json.dumps({"hands": args.hands, "load_before": load_before, "load_after": load_after, "conf": args.conf, "rounds": [r for r, _ in rounds], "stages": [s for _, s in rounds], "two_cpus": machine}))
 
 
-def _print_summary(rounds: list[tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]]) -> None:
-    """Each run's rate and each ratio over the rounds: median, lowest, highest."""
+def _print_summary(rounds: list[tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]], machine: list[float | None]) -> None:
+    """Each run's rate and each ratio over the rounds, and the machine's own two CPUs against one: median, lowest, highest."""
     import statistics
 
     print(f"over {len(rounds)} rounds: the median, then the lowest to the highest")
@@ -607,6 +658,10 @@ def _print_summary(rounds: list[tuple[dict[str, dict[str, Any]], dict[str, list[
             each = ", ".join(fmt.format(x) for x in v)
             print(f"  {label}: {fmt.format(statistics.median(v))} ({goal})")
             print(f"    {fmt.format(min(v))} to {fmt.format(max(v))}; by round: {each}")
+    if all(m is not None for m in machine):
+        m = [x for x in machine if x is not None]
+        print(f"  the machine, two CPUs / one: {statistics.median(m):.2f} x")
+        print(f"    {min(m):.2f} x to {max(m):.2f} x; by round: {', '.join(f'{x:.2f} x' for x in m)}")
 
 
 if __name__ == "__main__":
