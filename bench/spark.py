@@ -613,8 +613,8 @@ def main() -> None:
         if args.only != "duckdb":
             _class_archive(Path(tmp))
         for k in range(args.rounds):
-            machine.append(two_cpus() if any(n >= 2 for _, n in _runs(args)) else None)
             order = _runs(args)
+            machine.append(two_cpus() if any(n >= 2 for _, n in order) else None)
             results: dict[str, dict[str, Any]] = {}
             per_stage: dict[str, list[dict[str, Any]]] = {}
             for kind, n in order if k % 2 == 0 else reversed(order):  # A B C D, D C B A, ...: a drift of the machine's speed spares no run

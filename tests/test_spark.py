@@ -414,6 +414,33 @@ def test_a_run_stops_the_session_it_made_and_leaves_a_running_one(spark: Any, tm
     assert said == [], fresh.stderr[-2000:]
 
 
+def test_a_stop_that_fails_still_ends_the_jvm_and_frees_the_gateway() -> None:
+    """A session whose stop raises (a JVM that died under it) still has its JVM told to end, and the gateway cleared:
+    the next session in the process starts a JVM of its own instead of calling a dead one."""
+    code = (
+        "from pyspark import SparkContext\n"
+        "from hhtool.spark import job\n"
+        "s = job.session('local[1]')\n"
+        "real = s.stop\n"
+        "def failing():\n"
+        "    real()\n"
+        "    raise RuntimeError('the JVM went away')\n"
+        "s.stop = failing\n"
+        "first = SparkContext._gateway.proc\n"
+        "try:\n"
+        "    job._stop(s)\n"
+        "except RuntimeError as e:\n"
+        "    print('raised', e)\n"
+        "print(SparkContext._gateway is None, SparkContext._jvm is None, first.wait(120))\n"
+        "t = job.session('local[1]')\n"
+        "print(t.range(4).count(), SparkContext._gateway.proc.pid != first.pid)\n"
+        "job._stop(t)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.splitlines() == ["raised the JVM went away", "True True 0", "4 True"], (run.stdout, run.stderr[-2000:])
+
+
 def test_python_m_entry_and_usage_errors(tmp_path: Path) -> None:
     missing = _cli("spark-import", str(tmp_path / "nothing-here"), "--out", str(tmp_path / "lake"))
     assert missing.returncode == 2 and "no such file or folder" in missing.stderr
