@@ -83,7 +83,9 @@ def _key(java: str, jvm_options: str) -> str:
 
 
 def _enabled() -> bool:
-    return os.environ.get(OFF, "1").strip().lower() not in ("0", "no", "off", "false")
+    from hhtool.spark.switches import on
+
+    return on(OFF)
 
 
 def options(jvm_options: str) -> Archive:

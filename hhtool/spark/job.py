@@ -604,6 +604,7 @@ def _run(
     from pyspark.sql import types as T
 
     from hhtool.spark import executor as X
+    from hhtool.spark.affinity import confined, wanted
     from hhtool.spark.staging import StagedWriter
 
     sc = spark.sparkContext
@@ -612,17 +613,22 @@ def _run(
     stage_uri = output.qualified(stage)
     known = sc.broadcast(_committed_hashes(output))
 
+    local = wanted(sc.master)  # a local run's tasks each keep a CPU of their own (hhtool.spark.affinity)
+
     def cut(batches: Any) -> Any:
-        return X.pieces(batches, known.value, named)
+        return confined(local, X.pieces(batches, known.value, named))
+
+    def parse(batches: Any) -> Any:
+        return confined(local, X.chunks(batches))
 
     def read(batches: Any) -> Any:
-        return X.chunks(X.pieces(batches, known.value, named))
+        return confined(local, X.chunks(X.pieces(batches, known.value, named)))
 
     files_in = raw.select("path", "modificationTime", "content", "name")
     chunk_type = spark_schema(X.CHUNK_COLUMNS).add("keys", T.ArrayType(spark_schema(X.KEY_FIELDS))).add("fails", T.ArrayType(spark_schema(X.FAIL_FIELDS)))
     if spread:  # the pieces shuffled over every core (a big file's too), then parsed
         parsed = files_in.mapInArrow(cut, spark_schema(X.PIECE_COLUMNS)).repartition(partitions, "file", "chunk").mapInArrow(
-            X.chunks, chunk_type
+            parse, chunk_type
         )
     else:  # each file cut and parsed by the task that read it; the files packed into about ``partitions`` tasks
         spark.conf.set("spark.sql.files.minPartitionNum", str(partitions))
@@ -637,7 +643,7 @@ def _run(
         plan = sc.broadcast(decisions)
 
         def write(batches: Any) -> Any:
-            return X.write_tables(batches, plan.value, stage_uri, now)
+            return confined(local, X.write_tables(batches, plan.value, stage_uri, now))
 
         frames = chunks.where("status IS NULL").select("file", "chunk", *(f"t_{t}" for t in X.FRAME_TABLES))
         frames = frames.coalesce(WRITE_TASKS_PER_CORE * sc.defaultParallelism)  # no shuffle; fewer tasks only where there are more
