@@ -161,6 +161,7 @@ class TreeCPU:
 
         self.tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         self.last: dict[int, float] = {}
+        self.system: dict[int, float] = {}  # of ``last``, the kernel's part (stime)
         self.role: dict[int, str] = {}
         self.comm: dict[int, str] = {}  # each process's latest name: spark-class's bash scripts and ps are no workers
         self.threads: dict[tuple[int, int], tuple[str, float]] = {}
@@ -184,19 +185,20 @@ class TreeCPU:
         return (int(fields[11]) + int(fields[12])) / self.tick
 
     def _tree(self) -> dict[int, float]:
-        parents: dict[int, list[tuple[int, str, float]]] = {}
+        parents: dict[int, list[tuple[int, str, float, float]]] = {}
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
             got = self._stat(f"/proc/{name}/stat")
             if got is not None:
                 comm, fields = got
-                parents.setdefault(int(fields[1]), []).append((int(name), comm, self._cpu(fields)))
+                parents.setdefault(int(fields[1]), []).append((int(name), comm, self._cpu(fields), int(fields[12]) / self.tick))
         out: dict[int, float] = {}
         todo = [os.getpid()]
         while todo:
-            for pid, comm, cpu in parents.get(todo.pop(), []):
+            for pid, comm, cpu, system in parents.get(todo.pop(), []):
                 out[pid] = cpu
+                self.system[pid] = system
                 self.comm[pid] = comm
                 if comm == "java":  # spark-submit's script becomes the JVM by exec: the latest name decides
                     self.role[pid] = "jvm"
@@ -250,10 +252,11 @@ class TreeCPU:
         return sum(self.last.values()) if self.thread.ident is not None else None
 
     def by_role(self) -> dict[str, float]:
-        """CPU seconds of ``main``, ``jvm`` and ``workers``, and of the JVM's threads by role (``jvm_tasks``, ``jvm_jit``, ...)."""
+        """CPU seconds of ``main``, ``jvm`` and ``workers`` (``workers_system``: their kernel time), and of the JVM's threads by role (``jvm_tasks``, ...)."""
         out = {"main": 0.0, "jvm": 0.0, "workers": 0.0}
         for pid, cpu in self.last.items():
             out[self.role.get(pid, "workers")] += cpu
+        out["workers_system"] = sum(self.system.get(pid, 0.0) for pid in self.last if self.role.get(pid, "workers") == "workers")
         out["worker_processes"] = sum(1 for pid in self.last if self.role.get(pid) == "workers" and self.comm.get(pid, "").startswith("python"))
         if any(r == "jvm" for r in self.role.values()):
             for name, _ in (*JVM_THREADS, ("other", ())):
@@ -484,7 +487,7 @@ def _print_cpu(r: dict[str, Any]) -> None:
         jvm = ", ".join(f"{name} {roles[f'jvm_{name}']:,.0f}" for name, _ in (*JVM_THREADS, ("other", ())))
         print(
             f"  {'':<20}   µs a hand: driver {roles['main']:,.0f}, JVM {roles['jvm']:,.0f} ({jvm}),"
-            f" Python workers {roles['workers']:,.0f} ({r['worker_processes']} processes)"
+            f" Python workers {roles['workers']:,.0f} ({r['worker_processes']} processes; system {roles.get('workers_system', 0):,.0f})"
         )
         other = ", ".join(f"{name!r} {us:,.0f}" for name, us in r["jvm_other_us"].items())
         print(f"  {'':<20}   the JVM's other threads, µs a hand: {other}")
