@@ -161,3 +161,28 @@ def test_only_a_local_run_claims_cpus_and_the_switch_turns_it_off(monkeypatch: p
     assert not affinity.wanted("local[2]")
     monkeypatch.setenv(affinity.OFF, "yes")
     assert affinity.wanted("local[2]")
+
+
+def test_a_claims_folder_that_is_not_this_users_own_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The temporary folder is shared: a folder others may write in, a link, or a link planted for a claim is not used."""
+    allowed = os.sched_getaffinity(0)
+    open_to_all = tmp_path / "open"
+    open_to_all.mkdir()
+    open_to_all.chmod(0o777)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    linked = tmp_path / "linked"
+    linked.symlink_to(elsewhere, target_is_directory=True)
+    planted = tmp_path / "planted"
+    planted.mkdir(mode=0o700)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine")
+    for n in allowed:
+        (planted / f"cpu-{n}").symlink_to(victim)
+    for folder in (open_to_all, linked, planted):
+        monkeypatch.setattr(affinity, "_folder", lambda folder=folder: folder)
+        with affinity.own_cpu(True) as cpu:
+            assert cpu is None
+            assert _affinity(0) == allowed
+    assert victim.read_text() == "mine"
+    assert not any(elsewhere.iterdir())

@@ -62,18 +62,23 @@ def _claim(cpus: set[int]) -> tuple[int, int] | None:
     """One of ``cpus`` that no other worker holds: ``(cpu, the claim's open file)``, the current CPU first; None if all are held."""
     import fcntl
 
+    import stat
+
     folder = _folder()
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
+        st = folder.lstat()
     except OSError:
         return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+        return None  # a link, or a folder another user made or may write in (the temporary folder is shared): no claims
     current = _current_cpu()
     order = ([current] if current in cpus else []) + sorted(cpus - {current})
     for cpu in order:
         try:
-            fd = os.open(folder / f"cpu-{cpu}", os.O_CREAT | os.O_RDWR, 0o600)
+            fd = os.open(folder / f"cpu-{cpu}", os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
         except OSError:
-            return None  # a folder this user cannot write in: no claims at all
+            return None  # a folder this user cannot write in, or a link in it: no claims at all
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
