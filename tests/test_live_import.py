@@ -22,7 +22,7 @@ WAIT = 30.0
 """The bound of every wait for the database (a hand is in well within 2 s; the bound is for a busy machine)."""
 
 
-def _poll(what: Callable[[], object], expected: object, timeout: float = WAIT) -> None:
+def poll(what: Callable[[], object], expected: object, timeout: float = WAIT) -> None:
     """Poll until ``what()`` is ``expected`` (or the bound passes: then assert it)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -30,6 +30,9 @@ def _poll(what: Callable[[], object], expected: object, timeout: float = WAIT) -
             return
         time.sleep(0.05)
     assert what() == expected
+
+
+_poll = poll
 
 
 def _count(con: duckdb.DuckDBPyConnection, sql: str = "SELECT count(*) FROM hands") -> Callable[[], object]:

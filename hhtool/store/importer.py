@@ -36,16 +36,19 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hhtool.store.cancel import Cancel, Cancelled, check
 from hhtool.store.sources import CHUNK_BYTES, FileState, ImportPathError, Todo, collect_units, tasks
 from hhtool.store.summary import ImportSummary, summary_dict
-from hhtool.store.worker import ChunkResult, process_chunk
+from hhtool.store.worker import ChunkResult, ChunkTask, process_chunk
 from hhtool.store.writer import BATCH_HANDS, Writer, WriterThread
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     import duckdb
 
 __all__ = ["BATCH_HANDS", "Cancel", "CommitCallback", "ImportPathError", "ImportSummary", "ProgressCallback", "import_files", "import_paths", "summary_dict", "worker_count"]
@@ -285,29 +288,110 @@ def _run(
         writer.flush()
         return
 
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(), nice))
-    inflight: deque[tuple[Future[ChunkResult], FileState, bool, int]] = deque()
+    pool = _Workers(workers, nice, summary)
+    inflight: deque[_InFlight] = deque()
     # Chunks given to the workers and not yet returned: enough that they go on while the writer commits
     # (a batch takes about a second; two chunks each, as before, left a core idle for part of it).
     limit = 6 * workers + 2
     thread = WriterThread(writer, cancel)
+
+    def next_result() -> None:
+        job = inflight[0]
+        result = pool.result(job, inflight)
+        inflight.popleft()
+        consume(result, job.state, job.last, len(job.task.data), thread.hand_over)
+
     try:
         for task, state, last in tasks(states(skipped), chunk_bytes):
             while len(inflight) >= limit:
-                fut, st, ls, size = inflight.popleft()
-                consume(fut.result(), st, ls, size, thread.hand_over)
-            inflight.append((pool.submit(process_chunk, task), state, last, len(task.data)))
+                next_result()
+            inflight.append(_InFlight(pool.submit(task), task, state, last))
         while inflight:
-            fut, st, ls, size = inflight.popleft()
-            consume(fut.result(), st, ls, size, thread.hand_over)
+            next_result()
         thread.finish()
     except BaseException:
         try:
             thread.abandon()
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=False)
         raise
     pool.shutdown(wait=True)
+
+
+MAX_WORKER_DEATHS = 3
+"""Times the workers may die with one chunk in their hands before the import stops with an error naming its file."""
+
+
+class WorkersDiedError(RuntimeError):
+    """The worker processes died again and again while one chunk was in their hands: the import stops, naming its file."""
+
+
+@dataclass(slots=True)
+class _InFlight:
+    """A chunk in the workers' hands: its task (kept to be sent again should they die), its file, and the deaths it saw."""
+
+    future: Future[ChunkResult]
+    task: ChunkTask
+    state: FileState
+    last: bool
+    deaths: int = 0
+
+
+class _Workers:
+    """The worker processes; when one dies, they are started anew and the chunks they held are sent again.
+
+    A worker killed with ``kill -9`` or by the out-of-memory killer breaks
+    the whole pool (:class:`~concurrent.futures.process.BrokenProcessPool`:
+    every chunk not yet returned fails with it).  Nothing of those chunks
+    was written -- results reach the writer only once returned -- so the
+    import loses only time: new workers read them again, in order, and
+    ``summary.worker_restarts`` says so.  A chunk that was in the workers'
+    hands at :data:`MAX_WORKER_DEATHS` deaths stops the import
+    (:class:`WorkersDiedError`, naming its file): what was committed stays,
+    and the same import run again goes on from there.
+    """
+
+    def __init__(self, workers: int, nice: int, summary: ImportSummary) -> None:
+        self.workers = workers
+        self.nice = nice
+        self.summary = summary
+        self.pool = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(), self.nice)
+        )
+
+    def submit(self, task: ChunkTask) -> Future[ChunkResult]:
+        return self.pool.submit(process_chunk, task)
+
+    def result(self, job: _InFlight, inflight: Iterable[_InFlight]) -> ChunkResult:
+        """``job``'s result; should the workers die first, new ones read every chunk that had not come back."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        while True:
+            try:
+                return job.future.result()
+            except BrokenProcessPool:
+                pass
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = self._start()
+            self.summary.worker_restarts += 1
+            for other in inflight:  # in order: the results are consumed in the order the chunks were read
+                f = other.future
+                if f.done() and not f.cancelled() and f.exception() is None:
+                    continue  # it came back before the death
+                other.deaths += 1
+                if other.deaths >= MAX_WORKER_DEATHS:
+                    raise WorkersDiedError(
+                        f"the import's worker processes died {other.deaths} times while reading {other.task.source} "
+                        f"(from line {other.task.line_offset + 1}): killed, or out of memory; what was committed stays, "
+                        "and the same import run again goes on from there"
+                    )
+                other.future = self.submit(other.task)
+
+    def shutdown(self, wait: bool) -> None:
+        self.pool.shutdown(wait=wait, cancel_futures=not wait)

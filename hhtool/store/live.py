@@ -34,6 +34,7 @@ import itertools
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from hhtool.history.files import Unit
 from hhtool.store.cancel import Cancel
-from hhtool.store.sources import CHUNK_BYTES, TAIL_BYTES, ByteRange, FileState, ImportPathError, Todo, collect_units, cut_point, digest
+from hhtool.store.sources import CHUNK_BYTES, TAIL_BYTES, ByteRange, Digest, FileState, ImportPathError, Todo, collect_units, cut_point, digest, last_header
 from hhtool.store.summary import ImportSummary
 from hhtool.store.writer import BATCH_HANDS
 
@@ -50,7 +51,12 @@ if TYPE_CHECKING:
     import duckdb
 
 SETTLE_SECONDS = 1.0
-"""A file unchanged this long is complete: its last hand is read even with no blank line after it."""
+"""A file unchanged this long has its last hand read with no blank line after it, if that hand is whole (it parses)."""
+INCOMPLETE_SECONDS = 30.0
+"""A file unchanged this long has its last hand read even if it does not parse (stored in ``failed``, read again if it grows)."""
+RETRY_SECONDS = (2.0, 60.0)
+"""After a failed run (a database error, workers dying again and again), its files are read again after the first
+figure, then after twice as long each time, up to the second."""
 TICK_SECONDS = 0.1
 """How often files waiting to settle are looked at again when nothing changes."""
 MAX_ERRORS = 50
@@ -75,11 +81,28 @@ class LiveStatus:
     imports: int  # import runs done
     last_import: datetime | None  # when the last run ended
     errors: tuple[str, ...]  # the latest problems, oldest first: a file that cannot be read, a database error
+    worker_restarts: int = 0  # times the worker processes were started again after one died (their chunks read again)
+    retrying: int = 0  # files to be read again after a run that failed (each with its own delay)
+    incomplete: int = 0  # files whose last hand, unchanged for INCOMPLETE_SECONDS, did not parse: read again when they grow
+
+
+@dataclass(frozen=True, slots=True)
+class _Open:
+    """A last hand that may still grow (``files.open_from``): where it starts, and the lines and hand records before it."""
+
+    at: int
+    lines: int
+    hands: int
+    failed: int
 
 
 @dataclass(slots=True)
 class _Track:
-    """What is in of a plain file: its first ``offset`` bytes (``lines`` lines), whose hash ``hasher`` holds."""
+    """What is in of a plain file: its first ``offset`` bytes (``lines`` lines), whose hash ``hasher`` holds.
+
+    ``open``: where a last hand that may still grow starts; the next read
+    of the file starts there rather than at ``offset``.
+    """
 
     offset: int
     lines: int
@@ -88,6 +111,16 @@ class _Track:
     cp1252: bool = False
     hands: int = 0
     failed: int = 0
+    open: _Open | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Tail:
+    """What the last hand of a file, with no blank line after it yet, holds: whether it is whole, and its records."""
+
+    whole: bool
+    hands: int  # hand records (parsed and failed) in it
+    failed: int
 
 
 @dataclass(slots=True)
@@ -103,6 +136,7 @@ class _Counts:
     imports: int = 0
     last_import: datetime | None = None
     errors: list[str] = field(default_factory=list)
+    worker_restarts: int = 0
 
 
 class LiveImport:
@@ -115,7 +149,8 @@ class LiveImport:
     has a budget; a few new hands are still read in this process); ``nice``:
     the worker processes' nice value at least (``hhtool serve`` lowers them,
     so that its pages answer first while a big folder is read);
-    ``settle``: :data:`SETTLE_SECONDS`; ``exclude``: files never to read
+    ``settle``: :data:`SETTLE_SECONDS`; ``incomplete_after``:
+    :data:`INCOMPLETE_SECONDS`; ``exclude``: files never to read
     (the database's own file and log are always excluded).  Use as a
     context manager, or :meth:`start` and :meth:`stop`::
 
@@ -132,6 +167,7 @@ class LiveImport:
         workers: int | None = None,
         max_workers: int | None = None,
         settle: float = SETTLE_SECONDS,
+        incomplete_after: float = INCOMPLETE_SECONDS,
         batch_hands: int = BATCH_HANDS,
         exclude: Iterable[str | Path] = (),
         force_polling: bool | None = None,
@@ -145,6 +181,7 @@ class LiveImport:
         self.workers = workers
         self.max_workers = max_workers
         self.settle = settle
+        self.incomplete_after = max(incomplete_after, settle)
         self.batch_hands = batch_hands
         self.force_polling = force_polling
         self.nice = nice
@@ -159,6 +196,10 @@ class LiveImport:
         self._waiting = 0  # of them, files left waiting for a hand's end
         self._tracks: dict[str, _Track] = {}  # by files.path
         self._no_hand: dict[str, tuple[int, float]] = {}  # files.path -> (size, mtime) when it held no hand
+        self._tails: dict[str, tuple[tuple[int, int, float], _Tail]] = {}  # files.path -> ((start, size, mtime), its last hand)
+        self._incomplete: set[str] = set()  # files.path of files whose last hand was stored as failed, open
+        self._retry: dict[str, float] = {}  # real path -> when to read it again (after a failed run)
+        self._delay: dict[str, float] = {}  # real path -> the delay before its last retry (reset by a run that succeeds)
         self._counts = _Counts()
         self._run: ImportSummary | None = None  # the run in progress
         self._current: str | None = None
@@ -210,6 +251,9 @@ class LiveImport:
                 imports=c.imports,
                 last_import=c.last_import,
                 errors=tuple(c.errors),
+                worker_restarts=c.worker_restarts + live.worker_restarts,
+                retrying=len(self._retry),
+                incomplete=len(self._incomplete),
             )
 
     # ------------------------------------------------------------ the thread
@@ -256,8 +300,12 @@ class LiveImport:
 
     def _forget(self, path: str) -> None:
         self._pending.discard(path)
-        for key in [k for k in self._tracks if k == path or k.startswith(path + os.sep)]:
-            del self._tracks[key]
+        self._retry.pop(path, None)
+        self._delay.pop(path, None)
+        for known in (self._tracks, self._tails):
+            for key in [k for k in known if k == path or k.startswith(path + os.sep)]:
+                del known[key]
+        self._incomplete = {k for k in self._incomplete if k != path and not k.startswith(path + os.sep)}
 
     def _error(self, message: str) -> None:
         with self._lock:
@@ -267,10 +315,14 @@ class LiveImport:
 
     def _step(self, cursor: duckdb.DuckDBPyConnection) -> None:
         """Look at every pending path; import what is ready, in one run; keep pending what is not ready yet."""
+        now = time.time()
+        for path, when in list(self._retry.items()):
+            if when <= now:
+                del self._retry[path]
+                self._pending.add(path)
         paths = sorted(self._pending)
         if not paths:
             return
-        now = time.time()
         plain: list[tuple[FileState, _Track]] = []
         archives: list[Unit] = []
         waiting: set[str] = set()
@@ -321,7 +373,17 @@ class LiveImport:
     def _ready(self, cursor: duckdb.DuckDBPyConnection, unit: Unit, now: float) -> tuple[FileState, _Track, bool] | bool | None:
         """What of ``unit`` to read now: True for an archive to read whole, False for nothing new, None for not yet
         (a hand still being written); for a plain file's new part, its state, what is in of it once it is read, and
-        whether a hand still being written follows it."""
+        whether a hand still being written follows it.
+
+        The new part ends where the last hand known to be whole ends: before
+        a blank line or the next hand's header.  The last hand, with neither
+        after it, is read once the file has not changed for ``settle``
+        seconds if it parses; if it does not (a hand written half, the
+        writer pausing), only once the file has not changed for
+        ``incomplete_after`` seconds, and then it stays open: when the file
+        grows, it is read again from its start (``files.open_from``), and the
+        whole hand supersedes its failed row.
+        """
         st = unit.fs_path.stat()
         quiet = now - st.st_mtime >= self.settle
         if unit.member is not None or unit.fs_path.suffix.lower() == ".gz":
@@ -334,14 +396,30 @@ class LiveImport:
         if track is not None and not _grew(unit, track, size):
             track = None  # rewritten in place: read again whole (its hands already in are duplicates)
         if track is None:
-            row = cursor.execute("SELECT sha256, size, epoch(mtime), encoding, hands, failed FROM files WHERE path = ?", [path]).fetchone()
+            row = cursor.execute("SELECT sha256, size, epoch(mtime), encoding, hands, failed, open_from FROM files WHERE path = ?", [path]).fetchone()
             if row is not None and row[1] == size and abs(float(row[2]) - st.st_mtime) < 1e-3:
+                if row[6] is not None:
+                    self._incomplete.add(path)
                 return False  # in, as it is (its track is made if it grows)
             track = _resume(unit, size, row)
         if size == track.offset:
             self._tracks[path] = track
             return False
-        end = size if quiet else _complete_end(unit, track.offset, size)
+        opened = track.open
+        start = opened.at if opened is not None else track.offset
+        end = _complete_end(unit, start, size)
+        open_at: _Open | None = None
+        if quiet and end < size:
+            tail = self._tail(unit, end, size, st.st_mtime)
+            if tail.whole:
+                end = size
+            elif now - st.st_mtime >= self.incomplete_after:  # given up on for now: stored as failed, open
+                with unit.open() as f:
+                    f.seek(start)
+                    before = f.read(end - start).count(b"\n")
+                base = opened if opened is not None else _Open(track.offset, track.lines, track.hands, track.failed)
+                open_at = _Open(end, base.lines + before, -tail.hands, -tail.failed)  # the counts: made absolute below
+                end = size
         if end <= track.offset:
             return None
         hasher = track.hasher.copy()
@@ -355,12 +433,30 @@ class LiveImport:
             self._no_hand[path] = (size, st.st_mtime)
             return False
         sha = hasher.hexdigest()
-        after = _Track(end, track.lines + found.lines, hasher, (track.tail + found.tail)[-TAIL_BYTES:], track.cp1252, track.hands, track.failed)
+        after = _Track(end, track.lines + found.lines, hasher, (track.tail + found.tail)[-TAIL_BYTES:], track.cp1252, track.hands, track.failed, open_at)
         if track.offset == 0 and cursor.execute("SELECT 1 FROM files WHERE sha256 = ? AND path <> ?", [sha, path]).fetchone():
             self._tracks[path] = after  # a copy of a file already in: nothing to read, its growth will be
             return False
-        state = FileState(unit, sha, end, start=track.offset, lines=track.lines, cp1252=track.cp1252, hands=track.hands, failed=track.failed)
+        if opened is not None:
+            state = FileState(unit, sha, end, start=opened.at, lines=opened.lines, cp1252=track.cp1252, hands=opened.hands, failed=opened.failed)
+        else:
+            state = FileState(unit, sha, end, start=track.offset, lines=track.lines, cp1252=track.cp1252, hands=track.hands, failed=track.failed)
+        state.judge_tail = False
+        state.open_from = open_at.at if open_at is not None else None
         return state, after, end < size
+
+    def _tail(self, unit: Unit, start: int, size: int, mtime: float) -> _Tail:
+        """The last hand of a file, from ``start`` to its end: parsed once for each size and time the file has."""
+        key = (start, size, mtime)
+        known = self._tails.get(unit.path)
+        if known is not None and known[0] == key:
+            return known[1]
+        with unit.open() as f:
+            f.seek(start)
+            data = f.read(size - start)
+        tail = _judge_tail(data) if len(data) == size - start else _Tail(False, 0, 0)
+        self._tails[unit.path] = (key, tail)
+        return tail
 
     def _import(self, cursor: duckdb.DuckDBPyConnection, plain: list[tuple[FileState, _Track]], archives: list[Unit]) -> None:
         """One import run over what is ready, as ``hhtool import`` runs (the same workers and writer)."""
@@ -388,10 +484,16 @@ class LiveImport:
                 workers = min(worker_count(total), self.max_workers)
             import_files(states, cursor, summary, total=total, workers=workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice, derived=True)
             ok = not summary.interrupted
-        except Exception as e:  # a full disk, a damaged database: said; the files are read again when they change
+        except Exception as e:  # a full disk, a damaged database, workers dying again and again: said, and read again later
             self._error(_database_error(self._db, e))
+            self._again([str(st.unit.fs_path) for st, _ in plain] + [str(u.fs_path) for u in archives])
         for problem in summary.unreadable:
             self._error(f"cannot read {problem}")
+        if summary.worker_restarts:
+            self._error(
+                f"an import worker process died {summary.worker_restarts} time(s) (killed, or out of memory): "
+                "new workers were started and read its chunks again; nothing was lost"
+            )
         with self._lock:
             c = self._counts
             c.files += summary.imported
@@ -400,29 +502,88 @@ class LiveImport:
             c.duplicates += summary.duplicates
             c.conflicts += summary.conflicts
             c.failed += summary.failed
+            c.worker_restarts += summary.worker_restarts
             c.imports += 1
             c.last_import = datetime.now(timezone.utc)
             self._current = None
             self._run = None
         for st, after in plain:
+            path = st.unit.path
+            self._tails.pop(path, None)
             if ok:
                 after.hands, after.failed, after.cp1252 = st.hands, st.failed, st.cp1252
-                self._tracks[st.unit.path] = after
+                if after.open is not None:  # its counts were the last hand's, negative: now those before it
+                    after.open = replace(after.open, hands=st.hands + after.open.hands, failed=st.failed + after.open.failed)
+                    self._incomplete.add(path)
+                else:
+                    self._incomplete.discard(path)
+                self._tracks[path] = after
+                self._delay.pop(str(st.unit.fs_path), None)
             else:
-                self._tracks.pop(st.unit.path, None)  # made again from its files row
+                self._tracks.pop(path, None)  # made again from its files row
+        if ok:
+            for u in archives:
+                self._delay.pop(str(u.fs_path), None)
+
+    def _again(self, paths: list[str]) -> None:
+        """Read ``paths`` again after a delay that doubles with each failed run (:data:`RETRY_SECONDS`)."""
+        first, most = RETRY_SECONDS
+        when = time.time()
+        for path in paths:
+            delay = min(most, self._delay.get(path, first / 2) * 2)
+            self._delay[path] = delay
+            self._retry[path] = when + delay
 
 
 def _resume(unit: Unit, size: int, row: tuple[object, ...] | None) -> _Track:
-    """Where reading a plain file goes on: after what its ``files`` row says is in, if its first bytes are still those."""
+    """Where reading a plain file goes on: after what its ``files`` row says is in, if its first bytes are still those.
+
+    A row with ``open_from`` goes on from there: the last hand, read before
+    it was seen whole, is read again with what the file gained since.
+    """
     if row is not None:
-        sha, done, _, encoding, hands, failed = row
+        sha, done, _, encoding, hands, failed, open_from = row
         if isinstance(done, int) and done <= size:
             hasher = hashlib.sha256()
+            opened: _Open | None = None
             with unit.open() as f:
-                found = digest(ByteRange(f, 0, done), hasher, count_lines=True)
+                if isinstance(open_from, int) and 0 <= open_from < done:
+                    head = digest(ByteRange(f, 0, open_from), hasher, count_lines=True)
+                    f.seek(open_from)
+                    last = f.read(done - open_from)
+                    hasher.update(last)
+                    tail = _judge_tail(last)
+                    found = Digest(head.size + len(last), head.has_hand, head.lines + last.count(b"\n"), (head.tail + last)[-TAIL_BYTES:])
+                    opened = _Open(open_from, head.lines, int(hands or 0) - tail.hands, int(failed or 0) - tail.failed)  # type: ignore[call-overload]
+                else:
+                    found = digest(ByteRange(f, 0, done), hasher, count_lines=True)
             if found.size == done and hasher.hexdigest() == sha:
-                return _Track(done, found.lines, hasher, found.tail, encoding == "cp1252", int(hands or 0), int(failed or 0))  # type: ignore[call-overload]
+                return _Track(done, found.lines, hasher, found.tail, encoding == "cp1252", int(hands or 0), int(failed or 0), opened)  # type: ignore[call-overload]
     return _Track(0, 0, hashlib.sha256(), b"")
+
+
+def _judge_tail(data: bytes) -> _Tail:
+    """Whether the last hand of a file (``data``: from the end of the hand before it to the file's end) is whole.
+
+    Whole: nothing but white space, or one or more hands that parse, the
+    last line ended.  A hand cut anywhere -- before its summary, in the
+    middle of a line or a character, in its header -- fails one of these.
+    """
+    from hhtool.history.errors import ErrorRecord
+    from hhtool.history.reader import Skipped, read_stream
+
+    if not data.strip():
+        return _Tail(True, 0, 0)
+    hands = failed = junk = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a Windows-1252 tail: the import says so when it reads it
+        for record in read_stream([data]):
+            if isinstance(record, Skipped):
+                junk += 1
+            else:
+                hands += 1
+                failed += isinstance(record, ErrorRecord)
+    return _Tail(hands > 0 and not failed and not junk and data.endswith(b"\n"), hands, failed)
 
 
 def _grew(unit: Unit, track: _Track, size: int) -> bool:
@@ -437,18 +598,21 @@ def _grew(unit: Unit, track: _Track, size: int) -> bool:
 
 
 def _complete_end(unit: Unit, start: int, size: int) -> int:
-    """Where the last complete hand after ``start`` ends: after the last blank line, or before the last header (else ``start``).
+    """Where the last hand known to be whole ends, after ``start``: at the last blank line or before the last header (else ``start``).
 
-    Read backwards a megabyte at a time from the end: a hand still being
-    written is at most the last one, so the search ends at the first window
-    holding a blank line.
+    Whichever of the two comes later: a hand is whole once a blank line or
+    the next hand's header follows it, so what comes after is at most one
+    hand still being written.  Read backwards a megabyte at a time from
+    the end: the search ends at the first window holding either.
     """
     with unit.open() as f:
         hi = size
         while hi > start:
             lo = max(start, hi - CHUNK_BYTES)
             f.seek(lo)
-            cut = cut_point(f.read(hi - lo))
+            window = f.read(hi - lo)
+            cut = cut_point(window)
+            cut += last_header(window[cut:])  # a header after the last blank line: the hand before it is whole
             if cut > 0:
                 return lo + cut
             if lo == start:

@@ -68,6 +68,12 @@ FILES = TableSpec(
         _c("encoding", "VARCHAR", "`utf-8`, or `cp1252` when part of it was not UTF-8"),
         _c("hands", "INTEGER", "hand records in the file (parsed and failed)"),
         _c("failed", "INTEGER", "hands of the file that did not parse"),
+        _c(
+            "open_from", "BIGINT",
+            "the byte where the file's last hand starts while it may still grow (no blank line after it; the live import: "
+            "only when it did not parse once the file had stopped changing): a read of the grown file starts there again, "
+            "and the whole hand replaces its failed row (docs/live.md); NULL otherwise",
+        ),
     ),
     key=("path",),
 )
@@ -256,6 +262,7 @@ FINDINGS = TableSpec(
 ADDED_COLUMNS: tuple[str, ...] = (
     "ALTER TABLE findings ADD COLUMN IF NOT EXISTS cause_seq SMALLINT",
     "ALTER TABLE seats ADD COLUMN IF NOT EXISTS allin_net BIGINT",
+    "ALTER TABLE files ADD COLUMN IF NOT EXISTS open_from BIGINT",
 )
 """Columns added within a schema version: nullable, at a table's end, so a database that lacks one gains it when
 opened for writing (its older rows NULL) and nothing else changes."""

@@ -119,10 +119,31 @@ def cut_point(buf: bytes) -> int:
     b = buf.rfind(b"\n\r\n")
     if a >= 0 or b >= 0:
         return max(a + 2 if a >= 0 else 0, b + 3 if b >= 0 else 0)
+    return last_header(buf)
+
+
+def last_header(buf: bytes) -> int:
+    """Where the last header line of ``buf`` after its first line starts (0 if none)."""
     last = 0
     for m in _HEADER_LINE.finditer(buf):
         last = m.start() + 1
     return last
+
+
+def open_tail(data: bytes) -> int | None:
+    """Where the last hand of ``data`` (the end of a file) starts, if nothing after it says that it is complete; else None.
+
+    A hand is complete once a blank line follows it; the last hand of a
+    file without one may be a hand still being written (a poker client
+    appending line by line, a copy in progress).  Whether it parsed or
+    not, a later read of the grown file starts there again
+    (``files.open_from``, docs/live.md), so that its rest is read with it,
+    never as junk after it.
+    """
+    body = len(data.rstrip())
+    if not body or data.count(b"\n", body) >= 2:
+        return None  # nothing but white space, or a blank line after the last hand
+    return cut_point(data[:body])
 
 
 def read_chunks(stream: IO[bytes] | ByteRange, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Chunk]:
@@ -211,6 +232,8 @@ class FileState:
     hands: int = 0
     failed: int = 0
     cp1252: bool = False
+    open_from: int | None = None  # where a last hand that may still grow starts (``files.open_from``)
+    judge_tail: bool = True  # :func:`tasks` sets ``open_from`` from the last chunk (the live import decides it itself)
 
 
 @dataclass(slots=True)
@@ -269,6 +292,10 @@ def tasks(states: Iterable[FileState], chunk_bytes: int = CHUNK_BYTES) -> Iterat
                         cp1252 = True  # the reader switches within this chunk; later chunks start switched
                 state.chunks += 1
                 state.last_submitted = last
+                if last and state.judge_tail:  # a plain file's: an archive's content does not grow
+                    plain = state.unit.member is None and state.unit.fs_path.suffix != ".gz"
+                    tail = open_tail(data) if plain and unread is None else None
+                    state.open_from = None if tail is None else state.size - len(data) + tail
                 yield task, state, last
 
 

@@ -24,6 +24,8 @@ class ImportSummary:
     conflicts_new: int = 0
     failed: int = 0  # hands that did not parse
     failed_new: int = 0  # ... stored this run (the others were already in `failed`)
+    superseded: int = 0  # failed rows of hands read before they were whole, dropped when read whole (or longer) this run
+    worker_restarts: int = 0  # times the worker processes were started again after one died (kill -9, out of memory)
     replay_errors: int = 0
     junk_lines: int = 0
     verdicts: dict[str, int] = field(default_factory=dict)  # of the hands stored this run
@@ -61,6 +63,13 @@ class ImportSummary:
             lines.append(f"replay errors: {self.replay_errors:,} (stored with verdict 'error'; please report them)")
         if self.junk_lines:
             lines.append(f"junk lines outside any hand, skipped: {self.junk_lines:,}")
+        if self.superseded:
+            lines.append(f"hands read whole that an earlier import had read half: {self.superseded:,} (their failed rows dropped)")
+        if self.worker_restarts:
+            lines.append(
+                f"note: a worker process died {self.worker_restarts:,} time(s) (killed, or out of memory); "
+                "new workers read its chunks again"
+            )
         for f in self.unreadable:
             lines.append(f"error: cannot read {f}; skipped (its hands are not imported)")
         for path, why in self.skipped[:SHOWN_SKIPS]:
@@ -93,6 +102,8 @@ def summary_dict(s: ImportSummary) -> dict[str, Any]:
         "conflicts": s.conflicts,
         "failed": s.failed,
         "failed_new": s.failed_new,
+        "superseded": s.superseded,
+        "worker_restarts": s.worker_restarts,
         "replay_errors": s.replay_errors,
         "junk_lines": s.junk_lines,
         "verdicts": dict(s.verdicts),

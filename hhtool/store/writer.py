@@ -123,10 +123,12 @@ class Writer:
         try:
             stored, verdicts = self._insert_hands(merged)
             self._insert_failed(merged.get("failed"))
+            self._supersede(merged)
             for u in units:
                 con.execute(
-                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, now(), ?, ?, ?)",
-                    [u.unit.path, u.sha256, u.size, u.unit.mtime(), "cp1252" if u.cp1252 else "utf-8", u.hands, u.failed],
+                    "INSERT OR REPLACE INTO files (path, sha256, size, mtime, imported_at, encoding, hands, failed, open_from) "
+                    "VALUES (?, ?, ?, ?, now(), ?, ?, ?, ?)",
+                    [u.unit.path, u.sha256, u.size, u.unit.mtime(), "cp1252" if u.cp1252 else "utf-8", u.hands, u.failed, u.open_from],
                 )
             con.execute("COMMIT")
         except BaseException:
@@ -136,7 +138,7 @@ class Writer:
                 pass
             raise
         finally:
-            for name in ("b_keys", "b_conf", "b_all", "b_failed", *(f"b_{t}" for t in ("hands", "seats", "actions", "cards", "pots", "findings"))):
+            for name in ("b_keys", "b_conf", "b_all", "b_failed", "b_places", *(f"b_{t}" for t in ("hands", "seats", "actions", "cards", "pots", "findings"))):
                 try:
                     con.unregister(name)
                 except Exception:
@@ -233,18 +235,44 @@ class Writer:
             s.conflicts_new += len(conflict_locals)
         return len(new_locals), verdicts
 
+    def _supersede(self, merged: dict[str, pl.DataFrame]) -> None:
+        """Drop the ``failed`` rows that an earlier read of the same places made of a hand read now as another text.
+
+        A hand read before it was written whole (a client that paused in
+        the middle of it, a copy in progress) failed as incomplete; when the
+        file is read again (``files.open_from``, or the whole of a file whose
+        content changed), the same place -- the same file, the same first
+        line -- holds the hand as it is now: stored, or failed with its
+        longer text.  The earlier reading of that place is no hand of its
+        own, so its row goes, in the transaction that stores the new one
+        (docs/live.md).  Rows of places that hold no record now are kept.
+        """
+        import polars as pl
+
+        places = [
+            df.select("file", "first_line", pl.col(key).alias("hash"))
+            for df, key in ((merged.get("hands"), "text_hash"), (merged.get("failed"), "raw_hash"))
+            if df is not None and df.height
+        ]
+        if not places:
+            return
+        self._register("b_places", pl.concat(places))
+        row = self.con.execute(
+            "DELETE FROM failed f USING b_places p "
+            "WHERE f.file = p.file AND f.first_line = p.first_line AND f.raw_hash <> p.hash "
+            "AND NOT EXISTS (SELECT 1 FROM b_places q WHERE q.hash = f.raw_hash)"
+        ).fetchall()  # one row, its count; fetched to the end, so that the connection is free again
+        self.summary.superseded += int(row[0][0]) if row else 0
+
     def _insert_failed(self, failed: pl.DataFrame | None) -> None:
         if failed is None or not failed.height:
             return
         self._register("b_failed", failed.unique(subset="raw_hash", keep="first", maintain_order=True))
-        before = self.con.execute("SELECT count(*) FROM failed").fetchone()
-        self.con.execute(
+        row = self.con.execute(
             "INSERT INTO failed BY NAME SELECT f.*, now() AS imported_at FROM b_failed f "
             "WHERE NOT EXISTS (SELECT 1 FROM failed x WHERE x.raw_hash = f.raw_hash)"
-        )
-        after = self.con.execute("SELECT count(*) FROM failed").fetchone()
-        if before is not None and after is not None:
-            self.summary.failed_new += int(after[0]) - int(before[0])
+        ).fetchall()  # one row, the rows inserted; fetched to the end, so that the connection is free again
+        self.summary.failed_new += int(row[0][0]) if row else 0
 
 
 class WriterThread:

@@ -26,6 +26,13 @@ def progress_doc(s: LiveStatus) -> dict[str, Any]:
         text = f"{what}: {s.hands_stored:,} hands stored since the server started" + (f" ({', '.join(more)})" if more else "")
     else:
         text = f"watching {folders}: {s.hands_stored:,} hands stored since the server started"
+    if s.retrying:
+        text += f"; {s.retrying:,} file{'s' if s.retrying != 1 else ''} to read again after a failed run"
+    if s.incomplete:
+        text += (
+            f"; {s.incomplete:,} file{'s' if s.incomplete != 1 else ''} whose last hand stopped half written "
+            "(kept as failed, read again if the file grows)"
+        )
     if s.errors:
         text += f"; {len(s.errors)} problem{'s' if len(s.errors) != 1 else ''}, the last: {s.errors[-1]}"
     return {
@@ -45,4 +52,7 @@ def progress_doc(s: LiveStatus) -> dict[str, Any]:
         "imports": s.imports,
         "last_import": s.last_import.isoformat() if s.last_import is not None else None,
         "errors": list(s.errors),
+        "worker_restarts": s.worker_restarts,
+        "retrying": s.retrying,
+        "incomplete": s.incomplete,
     }
