@@ -10,10 +10,10 @@ the size of the line.
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import duckdb
@@ -47,16 +47,10 @@ def endless(path: Path) -> int:
     """Two good hands, then a header and 128 MiB without a line end; returns the header's line."""
     head = hand("G-1") + "\n\n" + hand("G-2") + "\n\n" + hand("G-3").split("\n")[0] + "\n"
     block = b"x" * (1 << 20)
-    if path.suffix == ".zip":
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z, z.open("big.txt", "w", force_zip64=True) as f:
-            f.write(head.encode())
-            for _ in range(128):
-                f.write(block)
-    else:
-        with path.open("wb") as f:
-            f.write(head.encode())
-            for _ in range(128):
-                f.write(block)
+    with gzip.open(path, "wb", compresslevel=1) if path.suffix == ".gz" else path.open("wb") as f:
+        f.write(head.encode())
+        for _ in range(128):
+            f.write(block)
     return head.count("\n")
 
 
@@ -74,8 +68,9 @@ def test_parse_a_5_mb_line_between_good_hands(tmp_path: Path) -> None:
     assert mb < 150, mb  # the Lark fallback on the whole line took 2.1 GB
 
 
-def test_import_a_zip_with_128_mib_without_a_line_end(tmp_path: Path) -> None:
-    path = tmp_path / "endless.zip"
+def test_import_a_gz_with_128_mib_without_a_line_end(tmp_path: Path) -> None:
+    # a .gz, not a .zip: a zip member that expands more than 200 times is taken for a zip bomb and not read (test_bounds_archive.py)
+    path = tmp_path / "endless.txt.gz"
     header_line = endless(path)
     assert path.stat().st_size < 1 << 20  # compressed, it is small
     db = tmp_path / "h.duckdb"
