@@ -396,15 +396,16 @@ def import_(
     stored hand of the same id, or a file, folder or archive could not be
     read (a truncated .gz or .zip: the other files are imported; FIFOs,
     devices, sockets and link loops met in a folder are skipped with a
-    note, docs/format-notes.md); 2 for usage errors (no such path, the
-    database in use by another process, not hhtool's, damaged, or not
-    writable: a full disk, a read-only folder); 130 when interrupted (run the
-    same command again to finish).
+    note, docs/format-notes.md), or, as for parse, a file named holds no
+    hand or the inputs none (an empty folder); 2 for usage errors (no such
+    path, the database in use by another process, not hhtool's, damaged,
+    or not writable: a full disk, a read-only folder); 130 when
+    interrupted (run the same command again to finish).
     """
     from hhtool.cli_progress import Progress, ctrl_c_cancels
     from hhtool.store.db import StoreError, resolve_db_path
     from hhtool.store.importer import Cancel, ImportPathError, import_paths, summary_dict
-    from hhtool.textsafe import dumps
+    from hhtool.textsafe import dumps, term
 
     path = resolve_db_path(db)
     cancel = Cancel()
@@ -431,7 +432,12 @@ def import_(
         _echo(summary.text(raw=raw), raw=raw)
     if summary.interrupted:
         raise typer.Exit(130)
-    raise typer.Exit(EXIT_OK if summary.ok else EXIT_FINDINGS)
+    problems = [f"{name}: no hand in it" for name in summary.no_hand]
+    if not problems and not summary.unreadable and summary.hands == 0 and summary.unchanged == 0:
+        problems.append("no hand in the inputs" + (f" ({summary.files:,} file(s) read)" if summary.files else " (no file found)"))
+    for problem in problems:
+        _echo(f"hhtool: {problem if raw else term(problem)}", raw=raw, err=True)
+    raise typer.Exit(EXIT_OK if summary.ok and not problems else EXIT_FINDINGS)
 
 
 class _TextArgumentsCommand(TyperCommand):

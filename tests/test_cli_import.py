@@ -229,3 +229,54 @@ def test_import_interrupted_with_ctrl_c_twice(tmp_path: Path) -> None:
     """A second Ctrl-C interrupts the writer's transaction in progress (it rolls back) and never raises in the
     middle of stopping the workers; the writer's thread ends before the database is closed."""
     _interrupt_and_rerun(tmp_path, files=16, signals=2)
+
+
+def test_a_named_file_with_no_hand_is_named_and_exits_1_as_parse_does(tmp_path: Path) -> None:
+    """A file named by mistake (a Makefile): named on standard error, exit 1, the other files imported; again, unchanged, the same."""
+    from tests.inprocess import hhtool
+
+    makefile = tmp_path / "Makefile"
+    makefile.write_text("all:\n\thhtool import histories/\n", encoding="utf-8")
+    shown = os.path.realpath(makefile)
+    db = tmp_path / "h.duckdb"
+    for _ in range(2):  # the second time its content is known: skipped as unchanged, and still no hand
+        r = hhtool("import", str(GOOD[0]), str(makefile), "--db", str(db), "--workers", "0")
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert f"hhtool: {shown}: no hand in it" in r.stderr.splitlines(), r.stderr
+        p = hhtool("parse", str(GOOD[0]), str(makefile))
+        assert p.returncode == 1 and f"hhtool: {makefile}: no hand in it" in p.stderr.splitlines(), p.stderr
+    assert _rows(db, "SELECT count(*) FROM hands") == [(1,)]
+    js = hhtool("import", str(makefile), "--db", str(db), "--workers", "0", "--json")
+    assert js.returncode == 1 and json.loads(js.stdout)["no_hand"] == [shown], js.stdout + js.stderr
+
+
+def test_a_named_file_already_imported_is_unchanged_not_empty(tmp_path: Path) -> None:
+    """Skipped because its hands are in already: no hand read this time, and nothing wrong (exit 0)."""
+    from tests.inprocess import hhtool
+
+    db = tmp_path / "h.duckdb"
+    args = ("import", str(GOOD[0]), "--db", str(db), "--workers", "0", "--json")
+    assert hhtool(*args).returncode == 0
+    again = hhtool(*args)
+    assert again.returncode == 0 and again.stderr == "", again.stdout + again.stderr
+    summary = json.loads(again.stdout)
+    assert (summary["unchanged"], summary["hands"], summary["no_hand"]) == (1, 0, [])
+
+
+def test_inputs_with_no_hand_at_all_exit_1_as_parse_does(tmp_path: Path) -> None:
+    """An empty folder, a folder of notes: no hand in the inputs, said, exit 1 -- each time, as ``parse`` does."""
+    from tests.inprocess import hhtool
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "README.md").write_text("# my histories\n", encoding="utf-8")
+    db = tmp_path / "h.duckdb"
+    for folder, words in ((empty, "no hand in the inputs (no file found)"), (notes, "no hand in the inputs (1 file(s) read)")):
+        for _ in range(2):
+            r = hhtool("import", str(folder), "--db", str(db), "--workers", "0")
+            assert r.returncode == 1 and f"hhtool: {words}" in r.stderr.splitlines(), (folder, r.stdout, r.stderr)
+        p = hhtool("parse", str(folder))
+        assert p.returncode == 1 and f"hhtool: {words}" in p.stderr.splitlines(), (folder, p.stderr)
+    assert _rows(db, "SELECT count(*) FROM files") == [(0,)]

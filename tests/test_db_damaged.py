@@ -44,9 +44,11 @@ COMMANDS: list[list[str]] = [
 ]
 
 
-def _run(args: Sequence[str], preexec: Callable[[], None] | None = None, prefix: Sequence[str] = ()) -> subprocess.CompletedProcess[str]:
+def _run(
+    args: Sequence[str], preexec: Callable[[], None] | None = None, prefix: Sequence[str] = (), env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*prefix, sys.executable, "-m", "hhtool.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=300, preexec_fn=preexec
+        [*prefix, sys.executable, "-m", "hhtool.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=300, preexec_fn=preexec, env=env
     )
 
 
@@ -173,6 +175,96 @@ def test_a_file_that_is_not_duckdb_at_all(tmp_path: Path) -> None:
         line = _clean_failure(r)
         assert f"the database {db} is not an hhtool database (it is not a DuckDB file, or its first blocks are damaged" in line, line
     assert db.read_text(encoding="utf-8") == "my poker notes\n"
+
+
+def _sqlite(path: Path) -> None:
+    """A real SQLite database (the standard library's), with a table named like hhtool's."""
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE hands (id INTEGER, who TEXT)")
+    con.execute("INSERT INTO hands VALUES (1, 'Ada')")
+    con.commit()
+    con.close()
+
+
+def _parquet(path: Path) -> None:
+    import polars as pl
+
+    pl.DataFrame({"hand_id": ["C-1001"], "pot": [1140]}).write_parquet(path)
+
+
+NOT_DUCKDB: dict[str, tuple[str, Callable[[Path], object], str]] = {
+    "sqlite": ("theirs.sqlite", _sqlite, "it is a SQLite database, not a DuckDB file"),
+    "parquet": ("hands.parquet", _parquet, "it is a Parquet file, not a DuckDB file"),
+    "random bytes": ("noise.duckdb", lambda p: p.write_bytes(random.Random(7).randbytes(70_000)), "it is not a DuckDB file, or its first blocks are damaged"),
+    "empty": ("empty.duckdb", lambda p: p.write_bytes(b""), "it is an empty file, not a DuckDB file"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NOT_DUCKDB))
+def test_a_file_of_another_kind_is_refused_unread_by_duckdb(tmp_path: Path, kind: str) -> None:
+    """What is not a DuckDB file never reaches DuckDB: refused by its first bytes, left as it was, nothing made beside it.
+
+    DuckDB opens a SQLite file through its ``sqlite_scanner`` extension
+    (fetched from the network, and loaded when installed, autoloading off
+    or not) and a Parquet file as an empty database held in memory (an
+    import into it would be lost).
+    """
+    name, make, words = NOT_DUCKDB[kind]
+    db = tmp_path / name
+    make(db)
+    before = _sha(db)
+    for args, r in _every_command(db, tmp_path):
+        line = _clean_failure(r)
+        assert line == f"hhtool: the database {db} is not an hhtool database ({words})", (args, line)
+    assert _sha(db) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # no .wal, no report, no export folder
+
+
+def test_a_sqlite_database_fetches_no_extension_and_writes_nothing_in_home(tmp_path: Path) -> None:
+    """Real processes with an empty home: every command that opens ``--db`` refuses the file in words, and home stays empty.
+
+    DuckDB fetches an extension into ``~/.duckdb/extensions/`` (made
+    first); without a network the attempt fails after a while, with a
+    message naming the extension: neither may happen.
+    """
+    home = tmp_path / "home"
+    home.mkdir()
+    db = tmp_path / "theirs.sqlite"
+    _sqlite(db)
+    before = _sha(db)
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "HHTOOL_DB")} | {"HOME": str(home)}
+    for args in (
+        ["import", str(GOOD[0]), "--workers", "0"],
+        ["stats"],
+        ["query", "SELECT count(*) FROM hands"],
+        ["serve", "--port", "0", "--workers", "0"],
+    ):
+        r = _run([args[0], "--db", str(db), *args[1:]], env=env)
+        line = _clean_failure(r)
+        assert line == f"hhtool: the database {db} is not an hhtool database (it is a SQLite database, not a DuckDB file)", (args, line)
+        assert "extension" not in r.stdout + r.stderr, (args, r.stderr)
+    assert list(home.iterdir()) == []  # no ~/.duckdb
+    assert _sha(db) == before and sorted(p.name for p in tmp_path.iterdir()) == ["home", "theirs.sqlite"]
+
+
+def test_every_connection_has_extensions_off_from_its_first_statement(imported: Path, tmp_path: Path) -> None:
+    """The database's connection, writing or reading, and a Parquet dataset's: no extension fetched or loaded, no secret kept in home."""
+    from hhtool.store.db import connect
+    from hhtool.store.parquet import ParquetDataset
+
+    db = tmp_path / "h.duckdb"
+    shutil.copy(imported, db)
+    assert hhtool("export", "--db", str(db), "--parquet", str(tmp_path / "pq")).returncode == 0
+    names = ("autoinstall_known_extensions", "autoload_known_extensions", "allow_community_extensions", "allow_persistent_secrets")
+    for source, read_only in ((db, False), (db, True), (ParquetDataset(tmp_path / "pq"), True)):
+        con = connect(source, read_only=read_only)
+        try:
+            got = con.execute(f"SELECT name, value FROM duckdb_settings() WHERE name IN {names} ORDER BY name").fetchall()
+            assert got == sorted((n, "false") for n in names), (source, read_only, got)
+        finally:
+            con.close()
 
 
 def test_an_empty_duckdb_file_is_filled_by_an_import_and_refused_before(tmp_path: Path) -> None:

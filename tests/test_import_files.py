@@ -363,3 +363,29 @@ def test_unsafe_member_names_are_made_safe() -> None:
     assert safe_member_name("C:\\Users\\me\\h.txt") == ("Users/me/h.txt", "backslashes, an absolute path")
     assert safe_member_name("a/../../b/./c.txt") == ("a/b/c.txt", "'..' parts")
     assert safe_member_name("../") == ("unnamed", "'..' parts")
+
+
+def test_a_file_that_cannot_be_read_after_its_hash_is_named_and_the_others_imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file gone or made unreadable between its hash and its read stops that file only; the next import reads it."""
+    from hhtool.history.files import Unit
+    from hhtool.store.importer import import_paths
+    from tests.storegen import write_files
+
+    write_files(tmp_path / "in", 3, 20)
+    real = Unit.open
+    opened: dict[str, int] = {}
+
+    def flaky(self: Unit) -> Any:
+        opened[self.path] = opened.get(self.path, 0) + 1
+        if self.path.endswith("hh_001.txt") and opened[self.path] == 2:  # its hash read it; its chunks cannot
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Unit, "open", flaky)
+    db = tmp_path / "h.duckdb"
+    first = import_paths([tmp_path / "in"], db, workers=0)
+    assert (first.stored, first.imported) == (40, 2)
+    assert len(first.unreadable) == 1 and "hh_001.txt: Permission denied" in first.unreadable[0]
+    monkeypatch.setattr(Unit, "open", real)
+    second = import_paths([tmp_path / "in"], db, workers=0)
+    assert (second.stored, second.imported, second.unchanged, second.unreadable) == (20, 1, 2, [])

@@ -7,9 +7,13 @@ hhtool's (another program's DuckDB file, a text file), a damaged one, and
 a disk that refuses the writes get their own :class:`StoreError` (the CLI
 prints it and exits 2), never DuckDB's exception.
 
-A read-only connection is also locked down (:func:`lock_down`): it reads
-the database's tables and nothing else -- no other file, no extension, no
-other database, no setting changed (``docs/query.md``).
+Every connection is opened by :func:`open_duckdb`, with DuckDB's
+extensions off from its start, and a file that is not DuckDB's (a SQLite
+database, a Parquet file, text) is refused by its first bytes before DuckDB
+sees it (:func:`not_duckdb`).  A read-only connection is also locked down
+(:func:`lock_down`): it reads the database's tables and nothing else -- no
+other file, no extension, no other database, no setting changed
+(``docs/query.md``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,6 +70,77 @@ def resolve_db_path(db: str | Path | None) -> Path:
     return Path(db) if db is not None else default_db_path()
 
 
+DuckDBSetting = str | bool | int | float | list[str]
+"""A value of DuckDB's ``config``, as :func:`duckdb.connect` takes it."""
+
+EXTENSIONS_OFF: dict[str, DuckDBSetting] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "allow_community_extensions": False,
+    "allow_persistent_secrets": False,
+}
+"""DuckDB's settings for every connection hhtool opens: no extension fetched or loaded on its own, no secret kept in home.
+
+By default DuckDB fetches a "known" extension from the network into
+``~/.duckdb/extensions/`` (made first) and loads it as soon as something
+needs it -- opening a SQLite file, for one -- and ``CREATE PERSISTENT
+SECRET`` writes ``~/.duckdb/stored_secrets/``.  hhtool needs none of it
+(its SQL uses DuckDB's built-in parts only: ``core_functions``, ``icu``,
+``json``, ``parquet`` are in the Python package), so all of it is off.
+"""
+
+
+def open_duckdb(
+    database: str | Path = ":memory:", *, read_only: bool = False, config: Mapping[str, DuckDBSetting] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """``duckdb.connect`` with :data:`EXTENSIONS_OFF` in its ``config``: every connection of hhtool is opened here.
+
+    In the ``config``, not by ``SET`` statements after: DuckDB acts when
+    it opens the file (an attached SQLite file loads its extension then),
+    before any statement of ours.  ``config`` adds settings (a memory
+    limit) and cannot turn these back on.  DuckDB shares one instance
+    between a process's connections to a file and refuses another
+    connection with other settings: these are the same for all.
+    """
+    import duckdb
+
+    return duckdb.connect(str(database), read_only=read_only, config={**(config or {}), **EXTENSIONS_OFF})
+
+
+_SQLITE = b"SQLite format 3\x00"
+_PARQUET = b"PAR1"
+_DUCKDB = b"DUCK"  # at byte 8, after the header's checksum
+
+
+def not_duckdb(path: Path) -> str | None:
+    """Why the file at ``path`` is not a DuckDB database, in words (``"it is a SQLite database, not a DuckDB file"``); else None.
+
+    Told by its first bytes, as DuckDB itself tells them apart, so that
+    DuckDB never opens it: DuckDB would open a SQLite file through its
+    ``sqlite_scanner`` extension (loaded from home when installed, even
+    with autoloading off), and a Parquet file as an empty database held in
+    memory, into which an import would be lost.  None for a DuckDB file,
+    for no file, and for what is not a regular file or cannot be read here
+    (a folder, a FIFO, which an open would wait on): DuckDB says why.
+    """
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return None
+    if not head:
+        return "it is an empty file, not a DuckDB file"
+    if head.startswith(_SQLITE):
+        return "it is a SQLite database, not a DuckDB file"
+    if head.startswith(_PARQUET):
+        return "it is a Parquet file, not a DuckDB file"
+    if head[8:12] == _DUCKDB:
+        return None
+    return "it is not a DuckDB file, or its first blocks are damaged"
+
+
 _PID = re.compile(r"PID (\d+)")
 _LOCK = re.compile(r"\block\b")  # "Could not set lock on file", not "block"
 
@@ -102,13 +178,16 @@ def connect(
     path = Path(path)
     if read_only and not path.exists():
         raise StoreError(f"no database at {path} (run `hhtool import` first, or pass --db)")
+    why = not_duckdb(path)
+    if why is not None:  # before DuckDB opens it: its extensions for other kinds of file never start
+        raise NotHhtoolDatabaseError(f"the database {path} is not an hhtool database ({why})")
     if not read_only:
         _check_writable(path)
-    config: dict[str, str | bool | int | float | list[str]] = {}
+    config: dict[str, DuckDBSetting] = {}
     if memory_limit:
         config["memory_limit"] = memory_limit
     try:
-        con = duckdb.connect(str(path), read_only=read_only, config=config)
+        con = open_duckdb(path, read_only=read_only, config=config)
     except duckdb.IOException as e:
         text = str(e)
         if _LOCK.search(text.lower()):
@@ -201,9 +280,10 @@ def lock_down(con: duckdb.DuckDBPyConnection, write_to: Path | None) -> None:
     itself (its ``.wal`` and DuckDB's spill folder ``FILE.tmp/``): no
     ``read_csv``, ``read_text``, ``glob``, ``COPY``, ``EXPORT``, ``ATTACH``
     of a file, ``INSTALL`` or ``LOAD`` of an extension from a file or the
-    network; extensions are not installed or loaded on their own either.
-    ``lock_configuration`` then refuses every ``SET`` that would give any
-    of it back.  ``write_to`` is allowed (export's folder), set before the
+    network; extensions are not installed or loaded on their own either
+    (off from the start, :data:`EXTENSIONS_OFF`, and set again here for a
+    connection opened otherwise).  ``lock_configuration`` then refuses
+    every ``SET`` that would give any of it back.  ``write_to`` is allowed (export's folder), set before the
     lock.  The settings belong to the database instance, which DuckDB
     shares between the connections of a process to one file: a second
     connection finds it locked already (with the first one's folder).

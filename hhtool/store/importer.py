@@ -283,7 +283,7 @@ def _run(
         check(cancel)
 
     if workers <= 0:
-        for task, state, last in tasks(states(skipped), chunk_bytes):
+        for task, state, last in tasks(states(skipped), chunk_bytes, summary.unreadable):
             consume(process_chunk(task), state, last, len(task.data))
         writer.flush()
         return
@@ -302,7 +302,7 @@ def _run(
         consume(result, job.state, job.last, len(job.task.data), thread.hand_over)
 
     try:
-        for task, state, last in tasks(states(skipped), chunk_bytes):
+        for task, state, last in tasks(states(skipped), chunk_bytes, summary.unreadable):
             while len(inflight) >= limit:
                 next_result()
             inflight.append(_InFlight(pool.submit(task), task, state, last))

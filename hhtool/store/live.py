@@ -510,7 +510,10 @@ class LiveImport:
         for st, after in plain:
             path = st.unit.path
             self._tails.pop(path, None)
-            if ok:
+            if ok and not st.last_submitted:  # it could not be read to its end (gone, unreadable): nothing of it is recorded
+                self._again([str(st.unit.fs_path)])
+                self._tracks.pop(path, None)
+            elif ok:
                 after.hands, after.failed, after.cp1252 = st.hands, st.failed, st.cp1252
                 if after.open is not None:  # its counts were the last hand's, negative: now those before it
                     after.open = replace(after.open, hands=st.hands + after.open.hands, failed=st.failed + after.open.failed)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path, PosixPath
 from typing import TYPE_CHECKING
 
-from hhtool.store.db import StoreError, lock_down
+from hhtool.store.db import StoreError, lock_down, open_duckdb
 from hhtool.store.schema import TABLES, TableSpec
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def connect_dataset(root: Path) -> duckdb.DuckDBPyConnection:
 
     root = Path(root).resolve()
     files = dataset_files(root)
-    con = duckdb.connect(":memory:")
+    con = open_duckdb(":memory:")
     try:
         for spec in TABLES:
             con.execute(_view(con, spec, files.get(spec.name, [])))

@@ -261,6 +261,8 @@ class Todo:
                 summary.not_histories.append(unit.path)
                 skipped(size)
                 continue
+            if not has_hand:  # named, and read all the same: its lines are junk, and the command says so (exit 1, as parse)
+                summary.no_hand.append(unit.path)
             if sha in self.known:
                 summary.unchanged += 1
                 skipped(size)
@@ -270,33 +272,52 @@ class Todo:
             yield FileState(unit, sha, size)
 
 
-def tasks(states: Iterable[FileState], chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[ChunkTask, FileState, bool]]:
+def tasks(
+    states: Iterable[FileState], chunk_bytes: int = CHUNK_BYTES, unreadable: list[str] | None = None
+) -> Iterator[tuple[ChunkTask, FileState, bool]]:
     """Each file's chunks (of about ``chunk_bytes``) as the workers' tasks: ``(task, its file, whether it is the file's last)``.
 
     A file read from ``start`` on is read up to ``size`` (what its hash
     covers; the live import leaves a hand still being written for later),
     its first chunk numbered 1, so that the worker does not take it for the
     file's start; its lines are counted on from ``lines``.
+
+    A file that cannot be read to its end since it was hashed (gone, an
+    archive changed or past a bound) is said in ``unreadable`` ("path:
+    why") and the next file read; its chunks sent already are stored, and
+    since its last never was, it has no ``files`` row: the next import
+    reads it again (its hands in already are duplicates).  Without
+    ``unreadable`` the error is raised.
     """
     for number, state in enumerate(states):
-        cp1252 = state.cp1252
-        first = 1 if state.start else 0
-        with state.unit.open() as opened:
-            stream = ByteRange(opened, state.start, state.size)  # what the hash covers, should the file have grown since
-            for index, ((data, lines, unread), last) in enumerate(_lookahead(read_chunks(stream, chunk_bytes)), first):
-                task = ChunkTask(number, index, state.unit.path, data, state.lines + lines, cp1252, unread)
-                if not cp1252:
-                    try:
-                        data.decode("utf-8")
-                    except UnicodeDecodeError:
-                        cp1252 = True  # the reader switches within this chunk; later chunks start switched
-                state.chunks += 1
-                state.last_submitted = last
-                if last and state.judge_tail:  # a plain file's: an archive's content does not grow
-                    plain = state.unit.member is None and state.unit.fs_path.suffix != ".gz"
-                    tail = open_tail(data) if plain and unread is None else None
-                    state.open_from = None if tail is None else state.size - len(data) + tail
-                yield task, state, last
+        try:
+            yield from _file_tasks(number, state, chunk_bytes)
+        except ARCHIVE_ERRORS as e:
+            if unreadable is None:
+                raise
+            unreadable.append(f"{state.unit.path}: {unreadable_reason(e)} (since it was hashed; read again by the next import)")
+
+
+def _file_tasks(number: int, state: FileState, chunk_bytes: int) -> Iterator[tuple[ChunkTask, FileState, bool]]:
+    """One file's part of :func:`tasks`."""
+    cp1252 = state.cp1252
+    first = 1 if state.start else 0
+    with state.unit.open() as opened:
+        stream = ByteRange(opened, state.start, state.size)  # what the hash covers, should the file have grown since
+        for index, ((data, lines, unread), last) in enumerate(_lookahead(read_chunks(stream, chunk_bytes)), first):
+            task = ChunkTask(number, index, state.unit.path, data, state.lines + lines, cp1252, unread)
+            if not cp1252:
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:
+                    cp1252 = True  # the reader switches within this chunk; later chunks start switched
+            state.chunks += 1
+            state.last_submitted = last
+            if last and state.judge_tail:  # a plain file's: an archive's content does not grow
+                plain = state.unit.member is None and state.unit.fs_path.suffix != ".gz"
+                tail = open_tail(data) if plain and unread is None else None
+                state.open_from = None if tail is None else state.size - len(data) + tail
+            yield task, state, last
 
 
 def _lookahead(it: Iterator[Chunk]) -> Iterator[tuple[Chunk, bool]]:

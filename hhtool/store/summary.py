@@ -31,6 +31,7 @@ class ImportSummary:
     verdicts: dict[str, int] = field(default_factory=dict)  # of the hands stored this run
     cp1252_files: list[str] = field(default_factory=list)
     not_histories: list[str] = field(default_factory=list)  # files found in folders or archives with no hand
+    no_hand: list[str] = field(default_factory=list)  # files named by the user (or a glob) with no hand in them
     unreadable: list[str] = field(default_factory=list)  # "path: error" of each file that could not be read (skipped)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why): not read, nothing lost (a loop, a FIFO, a device...)
     renamed: list[tuple[str, str, str]] = field(default_factory=list)  # zip members with unsafe names: (path read as, name, why)
@@ -113,6 +114,7 @@ def summary_dict(s: ImportSummary) -> dict[str, Any]:
         "bytes": s.bytes,
         "interrupted": s.interrupted,
         "not_histories": list(s.not_histories),
+        "no_hand": list(s.no_hand),
         "unreadable": list(s.unreadable),
         "skipped": [{"path": p, "reason": why} for p, why in s.skipped],
         "renamed": [{"path": p, "member": name, "reason": why} for p, name, why in s.renamed],
