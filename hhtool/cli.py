@@ -499,6 +499,9 @@ def query(
     fmt: Annotated[Format, typer.Option("--format", help="How to print the result.")] = "table",
     out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", help="Write to this file instead of standard output.")] = None,
     raw: RawOpt = False,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0, metavar="SECONDS", help="Stop a statement that runs longer than this many seconds (0: no limit).")
+    ] = 300,
 ) -> None:
     """Run read-only SQL on the database and print the result (tables in docs/schema.md)."""
     from hhtool.store.db import StoreError, resolve_db_path
@@ -512,7 +515,7 @@ def query(
         sql = _read_text_input(file)
     assert sql is not None
     try:
-        df = run_query(_source(db, parquet), sql)
+        df = run_query(_source(db, parquet), sql, timeout=timeout)
     except StoreError as e:
         raise _fail(str(e)) from None
     text = render(df, fmt, raw=raw)

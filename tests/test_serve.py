@@ -1,9 +1,11 @@
-"""``hhtool serve`` as a real process on a real database: the JSON API's shapes and filters, the errors, the lock."""
+"""``hhtool serve`` as a real process on a real database: the JSON API's shapes and filters, the errors, the lock,
+what one request may cost, the headers of every response, connections that send no whole request, SIGTERM."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -509,3 +511,192 @@ def test_the_server_reuses_the_memory_a_page_frees() -> None:
     faults = {kind: float(subprocess.run([sys.executable, "-c", _FAULTS, kind], capture_output=True, text=True, check=True).stdout)
               for kind in ("default", "kept")}
     assert faults["default"] > 200 and faults["kept"] < faults["default"] / 10, faults
+
+
+# ------------------------------------------------------------------ bounds, headers, connections, signals (issue 38)
+
+def test_a_value_given_again_is_one_and_too_many_values_are_refused(server: Server, recount: dict[str, int]) -> None:
+    """``player=X`` 500 times (what any web page can have a browser send as an ``<img>``) is one player, answered at once;
+    more than ``MAX_VALUES`` different values of a parameter are a 400 that says so, before any query."""
+    import time
+
+    from hhtool.web.params import MAX_VALUES
+
+    name = quote(HOSTILE[0], safe="")
+    start = time.monotonic()
+    doc = server.json("/api/hands?" + "&".join([f"player={name}"] * 500) + "&limit=1")
+    assert doc["total"] == recount["script"] and time.monotonic() - start < 5
+    assert server.json("/api/hands?" + "&".join(["verdict=disputed"] * 300) + "&limit=1")["total"] == recount["disputed"]
+    many = "&".join(f"player=p{i}" for i in range(MAX_VALUES + 1))
+    status, _, body = server.get(f"/api/hands?{many}")
+    assert status == 400 and json.loads(body)["error"] == f"player: more than {MAX_VALUES} different values; give at most {MAX_VALUES} (docs/serve.md)"
+    for path in (f"/hands?{many}", "/players/alice?" + "&".join(f"site=s{i}" for i in range(MAX_VALUES + 1)),
+                 f"/api/players/{name}/stats?" + "&".join(f"rate=X{i:02d}=1" for i in range(MAX_VALUES + 1)) + "&currency=EUR"):
+        status, _, body = server.get(path)
+        assert status == 400 and f"more than {MAX_VALUES} different values" in body, (path, body[:300])
+    fine = "&".join(f"site=s{i}" for i in range(MAX_VALUES)) + "&" + "&".join(["site=s0"] * 100)
+    assert server.json(f"/api/hands?{fine}")["total"] == 0  # 24 different sites, one of them 101 times: allowed
+
+
+def _response(url: str, raw: bytes) -> tuple[int, dict[str, str]]:
+    """The status and headers the server answers ``raw`` bytes with, sent as they are on a socket of its own."""
+    import socket
+
+    u = urlparse(url)
+    with socket.create_connection((str(u.hostname), int(u.port or 80)), timeout=10) as s:
+        s.sendall(raw)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    return int(head[0].split()[1]), {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:])}
+
+
+def test_every_response_carries_the_security_headers(server: Server) -> None:
+    """Pages, JSON, scripts, redirects, a foreign Host's 400, a 404, and uvicorn's own 400 for bytes that are no request."""
+    from hhtool.web.app import SECURITY_HEADERS
+
+    policy = SECURITY_HEADERS["Content-Security-Policy"]
+    script_src = next(d for d in policy.split(";") if d.strip().startswith("script-src"))
+    assert script_src.split() == ["script-src", "'self'"]  # no inline script, no eval
+    key = server.json("/api/hands?limit=1")["hands"][0]["hand_key"]
+    port = urlparse(server.url).port
+    host = f"Host: 127.0.0.1:{port}\r\n".encode()
+    cases = {
+        "/": (b"GET / HTTP/1.1\r\n" + host + b"\r\n", 307),
+        "/hand/KEY": (f"GET /hand/{key} HTTP/1.1\r\n".encode() + host + b"\r\n", 303),
+        "/hands": (b"GET /hands HTTP/1.1\r\n" + host + b"\r\n", 200),
+        "/api/hands": (b"GET /api/hands?limit=1 HTTP/1.1\r\n" + host + b"\r\n", 200),
+        "/static/replayer.js": (b"GET /static/replayer.js HTTP/1.1\r\n" + host + b"\r\n", 200),
+        "/nothing": (b"GET /nothing HTTP/1.1\r\n" + host + b"\r\n", 404),
+        "foreign Host": (b"GET /api/hands HTTP/1.1\r\nHost: evil.example\r\n\r\n", 400),
+        "POST": (b"POST /api/hands HTTP/1.1\r\n" + host + b"Content-Length: 0\r\n\r\n", 405),
+        "no HTTP": (b"garbage\r\n\r\n", 400),
+    }
+    for label, (raw, want) in cases.items():
+        status, headers = _response(server.url, raw)
+        assert status == want, (label, status)
+        for name, value in SECURITY_HEADERS.items():
+            assert headers.get(name.lower()) == value, (label, name, headers)
+
+
+def test_a_connection_that_sends_no_whole_request_is_closed(tmp_path: Path) -> None:
+    """A client that opens a connection and sends nothing, or a request a few bytes at a time, or after an answer
+    sends part of another: each closed about ``REQUEST_SECONDS`` after its start, not held for ever."""
+    import socket
+    import time
+
+    from hhtool.web.connections import REQUEST_SECONDS
+    from tests.sample_paths import SAMPLES
+
+    db = tmp_path / "idle.duckdb"
+    r = hhtool("import", str(SAMPLES / "000_format_example.txt"), "--db", str(db), "--workers", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = Server(db)
+    try:
+        u = urlparse(s.url)
+        address = (str(u.hostname), int(u.port or 80))
+
+        def closed_after(sock: socket.socket, start: float, trickle: bytes = b"") -> float:
+            """Seconds from ``start`` until the server closes ``sock``, sending ``trickle`` every second meanwhile."""
+            sock.settimeout(1.0)
+            while time.monotonic() - start < 3 * REQUEST_SECONDS:
+                try:
+                    if sock.recv(65536) == b"":
+                        return time.monotonic() - start
+                except TimeoutError:
+                    pass
+                except ConnectionError:
+                    return time.monotonic() - start
+                try:
+                    if trickle:
+                        sock.sendall(trickle)
+                except OSError:
+                    return time.monotonic() - start
+            return float("inf")
+
+        results: dict[str, float] = {}
+
+        def idle() -> None:
+            start = time.monotonic()
+            with socket.create_connection(address) as sock:
+                results["idle"] = closed_after(sock, start)
+
+        def slow() -> None:
+            start = time.monotonic()
+            with socket.create_connection(address) as sock:
+                sock.sendall(b"GET /api/progress HTTP/1.1\r\n")
+                results["slow"] = closed_after(sock, start, b"X-A: b\r\n")
+
+        def after_an_answer() -> None:
+            with socket.create_connection(address) as sock:
+                sock.sendall(f"GET /api/progress HTTP/1.1\r\nHost: 127.0.0.1:{u.port}\r\n\r\n".encode())
+                sock.settimeout(10)
+                assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+                start = time.monotonic()
+                results["after"] = closed_after(sock, start, b"G")
+
+        threads = [threading.Thread(target=f) for f in (idle, slow, after_an_answer)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(5 * REQUEST_SECONDS)
+        assert set(results) == {"idle", "slow", "after"}, results
+        for label, seconds in results.items():
+            assert REQUEST_SECONDS - 1 < seconds < REQUEST_SECONDS + 5, (label, seconds)
+        assert s.json("/api/progress") == {"import": None}  # the server answers as ever
+    finally:
+        code, err = s.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_sigterm_stops_the_server_as_ctrl_c_does(tmp_path: Path) -> None:
+    """``kill PID``: the requests end, ``stopped``, exit code 0, and ``FILE.serve`` removed (docs/serve.md)."""
+    import signal
+
+    from tests.sample_paths import SAMPLES
+
+    db = tmp_path / "term.duckdb"
+    r = hhtool("import", str(SAMPLES / "000_format_example.txt"), "--db", str(db), "--workers", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = Server(db)
+    marker = db.with_name(db.name + ".serve")
+    assert marker.exists() and s.json("/api/hands")["total"] == 1
+    s.proc.send_signal(signal.SIGTERM)
+    _, err = s.proc.communicate(timeout=30)
+    assert s.proc.returncode == 0, (s.proc.returncode, err)
+    assert err.rstrip().endswith("stopped") and "Traceback" not in err, err
+    assert not marker.exists()
+    r = hhtool("query", "--db", str(db), "SELECT count(*) AS n FROM hands")  # the lock went with the server
+    assert r.returncode == 0, r.stderr
+
+
+_CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolation', function (e) "
+              "{ window.__csp.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sourceFile + ':' + e.lineNumber); });")
+
+
+@needs_browser
+def test_the_pages_run_under_their_content_security_policy(server: Server, browser: Any) -> None:
+    """No inline script and no eval allowed, and every page still works: the replayer steps, the graph draws, the progress asks."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    watch = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _CSP_WATCH})["identifier"]
+    try:
+        (hand,) = server.json("/api/hands?verdict=disputed&limit=1")["hands"]
+        for path in ("hands", f"hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}", f"players/{quote(HOSTILE[1], safe='')}", "audit"):
+            browser.get(server.url + path)
+            if path.startswith("hands/"):
+                root = browser.find_element(By.CSS_SELECTOR, ".hhr")
+                WebDriverWait(browser, 20).until(lambda d: root.find_elements(By.CSS_SELECTOR, ".hhr-seat"))
+                root.find_element(By.CSS_SELECTOR, 'button[data-act="forward"]').click()
+                assert root.get_attribute("data-step") == "1"
+            if path.startswith("players/"):
+                WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#winnings .scatterlayer .points path"))
+                assert browser.execute_script("return document.getElementById('winnings').data.length") == 3
+            assert browser.execute_script("return window.__csp") == [], path
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": watch})

@@ -24,32 +24,43 @@ class ReadOnlyQueryError(QueryError):
     """SQL that would write, or read something other than the database's tables."""
 
 
-def run_query(db: str | Path, sql: str) -> pl.DataFrame:
+QUERY_TIMEOUT = 300.0
+"""Seconds each statement of ``hhtool query`` may run by default (``--timeout``; 0: no limit): minutes for the
+biggest reads of a database of millions of hands, and not for ever for a query that would never end."""
+
+
+def run_query(db: str | Path, sql: str, *, timeout: float | None = QUERY_TIMEOUT) -> pl.DataFrame:
     """Run ``sql`` on a read-only, locked-down connection; the result of its last statement as a polars frame (empty when none).
 
     Two fences, each enough for what the other misses: every statement is
     checked against :func:`read_only_statements`' allow-list before any
     runs, and the connection itself refuses files, extensions, other
     databases and settings (:func:`~hhtool.store.db.connect`, read-only).
+    Each statement, its rows fetched included, runs ``timeout`` seconds at
+    most (None or 0: no limit), then ends with
+    :class:`~hhtool.store.limits.TimeLimitError`.
     """
     import duckdb
     import polars as pl
 
+    from hhtool.store.limits import time_limit
+
     statements = read_only_statements(sql)
     con = connect(db, read_only=True)
+    over = f"the statement ran longer than the time limit, {timeout or 0:g} s, and was stopped: give a longer --timeout (0: no limit; docs/query.md)"
     try:
         try:
-            rel = None
+            frame = pl.DataFrame()
             for i, text in enumerate(statements):
-                if i < len(statements) - 1:  # run, as DuckDB runs every statement but the last, its rows dropped
-                    cursor = con.execute(text)
-                    while cursor.fetchmany(10_000):
-                        pass
-                else:
-                    rel = con.sql(text)
-            if rel is None:
-                return pl.DataFrame()
-            return pl.DataFrame(rel)
+                with time_limit(con, timeout, over):
+                    if i < len(statements) - 1:  # run, as DuckDB runs every statement but the last, its rows dropped
+                        cursor = con.execute(text)
+                        while cursor.fetchmany(10_000):
+                            pass
+                    else:
+                        rel = con.sql(text)
+                        frame = pl.DataFrame() if rel is None else pl.DataFrame(rel)
+            return frame
         except duckdb.Error as e:
             raise _query_error(db, e) from None
     finally:
@@ -72,6 +83,30 @@ _READING_PRAGMAS = frozenset(
 
 _COMMENTS = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.S)
 _EXPLAIN = re.compile(r"EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^()]*\)\s*)?", re.I)
+_CALLED = re.compile(r'(?:(?:"(?:[^"]|"")*"|\w+)\s*\.\s*)*(?:"((?:[^"]|"")*)"|(\w+))')
+"""The function a CALL names, after any schema or catalog (``main.checkpoint``, ``"checkpoint"``)."""
+
+_WRITING_CALLS = {
+    "checkpoint": "writes the database file (it moves DuckDB's log into it)",
+    "force_checkpoint": "writes the database file (it moves DuckDB's log into it)",
+    "truncate_duckdb_logs": "empties DuckDB's log",
+    "enable_logging": "changes DuckDB's settings, which hhtool keeps locked",
+    "disable_logging": "changes DuckDB's settings, which hhtool keeps locked",
+    "enable_profiling": "changes DuckDB's settings, which hhtool keeps locked",
+    "disable_profiling": "changes DuckDB's settings, which hhtool keeps locked",
+}
+"""Table functions that do something rather than read: a CALL of one is refused like the statement it stands for."""
+
+
+def _called(text: str) -> str:
+    """The lower-case name of the function ``CALL ...`` calls (empty when it cannot be read)."""
+    rest = text[_COMMENTS.match(text).end():]  # type: ignore[union-attr]  # the pattern matches every text
+    rest = rest[4:] if rest[:4].upper() == "CALL" else rest
+    rest = rest[_COMMENTS.match(rest).end():]  # type: ignore[union-attr]
+    m = _CALLED.match(rest)
+    if m is None:
+        return ""
+    return (m.group(1).replace('""', '"') if m.group(1) is not None else m.group(2)).lower()
 
 
 def _words(text: str, n: int = 2) -> list[str]:
@@ -111,7 +146,14 @@ def _refusal(kind: duckdb.StatementType, text: str) -> str | None:
     T = duckdb.StatementType
     words = _words(text)
     first = words[0].upper() if words else ""
-    if kind == T.SELECT or kind == T.CALL:
+    if kind == T.CALL and first.rstrip(";") in ("CHECKPOINT", "FORCE"):  # DuckDB parses CHECKPOINT as a CALL of checkpoint()
+        return f"{_first(text).rstrip(';')} writes the database file (it moves DuckDB's log into it)"
+    if kind == T.CALL:
+        called = _called(text)
+        if called in _WRITING_CALLS:
+            return f"CALL {called}() {_WRITING_CALLS[called]}"
+        return None
+    if kind == T.SELECT:
         return None
     if kind == T.MULTI and first == "PIVOT":
         return None

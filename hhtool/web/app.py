@@ -3,11 +3,13 @@
 :func:`create_app` opens the database (for writing: the process that
 serves is the one that imports, so the two never lock each other out)
 and returns the ASGI app; every request reads through a cursor of that
-one connection (DuckDB runs them side by side).  Nothing but the
-database and the installed plotly's JavaScript is served: no route maps
-to a file.  A request that names nothing (an unknown path, hand or
-player) gets a 404, one whose parameters do not parse a 400, each with a
-message -- a page, or JSON under ``/api/`` -- and never a traceback.
+one connection (DuckDB runs them side by side), for :data:`TIME_LIMIT`
+seconds at most.  Nothing but the database, the installed plotly's
+JavaScript and the pages' own scripts and style is served: no route maps
+a path to a file, and every response carries :data:`SECURITY_HEADERS`.
+A request that names nothing (an unknown path, hand or player) gets a
+404, one whose parameters do not parse a 400, each with a message -- a
+page, or JSON under ``/api/`` -- and never a traceback.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 Progress = Callable[[], "dict[str, Any] | None"]
@@ -39,28 +42,45 @@ class NotFound(LookupError):
     """A path that names nothing in the database: an unknown hand or player (a 404 with this message)."""
 
 
-class WebDb:
-    """The server's one connection, and a cursor of it for each request (DuckDB's way for threads to share one)."""
+TIME_LIMIT = 10.0
+"""Seconds of DuckDB's time a request's queries may take on one cursor (docs/serve.md): a page answers in
+milliseconds, a cold page of a player's every hand of a million in a fraction of a second; what a request
+still runs past this (a query string built to be costly, sent by any web page through the browser) is
+interrupted and answered with a 503 that says so, before it takes the server's memory and cores."""
 
-    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection) -> None:
+
+class WebDb:
+    """The server's one connection, and a cursor of it for each request (DuckDB's way for threads to share one).
+
+    Each cursor's statements run :data:`TIME_LIMIT` seconds at most
+    (``time_limit``; :func:`hhtool.store.limits.time_limit`): the limit
+    interrupts that cursor alone, never another request's or the live
+    import's (a cursor of its own).
+    """
+
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, time_limit: float | None = TIME_LIMIT) -> None:
         self.path = path
         self.con = con
+        self.time_limit = time_limit
+        self.over = (f"this request's queries took more than {time_limit or 0:g} s of the database and were stopped "
+                     "(the server's time limit, docs/serve.md): ask for less, e.g. fewer players or values, a shorter range of dates")
         self._lock = threading.Lock()
         self.closed = False
 
     @contextmanager
     def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
         from hhtool.store.db import database_errors
+        from hhtool.store.limits import time_limit
 
         with self._lock:  # a cursor is made from the connection: one at a time, and never after close
             if self.closed:
                 raise RuntimeError("the server is stopping")
             cur = self.con.cursor()
         try:
-            with database_errors(self.path, everything=True):
+            with database_errors(self.path, everything=True), time_limit(cur, self.time_limit, self.over):
                 yield cur
         finally:
-            cur.close()
+            cur.close()  # after the time limit's watch has ended: an interrupt never reaches a closed cursor
 
     def close(self) -> None:
         with self._lock:
@@ -127,13 +147,57 @@ def open_database(path: Path) -> duckdb.DuckDBPyConnection:
 
 
 SECURITY_HEADERS = {
-    # scripts and styles of this server only (the pages' own inline ones): nothing fetched from anywhere else
-    "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    # scripts only from this server's files (no inline script, no eval: the pages' data is JSON in
+    # <script type="application/json">, which is never run); styles from this server, inline ones too, since
+    # plotly.js adds its own <style> as it draws (a style runs no code); nothing fetched from anywhere else
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
 }
+"""The headers of every response of the server, errors and redirects included (:class:`SecurityHeaders`)."""
+
+SECURITY_HEADERS_RAW = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SECURITY_HEADERS.items()]
+"""The same, as ASGI and h11 write headers."""
+
+
+class SecurityHeaders:
+    """ASGI middleware: every response of the app it wraps carries :data:`SECURITY_HEADERS`, whoever made it.
+
+    The routes' pages and JSON, but also the responses no route makes: a
+    redirect, the 400 of a foreign ``Host`` (Starlette's
+    ``TrustedHostMiddleware``, which this one wraps), a 404 or 405 of the
+    router.  Headers of the same names a response brings are replaced.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _SECURED]
+                message = {**message, "headers": kept + SECURITY_HEADERS_RAW}
+            await send(message)
+
+        await self.app(scope, receive, send_secured)
+
+
+_SECURED = frozenset(k for k, _ in SECURITY_HEADERS_RAW)
+
+ASSETS = {
+    "/static/replayer.js": ("replayer.js", "text/javascript"),
+    "/static/replayer.css": ("replayer.css", "text/css"),
+    "/static/graph.js": ("graph.js", "text/javascript"),
+    "/static/progress.js": ("progress.js", "text/javascript"),
+}
+"""The pages' own scripts and styles (package data under ``hhtool/web/static/``), each at a fixed address: files,
+not inline, so that the Content-Security-Policy runs no inline script.  No route maps a path to a file."""
 
 
 def create_app(
@@ -144,6 +208,7 @@ def create_app(
     hosts: tuple[str, ...] | None = LOOPBACK,
     on_close: Callable[[], None] | None = None,
     version: Callable[[], object] | None = None,
+    time_limit: float | None = TIME_LIMIT,
 ) -> Starlette:
     """The ASGI app serving the database ``db_path``.
 
@@ -159,7 +224,8 @@ def create_app(
     value that changes whenever hands are added through ``con`` (the live
     import's hands stored), for the figures the pages keep meanwhile
     (:class:`hhtool.web.hands.Kept`); without it the hands are taken not
-    to change while served.
+    to change while served.  ``time_limit``: the seconds a request's
+    queries may take on its cursor (:data:`TIME_LIMIT`; None: no limit).
     """
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
@@ -172,7 +238,7 @@ def create_app(
     from hhtool.web.hands import Kept
 
     path = Path(db_path)
-    db = WebDb(path, con if con is not None else open_database(path))
+    db = WebDb(path, con if con is not None else open_database(path), time_limit)
     app_progress: Progress = progress or (lambda: None)
     kept = Kept(version or (lambda: None))
     side = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hhtool-serve-side")  # a page's second query (player_view)
@@ -195,14 +261,14 @@ def create_app(
         from starlette.responses import HTMLResponse
 
         html = templates().get_template(template).render(request=request, progress=app_progress(), db=str(path), **context)
-        return HTMLResponse(html, status_code=code, headers=SECURITY_HEADERS)
+        return HTMLResponse(html, status_code=code)
 
     def api(doc: Any, status: int = 200) -> Response:
         from starlette.responses import Response
 
         from hhtool.textsafe import dumps
 
-        return Response(dumps(doc, indent=1) + "\n", status_code=status, media_type="application/json", headers=SECURITY_HEADERS)
+        return Response(dumps(doc, indent=1) + "\n", status_code=status, media_type="application/json")
 
     def error(request: Request, status: int, message: str) -> Response:
         if request.url.path.startswith("/api/"):
@@ -214,6 +280,13 @@ def create_app(
         if exc.status_code == 404:
             return error(request, 404, f"nothing at {request.url.path}: the pages are /hands, /players, /audit; the API is under /api/ (docs/api.md)")
         return error(request, exc.status_code, str(exc.detail))
+
+    async def crashed(request: Request, exc: Exception) -> Response:
+        """The last resort, outside every middleware (Starlette's ``ServerErrorMiddleware``): a bug outside a route
+        (:func:`guarded` answers those) is a 500 with the security headers too, and its traceback in the log."""
+        from starlette.responses import PlainTextResponse
+
+        return PlainTextResponse("internal error: this is a bug in hhtool, please report it with the address asked", 500, headers=SECURITY_HEADERS)
 
     def guarded(endpoint: Callable[[Request], Response]) -> Callable[[Request], Response]:
         """The endpoint, with every exception it raises answered here: 400, 404, 503 or 500, each with its message.
@@ -298,7 +371,7 @@ def create_app(
             row = cur.execute("SELECT site, hand_id FROM hands WHERE hand_key = ?", [int(text)]).fetchone()
         if row is None:
             raise NotFound(f"no hand of key {text} in this database")
-        return RedirectResponse(hand_url(str(row[0]), str(row[1])), status_code=303, headers=SECURITY_HEADERS)
+        return RedirectResponse(hand_url(str(row[0]), str(row[1])), status_code=303)
 
     def players(request: Request) -> Response:
         from hhtool.store.totals import PLAYER_TOTALS, current
@@ -382,7 +455,16 @@ def create_app(
     def plotly(request: Request) -> Response:
         from starlette.responses import Response
 
-        return Response(plotly_js(), media_type="text/javascript", headers={**SECURITY_HEADERS, "Cache-Control": "public, max-age=86400"})
+        return Response(plotly_js(), media_type="text/javascript", headers={"Cache-Control": "public, max-age=86400"})
+
+    def asset(request: Request) -> Response:
+        """One of :data:`ASSETS`; asked again on each page (``no-cache``): a few kB, and never one of an older hhtool."""
+        from starlette.responses import Response
+
+        from hhtool.web.replayer import asset as read
+
+        name, kind = ASSETS[request.url.path]
+        return Response(read(name), media_type=kind, headers={"Cache-Control": "no-cache"})
 
     def root(request: Request) -> Response:
         from starlette.responses import RedirectResponse
@@ -441,18 +523,19 @@ def create_app(
             ("/players/{rest:path}", player_view),
             ("/audit", audit),
             ("/static/plotly.min.js", plotly),
+            *((address, asset) for address in ASSETS),
             ("/api/hands", api_hands),
             ("/api/hands/{rest:path}", api_hand),
             ("/api/players/{rest:path}", api_stats),
             ("/api/progress", api_progress),
         )
     ]
-    middleware = [] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))]
+    middleware = [Middleware(SecurityHeaders)] + ([] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))])
     return Starlette(
         routes=routes,
         middleware=middleware,
         lifespan=lifespan,
-        exception_handlers={HTTPException: on_http},
+        exception_handlers={HTTPException: on_http, Exception: crashed},
     )
 
 
@@ -479,19 +562,18 @@ def _segments(request: Request, prefix: str, n: int) -> list[str]:
 def _stats_args(request: Request, name: str) -> tuple[Any, Any]:
     """A player's filters (those of ``hhtool stats``) and the rates of ``currency``/``rate``, from the query string."""
     from hhtool.history.currency import Rates, RatesError
+    from hhtool.web.params import Params
 
     items = list(request.query_params.multi_items())
-    currency = [v for k, v in items if k == "currency" and v.strip()]
-    rate = [v for k, v in items if k == "rate" and v.strip()]
+    money = Params([(k, v) for k, v in items if k in ("currency", "rate")], ("currency", "rate"))
+    currency, rate = money.one("currency"), money.all("rate")
     f = stats_filters([(k, v) for k, v in items if k not in ("currency", "rate")], name)
-    if not currency:
+    if currency is None:
         if rate:
             raise BadRequest("rate needs currency: the currency the rates convert to, e.g. currency=EUR")
         return f, None
-    if len(currency) > 1:
-        raise BadRequest("currency given more than once")
     try:
-        return f, Rates.parse(currency[0], rate)
+        return f, Rates.parse(currency, list(rate))
     except RatesError as e:
         raise BadRequest(str(e)) from None
 

@@ -38,10 +38,11 @@ class HandDetail:
         return None if self.steps is None else self.steps.replay
 
     def replayer(self) -> str | None:
-        """The replayer's self-contained HTML fragment (:func:`hhtool.web.replayer.replayer_html`), built escaped."""
+        """The replayer's HTML fragment (:func:`hhtool.web.replayer.replayer_html`), built escaped; its script and
+        style are the page's files (``/static/replayer.js``), not inline: the server's pages run no inline script."""
         from hhtool.web.replayer import replayer_html
 
-        return None if self.steps is None else replayer_html(self.steps)
+        return None if self.steps is None else replayer_html(self.steps, assets=False)
 
     def audit(self) -> AuditResult | None:
         return None if self.replay is None else AuditResult(str(self.row["file"]), self.replay, None)

@@ -27,6 +27,11 @@ MAX_LIMIT = 500
 PAGE = 50
 MAX_VALUE_CHARS = 200
 """No parameter value is longer (a name, a site): a longer one is refused, not sent to DuckDB."""
+MAX_VALUES = 24
+"""No parameter has more different values (players, sites, stakes...): each is a condition of the query, and a
+list of hundreds (``player=bob`` 500 times, which any web page can have a browser send as an ``<img>``) took
+a minute of CPU and DuckDB's whole memory.  A value given again is the same condition, counted once.  24 is more
+than anyone types: a table has 10 players at most, and the verdicts, profiles and structures are fewer."""
 
 FILTER_PARAMS = ("player", "from", "to", "site", "profile", "structure", "seats", "stakes", "day_start", "min_hands")
 """The parameters of :class:`~hhtool.stats.Filters`, named as on the command line (``--max-seats`` is ``seats``)."""
@@ -57,17 +62,25 @@ class HandQuery:
 
 
 class Params:
-    """The query string's values by name, each read once, with the names that are not parameters refused."""
+    """The query string's values by name, each read once, with the names that are not parameters refused.
+
+    A value given twice for a name is kept once (the same filter), and a
+    name with more than :data:`MAX_VALUES` different values is refused.
+    """
 
     def __init__(self, items: Iterable[tuple[str, str]], allowed: tuple[str, ...]) -> None:
-        self.values: dict[str, list[str]] = {}
+        seen: dict[str, dict[str, None]] = {}  # each name's values in their order, once
         for name, value in items:
             if name not in allowed:
                 raise BadRequest(f"unknown parameter {name!r}: the parameters are {', '.join(allowed)}")
             if len(value) > MAX_VALUE_CHARS:
                 raise BadRequest(f"{name}: a value of {len(value):,} characters; at most {MAX_VALUE_CHARS}")
             if value.strip():
-                self.values.setdefault(name, []).append(value.strip())
+                values = seen.setdefault(name, {})
+                values[value.strip()] = None
+                if len(values) > MAX_VALUES:
+                    raise BadRequest(f"{name}: more than {MAX_VALUES} different values; give at most {MAX_VALUES} (docs/serve.md)")
+        self.values: dict[str, list[str]] = {name: list(values) for name, values in seen.items()}
 
     def all(self, name: str) -> tuple[str, ...]:
         return tuple(self.values.get(name, ()))

@@ -9,7 +9,7 @@ from urllib.parse import quote, urlencode
 
 from hhtool.history.currency import Rates, currency_of, format_money
 from hhtool.stats.compute import STATS, Filters, StatsResult
-from hhtool.stats.figures import figure_html
+from hhtool.stats.figures import CONFIG, template
 from hhtool.stats.points import line_points
 from hhtool.stats.render import fmt_value, money_lines
 from hhtool.stats.series import player_series, running_lines, session_list
@@ -123,7 +123,22 @@ def winnings_figure(
         return None, rows
     layout = {"xaxis": {"title": {"text": "hands"}}, "yaxis": {"title": {"text": "big bets"}}, "height": 360,
               "margin": {"l": 60, "r": 20, "t": 20, "b": 40}}
-    # a click on a point opens its hand: /hand/KEY (a number, the point's customdata) redirects to the hand's page
-    click = ("document.getElementById('{plot_id}').on('plotly_click', function (d) { var k = d.points[0].customdata; "
-             "if (Number.isInteger(k)) window.location.assign('/hand/' + k); });")
-    return figure_html(traces, layout, div_id="winnings", post_script=click), rows
+    return figure_data_html(traces, layout, "winnings"), rows
+
+
+def figure_data_html(data: list[dict[str, Any]], layout: dict[str, Any], div_id: str) -> str:
+    """A figure as the server's pages draw it: its box, and the figure as JSON that ``/static/graph.js`` draws.
+
+    The report's figures are ``plotly.io.to_html``'s, with their script
+    inline (:func:`hhtool.stats.figures.figure_html`); the pages run no
+    inline script (their Content-Security-Policy), so here the figure is
+    data, with the same template and options, and the click on a point
+    that opens its hand (``/hand/KEY``, the point's ``customdata``) is
+    the script's.
+    """
+    from hhtool.web.replayer import script_json
+
+    fig = {"data": data, "layout": {"template": template(), **layout}, "config": CONFIG}
+    height = int(layout.get("height", 450))
+    return (f'<div id="{div_id}" class="plotly-graph-div" style="height:{height}px;width:100%"></div>'
+            f'<script type="application/json" class="hh-figure" data-plot="{div_id}">{script_json(fig)}</script>')

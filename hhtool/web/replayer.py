@@ -7,7 +7,11 @@ and, unless told not to, the replayer's CSS and JavaScript inline
 ``static/replayer.js``).  The script draws the table, the buttons and the
 hand's text with ``textContent`` only, so a player named
 ``<script>alert(1)</script>`` is text; the JSON is escaped so that no
-``</script>`` (nor ``<!--``) in a name can end its element.  Each fragment
+``</script>`` (nor ``<!--``) in a name can end its element.  Every string
+of the steps is shown as the server's pages show it
+(:func:`hhtool.textsafe.term`): a name holding U+202E (right-to-left
+override), an isolate or a C1 control would otherwise reorder every line
+that holds it, its amounts and cards read backwards.  Each fragment
 works on its own: a page may hold many (the report does) and include the
 assets once.
 """
@@ -19,6 +23,7 @@ from functools import cache
 from importlib.resources import files
 
 from hhtool.replay.steps import HandSteps
+from hhtool.textsafe import term
 
 _ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 """What JSON inside a ``<script>`` must not hold literally: ``<`` (``</script>``, ``<!--``), ``>``, ``&``, and the line separators old parsers choke on."""
@@ -33,13 +38,35 @@ def script_json(data: object) -> str:
 
 
 @cache
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A file of the package's ``static/`` folder (the replayer's and the pages' scripts and styles), read once."""
     return files("hhtool.web").joinpath("static", name).read_text(encoding="utf-8")
 
 
 def replayer_assets() -> str:
-    """The replayer's ``<style>`` and ``<script>``: once on a page, before or after its fragments."""
-    return f"<style>{_asset('replayer.css')}</style>\n<script>{_asset('replayer.js')}</script>\n"
+    """The replayer's ``<style>`` and ``<script>``, inline: once on a page, before or after its fragments.
+
+    For the report, a file with nothing beside it; the server's pages
+    load the same files from ``/static/`` instead (no inline script under
+    their Content-Security-Policy).
+    """
+    return f"<style>{asset('replayer.css')}</style>\n<script>{asset('replayer.js')}</script>\n"
+
+
+def shown(data: object) -> object:
+    """``data`` (JSON-like: dicts, lists, strings, numbers) with every string as :func:`hhtool.textsafe.term` shows it.
+
+    The replayer uses names as keys too (a seat, the player acting, a
+    contender's equity): every one goes through the same function, so they
+    still match.  The keys of the dicts are the steps' own field names.
+    """
+    if isinstance(data, str):
+        return term(data)
+    if isinstance(data, list):
+        return [shown(v) for v in data]
+    if isinstance(data, dict):
+        return {k: shown(v) for k, v in data.items()}
+    return data
 
 
 def replayer_html(steps: HandSteps, *, assets: bool = True) -> str:
@@ -49,7 +76,11 @@ def replayer_html(steps: HandSteps, *, assets: bool = True) -> str:
     on the page around it (the report lists it); everything the replayer
     shows comes from the embedded steps.
     """
-    data = script_json(steps.to_json(packed=True))
+    doc = steps.to_json(packed=True)
+    data = script_json(doc)
+    # a string may hold a control or bidi character: JSON writes C0 as an escape (a backslash), the others raw
+    if "\\" in data or term(data) != data:
+        data = script_json(shown(doc))
     body = (
         '<div class="hhr" role="region" aria-label="hand replayer">'
         f'<script type="application/json" class="hhr-data">{data}</script>'
@@ -59,4 +90,4 @@ def replayer_html(steps: HandSteps, *, assets: bool = True) -> str:
     return body + replayer_assets() if assets else body
 
 
-__all__ = ["replayer_assets", "replayer_html", "script_json"]
+__all__ = ["asset", "replayer_assets", "replayer_html", "script_json", "shown"]

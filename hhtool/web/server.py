@@ -15,7 +15,8 @@ import ipaddress
 import os
 import socket
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -125,10 +126,47 @@ def serve(
     in takes the cores only when no page asks for them; ``workers`` of them
     at most (:data:`IMPORT_WORKERS`; 0: the import reads in this process).
     """
+    with sigterm_as_ctrl_c():
+        _serve(db, host=host, port=port, watch=watch, workers=workers, say=say)
+
+
+@contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """SIGTERM (``kill PID``, a service manager's stop) does what Ctrl-C does: the server stops cleanly.
+
+    uvicorn catches both signals while it serves, finishes the requests
+    under way, then raises the signal again for whoever called it, with
+    the handler that was there before: Python's for SIGINT raises
+    :class:`KeyboardInterrupt`, which :func:`serve` expects, but the
+    default for SIGTERM ends the process at once (exit 143, ``FILE.serve``
+    left behind, no ``stopped``).  Here SIGTERM raises
+    :class:`KeyboardInterrupt` too, there and before the server serves.
+    Only the main thread may set a handler: elsewhere nothing changes.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _serve(db: Path, *, host: str, port: int, watch: Sequence[str | Path], workers: int, say: Callable[[str], None]) -> None:
+    """:func:`serve`, its signals set."""
     import uvicorn
 
     from hhtool.store.live import LiveImport
     from hhtool.store.sources import ImportPathError
+    from hhtool.web.connections import BoundedH11Protocol
 
     keep_freed_memory()
     con = open_database(db)
@@ -164,7 +202,8 @@ def serve(
         say(f"serving {db} at {url} (Ctrl-C to stop)")
         if not is_loopback(host):
             say(f"warning: listening on {host}: anyone who can reach this machine can read every hand; there is no password")
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5)
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
+                                http=BoundedH11Protocol, ws="none")
         try:
             uvicorn.Server(config).run(sockets=[sock])
         except KeyboardInterrupt:  # uvicorn stops on the signal, then raises it again for whoever called it
