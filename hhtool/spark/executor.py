@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hhtool.history.files import ARCHIVE_ERRORS, ENCRYPTED, open_regular, unreadable_reason, zip_members
-from hhtool.store.sources import HAND_HEADER, read_chunks
+from hhtool.store.sources import HAND_HEADER, open_from, read_chunks
 from hhtool.store.schema import HAND_TABLES, HANDS
 from hhtool.spark.tables import PARTITION
 
@@ -51,15 +51,15 @@ FRAME_TABLES: tuple[str, ...] = ("hands", "seats", "actions", "cards", "pots", "
 PIECE_COLUMNS: list[tuple[str, str]] = [
     ("file", "VARCHAR"), ("sha256", "VARCHAR"), ("size", "BIGINT"), ("mtime", "TIMESTAMPTZ"),
     ("chunk", "INTEGER"), ("data", "BINARY"), ("lines", "BIGINT"), ("cp1252", "BOOLEAN"), ("unread", "BINARY"),
-    ("status", "VARCHAR"), ("message", "VARCHAR"),
+    ("status", "VARCHAR"), ("message", "VARCHAR"), ("open_from", "BIGINT"),
 ]
 """A piece of a file (``chunk`` 0, 1, ...), or one row (``chunk`` -1) for a file with a ``status``:
 ``unchanged`` (its content is committed already), ``no_hand`` (found in a folder, no hand in it),
-``unreadable`` (``message`` says why)."""
+``unreadable`` (``message`` says why).  ``open_from``: on a plain file's last piece, ``files.open_from``."""
 
 CHUNK_COLUMNS: list[tuple[str, str]] = [
     ("file", "VARCHAR"), ("sha256", "VARCHAR"), ("size", "BIGINT"), ("mtime", "TIMESTAMPTZ"), ("chunk", "INTEGER"),
-    ("status", "VARCHAR"), ("message", "VARCHAR"),
+    ("status", "VARCHAR"), ("message", "VARCHAR"), ("open_from", "BIGINT"),
     ("hands", "INTEGER"), ("failed", "INTEGER"), ("junk_lines", "INTEGER"), ("replay_errors", "INTEGER"), ("cp1252", "BOOLEAN"),
     *((f"t_{t}", "BINARY") for t in FRAME_TABLES),
 ]
@@ -198,7 +198,7 @@ def pieces(batches: Iterable[pa.RecordBatch], known: frozenset[str], named: froz
                 elif HAND_HEADER.search(data) is None and path not in named:
                     rows.append({**base, "status": "no_hand"})
                 else:
-                    rows.extend(_file_pieces(base, data))
+                    rows.extend(_file_pieces(base, data, plain=path == row["path"] and not path.lower().endswith(".gz")))
             if rows:
                 yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
@@ -210,17 +210,27 @@ def _read_local(path: str) -> tuple[bytes, datetime]:
         return f.read(), mtime
 
 
-def _file_pieces(base: dict[str, Any], data: bytes) -> Iterator[dict[str, Any]]:
-    """A file's pieces as the DuckDB import cuts them; a piece after the first bytes not UTF-8 starts in Windows-1252."""
+def _file_pieces(base: dict[str, Any], data: bytes, plain: bool) -> Iterator[dict[str, Any]]:
+    """A file's pieces as the DuckDB import cuts them; a piece after the first bytes not UTF-8 starts in Windows-1252.
+
+    The last piece of a plain file carries ``files.open_from``, as the DuckDB import records it.
+    """
     cp1252 = False
-    for index, (piece, lines, unread) in enumerate(read_chunks(io.BytesIO(data))):
+    pieces = read_chunks(io.BytesIO(data))
+    piece, lines, unread = next(pieces)
+    for index in range(1 << 62):
+        after = next(pieces, None)
+        end = open_from(len(data), piece, unread) if after is None and plain else None
         yield {**base, "chunk": index, "data": piece, "lines": lines, "cp1252": cp1252,
-               "unread": None if unread is None else pickle.dumps(unread)}
+               "unread": None if unread is None else pickle.dumps(unread), "open_from": end}
         if not cp1252:
             try:
                 piece.decode("utf-8")
             except UnicodeDecodeError:
                 cp1252 = True
+        if after is None:
+            return
+        piece, lines, unread = after
 
 
 def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -240,7 +250,7 @@ def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         keys: list[pa.Table | None] = []
         fails: list[pa.Table | None] = []
         for row in batch.to_pylist():
-            keep = {k: row[k] for k in ("file", "sha256", "size", "mtime", "chunk", "status", "message")}
+            keep = {k: row[k] for k in ("file", "sha256", "size", "mtime", "chunk", "status", "message", "open_from")}
             if row["data"] is None:
                 out.append(keep)
                 keys.append(None)

@@ -688,7 +688,7 @@ def _files_read(chunks: DataFrame, summary: SparkSummary) -> tuple[list[dict[str
 
     rows = chunks.select(
         "file", "chunk", "status", "message", "sha256", "size", F.unix_micros("mtime").alias("mtime"),
-        "hands", "failed", "junk_lines", "replay_errors", "cp1252",
+        "hands", "failed", "junk_lines", "replay_errors", "cp1252", "open_from",
     ).collect()
     per_file: dict[str, dict[str, Any]] = {}
     parsed: dict[tuple[str, int], int] = {}
@@ -697,7 +697,7 @@ def _files_read(chunks: DataFrame, summary: SparkSummary) -> tuple[list[dict[str
         if f is None:
             f = per_file[r["file"]] = {
                 "path": r["file"], "status": r["status"], "message": r["message"], "sha256": r["sha256"], "size": r["size"],
-                "mtime": _instant(r["mtime"]), "cp1252": False, "hands": 0, "failed": 0,
+                "mtime": _instant(r["mtime"]), "cp1252": False, "hands": 0, "failed": 0, "open_from": None,
             }
         if r["status"] is None:
             hands, failed = int(r["hands"] or 0), int(r["failed"] or 0)
@@ -705,6 +705,8 @@ def _files_read(chunks: DataFrame, summary: SparkSummary) -> tuple[list[dict[str
             f["hands"] += hands + failed
             f["failed"] += failed
             f["cp1252"] = f["cp1252"] or bool(r["cp1252"])
+            if r["open_from"] is not None:  # on the file's last piece only
+                f["open_from"] = int(r["open_from"])
             summary.hands += hands + failed
             summary.failed += failed
             summary.junk_lines += int(r["junk_lines"] or 0)

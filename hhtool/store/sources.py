@@ -146,6 +146,20 @@ def open_tail(data: bytes) -> int | None:
     return cut_point(data[:body])
 
 
+def open_from(size: int, last: bytes, unread: Unread | None) -> int | None:
+    """``files.open_from`` of a plain file of ``size`` bytes whose last chunk (:func:`read_chunks`) is ``last``.
+
+    The byte where its last hand starts if no blank line follows it
+    (:func:`open_tail`); None for an over-long last hand (``unread``: it
+    fails on its size, whatever follows).  The DuckDB and the Spark
+    imports both record it so.
+    """
+    if unread is not None:
+        return None
+    tail = open_tail(last)
+    return None if tail is None else size - len(last) + tail
+
+
 def read_chunks(stream: IO[bytes] | ByteRange, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Chunk]:
     """The stream in pieces of whole hands: ``(bytes, lines before them, None)``; at least one piece.
 
@@ -315,8 +329,7 @@ def _file_tasks(number: int, state: FileState, chunk_bytes: int) -> Iterator[tup
             state.last_submitted = last
             if last and state.judge_tail:  # a plain file's: an archive's content does not grow
                 plain = state.unit.member is None and state.unit.fs_path.suffix != ".gz"
-                tail = open_tail(data) if plain and unread is None else None
-                state.open_from = None if tail is None else state.size - len(data) + tail
+                state.open_from = open_from(state.size, data, unread) if plain else None
             yield task, state, last
 
 
