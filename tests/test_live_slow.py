@@ -181,3 +181,23 @@ def test_the_live_import_goes_on_from_the_half_hand_hhtool_import_left(tmp_path:
         assert _rows(c, "SELECT raw_text FROM hands WHERE hand_id = 'J-1'")() == [(hand("J-1"),)]
     finally:
         c.close()
+
+
+def test_a_hand_given_up_on_inside_a_character_leaves_the_file_utf8(tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    """Cut inside a `€` and given up on: the cut character is no sign of Windows-1252; the hands after it read as written."""
+    folder = tmp_path / "watch"
+    folder.mkdir()
+    path = folder / "table.txt"
+    first = hand("U-1").replace("alice", "Zoë")
+    second = hand("U-2").replace("bob", "Jürgen")
+    cut = first.encode().index("€".encode()) + 1
+    path.write_bytes(first.encode()[:cut])
+    failed = _one(con, "SELECT count(*) FROM failed")
+    with _live(con, folder) as live:
+        _poll(failed, 1)
+        _append(path, first.encode()[cut:] + b"\n" + second.encode())
+        _poll(_one(con, "SELECT count(*) FROM hands"), 2)
+        _poll(failed, 0)
+        _poll(lambda: live.status().waiting, 0)
+    assert dict(_rows(con, "SELECT hand_id, raw_text FROM hands")()) == {"U-1": first, "U-2": second}
+    assert _rows(con, "SELECT encoding FROM files")() == [("utf-8",)]

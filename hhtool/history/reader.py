@@ -172,8 +172,15 @@ class _Decoder:
         self.cp1252 = False
         self.first = True
 
-    def decode(self, data: bytes) -> str:
-        """Decode whole lines (``data`` ends at a line end, or is the end of the file)."""
+    def decode(self, data: bytes, *, end: bool = False) -> str:
+        """Decode whole lines (``data`` ends at a line end, or is the end of the file: ``end``).
+
+        A UTF-8 character cut short by the end of the file is a file still
+        being written (a writer that paused in the middle of a ``€``), not
+        one in Windows-1252: its bytes read as U+FFFD and the file stays
+        UTF-8, so that the same bytes, read again once the character is
+        whole, read the same as the rest of the file.
+        """
         if self.first:
             self.first = False
             if data.startswith(_BOM):
@@ -182,6 +189,8 @@ class _Decoder:
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as e:
+                if end and e.end == len(data) and e.reason == "unexpected end of data":
+                    return (data[: e.start].decode("utf-8") + "\ufffd").replace("\r\n", "\n")
                 cut = data.rfind(b"\n", 0, e.start) + 1  # the start of the first line that is not UTF-8
                 self.cp1252 = True
                 message = f"{self.source}: not UTF-8; reading it as Windows-1252"
@@ -428,7 +437,7 @@ def _pieces(chunks: Iterable[bytes | Unread], decoder: _Decoder) -> Iterator[tup
     if tally is not None:
         yield tally.unread()  # the file ends in the cut line
         return
-    last = decoder.decode(pending) if pending else ""
+    last = decoder.decode(pending, end=True) if pending else ""
     if last.endswith("\r"):
         last = last[:-1]
     text = carry + last
