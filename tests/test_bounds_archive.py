@@ -29,7 +29,8 @@ import duckdb
 import pytest
 
 from hhtool.history import bounds
-from hhtool.history.files import ARCHIVE_ERRORS, find_units
+from hhtool.history.archives import ARCHIVE_ERRORS
+from hhtool.history.files import find_units
 from hhtool.history.inputs import InputReport, read_inputs
 from hhtool.history.reader import Skipped
 from hhtool.store.db import connect

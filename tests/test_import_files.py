@@ -170,7 +170,7 @@ def test_virtual_file_systems_are_neither_walked_nor_read(tmp_path: Path) -> Non
 
 def test_a_file_is_opened_without_blocking_and_checked_once_open(tmp_path: Path) -> None:
     """A FIFO without a writer (put where a file was found, say) is refused at once, not waited on."""
-    from hhtool.history.files import open_regular
+    from hhtool.history.regular import open_regular
 
     os.mkfifo(tmp_path / "fifo.txt")
     with pytest.raises(OSError, match="a FIFO"):
@@ -355,7 +355,7 @@ def test_the_glob_matches_as_glob_glob_does_on_a_tree_without_links(tmp_path: Pa
 
 
 def test_unsafe_member_names_are_made_safe() -> None:
-    from hhtool.history.files import safe_member_name
+    from hhtool.history.archives import safe_member_name
 
     assert safe_member_name("hands/2026-01.txt") == ("hands/2026-01.txt", None)
     assert safe_member_name("..\\..\\x.txt") == ("x.txt", "backslashes, '..' parts")

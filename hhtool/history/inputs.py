@@ -23,7 +23,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hhtool.history.files import ARCHIVE_ERRORS, find_units, unreadable_reason
+from hhtool.history.archives import ARCHIVE_ERRORS, unreadable_reason
+from hhtool.history.files import find_units
 from hhtool.history.reader import Record, Skipped, read_stream
 
 

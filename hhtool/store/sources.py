@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from hhtool.history.files import ARCHIVE_ERRORS, NoSuchPath, Unit, find_units, unreadable_reason
+from hhtool.history.archives import ARCHIVE_ERRORS, unreadable_reason
+from hhtool.history.files import NoSuchPath, Unit, find_units
 from hhtool.store.summary import ImportSummary
 from hhtool.store.worker import ChunkTask
 
