@@ -36,7 +36,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hhtool.history.files import ARCHIVE_ERRORS, ENCRYPTED, open_regular, unreadable_reason, zip_members
+from hhtool.history.archives import ARCHIVE_ERRORS, ENCRYPTED, unreadable_reason, zip_members
+from hhtool.history.regular import open_regular
 from hhtool.store.sources import HAND_HEADER, open_from, read_chunks
 from hhtool.store.schema import HAND_TABLES, HANDS
 from hhtool.spark.tables import PARTITION
