@@ -502,7 +502,7 @@ def _class_archive(tmp: Path) -> None:
     every run after; both timed runs start as those later runs do.
     """
     from hhtool.spark.cds import options
-    from hhtool.spark.job import JVM_OPTIONS
+    from hhtool.spark.jvm import JVM_OPTIONS
 
     archive = options(JVM_OPTIONS)
     if archive.pending is None:

@@ -17,9 +17,9 @@ needs only when it is called, so that ``import hhtool`` (and ``hhtool
 pipeline's stages are the subpackages (``docs/architecture.md``):
 :mod:`hhtool.history` (the text: files to hands, the grammar and the parser,
 the events, the writer, money and time zones), :mod:`hhtool.game` (cards,
-the rule profiles, hand values, who opens and who wins, equity),
-:mod:`hhtool.replay` (the betting machine, pots, settlement, findings and
-the audit), :mod:`hhtool.simulate`, :mod:`hhtool.store` (the DuckDB import,
+the rule profiles, hand values, the betting machine and the pots, who opens
+and who wins, equity), :mod:`hhtool.replay` (the walk of a hand,
+settlement, findings and the audit), :mod:`hhtool.simulate`, :mod:`hhtool.store` (the DuckDB import,
 query and export), :mod:`hhtool.stats` (statistics and the report) and
 :mod:`hhtool._native` (what exists only for compiled speed); the commands
 are :mod:`hhtool.cli`.  The grammar is the package ``hhtool.grammars``,

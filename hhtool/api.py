@@ -113,7 +113,7 @@ def replay_steps(text: str, *, first_line: int = 1, source: str = "", equity: bo
     if it does not parse.  Each step holds every seat's stack, the money in
     front, the cards as the history's viewer saw them, the pots, the line
     and a sentence; ``to_json()`` gives plain dicts, and
-    :func:`hhtool.web.replayer.replayer_html` the HTML replayer
+    :func:`hhtool.replayer.html.replayer_html` the HTML replayer
     (``docs/replayer.md``).  ``equity``: each contender's equity per street
     where the cards are known (milliseconds to seconds a hand).
     """

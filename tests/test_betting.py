@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from hhtool.replay.betting import Betting, IllegalAction, Player, deal_order
+from hhtool.game.betting import Betting, IllegalAction, Player, deal_order
+from hhtool.game.cards import parse_card, parse_cards
 from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet, Structure
 
 
@@ -176,7 +177,7 @@ def test_each_answer_is_its_verify(rules: RuleSet, structure: Structure) -> None
                     break
                 p = b.player(who)
                 owed = b.current - p.this_round
-                sizes = [to for to in range(b.current + 1, p.this_round + p.behind + 1, 10) if b.can_bet_to(who, to, as_raise=b.current > 0 and not b.is_completion(to))]
+                sizes = [to for to in range(b.current + 1, p.this_round + p.behind + 1, 10) if b.can_bet_to(who, to)]
                 if b.can_bring_in(who, 20) and rng.random() < 0.7:
                     b.bring_in(who, 20)
                 elif sizes and rng.random() < 0.4:
@@ -192,3 +193,90 @@ def test_each_answer_is_its_verify(rules: RuleSet, structure: Structure) -> None
             due = b.uncalled()
             if due is not None:
                 b.return_uncalled(*due)
+
+
+def test_the_machine_opens_each_round_with_the_rules_opener_and_the_double_bet() -> None:
+    """``open_round``: the highest door card, else the first who can act; later the best showing hand, a pair showing opens the double bet."""
+    b = table(ITALIAN)
+    ups = [parse_cards("9c"), parse_cards("Ah"), parse_cards("Kd")]
+    assert b.open_round(1, ups) and b.opener == "b" and not b.big_option
+    assert "highest door card" in getattr(b.opener_reason, "reason", "")
+    assert b.open_round(1, [[], [], []]) and b.opener == "a" and b.opener_reason == "no door card is known"
+    ups = [parse_cards("9c 9d"), parse_cards("Ah Kh"), parse_cards("Kd Qs")]
+    assert b.open_round(2, ups) and b.opener == "a" and b.big_option  # a pair of nines shows
+    assert b.open_round(3, ups) and not b.big_option  # the double bet is 3rd street's alone
+    b.player("a").folded = True
+    assert b.open_round(2, ups) and b.opener == "b" and not b.big_option  # a folded pair does not count
+    b.player("b").all_in = True
+    b.player("c").all_in = True
+    assert not b.open_round(3, ups) and b.round_no == 2 and b.opener == "b"  # nobody who can act: no round, nothing changed
+    classic = table(CLASSIC)
+    pairs = [parse_cards("9c 9d Ts Jc"), parse_cards("Ah Kh Qd Jd"), parse_cards("Kd Qs 8c 7c")]
+    vela = parse_card("Ac")
+    assert classic.open_round(4, pairs, vela) and classic.opener == "a"  # the vela counts in the vela round only
+    assert classic.open_round(5, pairs, vela) and classic.opener == "b"
+
+
+@pytest.mark.parametrize("structure", ["fixed", "pot", "no"])
+def test_the_sizes_are_the_ones_verify_allows(structure: Structure) -> None:
+    """``min_bet_to`` and ``max_bet_to`` are allowed, one chip beyond either is not (all-in aside), and neither passes the stack."""
+    b = table(ITALIAN, structure, stacks=(1000, 1000, 1000), ante=100)
+    b.start_round(2, "a", big_option=True)
+    for who in ("a", "b", "c"):
+        least, most = b.min_bet_to(who), b.max_bet_to(who)
+        assert b.can_bet_to(who, least) and b.can_bet_to(who, most) and least <= most
+        assert not b.can_bet_to(who, least - 1) and (structure == "no" or not b.can_bet_to(who, most + 1))
+        p = b.player(who)
+        assert most <= p.this_round + p.behind
+        b.bet_to(who, least)
+    assert b.is_raise()
+    short = table(ITALIAN, structure, stacks=(1000, 30, 1000))
+    short.start_round(3, "a")
+    short.bet_to("a", short.min_bet_to("a"))
+    assert short.min_bet_to("b") == short.max_bet_to("b") == 30  # all-in for less
+
+
+def test_a_completion_is_no_raise_and_a_bet_line_facing_a_bet_reads_as_one() -> None:
+    b = table(CLASSIC, "pot")
+    b.start_round(1, "b")
+    b.bring_in("b", 20)
+    assert not b.is_raise() and b.min_bet_to("c") == 50  # completing to the small bet is the round's bet
+    b.verify_bet_to("c", 50)
+    b.bet_to("c", 50)
+    assert b.is_raise()
+    b.verify_bet_to("a", 100)  # the machine's reading: a raise
+    assert code(b.verify_bet_to, "a", 100, as_raise=False) == "bet_facing_bet"  # the history's words: a bet
+
+
+def test_an_action_out_of_turn_moves_the_turn_and_an_unfinished_round_ends() -> None:
+    b = table()
+    b.start_round(2, "a")
+    assert code(b.verify_check, "c") == "wrong_opener"
+    b.follow_out_of_turn("c")
+    b.check("c")
+    assert b.next_player == "a"  # the betting goes on from c, as the history has it
+    b.end_round()
+    assert b.round_over
+    b.follow_out_of_turn("b")
+    assert b.round_over  # nothing moves once the round is over
+
+
+@pytest.mark.parametrize(
+    ("rules", "order", "muck"),
+    [
+        (CLASSIC, ["b", "c", "a"], {"c": True, "a": True}),  # the bettor first, then clockwise; a beaten hand may muck
+        (STELLAPOKER, ["b", "c", "a"], {"c": True, "a": True}),
+        (ITALIAN, ["a", "b", "c"], {"b": False, "c": False}),  # everyone left shows, from the button's left
+    ],
+    ids=["classic", "stellapoker", "italian"],
+)
+def test_show_order_and_who_may_muck(rules: RuleSet, order: list[str], muck: dict[str, bool]) -> None:
+    b = table(rules)
+    b.start_round(4, "a")
+    b.check("a")
+    b.bet_to("b", 100)
+    b.call("c", 100)
+    b.call("a", 100)
+    assert b.show_order() == order and not b.may_muck(order[0])
+    assert {n: b.may_muck(n) for n in order[1:]} == muck
+    assert rules.all_show == (rules is ITALIAN) and rules.shows_clockwise == (rules is not STELLAPOKER)

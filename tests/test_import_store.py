@@ -19,7 +19,8 @@ from hhtool.store.db import DatabaseInUseError, connect, default_db_path
 from hhtool.store.importer import ImportPathError, import_paths
 from hhtool.store.sources import collect_units, read_chunks
 from hhtool.store.query import export_parquet, render, run_query
-from hhtool.store.schema import TABLES, schema_markdown
+from hhtool.store.schema import TABLES
+from hhtool.store.schemadoc import schema_markdown
 from tests.sample_paths import BROKEN, GOOD, ROOT, SAMPLES
 from tests.storegen import broken, hand, write_files
 

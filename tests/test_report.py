@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from hhtool.cli import app
 from hhtool.stats.points import MAX_POINTS
-from hhtool.stats.report import SECTIONS, big_bet_lines
+from hhtool.stats.report import SECTIONS
+from hhtool.stats.report_data import big_bet_lines
 from hhtool.store.importer import import_paths
 from tests.storegen import TEMPLATE, hand
 

@@ -138,7 +138,7 @@ def test_one_hand_has_its_events_findings_and_text(server: Server) -> None:
 @pytest.mark.parametrize(
     ("path", "status", "words"),
     [
-        ("/api/hands?verdict=great", 400, "verdict 'great': use ok, disputed, invalid, error"),
+        ("/api/hands?verdict=great", 400, "verdict 'great': use ok, disputed, invalid or error"),
         ("/api/hands?from=2026-13-01", 400, "from '2026-13-01': not a date (YYYY-MM-DD)"),
         ("/api/hands?limit=0", 400, "limit '0': a whole number from 1 to 500"),
         ("/api/hands?playr=alice", 400, "unknown parameter 'playr'"),
@@ -147,7 +147,7 @@ def test_one_hand_has_its_events_findings_and_text(server: Server) -> None:
         ("/api/hands?player=nobody-at-all", 404, "no player 'nobody-at-all' in this database"),
         ("/api/hands/Vela/no-such-hand", 404, "no hand 'no-such-hand' of the site 'Vela'"),
         ("/api/players/nobody-at-all/stats", 404, "no player 'nobody-at-all'"),
-        ("/api/players/alice/stats?structure=huge", 400, "structure 'huge': use fixed, pot, no"),
+        ("/api/players/alice/stats?structure=huge", 400, "structure 'huge': use fixed, pot or no"),
         ("/api/nothing", 404, "nothing at /api/nothing"),
     ],
 )

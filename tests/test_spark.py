@@ -24,13 +24,13 @@ from typing import Any
 
 import pytest
 
-from hhtool.spark.job import java_available
+from hhtool.spark.jvm import java_available
 
 if not java_available():
     pytest.skip("Spark needs Java 17 and no java was found (the Makefile installs openjdk-17-jre-headless as root)", allow_module_level=True)
 
 from hhtool.spark import spark_import  # noqa: E402
-from hhtool.spark.job import session  # noqa: E402
+from hhtool.spark.jvm import session  # noqa: E402
 from hhtool.store.db import connect  # noqa: E402
 from hhtool.store.importer import import_paths  # noqa: E402
 from hhtool.store.parquet import ParquetDataset  # noqa: E402
@@ -188,12 +188,12 @@ def test_local_files_are_dealt_to_their_tasks_in_the_jvm(spark: Any) -> None:
     """Each task's files make one partition, in order, without a Python worker; the session's settings are left as they were."""
     from pyspark.sql import functions as F
 
-    from hhtool.spark.job import _local_files
+    from hhtool.spark.inputs import local_files
 
     tasks = [[("big", 30, b"big"), ("d", 1, b"d")], [("caf\\xe9", 20, b"caf\xe9")], [("c", 10, b"c")]]
     per_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
     threshold = spark.conf.get("spark.sql.execution.arrow.localRelationThreshold", None)
-    df = _local_files(spark, tasks)
+    df = local_files(spark, tasks)
     assert df.schema.simpleString() == "struct<path:string,modificationTime:timestamp,content:binary,length:bigint,name:binary>"
     assert df.rdd.getNumPartitions() == 3
     rows = df.select(F.spark_partition_id().alias("task"), "path", "length", "name", "modificationTime", "content").collect()
@@ -205,16 +205,17 @@ def test_local_files_are_dealt_to_their_tasks_in_the_jvm(spark: Any) -> None:
     assert "PythonRDD" not in lineage and "arrow" in lineage, lineage
     assert spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch") == per_batch
     assert spark.conf.get("spark.sql.execution.arrow.localRelationThreshold", None) == threshold
-    empty = _local_files(spark, [[]])
+    empty = local_files(spark, [[]])
     assert empty.schema == df.schema and empty.count() == 0
 
 
 def test_a_run_that_read_no_hand_decides_nothing_without_a_query(tmp_path: Path) -> None:
     """Every file committed already: no hand to decide, so no Spark query (its stages ran on, cut short, and logged errors)."""
-    from hhtool.spark.job import SparkSummary, _decide
+    from hhtool.spark.decide import decide
+    from hhtool.spark.summary import SparkSummary
 
     summary = SparkSummary(out=str(tmp_path), run=2)
-    assert _decide(None, None, None, {("a.txt", 0): 0}, 10, summary) == {}  # type: ignore[arg-type]
+    assert decide(None, None, None, {("a.txt", 0): 0}, 10, summary) == {}  # type: ignore[arg-type]
     assert (summary.stored, summary.duplicates, summary.conflicts) == (0, 0, 0)
 
 
@@ -393,8 +394,8 @@ def test_a_run_stops_the_session_it_made_and_leaves_a_running_one(spark: Any, tm
         "from pyspark import SparkContext\n"
         "from hhtool.spark import job, spark_import\n"
         "jvms = []\n"
-        "stop = job._stop\n"
-        "job._stop = lambda session: jvms.append(stop(session)) or jvms[-1]\n"
+        "stop = job.stop\n"
+        "job.stop = lambda session: jvms.append(stop(session)) or jvms[-1]\n"
         "for n in (1, 2):\n"
         "    summary = spark_import([sys.argv[1]], sys.argv[2] + str(n), master='local[1]')\n"
         "    print(summary.stored, SparkContext._active_spark_context is None, SparkContext._gateway is None, jvms[-1].wait(120))\n"
@@ -419,8 +420,8 @@ def test_a_stop_that_fails_still_ends_the_jvm_and_frees_the_gateway() -> None:
     the next session in the process starts a JVM of its own instead of calling a dead one."""
     code = (
         "from pyspark import SparkContext\n"
-        "from hhtool.spark import job\n"
-        "s = job.session('local[1]')\n"
+        "from hhtool.spark import jvm\n"
+        "s = jvm.session('local[1]')\n"
         "real = s.stop\n"
         "def failing():\n"
         "    real()\n"
@@ -428,13 +429,13 @@ def test_a_stop_that_fails_still_ends_the_jvm_and_frees_the_gateway() -> None:
         "s.stop = failing\n"
         "first = SparkContext._gateway.proc\n"
         "try:\n"
-        "    job._stop(s)\n"
+        "    jvm.stop(s)\n"
         "except RuntimeError as e:\n"
         "    print('raised', e)\n"
         "print(SparkContext._gateway is None, SparkContext._jvm is None, first.wait(120))\n"
-        "t = job.session('local[1]')\n"
+        "t = jvm.session('local[1]')\n"
         "print(t.range(4).count(), SparkContext._gateway.proc.pid != first.pid)\n"
-        "job._stop(t)\n"
+        "jvm.stop(t)\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 from hhtool.spark import cds  # noqa: E402
-from hhtool.spark.job import JVM_OPTIONS, java_available  # noqa: E402
+from hhtool.spark.jvm import JVM_OPTIONS, java_available  # noqa: E402
 
 from tests.storegen import write_files  # noqa: E402
 

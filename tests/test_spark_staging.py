@@ -10,18 +10,18 @@ import pytest
 
 pytest.importorskip("pyarrow")  # the spark extra's
 
-from hhtool.spark.job import _complement  # noqa: E402
+from hhtool.spark.decide import complement  # noqa: E402
 from hhtool.spark.staging import StagedWriter, arrow_filesystem  # noqa: E402
 from hhtool.store.schema import FAILED, HANDS, TableSpec  # noqa: E402
 
 
 def test_complement_gives_the_new_hands_around_the_others() -> None:
-    assert _complement([], 5) == [(0, 5)]
-    assert _complement([(0, 5)], 5) == []
-    assert _complement([(1, 2)], 5) == [(0, 1), (3, 2)]
-    assert _complement([(0, 1), (4, 1)], 5) == [(1, 3)]
-    assert _complement([(2, 3)], 5) == [(0, 2)]
-    assert _complement([], 0) == []
+    assert complement([], 5) == [(0, 5)]
+    assert complement([(0, 5)], 5) == []
+    assert complement([(1, 2)], 5) == [(0, 1), (3, 2)]
+    assert complement([(0, 1), (4, 1)], 5) == [(1, 3)]
+    assert complement([(2, 3)], 5) == [(0, 2)]
+    assert complement([], 0) == []
 
 
 def test_local_uris_open_the_local_file_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -198,7 +198,8 @@ def test_ratios_are_exact_fractions_rounded_half_even_once(tmp_path: Path) -> No
     """A figure is its exact fraction rounded half to even (docs/stats.md, "Figures"): the same hands, the same text."""
     from fractions import Fraction
 
-    from hhtool.stats.compute import STATS, rate_numerators
+    from hhtool.stats.compute import STATS
+    from hhtool.stats.sql import rate_numerators
     from hhtool.stats.render import fmt_value, rounded
     from hhtool.store.query import export_parquet
 

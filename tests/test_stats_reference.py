@@ -327,7 +327,7 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
     from hhtool.game.cards import parse_card
     from hhtool.game.evaluate import CATEGORY_LABELS, evaluate
     from hhtool.game.rules import profile
-    from hhtool.stats.report import showdown_categories, starting_cards
+    from hhtool.stats.report_data import showdown_categories, starting_cards
     from hhtool.store.db import connect
 
     con = duckdb.connect(str(simulated), read_only=True)

@@ -268,7 +268,7 @@ def controlled_hand() -> str:
 def test_the_replayers_data_shows_control_characters_as_the_pages_do() -> None:
     from hhtool.replay.steps import steps_from_text
     from hhtool.textsafe import term
-    from hhtool.web.replayer import replayer_html
+    from hhtool.replayer.html import replayer_html
 
     html = replayer_html(steps_from_text(controlled_hand()), assets=False)
     body = html.split('class="hhr-data">', 1)[1].split("</script>", 1)[0]
@@ -321,7 +321,7 @@ def test_a_name_with_bidi_or_c1_controls_reorders_no_line_of_the_replayer(browse
     from selenium.webdriver.common.by import By
 
     from hhtool.replay.steps import steps_from_text
-    from hhtool.web.replayer import replayer_html
+    from hhtool.replayer.html import replayer_html
 
     page = tmp_path / "replayer.html"
     page.write_text("<!doctype html><html><head><meta charset=\"utf-8\"></head><body>"

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from hhtool.replay.steps import steps_from_text
-from hhtool.web.replayer import replayer_assets, replayer_html, script_json
+from hhtool.replayer.html import replayer_assets, replayer_html, script_json
 from tests.sample_paths import SAMPLES
 
 HOSTILE = ("</script><script>alert(1)</script>", "'; DROP TABLE hands; --")

@@ -1,4 +1,4 @@
-"""``hhtool equity``: each player's share of the pot while cards are still to come.
+"""Each player's share of the pot while cards are still to come: ``hhtool equity``'s figures, the audit's and the import's.
 
 A player's **equity** is the expected share of the pot: over every way the
 cards still to come can fall (each player's own cards up to five, and the
@@ -33,19 +33,21 @@ flushes under the profiles' special straight-flush rules (RULES.md §3): such
 runouts go through :func:`hhtool.game.evaluate.evaluate` and
 :func:`hhtool.game.showdown.winners` one by one.  Everything is checked against a
 brute force over every runout in ``tests/test_equity.py``.
+
+The figures only: ``hhtool equity``'s table and JSON are
+:mod:`hhtool.game.equity_render`'s; the audit words its own
+(:mod:`hhtool.replay.audit`).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import reduce
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hhtool.game.keys import category_shift, keys as batch_keys
 from hhtool.game.cards import Card, card_str, deck_cards
@@ -90,17 +92,6 @@ class PlayerEquity:
     tie: float
     stderr: float | None  # of ``equity``, when sampled
     exact_equity: Fraction | None  # when exact
-
-    def to_json(self, exact: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "cards": [UNSEEN if c is None else card_str(c) for c in self.cards],
-            "equity": self.equity,
-            "win": self.win,
-            "tie": self.tie,
-        }
-        if not exact:
-            out["stderr"] = self.stderr
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -628,50 +619,3 @@ def equity_from_text(
     return equity(
         rules, parsed, vela=vela_card, dead=dead_cards, players=players, samples=samples, seed=seed, exact_limit=exact_limit
     )
-
-
-# ---------------------------------------------------------------------------
-# Output
-
-
-def to_json(result: EquityResult) -> str:
-    """``{"exact": true, "runouts": N, "players": [...]}``, or ``samples``, ``seed`` and ``stderr`` when sampled."""
-    out: dict[str, Any] = {"exact": result.exact}
-    if result.exact:
-        out["runouts"] = result.runouts
-    else:
-        out["samples"] = result.samples
-        out["seed"] = result.seed
-        out["stderr"] = result.stderr
-    out["players"] = [h.to_json(result.exact) for h in result.hands]
-    return json.dumps(out, ensure_ascii=False)
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.2f}%"
-
-
-def to_text(result: EquityResult) -> str:
-    """A table, best first, under a head that says how the figures were found (fits 80 columns)."""
-    rules = result.rules
-    head = f"rules: {rules.name}   deck: {card_str(rules.lowest_rank(result.players) * 4)[0]}-A ({result.players} players)"
-    if rules.has_vela:
-        head += f"   vela: {card_str(result.vela) if result.vela is not None else 'to come'}"
-    if rules.wild is not None:
-        head += f"   wild: {card_str(rules.wild * 4)[0]}"
-    lines = [head]
-    if result.dead:
-        lines += textwrap.wrap(f"dead: {' '.join(card_str(c) for c in result.dead)}", 80, subsequent_indent="      ")
-    if result.exact:
-        lines.append(f"exact: every one of {result.runouts:,} runouts")
-    else:
-        lines.append(f"sampled: {result.samples:,} of {result.runouts:,} runouts (seed {result.seed})")
-    se_head = "" if result.exact else f" {'±':>7}"
-    lines.append(f"{'#':>2}  {'hand':<15} {'equity':>8}{se_head} {'win':>8} {'tie':>8}")
-    for h in result.best_first():
-        cards = " ".join(UNSEEN if c is None else card_str(c) for c in h.cards)
-        se = "" if h.stderr is None else f" {_pct(h.stderr):>7}"
-        lines.append(f"{h.index + 1:>2}  {cards:<15} {_pct(h.equity):>8}{se} {_pct(h.win):>8} {_pct(h.tie):>8}")
-    if not result.exact:
-        lines.append("±: one standard error of the equity")
-    return "\n".join(lines)

@@ -116,6 +116,31 @@ class RuleSet:
             return (False, self.exposure != "carte_coperte")
         return (self.exposure == "standard" or (self.exposure == "una_coperta" and round_no != 4),)
 
+    @property
+    def exposes(self) -> bool:
+        """Whether players turn cards up themselves (RULES.md §4's exposure variants): a card dealt down, then one exposed a street."""
+        return self.exposure != "standard"
+
+    def up_before(self, round_no: int) -> int:
+        """How many cards each player still in shows face up when betting round ``round_no`` (1 = 2nd street) begins (RULES.md §4).
+
+        One a street: the door card in round 1, a card more each street,
+        four in the vela round.  Dealt face up it holds by itself; under an
+        exposure variant (:attr:`exposes`) the players turn them up, and the
+        replay counts them.
+        """
+        return min(round_no, 4)
+
+    @property
+    def all_show(self) -> bool:
+        """Whether everyone left shows at the showdown, nobody mucking (RULES.md §6: italian, in seat order)."""
+        return self.showdown_order == "seat_order"
+
+    @property
+    def shows_clockwise(self) -> bool:
+        """Whether the hands are shown clockwise from the first to show (RULES.md §6: classic, italian); stellapoker's callers show or muck in any order."""
+        return self.showdown_order != "last_aggressor_else_opener"
+
     def with_options(
         self,
         *,

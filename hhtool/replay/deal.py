@@ -11,16 +11,31 @@ against those dealt.
 
 from __future__ import annotations
 
+from hhtool.game.betting import Betting, Player, deal_order
 from hhtool.game.cards import RANK_NAMES, Card, card_symbol, cards_str
 from hhtool.game.evaluate import CATEGORY_LABELS, HandValue, evaluate
 from hhtool.game.rules import RuleSet, RulesError, round_words
 from hhtool.history.events import Deal, Expose, Hand, Shows
-from hhtool.history.money import display_amount
-from hhtool.replay.betting import Betting, Player, deal_order
+from hhtool.history.money import MoneyStyle, display_amount
 from hhtool.replay.explain import count_words
 from hhtool.replay.facts import FactsWalk, dealt_in, own_rules
 from hhtool.replay.findings import Finding, finding
 from hhtool.replay.holdings import Holding, Holdings
+
+
+class _Words:
+    """Amounts in a hand's money, for the betting machine's refusals (:attr:`hhtool.game.betting.Betting.words`).
+
+    An object of its own, not the replay's bound ``fmt``: that would tie the
+    machine back to the replay in a cycle, and every replay would then wait
+    for the garbage collector to be freed rather than go when it returns.
+    """
+
+    def __init__(self, money: MoneyStyle) -> None:
+        self.money = money
+
+    def __call__(self, amount: int) -> str:
+        return display_amount(amount, self.money)
 
 
 class _Cards:
@@ -103,7 +118,7 @@ class CardChecks:
             big_blind=h.big_blind,
             players=self.players,
         )
-        self.betting.money = self.money
+        self.betting.words = _Words(self.money)
         for p in self.players:
             self.cards[p.name] = _Cards()
 
@@ -130,7 +145,6 @@ class CardChecks:
             self.add("deal_order", e.line, f"{name} is dealt out of order (dealing goes clockwise from the button's left)")
         self.deals_this_street.append(name)
         mine = self.cards[name]
-        exposure = self.rules.exposure
         if rnd == 1:
             known = list(e.known or ())
             if e.new:
@@ -139,7 +153,7 @@ class CardChecks:
                 mine.cards = [known[0], known[1]]
             elif len(known) == 1:
                 mine.cards = [None, known[0]]
-            elif e.known is None and exposure == "carte_coperte":
+            elif e.known is None and not self.rules.dealt_up(1)[1]:
                 # another player's two down cards in an own view: a bare "Dealt to bob" (the grammar's
                 # carte coperte form); the card turned by the "exposes" line fills in later
                 mine.cards = [None, None]
@@ -196,7 +210,7 @@ class CardChecks:
         return set(mine.up) <= set(known) and all(c in mine.known or c not in self.seen_cards for c in known)
 
     def expose(self, e: Expose) -> None:
-        if self.rules.exposure == "standard":
+        if not self.rules.exposes:
             self.add("exposure", e.line, f"{e.player} exposes a card, but the {self.rules.name} hand deals cards face up")
             return
         mine = self.cards.get(e.player)
@@ -213,8 +227,8 @@ class CardChecks:
                 mine.up.append(c)
 
     def check_exposures(self, rnd: int, line: int) -> None:
-        """Carte coperte and una coperta: before betting round n, n cards face up (RULES.md §4)."""
-        want = min(rnd, 4)
+        """Carte coperte and una coperta: the cards face up before a betting round, as the rules count them (RULES.md §4)."""
+        want = self.rules.up_before(rnd)
         for p in self.players:
             if p.folded:
                 continue

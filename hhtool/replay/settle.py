@@ -1,21 +1,23 @@
 """A replay's settlement: the pots as the rules divide them, against what the history paid and wrote.
 
-The pots are divided by :func:`hhtool.replay.pots.share_pots` (the
+The pots are divided by :func:`hhtool.game.pots.share_pots` (the
 simulator divides its hands with it too); :class:`Settlement` checks the
-showdown's order (:meth:`hhtool.replay.betting.Betting.first_to_show`),
-the total, the rake and the side pots, compares the money paid with the
-rules' pot by pot, and the summary with the hand.
+showdown's order against the betting machine's
+(:meth:`hhtool.game.betting.Betting.first_to_show`,
+:meth:`~hhtool.game.betting.Betting.show_order`: the order the simulator
+shows in), the total, the rake and the side pots, compares the money paid
+with the rules' pot by pot, and the summary with the hand.
 """
 
 from __future__ import annotations
 
 from hhtool.game.cards import card_symbol
+from hhtool.game.pots import pots_from, share_pots
 from hhtool.game.rules import ROUND_NAMES
 from hhtool.history.events import Collected, Mucks, Shows
 from hhtool.replay.deal import CardChecks
 from hhtool.replay.explain import and_words, count_words, pot_reason, pot_words, show_rule, street_words
 from hhtool.replay.findings import CODES, grouped
-from hhtool.replay.pots import pots_from, share_pots
 from hhtool.replay.result import PotResult, Replay, Verdict
 
 
@@ -49,21 +51,20 @@ class Settlement(CardChecks):
             self.add("side_pots", total_line, f"the contributions make {count_words(len(pots) - 1, 'side pot')}, which the summary does not list")
         # who competes
         left = [p.name for p in self.players if not p.folded]
+        rules = self.rules
         first = self.betting.first_to_show()
-        if first is not None and first in self.mucked and self.rules.showdown_order != "seat_order":
+        if first is not None and first in self.mucked and not rules.all_show:  # all_show: each muck is refused where it stands (the walk)
             line = next((e.line for e in hand.events if isinstance(e, Mucks) and e.player == first), summary.line)
-            self.add("muck_not_allowed", line, f"{first} mucks, but must show first ({show_rule(self.rules)})")
+            self.add("muck_not_allowed", line, f"{first} mucks, but must show first ({show_rule(rules)})")
         if first is not None and self.show_order and self.show_order[0] != first:
             line = next((e.line for e in hand.events if isinstance(e, (Shows, Mucks)) and e.player == self.show_order[0]), summary.line)
-            self.add("show_order", line, f"{self.show_order[0]} shows first, but {first} should ({show_rule(self.rules)})")
-        elif first is not None and self.rules.showdown_order != "last_aggressor_else_opener":
+            self.add("show_order", line, f"{self.show_order[0]} shows first, but {first} should ({show_rule(rules)})")
+        elif first is not None and rules.shows_clockwise:
             # classic: then clockwise; italian: everyone in seat order from the button's left
-            k = left.index(first)
-            clockwise = left[k:] + left[:k]
-            expected = [n for n in clockwise if n in self.show_order]
+            expected = [n for n in self.betting.show_order() if n in self.show_order]
             if self.show_order != expected:
                 self.add("show_order", summary.line, f"the hands were shown in the order {', '.join(self.show_order)}; clockwise from {first} it is {', '.join(expected)}")
-            if self.rules.showdown_order == "seat_order":
+            if rules.all_show:
                 silent = [n for n in left if n not in self.show_order]
                 if silent:
                     self.add("show_order", summary.line, f"{and_words(silent)} did not show; in the {self.rules.name} profile everyone left shows")

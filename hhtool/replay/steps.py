@@ -53,7 +53,7 @@ from hhtool.game.rules import round_words
 from hhtool.replay.engine import PotResult, Replay, ReplayState, replay_walk
 from hhtool.replay.equities import STREET_SAMPLES, StreetEquity, street_equities
 from hhtool.replay.findings import Finding, citation
-from hhtool.replay.pots import pots_from
+from hhtool.game.pots import pots_from
 from hhtool.game.rules import RuleSet
 
 StepKind = Literal[

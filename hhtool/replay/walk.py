@@ -1,9 +1,10 @@
 """The walk of a replay: a hand's events in order, through the betting machine.
 
 :class:`Walk` feeds each event to its handler (:meth:`Walk.event`): the
-forced bets, the streets and their betting rounds (who opens, RULES.md §4),
-every action verified by :class:`~hhtool.replay.betting.Betting` and then
-applied anyway, so the money can still be followed; the card lines go to
+forced bets, the streets and their betting rounds (who opens, RULES.md §4,
+the machine's :meth:`~hhtool.game.betting.Betting.open_round`), every
+action verified by :class:`~hhtool.game.betting.Betting` and then applied
+anyway, so the money can still be followed; the card lines go to
 the card checks (:mod:`.deal`), every event to the card facts the store
 keeps (:mod:`.facts`), and at the end the settlement (:mod:`.settle`)
 gives the verdict.
@@ -11,12 +12,11 @@ gives the verdict.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from hhtool.game.cards import Card
+from hhtool.game.betting import IllegalAction, Player
 from hhtool.game.rules import RuleSet, round_of_street, round_words
-from hhtool.game.showing import Opener, first_round_opener, later_round_opener, pair_showing
 from hhtool.history.events import (
     Bet,
     BettingCapped,
@@ -41,7 +41,6 @@ from hhtool.history.events import (
     UncalledBet,
     Vela,
 )
-from hhtool.replay.betting import IllegalAction, Player
 from hhtool.replay.result import Replay
 from hhtool.replay.settle import Settlement
 
@@ -163,7 +162,7 @@ class Walk(Settlement):
         self.vela_due(e.line)
         self.mucked.add(e.player)
         self.show_order.append(e.player)
-        if self.rules.showdown_order == "seat_order":
+        if self.rules.all_show:
             self.add("muck_not_allowed", e.line, f"{e.player} mucks, but in the {self.rules.name} profile everyone left shows")
 
     def _on_capped(self, e: BettingCapped) -> None:
@@ -230,45 +229,26 @@ class Walk(Settlement):
             self.round_started = False
 
     def start_round(self, line: int) -> None:
+        """The betting round of the street (or the vela's): opened by the machine, the exposures and the double bet's line checked."""
         b = self.betting
         rnd = self.street_round if self.street_round else 1
-        actors = [p for p in self.players if p.can_act]
-        if not actors or len(b.in_hand) < 2:
+        cards = self.cards
+        if not b.open_round(rnd, [cards[p.name].up for p in self.players], self.vela):
             self.round_started = True
             return
-        if self.rules.exposure != "standard":
+        if self.rules.exposes:
             self.check_exposures(rnd, line)
-        if rnd == 1:
-            doors: list[Card | None] = []
-            for p in self.players:
-                up = self.cards[p.name].up
-                doors.append(up[0] if p.can_act and up else None)
-            why: str | Opener
-            if all(d is None for d in doors):
-                opener = actors[0].name
-                why = "no door card is known"
-            else:
-                why = first_round_opener(doors)
-                opener = self.players[why.index].name
-            big_option = False
-        else:
-            vela = self.vela if (rnd == 5 and self.vela is not None) else None
-            ups: list[Sequence[Card] | None] = [self.cards[p.name].up if p.can_act else None for p in self.players]
-            why = later_round_opener(ups, self.rules, self.low, vela=vela)
-            opener = self.players[why.index].name
-            big_option = rnd == 2 and self.rules.pair_showing_option and pair_showing(self.cards[p.name].up for p in self.players if not p.folded)
-        if self.double_bet_line and not big_option:
+        if self.double_bet_line and not b.big_option:
             self.add("info_double_bet", self.double_bet_line, f"'a double bet is allowed', but no pair shows on {round_words(2)}")
         self.double_bet_line = 0
-        b.opener_reason = why
-        b.start_round(rnd, opener, big_option)
         self.round_started = True
         if not self.explain:
             return
         if b.next_index is None:
             self.rounds.append(f"{round_words(rnd)}: no betting (fewer than two players can act)")
         else:
-            self.rounds.append(f"{round_words(rnd)}: {opener} opens ({why if isinstance(why, str) else why.reason})")
+            why = b.opener_reason
+            self.rounds.append(f"{round_words(rnd)}: {b.opener} opens ({why if isinstance(why, str) else why.reason})")
 
     def action(self, e: BringIn | Complete | Bet | Call | RaiseTo | Check | Fold) -> None:
         b = self.betting
@@ -305,7 +285,7 @@ class Walk(Settlement):
             return e.to
         if isinstance(e, RaiseTo):
             return e.to
-        return e.amount if self.betting.current == 0 or self.betting.is_completion(e.amount) else p.this_round + e.amount
+        return p.this_round + e.amount if self.betting.is_raise() else e.amount
 
     def verify(self, e: object, p: Player) -> None:
         b = self.betting
@@ -327,15 +307,13 @@ class Walk(Settlement):
                 raise IllegalAction("complete_amount", f"{p.name} completes, but there is no bring-in to complete")
             b.verify_bet_to(p.name, e.to, as_raise=False)
         elif isinstance(e, Bet):
-            to = self._to(e, p)
-            b.verify_bet_to(p.name, to, as_raise=not b.is_completion(to) and b.current > 0)
+            b.verify_bet_to(p.name, self._to(e, p))  # a bet line facing a bet reads as the raise it is
 
     def apply(self, e: object, p: Player) -> None:
         b = self.betting
         if p.folded or p.all_in:
             return
-        if b.next_index is not None and b.players[b.next_index] is not p:
-            b.next_index = b.players.index(p)  # follow the history after an out-of-turn action
+        b.follow_out_of_turn(p.name)
         if isinstance(e, Check):
             b.check(p.name)
         elif isinstance(e, Fold):
@@ -367,7 +345,7 @@ class Walk(Settlement):
         if self.street_round and self.round_started and b.next_index is not None:
             where = "in the vela round" if b.round_no == 5 else f"on {round_words(b.round_no)}"
             self.add("round_unfinished", line, f"the betting {where} is not finished: {b.next_player} has not acted")
-            b.next_index = None
+            b.end_round()
         due = b.uncalled()
         if due is not None:
             who, amount = due

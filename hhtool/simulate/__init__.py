@@ -3,7 +3,7 @@
 Modules: :mod:`.config` (the request, stakes, sites), :mod:`.table`
 (seats, stacks, button, sit-outs and newcomers between hands),
 :mod:`.bots` (four playing styles), :mod:`.play` (one hand, driven by the
-replay engine's betting machine: its state and deal :mod:`.hand`, the bots'
+game's betting machine, the replay's too: its state and deal :mod:`.hand`, the bots'
 choices :mod:`.choices`, the showdown and pots :mod:`.settle`, the history
 written :mod:`.record`), :mod:`.view` (a player's own view),
 :mod:`.faults` (faults on demand and the manifest entries), :mod:`.mutate`

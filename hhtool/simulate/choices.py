@@ -1,19 +1,19 @@
 """The betting rounds of a simulated hand, and each bot's choice in them (RULES.md §4-§5).
 
-Who opens a round comes from :mod:`hhtool.game.showing`; every action
-goes through the replay's own betting machine
-(:class:`~hhtool.replay.betting.Betting`): a bot is offered only what the
-machine's ``can_…`` answers allow, picks with its style
-(:func:`~hhtool.simulate.bots.decide`), and a bet's size is asked of
-``can_bet_to`` before it is made.  The auditor checks a history with the
-same machine, so what the simulator writes audits ``ok``.
+Every betting question goes to the game's betting machine, the one the
+replay checks a history with (:class:`~hhtool.game.betting.Betting`): who
+opens a round and whether the double bet applies (``open_round``), what a
+bot may do (the ``can_…`` answers), between what sizes it may bet
+(``min_bet_to``, ``max_bet_to``) and, before it is made, whether the size
+it picked is legal (``can_bet_to``).  What is the simulator's own is the
+bots' choices (:func:`~hhtool.simulate.bots.decide`), so what it writes
+audits ``ok``.
 """
 
 from __future__ import annotations
 
-from hhtool.game.showing import first_round_opener, later_round_opener, pair_showing
+from hhtool.game.betting import Player
 from hhtool.history.events import Bet, BettingCapped, BringIn, Call, Check, Complete, DoubleBetAllowed, Fold, RaiseTo, UncalledBet
-from hhtool.replay.betting import Player
 from hhtool.simulate.bots import Situation, decide, quick_category, quick_five, raise_fraction, strength
 from hhtool.simulate.hand import HandState
 
@@ -36,29 +36,14 @@ class Bots:
         """Betting round ``rnd`` (1 = 2nd street, 5 = the vela round): the opener, every action, the uncalled bet."""
         hand = self.hand
         b = hand.betting
-        players = hand.players
         holes = hand.holes
-        actors = [p for p in players if p.can_act]
-        if not actors or len(b.in_hand) < 2:
+        if not b.open_round(rnd, [holes[p.name].up for p in hand.players], hand.vela):
             return
-        if rnd == 1:
-            doors = [holes[p.name].up[0] if p.can_act and holes[p.name].up else None for p in players]
-            if all(d is None for d in doors):
-                opener = actors[0].name
-            else:
-                opener = players[first_round_opener(doors).index].name
-            big_option = False
-        else:
-            vela = hand.vela if rnd == 5 else None
-            ups = [holes[p.name].up if p.can_act else None for p in players]
-            opener = players[later_round_opener(ups, hand.rules, hand.low, vela=vela).index].name
-            big_option = rnd == 2 and hand.rules.pair_showing_option and pair_showing(holes[p.name].up for p in players if not p.folded)
-            if big_option and hand.cfg.structure == "fixed":
-                hand.emit(DoubleBetAllowed(hand.ln()))
+        if b.big_option and b.structure == "fixed":
+            hand.emit(DoubleBetAllowed(hand.ln()))
         self.round_no = rnd
         self.strength_cache.clear()
         self.showing_cache.clear()
-        b.start_round(rnd, opener, big_option)
         while b.next_index is not None:
             self.act(b.players[b.next_index])
         due = b.uncalled()
@@ -141,49 +126,34 @@ class Bots:
     def raise_target(self, p: Player, fraction: float) -> int | None:
         """A legal total for a bet, raise or completion now, or None when none is allowed.
 
-        Fixed limit: the one size (the bigger under the pair-showing option
-        when the bot asks for more than half the pot).  Pot and no limit:
-        ``fraction`` of the pot after the call on top of the call, between
-        the minimum and the maximum.  Short stacks go all-in.  The machine's
-        ``verify_bet_to`` has the last word.
+        The sizes are the machine's (``min_bet_to``, ``max_bet_to``: all-in
+        where the stack is short); the bot picks among them.  Fixed limit:
+        the one size (the bigger under the pair-showing option when the bot
+        asks for more than half the pot).  Pot and no limit: ``fraction``
+        of the pot after the call on top of the call, between the minimum
+        and the maximum; in no limit, above the pot, all-in.  The
+        machine's ``can_bet_to`` has the last word.
         """
         hand = self.hand
         b = hand.betting
-        stakes = hand.cfg.stakes
-        structure = hand.cfg.structure
+        name = p.name
         all_in_to = p.this_round + p.behind
         if all_in_to <= b.current:
             return None
         if not any(q.can_act for q in hand.players if q is not p):
             return None  # nobody left who could answer a raise: rooms offer only call or fold
-        completion = b.is_completion(0)
+        structure = b.structure
         if structure == "fixed":
-            if completion:
-                to = stakes.small_bet
-            else:
-                to = b.full_level + b.bet_unit()
-                if b.big_option and not b.big_made and fraction > 0.5:
-                    to = b.full_level + stakes.big_bet
+            to = b.max_bet_to(name) if fraction > 0.5 else b.min_bet_to(name)
         else:
-            owed = b.current - p.this_round
-            if completion and b.current == 0:
-                minimum = maximum = stakes.small_bet
-            elif completion:
-                minimum = stakes.small_bet
-                maximum = b.current + b.pot + owed
-            else:
-                minimum = b.current + max(b.last_increment, stakes.small_bet) if b.current else stakes.small_bet
-                maximum = b.current + b.pot + owed
-            if structure == "no":
-                maximum = all_in_to
-            want = b.current + int((b.pot + owed) * fraction)
-            unit = max(stakes.small_bet // 10, 1)
+            pot_after_call = b.pot + b.current - p.this_round
+            want = b.current + int(pot_after_call * fraction)
+            unit = max(b.small_bet // 10, 1)
             want = want // unit * unit
-            to = min(max(want, minimum), maximum)
+            to = min(max(want, b.min_bet_to(name)), b.max_bet_to(name))
             if structure == "no" and fraction > 1.05:
                 to = all_in_to
-        to = min(to, all_in_to)
-        return to if b.can_bet_to(p.name, to, as_raise=not b.is_completion(to) and b.current > 0) else None
+        return to if b.can_bet_to(name, to) else None
 
     def make_bet(self, p: Player, to: int) -> None:
         """The bet, raise or completion to ``to``, written as the operation the machine recorded."""

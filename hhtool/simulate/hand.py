@@ -1,8 +1,8 @@
 """One hand at the simulator's table: its state, and the deal (RULES.md §4).
 
 :class:`HandState` holds what the other parts of a hand read and change:
-the players in dealing order and the replay's own betting machine
-(:class:`~hhtool.replay.betting.Betting`), each player's cards, the deck
+the players in dealing order and the game's betting machine, the one the
+replay checks with (:class:`~hhtool.game.betting.Betting`), each player's cards, the deck
 and the vela, and the history's events so far with the number of the next
 line.  It deals as the profile says: the forced bets, each street's cards
 (face up or down by :meth:`~hhtool.game.rules.RuleSet.dealt_up`, the burns,
@@ -17,11 +17,11 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from hhtool.game.betting import Betting, Player, deal_order
 from hhtool.game.cards import Card, deck_cards
 from hhtool.game.evaluate import HandValue, evaluate
 from hhtool.game.rules import STREET_NAMES
 from hhtool.history.events import Blind, Deal, Event, Expose, PostAnte, PostBlind, Street, Vela
-from hhtool.replay.betting import Betting, Player, deal_order
 from hhtool.simulate.bots import Style
 from hhtool.simulate.config import DeckExhausted, SimConfig
 

@@ -1,9 +1,9 @@
-"""One hand, dealt and played: the betting state machine of the replay engine drives it.
+"""One hand, dealt and played: the game's betting state machine, the replay's too, drives it.
 
 :class:`HandPlay` runs a hand in the order of the game: the deck shuffled
 and the forced bets (:mod:`.hand`), then street by street the deal
 (:mod:`.hand`) and the betting round the bots play through the shared
-:class:`~hhtool.replay.betting.Betting` machine (:mod:`.choices`), the
+:class:`~hhtool.game.betting.Betting` machine (:mod:`.choices`), the
 vela and its round where the profile has them, and the showdown and the
 pots settled with the auditor's own functions (:mod:`.settle`);
 :meth:`HandPlay.build` writes it up as a history (:mod:`.record`).

@@ -1,11 +1,12 @@
 """The end of a simulated hand: the showdown, the rake and the pots (RULES.md §6-§7).
 
-Who shows first is the betting machine's
-(:meth:`~hhtool.replay.betting.Betting.first_to_show`), the pots and their
-division the replay's (:func:`~hhtool.replay.pots.pots_from`,
-:func:`~hhtool.replay.pots.share_pots`): the auditor settles the written
-history with the same functions, so the two agree by construction.
-What is the simulator's own is the rooms' habits: the rake
+The order of the showdown and who may muck are the betting machine's
+(:meth:`~hhtool.game.betting.Betting.show_order`,
+:meth:`~hhtool.game.betting.Betting.may_muck`), the pots and their
+division the game's (:func:`~hhtool.game.pots.pots_from`,
+:func:`~hhtool.game.pots.share_pots`): the auditor checks and settles the
+written history with the same machine and functions, so the two agree by
+construction.  What is the simulator's own is the rooms' habits: the rake
 (:func:`rake_for`) and a beaten hand mucked rather than shown.
 """
 
@@ -14,9 +15,9 @@ from __future__ import annotations
 from typing import Final
 
 from hhtool.game.evaluate import STRAIGHT_FLUSH
+from hhtool.game.pots import Pot, pots_from, share_pots
 from hhtool.game.showdown import compare
 from hhtool.history.events import Collected, Mucks, ShowDown, Shows
-from hhtool.replay.pots import Pot, pots_from, share_pots
 from hhtool.simulate.config import SimConfig
 from hhtool.simulate.hand import HandState
 
@@ -79,10 +80,9 @@ def settle(hand: HandState, saw_third: bool) -> Settlement:
     shown: list[str] = []
     if len(left) >= 2:
         hand.emit(ShowDown(hand.ln()))
-        first = hand.betting.first_to_show() or left[0]
-        k = left.index(first)
-        for name in left[k:] + left[:k]:
-            if shown and rules.showdown_order != "seat_order" and _may_muck(hand, name, shown, pots):
+        b = hand.betting
+        for name in b.show_order():
+            if b.may_muck(name) and _may_muck(hand, name, shown, pots):
                 mucked.add(name)
                 hand.emit(Mucks(hand.ln(), name))
             else:

@@ -9,35 +9,25 @@ by writing a temporary file and renaming it: that rename is the commit.
 Only then are the files moved to their places
 (``DIR/hands/date=2026-11-29/run-N-part-....parquet``); a run killed
 during the moves is finished by the next one (:meth:`Output.recover`),
-and meanwhile readers find each file where it is (:func:`committed_files`).
+and meanwhile readers find each file where it is
+(:func:`hhtool.store.dataset.committed_files`).
 
 The driver works on ``DIR`` through Hadoop's ``FileSystem`` (any path
-Spark writes: local, HDFS, S3 with the user's connector);
-:func:`committed_files` reads a local ``DIR`` in plain Python (DuckDB's
-views for ``--parquet``).
+Spark writes: local, HDFS, S3 with the user's connector).  The folder's
+layout and its reading belong to the store, which reads a local ``DIR``
+in plain Python for ``--parquet`` (:mod:`hhtool.store.dataset`); this
+module writes by that layout, and exports again the names of it the
+driver uses (``STAGING``, ``DatasetError``, ``run_name``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-META = "_hhtool"
-COMMITS = f"{META}/commits"
-STAGING = f"{META}/staging"
-_RUN = re.compile(r"^run-(\d{6,})\.json$")
-
-
-def run_name(run: int) -> str:
-    return f"run-{run:06d}"
-
-
-class DatasetError(Exception):
-    """A Parquet dataset that cannot be read as hhtool's (the CLI prints it and exits 2)."""
+from hhtool.store.dataset import COMMITS, RECORD, STAGING, DatasetError, run_name
+from hhtool.store.schema import SCHEMA_VERSION
 
 
 @dataclass(slots=True)
@@ -154,7 +144,7 @@ class Output:
         if not fs.exists(base):
             return []
         names = sorted(str(s.getPath().getName()) for s in fs.listStatus(base))
-        return [json.loads(self.read_text(f"{COMMITS}/{n}")) for n in names if _RUN.match(n)]
+        return [json.loads(self.read_text(f"{COMMITS}/{n}")) for n in names if RECORD.match(n)]
 
     def recover(self) -> list[dict[str, Any]]:
         """Finish the moves of every committed run, delete every staging folder; the committed runs.
@@ -171,16 +161,10 @@ class Output:
 
     def commit(self, run: int, moves: list[tuple[str, str]], summary: dict[str, Any]) -> None:
         """The commit point (the record's rename), then the moves and the staging folder's removal."""
-        record = {"run": run, "schema_version": _schema_version(), "moves": moves, "summary": summary}
+        record = {"run": run, "schema_version": SCHEMA_VERSION, "moves": moves, "summary": summary}
         self.write_atomic(f"{COMMITS}/{run_name(run)}.json", json.dumps(record, sort_keys=True))
         self.move(moves)
         self.delete(f"{STAGING}/{run_name(run)}")
-
-
-def _schema_version() -> int:
-    from hhtool.store.schema import SCHEMA_VERSION
-
-    return SCHEMA_VERSION
 
 
 def placed(run: int, table: str, staged: str) -> str:
@@ -189,41 +173,4 @@ def placed(run: int, table: str, staged: str) -> str:
     return f"{table}/{folder + '/' if folder else ''}{run_name(run)}-{name}"
 
 
-def is_dataset(root: str | Path) -> bool:
-    """A folder a Spark import wrote (it has commit records)."""
-    return (Path(root) / COMMITS).is_dir()
-
-
-def committed_files(root: str | Path) -> dict[str, list[str]]:
-    """Per table, the absolute paths of its committed files in a local ``DIR``: each where it is now (placed, or still staged).
-
-    Raises :class:`DatasetError` for a record that cannot be read or a
-    committed file found nowhere, or for a dataset of another schema version.
-    """
-    from hhtool.store.schema import SCHEMA_VERSION
-
-    root = Path(root)
-    out: dict[str, list[str]] = {}
-    folder = root / COMMITS
-    for name in sorted(os.listdir(folder)):
-        if not _RUN.match(name):
-            continue
-        try:
-            record = json.loads((folder / name).read_text(encoding="utf-8"))
-            moves = record["moves"]
-            version = record["schema_version"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise DatasetError(f"{folder / name}: a commit record that cannot be read ({e})") from None
-        if version != SCHEMA_VERSION:
-            raise DatasetError(
-                f"{root}: written with schema version {version}, and this hhtool reads version {SCHEMA_VERSION}: "
-                "import the hand histories again into a new folder"
-            )
-        for src, dst in moves:
-            here = root / dst
-            if not here.exists():
-                here = root / src
-                if not here.exists():
-                    raise DatasetError(f"{root / dst}: a committed file is missing (the dataset is damaged)")
-            out.setdefault(dst.split("/", 1)[0], []).append(str(here))
-    return out
+__all__ = ["STAGING", "DatasetError", "Output", "placed", "run_name"]

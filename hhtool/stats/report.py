@@ -1,12 +1,11 @@
-"""One self-contained HTML report: plotly's JavaScript inline, every hand-history string escaped.
+"""The HTML report: one self-contained file, plotly's JavaScript inline, every hand-history string escaped.
 
-Every section reads the database through one read-only connection, and
-each asks DuckDB for what it shows, not for the hands: the statistics
-(:func:`compute_on`), the showdowns and the starting cards (sums over the
-seats, whose categories and cards the import wrote), the disputed hands.
-Only the winnings graph and the sessions need every hand of every player
-(:func:`load_per_hand`, a few columns), and the graph keeps at most
-:data:`MAX_POINTS` points a line.
+What it shows is :func:`~hhtool.stats.report_data.report_data`'s (the
+statistics, the hands for the graphs and the sessions, the sections' sums,
+the disputed hands, all read through one connection); this module draws
+it: the tables, sortable, each figure with its counts on hover; the
+figures as plotly draws them (:mod:`hhtool.stats.figures`); a hand replayer
+for each disputed hand; the page around them.
 """
 
 from __future__ import annotations
@@ -17,16 +16,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hhtool.history.currency import Currency, Rates, currency_of, format_money
-from hhtool.store.db import StoreError, connect
-from hhtool.stats.compute import MONEY_KEYS, STATS, Filters, StatsResult, big_bet_sums, by_name, compute_on, currency_rank, exact_sums, load_per_hand, name_key, scope, sessions
+from hhtool.stats.definitions import MONEY_KEYS, STATS
 from hhtool.stats.figures import CONFIG, figure_html
+from hhtool.stats.filters import Filters
+from hhtool.stats.order import currency_rank, name_key
 from hhtool.stats.points import MAX_POINTS, line_points
 from hhtool.stats.render import converted, fmt_value, heading, ratio_value, rounded
-from hhtool.stats.series import running_lines
+from hhtool.stats.report_data import MAX_REPLAYERS, EmptyReportError, ReportData, big_bet_lines, filters_text, game_results, report_data
 
 if TYPE_CHECKING:
-    import duckdb
     import polars as pl
+
+    from hhtool.stats.result import StatsResult
+
+__all__ = ["MAX_GRAPHS", "SECTIONS", "EmptyReportError", "build_report", "replayers_html", "report_html", "write_report"]
 
 SECTIONS = (
     ("summary", "Summary"),
@@ -40,9 +43,7 @@ SECTIONS = (
     ("audit", "Disputed and invalid hands"),
 )
 MAX_GRAPHS = 6
-MAX_REPLAYERS = 200
-"""Disputed and invalid hands the report embeds a replayer for: the most recent, so the file stays a few megabytes (the rest are counted)."""
-"""Points a line of the winnings graph keeps: the exact running totals at evenly spaced hands, first and last included."""
+"""Players the winnings graphs are drawn for, those with the most hands: a graph each is a few hundred kilobytes of the file."""
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em auto;padding:0 1em;color:#222;max-width:1320px}
@@ -123,23 +124,6 @@ _LINE_STYLE: dict[str, dict[str, Any]] = {
 }
 
 
-def big_bet_lines(d: pl.DataFrame) -> list[tuple[str, list[int], list[float]]]:
-    """(name, hand numbers, running big bets) of each line of one player's graph, ``d`` the player's hands in time order.
-
-    Each line keeps its own points (:func:`~hhtool.stats.points.line_points`:
-    its extremes and biggest hands among at most :data:`MAX_POINTS`).
-    """
-    import numpy as np
-
-    lines = running_lines(d["big_bets"].to_numpy(), d["went_to_showdown"].fill_null(False).to_numpy())
-    lines.append(("all-in adjusted", np.cumsum(np.nan_to_num(d["allin_big_bets"].to_numpy(), nan=0.0))))
-    out = []
-    for name, y in lines:
-        keep = line_points(y)
-        out.append((name, [i + 1 for i in keep], y[keep].tolist()))
-    return out
-
-
 def _winnings_figures(per_hand: pl.DataFrame, players: list[str]) -> list[str]:
     """Per player (the first :data:`MAX_GRAPHS`): big bets over hands (net, showdown, non-showdown, all-in adjusted), and money over dates.
 
@@ -208,64 +192,7 @@ def _aggression_figure(result: StatsResult) -> str:
     return _fig_html(fig)
 
 
-def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
-    """Per player, hand category shown at showdown and currency: times shown, times won something, net, big bets.
-
-    A player *showed* when the summary says so (``seats.outcome`` won or
-    lost at a showdown) and their five cards are known; the category is
-    what those five and the vela make under the hand's own rules, as the
-    replay ranked them at import (``seats.shown_category``).
-    """
-    import polars as pl
-
-    from hhtool.game.evaluate import CATEGORY_LABELS
-
-    hand_where, hand_params, seat_where, seat_params = scope(filters, players)
-    order = ", ".join(f"'{label}'" for label in CATEGORY_LABELS)  # constants of ours, never input
-    return exact_sums(pl.DataFrame(
-        con.sql(
-            f"""
-            SELECT * FROM (
-                SELECT s.player, s.shown_category AS category, h.currency, h.unit, h.big_bet, count(*)::BIGINT AS shown,
-                       count_if(s.won_at_showdown)::BIGINT AS won, coalesce(sum(s.net::HUGEINT), 0) AS net
-                FROM seats s JOIN hands h USING (hand_key)
-                WHERE {hand_where} AND {seat_where} AND s.went_to_showdown AND s.outcome IN ('won', 'lost')
-                      AND s.shown_category IS NOT NULL
-                GROUP BY s.player, s.shown_category, h.currency, h.unit, h.big_bet
-            )
-            ORDER BY player, list_position([{order}], category) DESC, currency, unit
-            """,
-            params=hand_params + seat_params,
-        )
-    ), ("net",)).pipe(big_bet_sums, ["player", "category", "currency", "unit"], ["shown", "won", "net"]).pipe(by_name)
-
-
 RANK_ORDER = "AKQJT98765432"
-
-
-def starting_cards(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
-    """Per hole rank and door rank: hands and net won in big bets (hands whose hole card is known).
-
-    A player's 2nd-street cards are one face down (the hole card) and one
-    up (the door card); both are known in own histories and audit views
-    (``seats.hole_card``, ``seats.door_card``, written at import).
-    """
-    import polars as pl
-
-    hand_where, hand_params, seat_where, seat_params = scope(filters, players)
-    return exact_sums(pl.DataFrame(
-        con.sql(
-            f"""
-            SELECT left(s.hole_card, 1) AS hole, left(s.door_card, 1) AS door, h.big_bet,
-                   count(*)::BIGINT AS hands, coalesce(sum(s.net::HUGEINT), 0) AS net
-            FROM seats s JOIN hands h USING (hand_key)
-            WHERE {hand_where} AND {seat_where} AND s.hole_card IS NOT NULL
-            GROUP BY ALL
-            ORDER BY hole, door
-            """,
-            params=hand_params + seat_params,
-        )
-    ), ("net",)).pipe(big_bet_sums, ["hole", "door"], ["hands"])
 
 
 def _starting_figure(df: pl.DataFrame) -> str:
@@ -289,44 +216,10 @@ def _starting_figure(df: pl.DataFrame) -> str:
     return _fig_html(fig)
 
 
-def audit_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[tuple[Any, ...]]:
-    """(site, hand id, started, verdict, code, line, message, file) of every disputed, invalid or error hand (2,000 at most)."""
-    hand_where, hand_params, _, _ = scope(filters)
-    rows = con.execute(
-        f"""
-        SELECT h.site, h.hand_id, h.started_at, h.verdict, f.code, f.line, f.message, h.file
-        FROM hands h LEFT JOIN findings f ON f.hand_key = h.hand_key AND f.severity = 'error'
-        WHERE h.verdict IN ('disputed', 'invalid', 'error') AND {hand_where}
-        ORDER BY h.started_at, h.hand_key, f.seq
-        LIMIT 2000
-        """,
-        hand_params,
-    ).fetchall()
-    return [tuple(r) for r in rows]
-
-
-def replay_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int | None = None) -> tuple[list[tuple[Any, ...]], int]:
-    """(site, hand id, verdict, file, first line, raw text) of the ``most`` (:data:`MAX_REPLAYERS`) most recent disputed or invalid hands, and how many there are in all."""
-    most = MAX_REPLAYERS if most is None else most
-    hand_where, hand_params, _, _ = scope(filters)
-    where = f"h.verdict IN ('disputed', 'invalid') AND {hand_where}"
-    count = con.execute(f"SELECT count(*) FROM hands h WHERE {where}", hand_params).fetchone()
-    rows = con.execute(
-        f"""
-        SELECT h.site, h.hand_id, h.verdict, h.file, h.first_line, h.raw_text
-        FROM hands h WHERE {where}
-        ORDER BY h.started_at DESC, h.hand_key DESC
-        LIMIT ?
-        """,
-        [*hand_params, most],
-    ).fetchall()
-    return [tuple(r) for r in rows], int(count[0]) if count else 0
-
-
 def replayers_html(rows: list[tuple[Any, ...]], total: int) -> str:
-    """A replayer for each hand (:mod:`hhtool.web.replayer`), each in a ``<details>`` under its site, id and verdict; the assets once."""
+    """A replayer for each hand (:mod:`hhtool.replayer.html`), each in a ``<details>`` under its site, id and verdict; the assets once."""
     from hhtool.replay.steps import steps_from_text
-    from hhtool.web.replayer import replayer_assets, replayer_html
+    from hhtool.replayer.html import replayer_assets, replayer_html
 
     if not rows:
         return ""
@@ -344,29 +237,6 @@ def replayers_html(rows: list[tuple[Any, ...]], total: int) -> str:
         out.append(f'<details class="replay"><summary>{e(site)} hand {e(hid)}: {e(verdict)} ({e(file)}:{e(first_line)})</summary>{fragment}</details>')
     out.append(replayer_assets())
     return "".join(out)
-
-
-def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
-    """The seats in scope summed by site, stakes, structure, table size and currency: hands and net (exact; over ``big_bet``, the big bets)."""
-    import polars as pl
-
-    hand_where, hand_params, seat_where, seat_params = scope(filters, players)
-    return exact_sums(pl.DataFrame(
-        con.sql(
-            f"""
-            SELECT h.site, h.small_bet, h.big_bet, h.structure, h.max_seats, h.currency, h.unit,
-                   count(*)::BIGINT AS hands, coalesce(sum(s.net::HUGEINT), 0) AS net
-            FROM seats s JOIN hands h USING (hand_key)
-            WHERE {hand_where} AND {seat_where}
-            GROUP BY ALL
-            """,
-            params=hand_params + seat_params,
-        )
-    ), ("net",))
-
-
-class EmptyReportError(StoreError):
-    """No hand matches the filters: a report would say nothing (the CLI exits 1 and writes no file)."""
 
 
 _SHORT = {
@@ -400,23 +270,14 @@ def build_report(
     db: str | Path, filters: Filters | None = None, *, gap_minutes: int = 30, title: str = "hhtool report", rates: Rates | None = None
 ) -> str:
     """The whole report as one HTML string; :class:`EmptyReportError` when no hand matches the filters."""
+    return report_html(report_data(db, filters, gap_minutes=gap_minutes), title=title, rates=rates)
+
+
+def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates | None = None) -> str:
+    """The page of :func:`~hhtool.stats.report_data.report_data`'s ``data``: every section, the figures, the replayers."""
     from plotly.offline import get_plotlyjs
 
-    f = filters or Filters()
-    con = connect(db, read_only=True)
-    try:
-        result = compute_on(con, f, db if isinstance(db, Path) else Path(db))
-        players = result.players()
-        if not players:
-            raise EmptyReportError("no hands match the filters: no report written" + ("" if f == Filters() else f" ({_filters_text(f)})"))
-        per_hand = load_per_hand(con, f, players)
-        cats = showdown_categories(con, f, players)
-        start = starting_cards(con, f, players)
-        games = results_by_game(con, f, players)
-        audit = audit_rows(con, f)
-        to_replay, disputed_total = replay_rows(con, f)
-    finally:
-        con.close()
+    f, result, players, per_hand, gap_minutes = data.filters, data.result, data.players, data.per_hand, data.gap_minutes
     parts: list[str] = []
     whose = players[0] if len(players) == 1 else "all players"
     currencies = result.currencies()
@@ -453,7 +314,7 @@ def build_report(
     )
     parts.append(_section("winnings", note + ("".join(graphs) or "<p>no hands</p>")))
 
-    parts.append(_section("results", _results_html(result, games, rates)))
+    parts.append(_section("results", _results_html(result, data.games, rates)))
 
     # the statistics: a row per player, sortable, every figure with its counts on hover
     ratio_stats = [s for s in STATS if s.kind not in ("money", "count")]
@@ -486,7 +347,7 @@ def build_report(
     parts.append(_section("aggression", agg_html))
 
     cat_rows = []
-    for r in cats.to_dicts():
+    for r in data.showdowns.to_dicts():
         cur = currency_of(r["currency"], r["unit"])
         bb = r["big_bets"]
         cat_rows.append([e(r["player"]), e(r["category"]), _num(f"{r['shown']:,}", r["shown"]), _num(f"{r['won']:,}", r["won"]), _money_cell(int(r["net"]), cur),
@@ -496,16 +357,16 @@ def build_report(
         _section("showdown", cat_note + _table(["player", "category shown", "showdowns", "won", "net", "big bets"], cat_rows, left=(0, 1), sortable=True))
     )
 
-    if start.height:
+    if data.starting.height:
         start_html = (
             '<p class="note">hands whose hole card is known (audit views and your own): '
-            "the sum of net won in big bets, by rank.</p>" + _starting_figure(start)
+            "the sum of net won in big bets, by rank.</p>" + _starting_figure(data.starting)
         )
     else:
         start_html = "<p>no hand with a known hole card.</p>"
     parts.append(_section("starting", start_html))
 
-    ses = sessions(per_hand, gap_minutes)
+    ses = data.sessions
     ses_rows = []
     if "start" in ses.columns:
         for r in ses.to_dicts():
@@ -524,17 +385,17 @@ def build_report(
 
     audit_html_rows = [
         [e(site), e(hid), e(started), e(verdict), e(code or ""), e("" if line is None else line), e(msg or ""), e(file)]
-        for site, hid, started, verdict, code, line, msg, file in audit
+        for site, hid, started, verdict, code, line, msg, file in data.audit
     ]
     parts.append(
         _section(
             "audit",
             (f"<p>{len(audit_html_rows)} finding(s)</p>" if audit_html_rows else "<p>none: every hand audited ok.</p>")
             + _table(["site", "hand", "started", "verdict", "code", "line", "reason", "file"], audit_html_rows, left=(0, 1, 3, 4, 6, 7))
-            + replayers_html(to_replay, disputed_total),
+            + replayers_html(data.replays, data.disputed),
         )
     )
-    filt = _filters_text(f)
+    filt = filters_text(f)
     toc = "<nav><ol>" + "".join(f'<li><a href="#{key}">{e(label)}</a></li>' for key, label in SECTIONS) + "</ol></nav>"
     money_note = ", ".join(c.name for c in currencies) or "none"
     rates_note = f"; converted {rates.describe()}" if rates is not None else ""
@@ -577,13 +438,10 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
     if games.height:
 
         def by(columns: list[str], label: str, show: Any) -> str:
-            keys = [*columns, "currency", "unit"]
-            groups = {tuple(r[c] for c in keys): r for r in big_bet_sums(games, keys, ["hands", "net"]).to_dicts()}
             body = []
-            for key in sorted(groups, key=lambda k: [(v is not None, v) for v in k[:-1]]):  # as polars sorts: nulls first
-                r = groups[key]
+            for r in game_results(games, columns):
                 cur = currency_of(r["currency"], r["unit"])
-                bb100 = r["big_bets"] * 100 / r["hands"] if r["hands"] else None
+                bb100 = r["bb100"]
                 body.append([e(show(r, cur)), e(cur.name), _num(f"{r['hands']:,}", r["hands"]), _money_cell(int(r["net"]), cur),
                              _num("-" if bb100 is None else rounded(bb100, 2, grouping=True), None if bb100 is None else float(bb100))])
             return f"<h3>{e(label)}</h3>" + _table([label, "money", "hands", "net won", "big bets/100"], body, left=(0, 1), sortable=True)
@@ -597,18 +455,6 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
 def _section(key: str, body: str) -> str:
     heading = dict(SECTIONS)[key]
     return f'<section id="{key}"><h2>{e(heading)}</h2>{body}</section>'
-
-
-def _filters_text(f: Filters) -> str:
-    bits = []
-    for name, v in (("players", f.players), ("sites", f.sites), ("profiles", f.profiles), ("structures", f.structures), ("table sizes", f.max_seats)):
-        if v:
-            bits.append(f"{name}: {', '.join(map(str, v))}")
-    if f.date_from or f.date_to:
-        bits.append(f"dates: {f.date_from or '…'} to {f.date_to or '…'}")
-    if f.min_hands:
-        bits.append(f"at least {f.min_hands} hands")
-    return "filters: " + ("; ".join(bits) if bits else "none")
 
 
 def write_report(db: str | Path, out: str | Path, filters: Filters | None = None, *, gap_minutes: int = 30, rates: Rates | None = None) -> Path:

@@ -8,7 +8,7 @@ columns of numbers (the money as the index of a (player, currency, unit)
 group, not as strings a row), and the walks are a few passes of numpy over
 them: running sums, the gaps between hands, sums between the gaps.  The
 report's sessions are the same walk over its frame (:func:`frame_series`,
-through :func:`hhtool.stats.compute.sessions`).
+through :func:`sessions`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from hhtool.stats.compute import Filters, hands_where, name_key, scope
+from hhtool.stats.filters import Filters, hands_where, scope
+from hhtool.stats.order import name_key
 from hhtool.store.totals import PLAYER_HANDS, PLAYER_TOTALS, current
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ def arrow_series(table: Any, group: Any, groups: list[tuple[str, str | None, str
 
 
 def frame_series(per_hand: pl.DataFrame) -> HandSeries:
-    """The rows of :func:`hhtool.stats.compute.load_per_hand`'s frame as :class:`HandSeries` (in the frame's order)."""
+    """The rows of :func:`hhtool.stats.per_hand.load_per_hand`'s frame as :class:`HandSeries` (in the frame's order)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import polars as pl
@@ -247,6 +248,35 @@ def session_list(s: HandSeries, gap_minutes: int = 30) -> list[Session]:
         out += _sessions(player, currency, unit, s.started_at.take(rows), s.net.take(rows), s.big_bet.take(rows), gap_minutes)
     out.sort(key=lambda x: (name_key(x.player), x.start is not None, x.start or EPOCH, x.session))
     return out
+
+
+def sessions(per_hand_df: pl.DataFrame, gap_minutes: int = 30) -> pl.DataFrame:
+    """Per player and currency: a new session after ``gap_minutes`` without a hand.  Start, end, hands, net, big bets.
+
+    A player's euro hands and dollar hands are sessions apart (a session's
+    net is one money); big bets are rounded to two decimals.  The walk is
+    :func:`session_list`'s, which the player's page runs on its arrays;
+    this is it over a frame of :func:`hhtool.stats.per_hand.load_per_hand`
+    (:func:`frame_series`).
+    """
+    import polars as pl
+
+    if per_hand_df.height == 0:
+        return pl.DataFrame(schema={"player": pl.Utf8, "session": pl.Int64})
+    rows = session_list(frame_series(per_hand_df).in_time_order(), gap_minutes)
+    when = per_hand_df.schema["started_at"]
+    columns: dict[str, tuple[Any, list[Any]]] = {
+        "player": (pl.String, [r.player for r in rows]),
+        "currency": (pl.String, [r.currency for r in rows]),
+        "unit": (pl.String, [r.unit for r in rows]),
+        "session": (pl.Int64, [r.session for r in rows]),
+        "start": (when, [r.start for r in rows]),
+        "end": (when, [r.end for r in rows]),
+        "hands": (pl.UInt32, [r.hands for r in rows]),
+        "net": (pl.Int128, [r.net for r in rows]),
+        "big_bets": (pl.Float64, [r.big_bets for r in rows]),
+    }
+    return pl.DataFrame([pl.Series(name, values, dtype=dtype) for name, (dtype, values) in columns.items()])
 
 
 def _sessions(

@@ -24,9 +24,10 @@ import re
 import stat
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PosixPath
 from typing import TYPE_CHECKING
 
+from hhtool.store.marker import read_marker
 from hhtool.store.schema import ADDED_COLUMNS, SCHEMA_VERSION, TABLES, ddl
 from hhtool.store.totals import ensure_derived
 
@@ -141,6 +142,21 @@ def not_duckdb(path: Path) -> str | None:
     return "it is not a DuckDB file, or its first blocks are damaged"
 
 
+class StandIn(PosixPath):
+    """A path given where a database file goes that is no DuckDB file: it opens its own connection (:meth:`connect`).
+
+    ``--parquet DIR`` is one (:class:`hhtool.store.parquet.ParquetDataset`,
+    the same tables as views over the folder's files).  :func:`connect`
+    knows it by this class, defined here, so that the store's opening of a
+    database does not import the Parquet reader, which opens its DuckDB
+    through this module.
+    """
+
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """A read-only connection with the database's tables."""
+        raise NotImplementedError
+
+
 _PID = re.compile(r"PID (\d+)")
 _LOCK = re.compile(r"\block\b")  # "Could not set lock on file", not "block"
 
@@ -153,7 +169,8 @@ def connect(
 
     A read-only connection reads the database's tables and nothing else
     (:func:`lock_down`); ``write_to``: a folder it may write files into
-    (``export --parquet``'s), and read them back.
+    (``export --parquet``'s), and read them back.  A :class:`StandIn`
+    (``--parquet DIR``) is opened by its own ``connect``.
     A file of this schema version lacking a column of
     :data:`~hhtool.store.schema.ADDED_COLUMNS` gains it even when opened to
     be read: it is opened once for writing first (``_added``: the reopening
@@ -171,9 +188,7 @@ def connect(
     """
     import duckdb
 
-    from hhtool.store.parquet import ParquetDataset
-
-    if isinstance(path, ParquetDataset):  # --parquet DIR: the same tables as views over its files, read-only
+    if isinstance(path, StandIn):  # --parquet DIR: the same tables as views over its files, read-only
         return path.connect()
     path = Path(path)
     if read_only and not path.exists():
@@ -241,8 +256,6 @@ def _missing_added(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def _server_of(path: Path) -> str | None:
     """The words for a database held by a running ``hhtool serve``, from the ``FILE.serve`` it writes beside it; else None."""
-    from hhtool.web.marker import read_marker
-
     server = read_marker(path)
     if server is None:
         return None

@@ -9,7 +9,7 @@ lack, written by an earlier hhtool, reads as NULL) -- so one SQL serves
 both, and the figures are the same on the same hands.
 
 Of a Spark import's folder only committed files are read (the commit
-records, :mod:`hhtool.spark.commit`), never a run still being written.
+records, :mod:`hhtool.store.dataset`), never a run still being written.
 The connection is locked down as the database's read-only one is
 (:func:`hhtool.store.db.lock_down`): it reads the dataset's folder and
 nothing else.
@@ -17,17 +17,18 @@ nothing else.
 
 from __future__ import annotations
 
-from pathlib import Path, PosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hhtool.store.db import StoreError, lock_down, open_duckdb
+from hhtool.store.dataset import DatasetError, committed_files, is_dataset
+from hhtool.store.db import StandIn, StoreError, lock_down, open_duckdb
 from hhtool.store.schema import TABLES, TableSpec
 
 if TYPE_CHECKING:
     import duckdb
 
 
-class ParquetDataset(PosixPath):
+class ParquetDataset(StandIn):
     """A folder of Parquet tables, passed wherever a database path goes (:func:`hhtool.store.db.connect` opens it as views)."""
 
     def connect(self) -> duckdb.DuckDBPyConnection:
@@ -39,8 +40,6 @@ def dataset_files(root: Path) -> dict[str, list[str]]:
 
     Raises :class:`StoreError` for a folder that is neither.
     """
-    from hhtool.spark.commit import DatasetError, committed_files, is_dataset
-
     if not root.is_dir():
         raise StoreError(f"no Parquet dataset at {root} (run `hhtool spark-import ... --out {root}` or `hhtool export --parquet {root}` first)")
     if is_dataset(root):

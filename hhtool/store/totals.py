@@ -105,7 +105,7 @@ def _seat_counters() -> tuple[tuple[str, str], ...]:
 
 
 SEAT_COUNTERS: tuple[tuple[str, str], ...] = _seat_counters()
-"""(name, aggregate over ``seats s JOIN hs``): the counts of :func:`hhtool.stats.compute.stats_sql`, the same SQL for the
+"""(name, aggregate over ``seats s JOIN hs``): the counts of :func:`hhtool.stats.sql.stats_sql`, the same SQL for the
 seats and for this table, so the two cannot count apart."""
 
 MONEY_COUNTERS: tuple[tuple[str, str], ...] = (
@@ -115,7 +115,7 @@ MONEY_COUNTERS: tuple[tuple[str, str], ...] = (
     ("allin_net", "coalesce(sum(coalesce(s.allin_net, s.net)::HUGEINT), 0)"),
     ("luck", "coalesce(sum((s.net - coalesce(s.allin_net, s.net))::HUGEINT), 0)"),
 )
-"""(name, aggregate over ``seats s``): each player's money sums per currency (HUGEINT: exact), as :func:`hhtool.stats.compute.money_sql` sums them."""
+"""(name, aggregate over ``seats s``): each player's money sums per currency (HUGEINT: exact), as :func:`hhtool.stats.sql.money_sql` sums them."""
 
 RAKE_SHARE_SQL = "(p.rake::HUGEINT * u.s * 2 + list_sum(p.shares)) // NULLIF(2 * list_sum(p.shares), 0)"
 """A winner's share of a pot's rake (``pots p``, ``u.s`` their share of it): in proportion, rounded half up to the minor unit, in integers."""
@@ -132,7 +132,7 @@ DIMENSION_NAMES: tuple[str, ...] = tuple(c.name for c in DIMENSIONS)
 def totals_select(lo: int | None = None) -> tuple[str, list[Any]]:
     """The totals of every hand with ``hand_key >= lo`` (all without ``lo``), a row per key, and the query's parameters.
 
-    The money and the rake follow :func:`hhtool.stats.compute.money_sql`:
+    The money and the rake follow :func:`hhtool.stats.sql.money_sql`:
     the seats dealt in, and the rake of every pot's winner who was not a
     seat left out of the hand.
     """

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from hhtool.web.params import VERDICTS, BadRequest, hand_query, stats_filters
+from hhtool.web.params import VERDICTS, BadRequest, hand_query, stats_request
 
 if TYPE_CHECKING:
     import duckdb
@@ -196,7 +196,8 @@ ASSETS = {
     "/static/graph.js": ("graph.js", "text/javascript"),
     "/static/progress.js": ("progress.js", "text/javascript"),
 }
-"""The pages' own scripts and styles (package data under ``hhtool/web/static/``), each at a fixed address: files,
+"""The pages' own scripts and styles (package data under ``hhtool/web/static/``, the replayer's under
+``hhtool/replayer/static/``: :mod:`hhtool.web.assets` reads both), each at a fixed address: files,
 not inline, so that the Content-Security-Policy runs no inline script.  No route maps a path to a file."""
 
 
@@ -461,7 +462,7 @@ def create_app(
         """One of :data:`ASSETS`; asked again on each page (``no-cache``): a few kB, and never one of an older hhtool."""
         from starlette.responses import Response
 
-        from hhtool.web.replayer import asset as read
+        from hhtool.web.assets import asset as read
 
         name, kind = ASSETS[request.url.path]
         return Response(read(name), media_type=kind, headers={"Cache-Control": "no-cache"})
@@ -561,21 +562,7 @@ def _segments(request: Request, prefix: str, n: int) -> list[str]:
 
 def _stats_args(request: Request, name: str) -> tuple[Any, Any]:
     """A player's filters (those of ``hhtool stats``) and the rates of ``currency``/``rate``, from the query string."""
-    from hhtool.history.currency import Rates, RatesError
-    from hhtool.web.params import Params
-
-    items = list(request.query_params.multi_items())
-    money = Params([(k, v) for k, v in items if k in ("currency", "rate")], ("currency", "rate"))
-    currency, rate = money.one("currency"), money.all("rate")
-    f = stats_filters([(k, v) for k, v in items if k not in ("currency", "rate")], name)
-    if currency is None:
-        if rate:
-            raise BadRequest("rate needs currency: the currency the rates convert to, e.g. currency=EUR")
-        return f, None
-    try:
-        return f, Rates.parse(currency, list(rate))
-    except RatesError as e:
-        raise BadRequest(str(e)) from None
+    return stats_request(request.query_params.multi_items(), name)
 
 
 def _filters_json(f: Any) -> dict[str, Any]:

@@ -38,9 +38,9 @@ class HandDetail:
         return None if self.steps is None else self.steps.replay
 
     def replayer(self) -> str | None:
-        """The replayer's HTML fragment (:func:`hhtool.web.replayer.replayer_html`), built escaped; its script and
+        """The replayer's HTML fragment (:func:`hhtool.replayer.html.replayer_html`), built escaped; its script and
         style are the page's files (``/static/replayer.js``), not inline: the server's pages run no inline script."""
-        from hhtool.web.replayer import replayer_html
+        from hhtool.replayer.html import replayer_html
 
         return None if self.steps is None else replayer_html(self.steps, assets=False)
 

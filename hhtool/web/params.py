@@ -1,27 +1,30 @@
 """A request's query parameters as the library's filters: each one checked, a clear 400 for what does not parse.
 
 The web pages and the JSON API take the same parameters (``docs/api.md``):
-the statistics' filters of ``hhtool stats`` (:class:`hhtool.stats.Filters`)
-and, for the hands list, the hand's own facts (verdict, pot size, showdown,
-all-in), a statistic of one player (``stat``, ``taken``), the order and the
-page.  A name that is not a parameter is refused too: a misspelt filter
+the statistics' filters of ``hhtool stats`` (:class:`hhtool.stats.Filters`),
+read by the parser of the command line's options
+(:mod:`hhtool.stats.filters_parse`), and, for the hands list, the hand's
+own facts (verdict, pot size, showdown, all-in), a statistic of one player
+(``stat``, ``taken``), the order and the page.  A name that is not a parameter is refused too: a misspelt filter
 would otherwise give every hand and look like an answer.  An empty value
-(what an HTML form sends for a field left blank) is no filter.
+(what an HTML form sends for a field left blank) is no filter.  Every
+refusal leaves this module as a :class:`BadRequest`, the web's 400.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Literal
 
+from hhtool.history.currency import Rates
 from hhtool.stats.compute import Filters
+from hhtool.stats.filters_parse import FILTER_KEYS, QUERY_STRING, FilterError, choices, day, parse_filters, parse_rates, unsigned, whole
 
 VERDICTS = ("ok", "disputed", "invalid", "error")
-PROFILES = ("classic", "stellapoker", "italian")
-STRUCTURES = ("fixed", "pot", "no")
 SORTS = ("time", "pot", "net")
 MAX_LIMIT = 500
 PAGE = 50
@@ -33,14 +36,25 @@ list of hundreds (``player=bob`` 500 times, which any web page can have a browse
 a minute of CPU and DuckDB's whole memory.  A value given again is the same condition, counted once.  24 is more
 than anyone types: a table has 10 players at most, and the verdicts, profiles and structures are fewer."""
 
-FILTER_PARAMS = ("player", "from", "to", "site", "profile", "structure", "seats", "stakes", "day_start", "min_hands")
+FILTER_PARAMS = FILTER_KEYS
 """The parameters of :class:`~hhtool.stats.Filters`, named as on the command line (``--max-seats`` is ``seats``)."""
+MONEY_PARAMS = ("currency", "rate")
+"""A player's statistics' currency to add into and its rates (``--currency``, ``--rate``)."""
 HAND_PARAMS = (*FILTER_PARAMS, "verdict", "pot_min", "pot_max", "showdown", "allin", "stat", "taken", "sort", "order", "limit", "offset", "page")
 """Every parameter of the hands list (page and API)."""
 
 
 class BadRequest(ValueError):
     """A parameter that does not parse or a path that names nothing: the message says which and what it takes."""
+
+
+@contextmanager
+def _refused() -> Iterator[None]:
+    """A value the shared filter parser refuses is a 400, in the parser's words."""
+    try:
+        yield
+    except FilterError as e:
+        raise BadRequest(str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -92,28 +106,18 @@ class Params:
         return got[0] if got else None
 
     def choices(self, name: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
-        values = self.all(name)
-        for v in values:
-            if v not in allowed:
-                raise BadRequest(f"{name} {v!r}: use {', '.join(allowed)}")
-        return values
+        with _refused():
+            return choices(name, self.all(name), allowed)
 
     def date(self, name: str) -> dt.date | None:
         value = self.one(name)
-        if value is None:
-            return None
-        try:
-            return dt.date.fromisoformat(value)
-        except ValueError:
-            raise BadRequest(f"{name} {value!r}: not a date (YYYY-MM-DD)") from None
+        with _refused():
+            return None if value is None else day(name, value)
 
     def integer(self, name: str, default: int, low: int, high: int) -> int:
         value = self.one(name)
-        if value is None:
-            return default
-        if not (value.isascii() and value.isdigit()) or len(value) > 9 or not low <= int(value) <= high:
-            raise BadRequest(f"{name} {value!r}: a whole number from {low:,} to {high:,}")
-        return int(value)
+        with _refused():
+            return default if value is None else whole(name, value, low, high)
 
     def flag(self, name: str) -> bool | None:
         value = self.one(name)
@@ -129,7 +133,7 @@ class Params:
         value = self.one(name)
         if value is None:
             return None
-        plain = value.replace("€", "").replace("$", "").replace("£", "").replace(",", "").strip()
+        plain = unsigned(value).strip()
         try:
             amount = Decimal(plain) if len(plain) <= 20 else None
         except InvalidOperation:
@@ -139,33 +143,23 @@ class Params:
         return amount
 
 
-def stakes(text: str) -> tuple[str, str]:
-    """``0.50/1.00`` (signs and thousands commas allowed) as the (small, big) :class:`~hhtool.stats.Filters` keeps."""
-    small, sep, big = text.replace("€", "").replace("$", "").replace("£", "").replace(",", "").partition("/")
-    # 16 characters: any amount up to money.MAX_AMOUNT, and no int() of thousands of digits
-    if not sep or not all(part.replace(".", "", 1).isdigit() and len(part) <= 16 for part in (small, big)):
-        raise BadRequest(f"stakes {text!r}: write the small and big bet as in the header, e.g. 0.50/1.00 or 200/400")
-    return small, big
-
-
 def filters(p: Params) -> Filters:
-    """The statistics' filters (those of ``hhtool stats``) from the parameters."""
-    seats = p.all("seats")
-    for s in seats:
-        if not (s.isascii() and s.isdigit() and 2 <= int(s) <= 10):
-            raise BadRequest(f"seats {s!r}: a table size, 2 to 10 (6 for 6-max)")
-    return Filters(
-        players=p.all("player"),
-        date_from=p.date("from"),
-        date_to=p.date("to"),
-        sites=p.all("site"),
-        profiles=p.choices("profile", PROFILES),
-        structures=p.choices("structure", STRUCTURES),
-        max_seats=tuple(int(s) for s in seats),
-        min_hands=p.integer("min_hands", 0, 0, 10**9),
-        stakes=tuple(stakes(s) for s in p.all("stakes")),
-        day_start_hour=p.integer("day_start", 0, 0, 23),
-    )
+    """The statistics' filters (those of ``hhtool stats``) from the parameters, by the command line's parser."""
+    single = {name: p.one(name) for name in ("from", "to", "min_hands", "day_start")}  # each given once
+    with _refused():
+        return parse_filters(
+            QUERY_STRING,
+            players=p.all("player"),
+            date_from=single["from"],
+            date_to=single["to"],
+            sites=p.all("site"),
+            profiles=p.all("profile"),
+            structures=p.all("structure"),
+            max_seats=p.all("seats"),
+            min_hands=single["min_hands"],
+            stakes=p.all("stakes"),
+            day_start=single["day_start"],
+        )
 
 
 def stats_filters(items: Iterable[tuple[str, str]], player: str) -> Filters:
@@ -173,6 +167,16 @@ def stats_filters(items: Iterable[tuple[str, str]], player: str) -> Filters:
     p = Params(items, tuple(n for n in FILTER_PARAMS if n != "player"))
     f = filters(p)
     return Filters(**{**f.__dict__, "players": (player,)})
+
+
+def stats_request(items: Iterable[tuple[str, str]], player: str) -> tuple[Filters, Rates | None]:
+    """A player's filters and the rates of ``currency``/``rate`` (those of ``hhtool stats --currency --rate``)."""
+    listed = list(items)
+    money = Params([(k, v) for k, v in listed if k in MONEY_PARAMS], MONEY_PARAMS)
+    currency, rates = money.one("currency"), money.all("rate")
+    f = stats_filters([(k, v) for k, v in listed if k not in MONEY_PARAMS], player)
+    with _refused():
+        return f, parse_rates(QUERY_STRING, currency, rates)
 
 
 def hand_query(items: Iterable[tuple[str, str]], stat_keys: Iterable[str], *, page_size: int = PAGE) -> HandQuery:

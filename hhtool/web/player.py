@@ -136,7 +136,7 @@ def figure_data_html(data: list[dict[str, Any]], layout: dict[str, Any], div_id:
     that opens its hand (``/hand/KEY``, the point's ``customdata``) is
     the script's.
     """
-    from hhtool.web.replayer import script_json
+    from hhtool.replayer.html import script_json
 
     fig = {"data": data, "layout": {"template": template(), **layout}, "config": CONFIG}
     height = int(layout.get("height", 450))

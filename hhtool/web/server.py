@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from hhtool.store.marker import marker_path, remove_marker, write_marker
 from hhtool.web.app import LOOPBACK, Progress, create_app, open_database
-from hhtool.web.marker import marker_path, remove_marker, write_marker
 from hhtool.web.progress import progress_doc
 
 

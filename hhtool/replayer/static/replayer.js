@@ -1,4 +1,4 @@
-/* The hand replayer (hhtool/web/replayer.py, docs/replayer.md).
+/* The hand replayer (hhtool/replayer/html.py, docs/replayer.md).
    Every .hhr element holds its steps as JSON in a <script type="application/json">; each is drawn
    and stepped on its own, so many can share a page.  Text from the history (names, lines,
    findings) is only ever set with textContent: never parsed as HTML. */

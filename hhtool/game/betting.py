@@ -1,15 +1,25 @@
-"""The betting state machine of one hand (RULES.md §4-§5), in the manner of pokerkit.
+"""The betting state machine of one hand (RULES.md §4-§6), in the manner of pokerkit.
 
 Every action has a triplet: ``verify_x()`` raises :class:`IllegalAction`
 with a finding code and the reason, ``can_x()`` answers yes or no (both
 from one check that returns the refusal as a value), and
 ``x()`` applies it and returns the operation it recorded (:class:`Checked`,
 :class:`Folded`, :class:`Called`, :class:`BroughtIn`, :class:`BetTo`), which
-:attr:`Betting.operations` keeps in order.  The replay verifies each action
-the history records, turns a refusal into a finding, and then *applies the
-action anyway* so that the money can still be followed: a history is never
-repaired silently, and never abandoned either.  The simulator drives the
-same machine: its bots ask ``can_x()`` what they may do.
+:attr:`Betting.operations` keeps in order.  It answers every other betting
+question too, so that nobody works a rule out again: who opens a round and
+whether the double bet applies (:meth:`Betting.open_round`), the sizes a
+bet or raise may go to (:meth:`Betting.min_bet_to`,
+:meth:`Betting.max_bet_to`, :meth:`Betting.is_raise`), who shows first, in
+what order, and who may muck (:meth:`Betting.first_to_show`,
+:meth:`Betting.show_order`, :meth:`Betting.may_muck`).
+
+The replay (:mod:`hhtool.replay.walk`) and the simulator
+(:mod:`hhtool.simulate`) are its two users.  The replay verifies each
+action the history records, turns a refusal into a finding, and then
+*applies the action anyway* so that the money can still be followed
+(:meth:`Betting.follow_out_of_turn`, :meth:`Betting.end_round`): a history
+is never repaired silently, and never abandoned either.  The simulator's
+bots ask ``can_x()`` and the sizes what they may do.
 
 Amounts are minor units.  ``this_round`` is what a player has put in during
 the current betting round (blinds count in round 1; antes never do).
@@ -17,13 +27,13 @@ the current betting round (blinds count in round 1; antes never do).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from hhtool.history.money import MoneyStyle, display_amount
+from hhtool.game.cards import Card
 from hhtool.game.rules import RuleSet, Structure
-from hhtool.game.showing import Opener
+from hhtool.game.showing import Opener, first_round_opener, later_round_opener, pair_showing
 
 
 @dataclass(init=False, unsafe_hash=True)
@@ -191,6 +201,7 @@ class Betting:
     big_made: bool
     operations: list[Operation]  # every action applied, in order
     opener_reason: str | Opener  # why the opener opens, for the finding of a wrong opener (words only when asked)
+    low: int  # the deck's lowest rank, for the showing hands that decide who opens
 
     def __init__(
         self,
@@ -223,13 +234,17 @@ class Betting:
         self.big_made = False
         self.operations = []
         self.opener_reason = ""
+        self.low = rules.lowest_rank(len(players))
         self._by_name = {p.name: p for p in players}
         self._index_of = {p.name: i for i, p in enumerate(players)}
-        self.money: MoneyStyle | None = None  # the hand's money, for amounts in words (minor units if None)
+        # amounts in a refusal's words as the hand writes money (the replay's formatter; minor units if None):
+        # a function given, so that the game needs nothing of the history's text
+        self.words: Callable[[int], str] | None = None
 
     def _m(self, amount: int) -> str:
         """An amount in a refusal's words, as the hand writes money."""
-        return str(amount) if self.money is None else display_amount(amount, self.money)
+        words = self.words
+        return str(amount) if words is None else words(amount)
 
     # ------------------------------------------------------------ lookups
 
@@ -252,8 +267,54 @@ class Betting:
 
     # ------------------------------------------------------------ rounds
 
+    def open_round(self, round_no: int, ups: Sequence[Sequence[Card]], vela: Card | None = None) -> bool:
+        """Begin betting round ``round_no`` (1 = 2nd street, 5 = the vela round) with the player the rules have open it.
+
+        RULES.md §4: the highest door card opens round 1 (the first player
+        who can act when no door card is known: an own view of carte
+        coperte); later rounds the best showing hand (:mod:`hhtool.game.showing`),
+        the ``vela`` counted in the vela round.  RULES.md §5's double bet:
+        round 2 may be bet big where the profile has the option and a pair
+        shows among those still in.  ``ups`` is each player's face-up cards,
+        in dealing order.  :attr:`opener`, :attr:`opener_reason` and
+        :attr:`big_option` say what was decided.
+
+        False, and nothing changed, when no round is bet: fewer than two
+        players left, or none who can act.  The replay and the simulator
+        both open their rounds here, so they agree on who opens by
+        construction.
+        """
+        players = self.players
+        first_actor = -1
+        in_hand = 0
+        for i, p in enumerate(players):
+            if not p.folded:
+                in_hand += 1
+                if first_actor < 0 and not p.all_in:
+                    first_actor = i
+        if first_actor < 0 or in_hand < 2:
+            return False
+        why: str | Opener
+        if round_no == 1:
+            doors: list[Card | None] = [up[0] if p.can_act and up else None for p, up in zip(players, ups)]
+            if all(d is None for d in doors):
+                index = first_actor
+                why = "no door card is known"
+            else:
+                why = first_round_opener(doors)
+                index = why.index
+            big_option = False
+        else:
+            showing: list[Sequence[Card] | None] = [up if p.can_act else None for p, up in zip(players, ups)]
+            why = later_round_opener(showing, self.rules, self.low, vela=vela if round_no == 5 else None)
+            index = why.index
+            big_option = round_no == 2 and self.rules.pair_showing_option and pair_showing(up for p, up in zip(players, ups) if not p.folded)
+        self.opener_reason = why
+        self.start_round(round_no, players[index].name, big_option)
+        return True
+
     def start_round(self, round_no: int, opener: str, big_option: bool = False) -> None:
-        """Begin betting round ``round_no`` (1 = 2nd street) with ``opener`` first to act."""
+        """Begin betting round ``round_no`` (1 = 2nd street) with ``opener`` first to act (:meth:`open_round` decides who)."""
         self.round_no = round_no
         if round_no > 1:
             for p in self.players:
@@ -356,6 +417,22 @@ class Betting:
             return None
         return top.name, top.this_round - second
 
+    def end_round(self) -> None:
+        """End the round though someone still owes an action: the history moved on (the replay's ``round_unfinished``)."""
+        self.next_index = None
+
+    def follow_out_of_turn(self, name: str) -> None:
+        """Make it ``name``'s turn: the history has ``name`` act out of turn (the replay's finding), and the betting goes on from there.
+
+        The replay applies every action it refused, to follow the money; an
+        action out of turn moves the turn to its player, so that who acts
+        next is counted from them, as the history goes on.  Nothing changes
+        once the round is over.
+        """
+        idx = self.next_index
+        if idx is not None and self.players[idx].name != name:
+            self.next_index = self._index_of[name]
+
     def return_uncalled(self, name: str, amount: int) -> None:
         p = self.player(name)
         p.this_round -= amount
@@ -442,13 +519,17 @@ class Betting:
         """A bet or raise that completes the bring-in (RULES.md §4: it is the round's bet)."""
         return self.rules.bring_in and self.round_no == 1 and not self.completed and self.bets == 0
 
-    def _bet_to_refusal(self, name: str, to: int, as_raise: bool) -> IllegalAction | None:
+    def is_raise(self) -> bool:
+        """Whether a bet made now raises: a bet stands and this one does not complete the bring-in (the completion is the round's bet)."""
+        return self.current > 0 and not self.is_completion(0)
+
+    def _bet_to_refusal(self, name: str, to: int, as_raise: bool | None) -> IllegalAction | None:
         p = self._turn(name)
         if isinstance(p, IllegalAction):
             return p
         put_in = to - p.this_round
         all_in = put_in == p.behind
-        refusal = self._size_refusal(p, to, all_in, as_raise)
+        refusal = self._size_refusal(p, to, all_in, self.is_raise() if as_raise is None else as_raise)
         return refusal if refusal is not None else self._amount_refusal(p, put_in)
 
     def _bet_refusal(self, name: str) -> IllegalAction | None:
@@ -461,7 +542,7 @@ class Betting:
 
     def _open_refusal(self, p: Player) -> IllegalAction | None:
         name = p.name
-        if not p.may_raise and self.current > 0 and not self.is_completion(0):
+        if not p.may_raise and self.is_raise():
             return IllegalAction(
                 "raise_not_reopened", f"{name} raises, but the short all-in before did not reopen the betting to {name}"
             )
@@ -489,15 +570,13 @@ class Betting:
             return IllegalAction("bet_facing_bet", f"{name} bets facing a bet of {self._m(self.current)}: that is a raise")
         kind = "raise_size" if self.current > 0 else "bet_size"
         if self.structure == "fixed":
-            unit = self.bet_unit()
-            options = {self.full_level + unit}
-            if self.big_option and not self.big_made:
-                options.add(self.full_level + self.big_bet)
-            if to not in options and not (to < max(options) and all_in and to > self.current):
-                want = " or ".join(self._m(o) for o in sorted(options))
+            small = self._fixed_to(False)
+            big = self._fixed_to(True)
+            if to != small and to != big and not (to < max(small, big) and all_in and to > self.current):
+                want = " or ".join(self._m(o) for o in sorted({small, big}))
                 return IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {self._m(to)}; fixed limit allows {want}")
             return None
-        minimum = self.current + max(self.last_increment, self.small_bet) if self.current else self.small_bet
+        minimum = self._least_to()
         if to < minimum and not all_in:
             return IllegalAction(kind, f"{name} {'raises' if self.current else 'bets'} to {self._m(to)}; the minimum is {self._m(minimum)}")
         if to <= self.current:
@@ -507,12 +586,68 @@ class Betting:
     def _pot_limit_refusal(self, p: Player, to: int) -> IllegalAction | None:
         if self.structure != "pot":
             return None
-        owed = max(self.current - p.this_round, 0)
-        maximum = self.current + self.pot + owed
+        maximum = self._pot_limit_to(p)
         if to > maximum:
             kind = "raise_size" if self.current else "bet_size"
             return IllegalAction(kind, f"{p.name} goes to {self._m(to)}; pot limit allows at most {self._m(maximum)}")
         return None
+
+    # ------------------------------------------------------------ sizes
+    #
+    # The structure's sizes (RULES.md §5), read by the checks above and by the answers below: one reckoning of each.
+
+    def _fixed_to(self, big: bool) -> int:
+        """Fixed limit: the total a full bet or raise goes to now; ``big``: the big bet's, while the double bet is open."""
+        if big and self.big_option and not self.big_made:
+            return self.full_level + self.big_bet
+        return self.full_level + self.bet_unit()
+
+    def _least_to(self) -> int:
+        """Pot and no limit: the least total of a full bet (the small bet) or raise (the bet and the last increment, at least the small bet)."""
+        return self.current + max(self.last_increment, self.small_bet) if self.current else self.small_bet
+
+    def _pot_limit_to(self, p: Player) -> int:
+        """Pot limit: the most ``p`` may go to, the bet and the pot after ``p``'s call."""
+        return self.current + self.pot + max(self.current - p.this_round, 0)
+
+    def min_bet_to(self, name: str) -> int:
+        """The least total a bet, raise or completion by ``name`` may go to now, or all-in for less (RULES.md §4-§5).
+
+        The completion: the small bet; fixed limit: the one size (the small
+        one while the double bet is open); pot and no limit: the small bet,
+        or the bet and the last full increment.  Never more than ``name``
+        has: a short stack goes all-in for less.  Sizes only: whether a bet
+        is open to ``name`` at all (the turn, the cap, a short all-in) is
+        :meth:`can_bet`'s, and :meth:`can_bet_to` has the last word.
+        """
+        p = self._by_name[name]
+        if self.is_completion(0):
+            least = self.small_bet
+        elif self.structure == "fixed":
+            least = self._fixed_to(False)
+        else:
+            least = self._least_to()
+        return min(least, p.this_round + p.behind)
+
+    def max_bet_to(self, name: str) -> int:
+        """The most a bet, raise or completion by ``name`` may go to now (RULES.md §4-§5), never more than ``name`` has.
+
+        Completing a bring-in with no bet beyond it: the small bet; fixed
+        limit: the one size, or the big bet's while the double bet is open;
+        pot limit: the bet and the pot after the call; no limit: all-in.
+        Sizes only, as for :meth:`min_bet_to`.
+        """
+        p = self._by_name[name]
+        all_in_to = p.this_round + p.behind
+        if self.is_completion(0) and (self.structure == "fixed" or self.current == 0):
+            most = self.small_bet
+        elif self.structure == "fixed":
+            most = self._fixed_to(True)
+        elif self.structure == "pot":
+            most = self._pot_limit_to(p)
+        else:
+            most = all_in_to
+        return min(most, all_in_to)
 
     # ------------------------------------------------------------ verify: raise the refusal
 
@@ -528,8 +663,13 @@ class Betting:
     def verify_bring_in(self, name: str, amount: int) -> None:
         _refuse(self._bring_in_refusal(name, amount))
 
-    def verify_bet_to(self, name: str, to: int, *, as_raise: bool) -> None:
-        """A bet (no bet yet) or raise to ``to`` this round; completions included."""
+    def verify_bet_to(self, name: str, to: int, *, as_raise: bool | None = None) -> None:
+        """A bet (no bet yet) or raise to ``to`` this round; completions included.
+
+        ``as_raise``: whether the history calls it a raise (a bet line
+        facing a bet, or a raise line with none to raise, is refused); None
+        (a bot's bet): as the machine reads it, :meth:`is_raise`.
+        """
         _refuse(self._bet_to_refusal(name, to, as_raise))
 
     def verify_bet(self, name: str) -> None:
@@ -555,7 +695,7 @@ class Betting:
         """Whether a bet, raise or completion of some size is open to ``name``."""
         return self._bet_refusal(name) is None
 
-    def can_bet_to(self, name: str, to: int, *, as_raise: bool) -> bool:
+    def can_bet_to(self, name: str, to: int, *, as_raise: bool | None = None) -> bool:
         return self._bet_to_refusal(name, to, as_raise) is None
 
     # ------------------------------------------------------------ actions
@@ -663,9 +803,9 @@ class Betting:
         left = [p.name for p in self.players if not p.folded]
         if len(left) < 2:
             return None
-        order = self.rules.showdown_order
-        if order == "seat_order":
+        if self.rules.all_show:
             return left[0]
+        order = self.rules.showdown_order
         aggressor = None
         for op in self.operations:
             if isinstance(op, BetTo) and op.round_no == self.round_no:
@@ -675,6 +815,29 @@ class Betting:
         if order == "last_aggressor_else_opener" and self.opener in left:
             return self.opener
         return left[0]
+
+    def show_order(self) -> list[str]:
+        """The players left in the order they show (RULES.md §6): clockwise from :meth:`first_to_show`.
+
+        Classic and italian show in this order; stellapoker's callers may
+        show in any order after the first (``RuleSet.shows_clockwise``).
+        """
+        left = [p.name for p in self.players if not p.folded]
+        first = self.first_to_show()
+        if first is None:
+            return left
+        k = left.index(first)
+        return left[k:] + left[:k]
+
+    def may_muck(self, name: str) -> bool:
+        """Whether the rules let ``name`` muck rather than show (RULES.md §6).
+
+        Not where everyone left shows (``RuleSet.all_show``), and never the
+        player who must show first; anyone else may (classic: a hand that
+        cannot beat the best one shown; stellapoker: callers).  Whether a
+        player *would* muck is the player's own choice.
+        """
+        return not self.rules.all_show and name != self.first_to_show()
 
 
 def _refuse(refusal: IllegalAction | None) -> None:

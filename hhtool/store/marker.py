@@ -1,10 +1,13 @@
 """``FILE.serve``: the address of the server holding a database, beside the database file.
 
 ``hhtool serve`` writes it once the database is open (the lock is its
-own) and removes it as it stops; :func:`hhtool.store.db.connect` reads it
-when it finds the database locked, to say where the server is.  A file
-left by a server that was killed names a process that is gone, and is
-not believed.
+own) and removes it as it stops (:mod:`hhtool.web.server`);
+:func:`hhtool.store.db.connect` reads it when it finds the database
+locked, to say where the server is.  A file left by a server that was
+killed names a process that is gone, and is not believed.  It lives with
+the database's code rather than the server's because both read or write
+it and the store comes first (docs/architecture.md): the server may
+import the store, never the other way.
 """
 
 from __future__ import annotations

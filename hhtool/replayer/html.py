@@ -3,7 +3,7 @@
 :func:`replayer_html` gives a ``<div class="hhr">`` holding the hand's steps
 (:mod:`hhtool.replay.steps`) as JSON in a ``<script type="application/json">``
 and, unless told not to, the replayer's CSS and JavaScript inline
-(:func:`replayer_assets`, from the package's ``static/replayer.css`` and
+(:func:`replayer_assets`, from this package's ``static/replayer.css`` and
 ``static/replayer.js``).  The script draws the table, the buttons and the
 hand's text with ``textContent`` only, so a player named
 ``<script>alert(1)</script>`` is text; the JSON is escaped so that no
@@ -39,8 +39,8 @@ def script_json(data: object) -> str:
 
 @cache
 def asset(name: str) -> str:
-    """A file of the package's ``static/`` folder (the replayer's and the pages' scripts and styles), read once."""
-    return files("hhtool.web").joinpath("static", name).read_text(encoding="utf-8")
+    """A file of the replayer's ``static/`` folder (``replayer.js``, ``replayer.css``), read once."""
+    return files("hhtool.replayer").joinpath("static", name).read_text(encoding="utf-8")
 
 
 def replayer_assets() -> str:

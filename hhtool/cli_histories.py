@@ -1,0 +1,229 @@
+"""The commands that read hand histories: ``parse``, ``audit``, ``import`` and ``spark-import``.
+
+Each reads what :mod:`hhtool.history.inputs` reads (files, folders, globs,
+archives), hands it to the library, prints what it made of it and says
+what the inputs held besides hands (:func:`~hhtool.cli_output.input_problems`);
+a hand that fails or a file that cannot be read is exit 1, a usage error 2.
+The app registers them (:mod:`hhtool.cli`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from hhtool.cli_options import DbOption, InputsArg, ProfileName, RawOpt
+from hhtool.cli_output import EXIT_FINDINGS, EXIT_OK, echo, fail, input_problems
+
+
+def parse(
+    files: InputsArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per hand (or failed hand), one per line.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Stop at the first hand that does not parse.")] = False,
+    raw: RawOpt = False,
+) -> None:
+    """Parse hand histories: a summary, or --json with every hand's events."""
+    import warnings
+
+    from hhtool.history.errors import ErrorRecord, HandHistoryError
+    from hhtool.history.inputs import InputReport, read_inputs
+    from hhtool.history.jsonify import error_dict, hand_dict
+    from hhtool.history.reader import Cp1252Warning, Skipped
+    from hhtool.store.importer import ImportPathError
+    from hhtool.textsafe import dumps, term
+
+    def shown(text: str) -> str:
+        return text if raw else term(text)
+
+    counts = {"hands": 0, "errors": 0, "skipped": 0}
+    problems: list[str] = []
+    notes: list[str] = []
+    report = InputReport()
+    warnings.simplefilter("ignore", Cp1252Warning)  # reported below as a warning line
+    try:
+        for _name, record in read_inputs(files, strict=strict, notes=notes, report=report):
+            if isinstance(record, Skipped):
+                counts["skipped"] += record.count
+                problems.append(shown(f"{record.source}:{record.line}: skipped {record.count} line(s) outside any hand: {record.first_text[:60]!r}"))
+            elif isinstance(record, ErrorRecord):
+                counts["errors"] += 1
+                problems.append(record.describe(raw=raw))
+                if as_json:
+                    typer.echo(dumps(error_dict(record)))
+            else:
+                counts["hands"] += 1
+                if as_json:
+                    typer.echo(dumps(hand_dict(record)))
+    except ImportPathError as e:
+        raise fail(str(e)) from None
+    except HandHistoryError as e:
+        echo(f"hhtool: {e.describe(raw=raw)}", raw=raw, err=True)
+        if e.line_text is not None:
+            echo(f"    {shown(e.line_text)}", raw=raw, err=True)
+            if e.column is not None:  # under the same character, escapes before it counted
+                typer.echo("    " + " " * len(shown(e.line_text[: e.column - 1])) + "^", err=True)
+        raise typer.Exit(EXIT_FINDINGS) from None
+    for note in notes:
+        echo(f"warning: {shown(note)}", raw=raw, err=True)
+    out = sys.stderr if as_json else sys.stdout
+    for problem in problems:
+        print(problem, file=out)
+    print(
+        f"{report.files} file(s), {counts['hands']} hand(s) parsed, {counts['errors']} failed"
+        + (f", {counts['skipped']} junk line(s) skipped" if counts["skipped"] else ""),
+        file=out,
+    )
+    failed = input_problems(report, raw)
+    raise typer.Exit(EXIT_FINDINGS if counts["errors"] or failed else EXIT_OK)
+
+
+def audit(
+    files: InputsArg,
+    hand: Annotated[Optional[str], typer.Option("--hand", metavar="ID", help="Only the hand with this id.")] = None,
+    rules: Annotated[
+        Optional[ProfileName],
+        typer.Option("--rules", help="What if the whole hand were played under this profile: replay everything under it, with the payouts that change."),
+    ] = None,
+    showdown_rules: Annotated[
+        Optional[ProfileName],
+        typer.Option(
+            "--showdown-rules",
+            help="What if the showdown were settled under this profile's comparison (its tie-break and straight-flush rules), "
+            "the betting as it was: the pots and the payouts that change.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
+    equity: Annotated[
+        bool,
+        typer.Option(
+            "--equity/--no-equity",
+            help="Each contender's equity after every street's deal where the cards are known "
+            "(a few hundredths of a second a hand; --no-equity for a big file).",
+        ),
+    ] = True,
+    raw: RawOpt = False,
+) -> None:
+    """Replay hands under their rules: who should have won what, and every finding."""
+    from hhtool.replay import audit as audit_mod
+    from hhtool.history.inputs import InputReport
+    from hhtool.game.rules import RulesError, profile
+    from hhtool.store.importer import ImportPathError
+    from hhtool.textsafe import dumps
+
+    if rules is not None and showdown_rules is not None:
+        raise fail("--rules replays the whole hand and --showdown-rules only its showdown: ask one of them")
+    override = showdown = None
+    try:
+        if rules is not None:
+            override = profile(rules)
+        if showdown_rules is not None:
+            showdown = profile(showdown_rules)
+    except RulesError as e:
+        raise fail(str(e)) from None
+    counts: dict[str, int] = {}
+    report = InputReport()
+    try:
+        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report, equity=equity):
+            counts[result.verdict] = counts.get(result.verdict, 0) + 1
+            if as_json:
+                typer.echo(dumps(audit_mod.to_json(result)))
+            else:
+                echo(audit_mod.to_text(result, raw=raw), raw=raw)
+    except ImportPathError as e:
+        raise fail(str(e)) from None
+    failed = input_problems(report, raw)
+    if hand is not None and not counts and not failed:
+        raise fail(f"no hand {hand!r} in {', '.join(str(f) for f in files)}")
+    total = sum(counts.values())
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    typer.echo(f"{total} hand(s) audited: {summary or 'none'}", err=as_json)
+    raise typer.Exit(EXIT_OK if counts.get("ok", 0) == total and not failed else EXIT_FINDINGS)
+
+
+def import_(
+    paths: InputsArg,
+    db: DbOption = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", help="Worker processes that parse and replay (default: one per core; 0: none).")] = None,
+    batch: Annotated[int, typer.Option("--batch", min=1, metavar="HANDS", help="Hands per transaction: what an interrupted import may have to redo.")] = 10_000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    raw: RawOpt = False,
+) -> None:
+    """Import hand histories into the database: every hand once, replayed, with its verdict and findings.
+
+    Exit codes: 0 when every hand was stored (or already was), whatever its
+    verdict; 1 when a hand failed to parse or replay, conflicted with a
+    stored hand of the same id, or a file, folder or archive could not be
+    read (a truncated .gz or .zip: the other files are imported; FIFOs,
+    devices, sockets and link loops met in a folder are skipped with a
+    note, docs/format-notes.md), or, as for parse, a file named holds no
+    hand or the inputs none (an empty folder); 2 for usage errors (no such
+    path, the database in use by another process, not hhtool's, damaged,
+    or not writable: a full disk, a read-only folder); 130 when
+    interrupted (run the same command again to finish).
+    """
+    from hhtool.cli_progress import Progress, ctrl_c_cancels
+    from hhtool.store.db import StoreError, resolve_db_path
+    from hhtool.store.importer import Cancel, ImportPathError, import_paths, summary_dict
+    from hhtool.textsafe import dumps, term
+
+    path = resolve_db_path(db)
+    cancel = Cancel()
+    progress = Progress(enabled=False if as_json else None)
+    try:
+        with ctrl_c_cancels(cancel):
+            try:
+                summary = import_paths(paths, path, workers=workers, batch_hands=batch, progress=progress, cancel=cancel)
+            finally:
+                progress.close()
+    except ImportPathError as e:
+        raise fail(str(e)) from None
+    except StoreError as e:
+        raise fail(str(e)) from None
+    if summary.interrupted:
+        import signal
+
+        # stopped and committed already: more Ctrl-Cs would only cut the summary and the workers' exit short
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if as_json:
+        typer.echo(dumps({"db": str(path), **summary_dict(summary)}))
+    else:
+        typer.echo(f"database: {path}")
+        echo(summary.text(raw=raw), raw=raw)
+    if summary.interrupted:
+        raise typer.Exit(130)
+    problems = [f"{name}: no hand in it" for name in summary.no_hand]
+    if not problems and not summary.unreadable and summary.hands == 0 and summary.unchanged == 0:
+        problems.append("no hand in the inputs" + (f" ({summary.files:,} file(s) read)" if summary.files else " (no file found)"))
+    for problem in problems:
+        echo(f"hhtool: {problem if raw else term(problem)}", raw=raw, err=True)
+    raise typer.Exit(EXIT_OK if summary.ok and not problems else EXIT_FINDINGS)
+
+
+def spark_import_(
+    paths: Annotated[list[str], typer.Argument(metavar="PATH", show_default=False, help="Files, folders (recursively), globs, .zip and .gz, on any file system Spark reads.")],
+    out: Annotated[str, typer.Option("--out", metavar="DIR", help="The Parquet dataset to add the hands to (created; one committed run per import).")],
+    master: Annotated[Optional[str], typer.Option("--master", metavar="URL", help="Spark's master (default local[*]: every core of this machine).")] = None,
+    partitions: Annotated[Optional[int], typer.Option("--partitions", min=1, metavar="N", help="Tasks the parse is split into (default: one a file, at most 16 a core); the write runs at most 4 a core.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+) -> None:
+    """Import hand histories with Apache Spark into a Parquet dataset: the tables of import, exactly once across runs.
+
+    Each run is committed whole or not at all (a killed run leaves the
+    dataset as it was; run it again). Read it with stats, report and query
+    --parquet DIR. Needs the spark extra and Java 17 (docs/scale.md).
+    Exit codes as import's: 0 ok, 1 failed, conflicting or unreadable, 2 usage.
+    """
+    from hhtool.spark.job import SparkImportError, spark_import
+    from hhtool.textsafe import dumps
+
+    try:
+        summary = spark_import(paths, out, master=master, partitions=partitions)
+    except SparkImportError as e:
+        raise fail(str(e)) from None
+    if as_json:
+        typer.echo(dumps(summary.as_dict()))
+    else:
+        typer.echo(summary.text())
+    raise typer.Exit(EXIT_OK if summary.ok else EXIT_FINDINGS)

@@ -1,0 +1,154 @@
+"""Which hands and players count: the filters, their WHERE clauses, and the names they give checked against the database.
+
+Every query of the statistics, the sessions, the report and the server's
+hands list reads its scope from here, so that a filter means the same
+rows wherever it is given; every value goes to DuckDB as a parameter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hhtool.stats.order import name_key
+from hhtool.store.db import StoreError
+from hhtool.store.totals import PLAYER_TOTALS, current
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which hands and players count.  Every value goes to DuckDB as a parameter."""
+
+    players: tuple[str, ...] = ()
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    sites: tuple[str, ...] = ()
+    profiles: tuple[str, ...] = ()
+    structures: tuple[str, ...] = ()
+    max_seats: tuple[int, ...] = ()
+    min_hands: int = 0
+    stakes: tuple[tuple[str, str], ...] = ()  # (small, big) as written: "0.50", "1.00" or "200", "400"
+    day_start_hour: int = 0  # hands before this hour (UTC) count to the day before
+
+
+def hands_where(f: Filters, hours: bool = False) -> tuple[str, list[Any]]:
+    """A WHERE clause on ``hands h`` with placeholders, and its parameters.
+
+    ``hours``: on ``player_totals h`` instead (:mod:`hhtool.store.totals`),
+    whose rows have the hands' columns but for ``started_at``, whose UTC
+    hour they keep (a day starts on an hour, so the range is the same).
+    """
+    parts: list[str] = []
+    params: list[Any] = []
+
+    def any_of(column: str, values: tuple[Any, ...]) -> None:
+        if values:
+            parts.append(f"{column} IN ({', '.join('?' for _ in values)})")
+            params.extend(values)
+
+    any_of("h.site", f.sites)
+    any_of("h.profile", f.profiles)
+    any_of("h.structure", f.structures)
+    any_of("h.max_seats", f.max_seats)
+    if f.stakes:
+        alternatives = []
+        for small, big in f.stakes:
+            # "0.50/1.00" is in cents; "200/400" is chips, or whole currency units stored as cents
+            if "." in small or "." in big:
+                alternatives.append("(h.small_bet = ? AND h.big_bet = ?)")
+                params.extend([round(float(small) * 100), round(float(big) * 100)])
+            else:
+                alternatives.append("((h.small_bet = ? AND h.big_bet = ?) OR (h.small_bet = ? AND h.big_bet = ?))")
+                params.extend([int(small), int(big), int(small) * 100, int(big) * 100])
+        parts.append("(" + " OR ".join(alternatives) + ")")
+    # A hand's day is the UTC date of its start less day_start_hour hours: the days from/to are a range of
+    # started_at, compared as it is stored, so that DuckDB skips the row groups outside it (their min and max)
+    since = "h.hour" if hours else "h.started_at"
+    for day, op in ((f.date_from, ">="), (None if f.date_to is None else f.date_to + dt.timedelta(days=1), "<")):
+        if day is not None:
+            start = _day_start(day, f.day_start_hour)
+            parts.append(f"{since} {op} ?")
+            params.append(int(start.timestamp()) // 3600 if hours else start)
+    return (" AND ".join(parts) or "TRUE"), params
+
+
+def _day_start(day: dt.date, hour: int) -> dt.datetime:
+    """When ``day`` starts, for days that start at ``hour`` UTC."""
+    return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc) + dt.timedelta(hours=hour)
+
+
+def scope(f: Filters, players: list[str] | None = None) -> tuple[str, list[Any], str, list[Any]]:
+    """The hands and seats that count: a condition on ``hands h`` and its parameters, one on ``seats s`` and its.
+
+    ``f.players`` (named by the user, usually few) narrows the hands read
+    to theirs; ``players`` (the ones a result kept) narrows only the seats.
+    """
+    where, params = hands_where(f)
+    if f.players:
+        where += " AND h.hand_key IN (SELECT hand_key FROM seats WHERE dealt_in AND list_contains(?::VARCHAR[], player))"
+        params = params + [list(f.players)]
+    names = list(f.players) if players is None else players
+    if players is None and not names:
+        return where, params, "s.dealt_in", []
+    return where, params, "s.dealt_in AND list_contains(?::VARCHAR[], s.player)", [names]
+
+
+def totals_scope(f: Filters) -> tuple[str, list[Any]]:
+    """The rows of ``player_totals h`` that count: the filters' hands (:func:`hands_where`), of ``f.players`` when named."""
+    where, params = hands_where(f, hours=True)
+    if f.players:
+        who, names = one_of("h.player", list(f.players))
+        where, params = f"{where} AND {who}", params + names
+    return where, params
+
+
+def one_of(column: str, names: list[str]) -> tuple[str, list[Any]]:
+    """``column`` is one of ``names``: a list of values DuckDB compares with each row group's least and greatest name
+    (a table in the order of the players reads the named ones' row groups only), or a list parameter for many."""
+    if len(names) <= 64:
+        return f"{column} IN ({', '.join('?' for _ in names) or 'NULL'})", list(names)
+    return f"list_contains(?::VARCHAR[], {column})", [list(names)]
+
+
+class UnknownPlayerError(StoreError):
+    """A ``--player`` that has no hand in the database (a usage error), with the names it may have meant."""
+
+
+def check_players(con: duckdb.DuckDBPyConnection, names: tuple[str, ...], totals: bool | None = None) -> None:
+    """Raise :class:`UnknownPlayerError` for a name with no seat in the database: "did you mean 'alice'?".
+
+    A misspelt name would otherwise give an empty table, or a report with
+    nothing in it, that looks like an answer.  ``totals``: whether
+    ``player_totals`` is current (None: look); a name with a hand dealt in
+    is found there, a few rows, and only the others are looked for among
+    every seat (a name never dealt in is still a player of the database).
+    """
+    if not names:
+        return
+    if totals is None:
+        totals = current(con, PLAYER_TOTALS)
+    known: set[str] = set()
+    if totals:
+        known = {str(r[0]) for r in con.execute(
+            f"SELECT DISTINCT player FROM {PLAYER_TOTALS.name} WHERE hands > 0 AND list_contains(?::VARCHAR[], player)", [list(names)]
+        ).fetchall()}
+    rest = [n for n in names if n not in known]
+    if rest:
+        known |= {str(r[0]) for r in con.execute("SELECT DISTINCT player FROM seats WHERE list_contains(?::VARCHAR[], player)", [rest]).fetchall()}
+    missing = [n for n in names if n not in known]
+    if not missing:
+        return
+    import difflib
+
+    everyone = [str(r[0]) for r in con.execute("SELECT DISTINCT player FROM seats").fetchall()]
+    folded = {name_key(p)[0]: p for p in everyone}
+    parts = []
+    for name in missing:
+        close = difflib.get_close_matches(name_key(name)[0], list(folded), n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(repr(folded[c]) for c in close)}?" if close else ""
+        parts.append(f"no player {name!r} in this database{hint}")
+    raise UnknownPlayerError("; ".join(parts))

@@ -1,0 +1,165 @@
+"""The statistics' result: each player's counts, win rates and money as frames, made once from the query's few rows.
+
+Apart from the SQL (:mod:`hhtool.stats.sql`) because the rows come from
+either of two queries, over the seats or over ``player_totals``, and must
+make the same result; and because what readers ask of a result (a
+player's row, their money per currency, their hands) is its own, not the
+query's.  A statistic with no opportunity is ``None`` and shows as ``-``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hhtool.history.currency import Currency, currency_of
+from hhtool.stats.definitions import MONEY_KEYS, RATES, Ratio
+from hhtool.stats.filters import Filters
+from hhtool.stats.order import currency_rank, name_key
+from hhtool.stats.per_hand import load_per_hand
+from hhtool.stats.sql import MONEY_COLUMNS, STREET_COLUMNS, stat_parts
+from hhtool.store.db import connect
+from hhtool.store.flags import STREETS
+
+if TYPE_CHECKING:
+    import polars as pl
+
+
+@dataclass
+class StatsResult:
+    """Per-player totals (``table``), their money per currency (``money``) and per-street aggression (``by_street``).
+
+    ``table`` has a row per player, in the order a person expects names
+    (:func:`~hhtool.stats.order.name_key`); ``money`` a row per player and currency with the
+    exact sums in minor units (``net``, ``sd_net``, ``nsd_net``, ``rake``):
+    amounts of different currencies are never added.
+
+    ``per_hand`` (one row per hand and player, with the money of the hand)
+    is not part of the statistics: it is read from the database only when
+    asked for (the report's graph and sessions), because on a large
+    database it is millions of rows that the statistics never need.
+    """
+
+    table: pl.DataFrame
+    by_street: pl.DataFrame
+    money: pl.DataFrame
+    filters: Filters = field(default_factory=Filters)
+    db: Path | None = None
+
+    def currencies(self) -> list[Currency]:
+        """Every currency of the hands in scope, euro, dollar, pound first, chips last."""
+        return sorted({currency_of(c, u) for c, u in self.money.select("currency", "unit").unique().iter_rows()}, key=currency_rank)
+
+    def money_of(self, player: str) -> dict[Currency, dict[str, int]]:
+        """The player's money figures per currency: ``{Currency: {"hands": n, "net": minor units, ...}}``."""
+        out: dict[Currency, dict[str, int]] = {}
+        for r in self._money_rows.get(player, ()):
+            out[currency_of(r["currency"], r["unit"])] = {k: int(r[k]) for k in ("hands", *MONEY_KEYS)}
+        return dict(sorted(out.items(), key=lambda kv: currency_rank(kv[0])))
+
+    def players(self) -> list[str]:
+        return [str(p) for p in self.table["player"].to_list()]
+
+    def row(self, player: str) -> dict[str, Any]:
+        got = self._rows.get(player)
+        if got is None:
+            raise KeyError(player)
+        return dict(got)
+
+    @cached_property
+    def _rows(self) -> dict[str, dict[str, Any]]:
+        """Each player's row of ``table``, read out of the frame once: a page asks for its player's a dozen times
+        (the figures, the heading), and a filter of the frame costs more than the dictionary."""
+        return {str(r["player"]): r for r in self.table.to_dicts()}
+
+    @cached_property
+    def _money_rows(self) -> dict[str, list[dict[str, Any]]]:
+        """Each player's rows of ``money``, in the frame's order, read out of it once (as :attr:`_rows`)."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for r in self.money.to_dicts():
+            out.setdefault(str(r["player"]), []).append(r)
+        return out
+
+    def ratio(self, player: str, key: str) -> Ratio:
+        r = self.row(player)
+        return Ratio(float(r[f"{key}_n"]), int(r[f"{key}_d"]))
+
+    @cached_property
+    def per_hand(self) -> pl.DataFrame:
+        """hand_key, player, started_at, net, went_to_showdown, big_bets, allin_big_bets, big_bet of every hand of ``players()``."""
+        if self.db is None:
+            raise ValueError("this result has no database to read its hands from")
+        con = connect(self.db, read_only=True)
+        try:
+            return load_per_hand(con, self.filters, self.players())
+        finally:
+            con.close()
+
+
+def make_result(
+    rows: list[tuple[Any, ...]], exact: dict[str, dict[str, Fraction]], money: list[tuple[Any, ...]], f: Filters, db: Path | None
+) -> StatsResult:
+    """The :class:`StatsResult` of the statistics' rows (a player and :func:`~hhtool.stats.sql.stat_parts`' columns,
+    as :func:`~hhtool.stats.sql.stats_sql` gives them), the win rates' numerators and the money rows (player,
+    currency, unit, :data:`~hhtool.stats.sql.MONEY_COLUMNS`).
+
+    Built in Python, a row a player (a page's one): the frames once, with
+    their types given, rather than a frame's operations one after the
+    other, each a fixed cost of a fraction of a millisecond.
+    """
+    import polars as pl
+
+    names = ["player", *(name for name, _ in stat_parts())]
+    rows = sorted(rows, key=lambda r: name_key(str(r[0])))
+    table: dict[str, list[Any]] = {name: [r[i] for r in rows] for i, name in enumerate(names) if name not in STREET_COLUMNS}
+    table.update(with_rates(table["player"], {name: table[name] for _, (_, name) in RATES.items()}, exact))
+    schema: dict[str, Any] = {name: pl.String if name == "player" else pl.Int64 for name in names if name not in STREET_COLUMNS}
+    schema.update({name: pl.String if name.endswith("_exact") else pl.Float64 for name in table if name not in schema})
+    column = {name: i for i, name in enumerate(names)}
+    return StatsResult(
+        table=pl.DataFrame(table, schema=schema),
+        by_street=street_aggression([{name: r[column[name]] for name in ("player", *STREET_COLUMNS)} for r in rows]),
+        money=pl.DataFrame(
+            {name: [r[i] for r in money] for i, name in enumerate(("player", "currency", "unit", *MONEY_COLUMNS))},
+            schema={"player": pl.String, "currency": pl.String, "unit": pl.String, "hands": pl.Int64, **dict.fromkeys(MONEY_COLUMNS[1:], pl.Int128)},
+        ),
+        filters=f,
+        db=db,
+    )
+
+
+def with_rates(players: list[str], hands: dict[str, list[int]], exact: dict[str, dict[str, Fraction]]) -> dict[str, list[Any]]:
+    """Each win rate's columns: its numerator (``bb_n``; exact, ``bb_n_exact``) and the rate per 100 hands (``bb100``,
+    None without a hand), of ``players`` with the hands each rate is over (``hands["bb_d"]`` …)."""
+    columns: dict[str, list[Any]] = {}
+    for key, (n, d) in RATES.items():
+        nums = [exact.get(p, {}).get(n, Fraction(0)) for p in players]
+        columns[n] = [float(v) for v in nums]
+        columns[f"{n}_exact"] = [f"{v.numerator}/{v.denominator}" for v in nums]
+        columns[key] = [float(v * 100 / h) if h else None for v, h in zip(nums, (int(x) for x in hands[d]))]
+    return columns
+
+
+def street_aggression(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Per player and street: bets+raises, calls, folds, AF and AFq (None without opportunity).
+
+    ``rows`` hold the per-street sums of :func:`~hhtool.stats.sql.stats_sql`, one a player, in the order of the names.
+    """
+    import polars as pl
+
+    if not rows:
+        return pl.DataFrame(schema={"player": pl.Utf8, "street": pl.Utf8})
+    out: dict[str, list[Any]] = {k: [] for k in ("player", "street", "bets_raises", "calls", "folds", "fold_to_bet_n", "fold_to_bet_d", "af", "afq")}
+    for r in rows:
+        for st in sorted(STREETS):
+            br, calls, folds = r[f"aggr_{st}"], r[f"calls_{st}"], r[f"folds_{st}"]
+            total = br + calls + folds
+            for k, v in (("player", r["player"]), ("street", st), ("bets_raises", br), ("calls", calls), ("folds", folds),
+                         ("fold_to_bet_n", r[f"ftb_n_{st}"]), ("fold_to_bet_d", r[f"ftb_d_{st}"]),
+                         ("af", br / calls if calls > 0 else None), ("afq", br / total if total > 0 else None)):
+                out[k].append(v)
+    counts = dict.fromkeys(("bets_raises", "calls", "folds", "fold_to_bet_n", "fold_to_bet_d"), pl.Int64)
+    return pl.DataFrame(out, schema={"player": pl.String, "street": pl.String, **counts, "af": pl.Float64, "afq": pl.Float64})
