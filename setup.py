@@ -41,6 +41,7 @@ COMPILED = [
     "hhtool/game/evaluate.py",
     "hhtool/game/showing.py",
     "hhtool/game/showdown.py",
+    "hhtool/game/operations.py",
     "hhtool/game/betting.py",
     "hhtool/game/pots.py",
     "hhtool/history/write.py",

@@ -52,7 +52,7 @@ from hhtool.history.events import (  # noqa: E402
 )
 from hhtool.history.reader import read_file, read_text  # noqa: E402
 from hhtool.replay import replay  # noqa: E402
-from hhtool.game.betting import deal_order  # noqa: E402
+from hhtool.game.operations import deal_order  # noqa: E402
 
 
 def load_hands(count: int) -> tuple[list[Hand], str]:

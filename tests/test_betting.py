@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from hhtool.game.betting import Betting, IllegalAction, Player, deal_order
+from hhtool.game.betting import Betting
+from hhtool.game.operations import IllegalAction, Player, deal_order
 from hhtool.game.cards import parse_card, parse_cards
 from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER, RuleSet, Structure
 

@@ -2,175 +2,31 @@
 
 Every action has a triplet: ``verify_x()`` raises :class:`IllegalAction`
 with a finding code and the reason, ``can_x()`` answers yes or no (both
-from one check that returns the refusal as a value), and
-``x()`` applies it and returns the operation it recorded (:class:`Checked`,
-:class:`Folded`, :class:`Called`, :class:`BroughtIn`, :class:`BetTo`), which
-:attr:`Betting.operations` keeps in order.  It answers every other betting
-question too, so that nobody works a rule out again: who opens a round and
-whether the double bet applies (:meth:`Betting.open_round`), the sizes a
-bet or raise may go to (:meth:`Betting.min_bet_to`,
-:meth:`Betting.max_bet_to`, :meth:`Betting.is_raise`), who shows first, in
-what order, and who may muck (:meth:`Betting.first_to_show`,
-:meth:`Betting.show_order`, :meth:`Betting.may_muck`).
+from one check that returns the refusal as a value), and ``x()`` applies
+it and returns the operation it recorded (:mod:`hhtool.game.operations`),
+which :attr:`Betting.operations` keeps in order.  It answers every other
+betting question too, so that nobody works a rule out again: who opens a
+round and whether the double bet applies, the sizes a bet may go to, who
+shows first and who may muck.
 
-The replay (:mod:`hhtool.replay.walk`) and the simulator
-(:mod:`hhtool.simulate`) are its two users.  The replay verifies each
-action the history records, turns a refusal into a finding, and then
-*applies the action anyway* so that the money can still be followed
-(:meth:`Betting.follow_out_of_turn`, :meth:`Betting.end_round`): a history
-is never repaired silently, and never abandoned either.  The simulator's
-bots ask ``can_x()`` and the sizes what they may do.
-
-Amounts are minor units.  ``this_round`` is what a player has put in during
-the current betting round (blinds count in round 1; antes never do).
+The replay (:mod:`hhtool.replay.walk`) verifies each action the history
+records, turns a refusal into a finding, and then *applies the action
+anyway* (:meth:`Betting.follow_out_of_turn`, :meth:`Betting.end_round`):
+a history is never repaired silently, and never abandoned either.  The
+simulator's bots ask ``can_x()`` and the sizes what they may do.  Amounts
+are minor units; ``this_round`` is what a player has put in during the
+current betting round (blinds count in round 1; antes never do).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from hhtool.game.cards import Card
+from hhtool.game.operations import BetTo, BroughtIn, Called, Checked, Folded, IllegalAction, Operation, Player, refuse
 from hhtool.game.rules import RuleSet, Structure
 from hhtool.game.showing import Opener, first_round_opener, later_round_opener, pair_showing
-
-
-@dataclass(init=False, unsafe_hash=True)
-class Checked:
-    """``player`` checked in betting round ``round_no`` (1 = 2nd street).
-
-    The operations are value objects in the project's idiom (docs/architecture.md, "Value objects"):
-    a written ``__init__`` storing ``Final`` fields, the dataclass for equality, hashing and ``repr``.
-    """
-
-    round_no: Final[int]
-    player: Final[str]
-
-    def __init__(self, round_no: int, player: str) -> None:
-        self.round_no = round_no
-        self.player = player
-
-
-@dataclass(init=False, unsafe_hash=True)
-class Folded:
-    """``player`` folded in betting round ``round_no``."""
-
-    round_no: Final[int]
-    player: Final[str]
-
-    def __init__(self, round_no: int, player: str) -> None:
-        self.round_no = round_no
-        self.player = player
-
-
-@dataclass(init=False, unsafe_hash=True)
-class Called:
-    """``player`` called, putting in ``amount`` (less than the bet when all-in)."""
-
-    round_no: Final[int]
-    player: Final[str]
-    amount: Final[int]
-
-    def __init__(self, round_no: int, player: str, amount: int) -> None:
-        self.round_no = round_no
-        self.player = player
-        self.amount = amount
-
-
-@dataclass(init=False, unsafe_hash=True)
-class BroughtIn:
-    """``player`` brought in for ``amount``."""
-
-    round_no: Final[int]
-    player: Final[str]
-    amount: Final[int]
-
-    def __init__(self, round_no: int, player: str, amount: int) -> None:
-        self.round_no = round_no
-        self.player = player
-        self.amount = amount
-
-
-@dataclass(init=False, unsafe_hash=True)
-class BetTo:
-    """``player`` bet or raised to ``to`` for the round, facing a bet of ``facing`` (0: a bet, not a raise).
-
-    ``completes``: the bet or raise completed the bring-in (RULES.md §4).
-    Every ``BetTo`` makes its player the round's aggressor.
-    """
-
-    round_no: Final[int]
-    player: Final[str]
-    to: Final[int]
-    facing: Final[int]
-    completes: Final[bool]
-
-    def __init__(self, round_no: int, player: str, to: int, facing: int, completes: bool) -> None:
-        self.round_no = round_no
-        self.player = player
-        self.to = to
-        self.facing = facing
-        self.completes = completes
-
-    @property
-    def by(self) -> int:
-        """How much it raised the bet faced (the whole of it for a bet)."""
-        return self.to - self.facing
-
-
-Operation = Checked | Folded | Called | BroughtIn | BetTo
-"""What the betting machine recorded for one action."""
-
-
-class IllegalAction(Exception):
-    """An action the rules do not allow here; ``code`` is a finding code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass(init=False)
-class Player:
-    """One player's money and state in the hand.
-
-    ``init=False`` and a written ``__init__``, which holds the starting
-    values (the fields below declare the types for the dataclass's repr
-    and equality): compiled by mypyc, the ``__init__`` the decorator writes
-    still runs as Python (340 ns against 70 for this one), and the replay
-    and the simulator make one a player a hand.
-    """
-
-    name: str
-    seat: int
-    stack: int  # at the start of the hand
-    behind: int  # still in front of the player
-    total: int  # put in this hand (antes included), less uncalled bets returned
-    this_round: int
-    folded: bool
-    folded_round: int
-    all_in: bool
-    acted: bool  # acted since the last full bet or raise
-    may_raise: bool  # a short all-in does not reopen the betting to those who acted
-
-    def __init__(self, name: str, seat: int, stack: int, behind: int, total: int = 0) -> None:
-        self.name = name
-        self.seat = seat
-        self.stack = stack
-        self.behind = behind
-        self.total = total
-        self.this_round = 0
-        self.folded = False
-        self.folded_round = 0
-        self.all_in = False
-        self.acted = False
-        self.may_raise = True
-
-    @property
-    def can_act(self) -> bool:
-        return not self.folded and not self.all_in
 
 
 @dataclass(init=False)
@@ -652,16 +508,16 @@ class Betting:
     # ------------------------------------------------------------ verify: raise the refusal
 
     def verify_check(self, name: str) -> None:
-        _refuse(self._check_refusal(name))
+        refuse(self._check_refusal(name))
 
     def verify_fold(self, name: str) -> None:
-        _refuse(self._fold_refusal(name))
+        refuse(self._fold_refusal(name))
 
     def verify_call(self, name: str, amount: int) -> None:
-        _refuse(self._call_refusal(name, amount))
+        refuse(self._call_refusal(name, amount))
 
     def verify_bring_in(self, name: str, amount: int) -> None:
-        _refuse(self._bring_in_refusal(name, amount))
+        refuse(self._bring_in_refusal(name, amount))
 
     def verify_bet_to(self, name: str, to: int, *, as_raise: bool | None = None) -> None:
         """A bet (no bet yet) or raise to ``to`` this round; completions included.
@@ -670,11 +526,11 @@ class Betting:
         facing a bet, or a raise line with none to raise, is refused); None
         (a bot's bet): as the machine reads it, :meth:`is_raise`.
         """
-        _refuse(self._bet_to_refusal(name, to, as_raise))
+        refuse(self._bet_to_refusal(name, to, as_raise))
 
     def verify_bet(self, name: str) -> None:
         """Some bet, raise or completion is open to ``name`` now: the turn, chips beyond the call, the betting open to them, no cap."""
-        _refuse(self._bet_refusal(name))
+        refuse(self._bet_refusal(name))
 
     # ------------------------------------------------------------ answers: is there a refusal
 
@@ -840,19 +696,5 @@ class Betting:
         return not self.rules.all_show and name != self.first_to_show()
 
 
-def _refuse(refusal: IllegalAction | None) -> None:
-    """Raise the refusal a check returned, if any."""
-    if refusal is not None:
-        raise refusal
-
-
 def _words(why: str | Opener) -> str:
     return why if isinstance(why, str) else why.reason
-
-
-def deal_order(seats: Sequence[tuple[int, str]], button: int) -> list[tuple[int, str]]:
-    """Seats in dealing order: the first seat to the button's left, then clockwise."""
-    ordered = sorted(seats)
-    after = [s for s in ordered if s[0] > button]
-    before = [s for s in ordered if s[0] <= button]
-    return after + before

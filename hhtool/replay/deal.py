@@ -11,7 +11,8 @@ against those dealt.
 
 from __future__ import annotations
 
-from hhtool.game.betting import Betting, Player, deal_order
+from hhtool.game.betting import Betting
+from hhtool.game.operations import Player, deal_order
 from hhtool.game.cards import RANK_NAMES, Card, card_symbol, cards_str
 from hhtool.game.evaluate import CATEGORY_LABELS, HandValue, evaluate
 from hhtool.game.rules import RuleSet, RulesError, round_words

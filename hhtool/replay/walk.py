@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hhtool.game.betting import IllegalAction, Player
+from hhtool.game.operations import IllegalAction, Player
 from hhtool.game.rules import RuleSet, round_of_street, round_words
 from hhtool.history.events import (
     Bet,

@@ -12,7 +12,7 @@ audits ``ok``.
 
 from __future__ import annotations
 
-from hhtool.game.betting import Player
+from hhtool.game.operations import Player
 from hhtool.history.events import Bet, BettingCapped, BringIn, Call, Check, Complete, DoubleBetAllowed, Fold, RaiseTo, UncalledBet
 from hhtool.simulate.bots import Situation, decide, quick_category, quick_five, raise_fraction, strength
 from hhtool.simulate.hand import HandState

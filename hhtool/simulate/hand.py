@@ -17,7 +17,8 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from hhtool.game.betting import Betting, Player, deal_order
+from hhtool.game.betting import Betting
+from hhtool.game.operations import Player, deal_order
 from hhtool.game.cards import Card, deck_cards
 from hhtool.game.evaluate import HandValue, evaluate
 from hhtool.game.rules import STREET_NAMES
