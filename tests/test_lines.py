@@ -1,146 +1,46 @@
-"""The table of line kinds (hhtool/history/lines.py): the grammar, the Python builder and the C reader agree on it.
+"""The table of line kinds (hhtool/history/lines.py) and the event union: the grammar, the readers and every list of events agree on them.
 
-The table must list exactly the grammar's body rules; every kind must be read
-by the C reader (a kind it has no routine for is named at start-up, in
-``parse.C_UNREAD`` and a warning, never lost silently); two hands that
-hold every line kind between them are read in C to the very hand the Python
-builder reads; and the C reader takes every word it matches from the grammar:
-configured from a grammar with other words, it reads those.
+The table must list exactly the grammar's body rules, and its event classes
+must be the event union's (``hhtool/history/events.py``), in the same order:
+those two are the only lists of line kinds, and everything else follows from
+them or is held to them here -- the pickling of every event class, the
+writer's line of each, the JSON of every card field, the visitor's method of
+each, the action rows of the money lines.  Every kind must be read by the C
+reader (a kind it has no routine for is named at start-up, in
+``parse.C_UNREAD`` and a warning, never lost silently); the two hands of
+``tests/every_kind.py``, which hold every line kind between them, are read in
+C to the very hand the Python builder reads; and the C reader takes every word
+it matches from the grammar: configured from a grammar with other words, it
+reads those.
 """
 
 from __future__ import annotations
 
+import ast
+import copyreg
 import dataclasses
 import importlib.util
+import pickle
 import re
+from pathlib import Path
+from typing import get_args
 
 import pytest
 
-from hhtool.history import parse
+from hhtool._native import pickling
+from hhtool.history import events, jsonify, parse
 from hhtool.history.build import BUILDERS, Builder
-from hhtool.history.events import Hand
-from hhtool.history.grammar import grammar_text, rule_shapes, terminal_patterns, terminal_words
+from hhtool.history.events import EVENTS, Event, RaiseTo
+from hhtool.history.grammar import grammar_text, matcher, rule_shapes, terminal_patterns, terminal_words
 from hhtool.history.lines import LINE_KINDS
-from hhtool.history.write import write_hand
+from hhtool.history.visit import METHODS, EventVisitor, method_name
+from hhtool.history.write import _WRITERS, write_hand
+from tests.every_kind import ANTES, BLINDS, EVERY_KIND, kinds_in, python_reads
 from tests.test_scan import deep
 
+ROOT = Path(__file__).resolve().parent.parent
 BUILT = importlib.util.find_spec("hhtool._native._scan") is not None
 needs_c = pytest.mark.skipif(not BUILT, reason="the C reader is not built (HHTOOL_PURE=1)")
-
-ANTES = """\
-Vela Hand #K-1: Telesina classic No Limit (€0.50/€1.00) - ante €0.10, bring-in €0.20 - 2026/11/29 18:00:00 UTC
-Table 'Every kind' 6-max Seat #5 is the button
-Seat 1: alice (€20.00 in chips)
-Seat 2: bob (€20.00 in chips)
-Seat 3: carol (€20.00 in chips)
-Seat 4: dave (€20.00 in chips)
-Seat 5: erin (€20.00 in chips)
-alice: posts the ante €0.10
-bob: posts the ante €0.10
-carol: posts the ante €0.10
-dave: posts the ante €0.10
-erin: posts the ante €0.10 and is all-in
-zed joins the table at seat #6
-*** 2nd STREET ***
-Dealt to alice [Qc Qs]
-Dealt to bob [Js Jh]
-Dealt to carol [7c 9s]
-Dealt to dave [Ts Th]
-Dealt to erin
-alice: brings in for €0.20
-bob: calls €0.20
-carol: completes it to €0.50
-dave: raises €0.50 to €1.00
-alice: calls €0.80
-bob: calls €0.80
-carol: calls €0.50
-*** 3rd STREET ***
-Dealt to alice [Qc Qs] [9c]
-Dealt to bob [Js Jh] [8d]
-Dealt to carol [7c 9s] [2d]
-Dealt to dave [Ts Th] [7d]
-Pair on board - a double bet is allowed
-alice: checks
-bob: bets €1.00
-Betting is capped
-carol: folds
-dave: calls €1.00
-alice: calls €1.00
-*** 4th STREET ***
-Dealt to alice [Qc Qs 9c] [Jc]
-Dealt to bob [Js Jh 8d] [Qh]
-Dealt to dave [Ts Th 7d] [8s]
-dave: exposes [Ts]
-alice: checks
-bob: checks
-dave: checks
-*** 5th STREET ***
-Dealt to alice [Qc Qs 9c Jc] [Jd]
-Dealt to bob [Js Jh 8d Qh] [Qd]
-Dealt to dave [Ts Th 7d 8s] [6s]
-alice: checks
-bob: checks
-dave: checks
-*** VELA *** [Ks]
-alice: bets €2.00
-bob: calls €2.00
-dave: calls €2.00
-bob is disconnected
-bob has timed out
-zed said, "nice hand"
-alice said, "thanks, bob"
-zed leaves the table
-*** SHOW DOWN ***
-alice: shows [Qc Qs 9c Jc Jd] (two pair, Queens and Jacks)
-bob: shows [Js Jh 8d Qh Qd] (two pair, Queens and Jacks)
-dave: mucks hand
-erin: doesn't show hand
-alice collected €5.00 from side pot-1
-alice collected €2.00 from main pot
-*** SUMMARY ***
-Total pot €7.50 | Rake €0.50
-Main pot €2.00. Side pot-1 €5.50.
-Vela [Ks]
-Seat 1: alice showed [Qc Qs 9c Jc Jd] and won (€7.00) with two pair, Queens and Jacks
-Seat 2: bob showed [Js Jh 8d Qh Qd] and lost with two pair, Queens and Jacks
-Seat 3: carol folded on 3rd Street
-Seat 4: dave mucked
-Seat 5: erin (button) collected (€0.00)"""
-
-BLINDS = """\
-StellaPoker Hand #S-1: Telesina stellapoker Pot Limit ($0.50/$1.00) - blinds $0.25/$0.50 - 2026/11/29 20:15:00 EST
-Table 'Blinds' 6-max Seat #1 is the button
-Seat 1: Marco ($10.00 in chips)
-Seat 2: Lucia ($10.00 in chips)
-Seat 3: Gianni ($10.00 in chips)
-Lucia: posts small blind $0.25
-Gianni: posts big blind $0.50
-*** 2nd STREET ***
-Dealt to Marco [Ah Kd]
-Marco: folds
-Lucia: folds
-Uncalled bet ($0.25) returned to Gianni
-Gianni collected $0.50 from pot
-*** SUMMARY ***
-Total pot $0.50 | Rake $0.00
-Seat 1: Marco (button) folded on 2nd Street
-Seat 2: Lucia (small blind) folded on 2nd Street
-Seat 3: Gianni (big blind) collected ($0.50)"""
-
-EVERY_KIND = (ANTES, BLINDS)
-
-
-def python_reads(text: str) -> Hand:
-    return Builder(text.split("\n"), 1, "every.txt").parse()
-
-
-def kinds_in(hand: Hand) -> set[str]:
-    """The line kinds a hand holds, by the name of their event (and of the summary's parts)."""
-    names = {type(e).__name__ for e in hand.events}
-    s = hand.summary
-    names |= {"total"} | ({"pots"} if s.main_pot is not None else set()) | ({"summary_vela"} if s.vela is not None else set())
-    names |= {"summary"} | {f"seat_{o.outcome}" for o in s.outcomes}
-    return names
 
 
 def test_the_table_lists_every_rule_of_the_grammar_in_its_order() -> None:
@@ -151,12 +51,124 @@ def test_the_kinds_without_a_place_are_the_ones_with_a_builder() -> None:
     assert {k.rule for k in LINE_KINDS if k.place is None} == set(BUILDERS)
 
 
+def test_the_event_union_is_the_tables_event_classes_in_its_order() -> None:
+    """The two lists of line kinds: a class in one is in the other, at the same place."""
+    assert EVENTS == tuple(k.event for k in LINE_KINDS if k.event is not None)
+
+
 def test_the_two_hands_hold_every_line_kind() -> None:
     held: set[str] = set()
     for text in EVERY_KIND:
-        held |= kinds_in(python_reads(text))
+        held |= set(kinds_in(python_reads(text)))
     for kind in LINE_KINDS:
-        assert (kind.event.__name__ if kind.event is not None else kind.rule) in held, kind.rule
+        assert (kind.event.__name__ if kind.event is not None else kind.rule) in held, f"no {kind.rule} line in tests/every_kind.py"
+
+
+def test_every_class_of_the_events_module_pickles_in_every_build() -> None:
+    """Compiled, a class crosses to a worker process only registered (``hhtool/_native/pickling.py``).
+
+    The events are registered from the union, the hand's own parts by
+    name: every dataclass of the module must be, in either build, since
+    the pure build would pickle one that is not and the compiled one would fail.
+    """
+    classes = [c for c in vars(events).values() if isinstance(c, type) and c.__module__ == events.__name__ and dataclasses.is_dataclass(c)]
+    assert set(EVENTS) < set(classes)
+    assert [c.__name__ for c in classes if not pickling.registered(c)] == []
+    for text in EVERY_KIND:
+        hand = python_reads(text)
+        assert deep(pickle.loads(pickle.dumps(hand))) == deep(hand)
+
+
+def test_a_class_is_registered_for_pickling_by_picklable_alone() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Kind:
+        line: int
+
+    assert not pickling.registered(Kind)
+    pickling.picklable(Kind)
+    try:
+        assert pickling.registered(Kind)
+    finally:
+        del copyreg.dispatch_table[Kind]
+
+
+def test_the_writer_has_the_line_of_every_event_class() -> None:
+    assert set(_WRITERS) == set(EVENTS)
+
+
+def test_every_field_of_cards_is_written_in_json_as_cards() -> None:
+    """``jsonify._CARD_FIELDS`` is every field events.py types with ``Card`` (read from the source: compiled, the types are gone)."""
+    tree = ast.parse((ROOT / "hhtool/history/events.py").read_text(encoding="utf-8"))
+    typed = {
+        (node.name, item.target.id)
+        for node in tree.body if isinstance(node, ast.ClassDef)
+        for item in node.body if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+        if re.search(r"\bCard\b", ast.unparse(item.annotation))
+    }
+    assert {(cls.__name__, name) for cls, name in jsonify._CARD_FIELDS} == typed
+
+
+def test_a_visitor_calls_the_method_named_after_the_events_class() -> None:
+    """Every class of the union has its method (a visitor with all of them sees each event by its own), the others fall to ``visit_other``."""
+
+    def answer(name: str) -> object:
+        return lambda self, e: name
+
+    every = type("Every", (EventVisitor,), {name: answer(name) for name in METHODS.values()})()
+    for text in EVERY_KIND:
+        for e in python_reads(text).events:
+            assert every.visit(e) == method_name(type(e))
+
+    class Raises(EventVisitor[str]):
+        def visit_raise_to(self, e: RaiseTo) -> str:
+            return f"{e.player} to {e.to}"
+
+        def visit_other(self, e: Event) -> str:
+            return "other"
+
+    seen = [Raises().visit(e) for e in python_reads(EVERY_KIND[0]).events]
+    assert "dave to 100" in seen and seen.count("other") == len(seen) - 1
+    with pytest.raises(NotImplementedError, match="visit_post_ante"):
+        EventVisitor[None]().visit(python_reads(EVERY_KIND[0]).events[0])
+
+
+def test_a_visitor_method_named_after_no_event_class_is_refused() -> None:
+    with pytest.raises(TypeError, match="Typo.visit_raise is named after no event class"):
+
+        class Typo(EventVisitor[None]):
+            def visit_raise(self, e: RaiseTo) -> None:
+                pass
+
+
+def test_every_money_line_is_stored_as_an_action_row() -> None:
+    """The store's action rows (``store/rows.py``, which feeds each to the flags) are the hand's money lines, one each, in order."""
+    from hhtool.replay import replay
+    from hhtool.store.flags import MoneyLine
+    from hhtool.store.rows import RowBuilder
+
+    money = get_args(MoneyLine)
+    assert set(money) <= set(EVENTS)
+    for text in EVERY_KIND:
+        hand = python_reads(text)
+        rows = RowBuilder()
+        rows.add_hand(hand, text, "every.txt", 0, replay(hand), None)
+        stored = rows.actions.cols[rows.actions.names.index("line")]
+        assert stored == [e.line for e in hand.events if isinstance(e, money)]
+
+
+def test_the_chatter_about_someone_not_seated_reads_as_its_kind() -> None:
+    """Each kind the grammar has as ``stranger`` chatter: its line about a name not seated reads as that kind (its text is in ``STRANGER``'s lookahead)."""
+    strangers = rule_shapes("stranger")
+    assert strangers
+    lines = {type(e).__name__: (ANTES.split("\n")[e.line - 1], getattr(e, "player", "")) for e in python_reads(ANTES).events}
+    for kind in LINE_KINDS:
+        if kind.rule in strangers:
+            assert kind.event is not None
+            text, player = lines[kind.event.__name__]
+            read = matcher("stranger").match("nobody here" + text.removeprefix(player))
+            assert read is not None and read[0] == kind.rule, text
+
+
 
 
 def test_the_hands_are_written_back_as_read() -> None:

@@ -37,6 +37,7 @@ from hhtool.simulate.mutate import FAULTS
 from hhtool.history.reader import read_file, read_stream, read_text
 from hhtool.simulate import make_config, simulate_text
 from hhtool.history.write import write_hand
+from tests.every_kind import one_line_of_each_kind
 from tests.handgen import NAMES, generate_hand
 from tests.sample_paths import BROKEN, GOOD
 
@@ -363,8 +364,9 @@ _INSERTS = [
 
 @pytest.mark.parametrize("base", [_EXAMPLE, _CHIPS, _BLINDS], ids=["example", "chips", "blinds"])
 def test_every_line_kind_at_every_place(base: str) -> None:
+    """The tricky lines, and a line of every kind (``tests/every_kind.py``: a new kind is here with no edit), inserted and replacing."""
     lines = base.split("\n")
-    for extra in _INSERTS:
+    for extra in _INSERTS + [line for line in one_line_of_each_kind() if line not in _INSERTS]:
         for i in range(2, len(lines) + 1):
             agree("\n".join(lines[:i] + [extra] + lines[i:]), must=True)
         for i in range(2, len(lines)):

@@ -23,3 +23,13 @@ def picklable(*classes: type) -> None:
     """Pickle instances of ``classes`` (frozen dataclasses) as a call of the class with their fields."""
     for cls in classes:
         copyreg.pickle(cls, _reduce)
+
+
+def registered(cls: type) -> bool:
+    """Whether ``cls`` was given to :func:`picklable`: the question of the tests, which run the pure build too.
+
+    An unregistered class pickles in the pure build and fails only
+    compiled, when an instance crosses to another process; the test asks
+    this in either build, of every class that must be registered.
+    """
+    return copyreg.dispatch_table.get(cls) is _reduce

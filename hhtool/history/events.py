@@ -11,13 +11,20 @@ Money is an ``int`` in minor units (:mod:`hhtool.history.money`); cards are
 written.  A completion is recorded as the room wrote it (``Complete``, or
 a ``Bet``/``RaiseTo`` after a bring-in): the replay engine, which knows
 the bring-in, decides what it means.
+
+:data:`Event` is the one list of the body's event classes, and the table
+of line kinds (:data:`hhtool.history.lines.LINE_KINDS`) gives each its
+grammar rule; what needs the classes at run time (their pickling, the
+visitor of :mod:`hhtool.history.visit`, the tests) takes them from the
+union, so that a line kind is added by its class, its place in the union,
+its row and its writer (``docs/architecture.md``, "Adding a line kind").
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, Union
+from typing import Literal, Union, get_args
 
 from hhtool.game.cards import Card
 from hhtool.history.money import MoneyStyle
@@ -244,6 +251,14 @@ class Mucks:
 
 
 @dataclass(frozen=True, slots=True)
+class DoesNotShow:
+    """``<player>: doesn't show hand``."""
+
+    line: int = field(compare=False)
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
 class Collected:
     """``<player> collected <amount> from pot | main pot | side pot-<n>``."""
 
@@ -289,22 +304,26 @@ class Leaves:
     player: str
 
 
-@dataclass(frozen=True, slots=True)
-class DoesNotShow:
-    """``<player>: doesn't show hand``."""
-
-    line: int = field(compare=False)
-    player: str
-
-
 Event = Union[
-    PostAnte, PostBlind, Street, Vela, Deal, BringIn, Complete, Bet, Call, RaiseTo,
-    Check, Fold, UncalledBet, Expose, DoubleBetAllowed, BettingCapped, ShowDown,
-    Shows, Mucks, Collected, Disconnected, TimedOut, Said, Joins, Leaves, DoesNotShow,
+    PostAnte, PostBlind, Street, Vela, ShowDown, Deal, BringIn, Complete, Bet, Call, RaiseTo,
+    Check, Fold, UncalledBet, Expose, DoubleBetAllowed, BettingCapped, Shows, Mucks,
+    DoesNotShow, Collected, Disconnected, TimedOut, Said, Joins, Leaves,
 ]
-"""Everything between the seat lines and ``*** SUMMARY ***``, in file order."""
+"""Everything between the seat lines and ``*** SUMMARY ***``: a hand's ``events``, in file order.
 
-ACTIONS = (BringIn, Complete, Bet, Call, RaiseTo, Check, Fold)
+The one list of event classes, in the order of the table of line kinds
+(:data:`hhtool.history.lines.LINE_KINDS`, the grammar's order), each the
+event of one row: ``tests/test_lines.py`` holds the two to each other.
+"""
+
+EVENTS: tuple[type[Event], ...] = get_args(Event)
+"""The classes of :data:`Event`, in its order."""
+
+Action = Union[BringIn, Complete, Bet, Call, RaiseTo, Check, Fold]
+"""A player's betting action: the lines the betting machine verifies, in turn."""
+
+ACTIONS: tuple[type[Action], ...] = get_args(Action)
+"""The classes of :data:`Action`, for ``isinstance``."""
 
 # ------------------------------------------------------------------ summary
 
@@ -384,9 +403,7 @@ class Hand:
         return self.summary.vela
 
 
-picklable(
-    Header, Table, Seat, PostAnte, PostBlind, Street, Vela, Deal, BringIn, Complete, Bet, Call,
-    RaiseTo, Check, Fold, UncalledBet, Expose, DoubleBetAllowed, BettingCapped, ShowDown, Shows,
-    Mucks, Collected, Disconnected, TimedOut, Said, Joins, Leaves, DoesNotShow, SeatOutcome,
-    Summary, Hand,
-)
+# Compiled, a class crosses to a worker process only registered: every event by the union, so
+# that a kind added there is registered with it, and the hand's own parts (tests/test_lines.py
+# requires every class of this module registered).
+picklable(Header, Table, Seat, *EVENTS, SeatOutcome, Summary, Hand)

@@ -16,6 +16,11 @@ from hhtool.history.errors import ErrorRecord
 from hhtool.history.events import Deal, Expose, Hand, SeatOutcome, Shows, Summary, Vela
 
 _CARD_FIELDS = {(Vela, "card"), (Deal, "known"), (Deal, "new"), (Expose, "cards"), (Shows, "cards"), (SeatOutcome, "cards"), (Summary, "vela")}
+"""The fields that hold cards, written as cards, not ints (``tests/test_lines.py``: every field events.py types with ``Card``).
+
+Listed, not read from the classes' annotations: compiled by mypyc, a field's
+type at run time is ``type`` for ``tuple[Card, ...] | None``.
+"""
 
 
 def _value(obj: object, name: str, value: Any) -> Any:

@@ -7,7 +7,8 @@ reader (``hhtool/_native/_scan.c``) is configured from the same rows
 (:func:`hhtool.history.parse.scan_kinds`): each row's shape (the rule's sequence of
 terminals) picks the C routine that reads it and the rule's literal text, taken
 from the grammar, is what that routine compares.  So adding a line kind is the
-grammar rule, the event class, a row here and the writer (``docs/architecture.md, "Reading a hand"``).
+grammar rule, the event class in :data:`~hhtool.history.events.Event`, a row here and
+the writer (``docs/architecture.md``, "Adding a line kind: the recipe").
 
 A row whose ``place`` is set is a *simple* kind: its event is
 ``event(line, player, *rest)`` (``event(line)`` when the rule names no player), and
@@ -25,36 +26,9 @@ from typing import Any
 
 from hhtool.game.cards import Card, parse_card
 from hhtool.game.rules import STREET_NAMES
+from hhtool.history import events
 from hhtool.history.errors import HandHistoryError, HandParseError, InconsistentHandError, OutOfRangeError
-from hhtool.history.events import (
-    Bet,
-    BettingCapped,
-    BringIn,
-    Call,
-    Check,
-    Collected,
-    Complete,
-    Deal,
-    Disconnected,
-    DoesNotShow,
-    DoubleBetAllowed,
-    Event,
-    Expose,
-    Fold,
-    Joins,
-    Leaves,
-    Mucks,
-    PostAnte,
-    PostBlind,
-    RaiseTo,
-    Said,
-    Shows,
-    ShowDown,
-    Street,
-    TimedOut,
-    UncalledBet,
-    Vela,
-)
+from hhtool.history.events import Event
 from hhtool.history.grammar import Tokens
 from hhtool.history.money import AmountError, AmountRangeError, split_amount, to_units
 
@@ -272,28 +246,28 @@ class LineKind:
 
 
 LINE_KINDS: tuple[LineKind, ...] = (
-    LineKind("post_ante", PostAnte, ONLY_PRE, c_amount_action),
-    LineKind("post_blind", PostBlind, ONLY_PRE, c_post_blind),
-    LineKind("street", Street, None, c_street),
-    LineKind("vela", Vela, None, c_one_card),
-    LineKind("show_down", ShowDown, None, c_none),
+    LineKind("post_ante", events.PostAnte, ONLY_PRE, c_amount_action),
+    LineKind("post_blind", events.PostBlind, ONLY_PRE, c_post_blind),
+    LineKind("street", events.Street, None, c_street),
+    LineKind("vela", events.Vela, None, c_one_card),
+    LineKind("show_down", events.ShowDown, None, c_none),
     LineKind("summary", None, None, c_none),
-    LineKind("deal", Deal, IN_PLAY, c_deal),
-    LineKind("bring_in", BringIn, IN_PLAY, c_amount_action),
-    LineKind("complete", Complete, IN_PLAY, c_amount_action),
-    LineKind("bet", Bet, IN_PLAY, c_amount_action),
-    LineKind("call", Call, IN_PLAY, c_amount_action),
-    LineKind("raise_to", RaiseTo, IN_PLAY, c_raise),
-    LineKind("check", Check, IN_PLAY, c_player),
-    LineKind("fold", Fold, IN_PLAY, c_player),
-    LineKind("uncalled", UncalledBet, IN_BODY, c_uncalled),
-    LineKind("expose", Expose, IN_PLAY, c_player_cards),
-    LineKind("double_bet", DoubleBetAllowed, IN_PLAY, c_none, player=False),
-    LineKind("capped", BettingCapped, IN_PLAY, c_none, player=False),
-    LineKind("show", Shows, IN_PLAY, c_show),
-    LineKind("muck", Mucks, IN_PLAY, c_player),
-    LineKind("no_show", DoesNotShow, IN_BODY, c_player),
-    LineKind("collect", Collected, IN_BODY, c_collect),
+    LineKind("deal", events.Deal, IN_PLAY, c_deal),
+    LineKind("bring_in", events.BringIn, IN_PLAY, c_amount_action),
+    LineKind("complete", events.Complete, IN_PLAY, c_amount_action),
+    LineKind("bet", events.Bet, IN_PLAY, c_amount_action),
+    LineKind("call", events.Call, IN_PLAY, c_amount_action),
+    LineKind("raise_to", events.RaiseTo, IN_PLAY, c_raise),
+    LineKind("check", events.Check, IN_PLAY, c_player),
+    LineKind("fold", events.Fold, IN_PLAY, c_player),
+    LineKind("uncalled", events.UncalledBet, IN_BODY, c_uncalled),
+    LineKind("expose", events.Expose, IN_PLAY, c_player_cards),
+    LineKind("double_bet", events.DoubleBetAllowed, IN_PLAY, c_none, player=False),
+    LineKind("capped", events.BettingCapped, IN_PLAY, c_none, player=False),
+    LineKind("show", events.Shows, IN_PLAY, c_show),
+    LineKind("muck", events.Mucks, IN_PLAY, c_player),
+    LineKind("no_show", events.DoesNotShow, IN_BODY, c_player),
+    LineKind("collect", events.Collected, IN_BODY, c_collect),
     LineKind("total", None, None, c_total),
     LineKind("pots", None, None, c_pots),
     LineKind("summary_vela", None, None, c_one_card),
@@ -302,11 +276,11 @@ LINE_KINDS: tuple[LineKind, ...] = (
     LineKind("seat_lost", None, None, c_lost),
     LineKind("seat_mucked", None, None, c_outcome),
     LineKind("seat_collected", None, None, c_collected_outcome),
-    LineKind("disconnected", Disconnected, IN_BODY, c_player),
-    LineKind("timed_out", TimedOut, IN_BODY, c_player),
-    LineKind("said", Said, IN_BODY, c_said),
-    LineKind("joins", Joins, IN_BODY, c_joins),
-    LineKind("leaves", Leaves, IN_BODY, c_player),
+    LineKind("disconnected", events.Disconnected, IN_BODY, c_player),
+    LineKind("timed_out", events.TimedOut, IN_BODY, c_player),
+    LineKind("said", events.Said, IN_BODY, c_said),
+    LineKind("joins", events.Joins, IN_BODY, c_joins),
+    LineKind("leaves", events.Leaves, IN_BODY, c_player),
 )
 """Every body line kind, in the grammar's order (``tests/test_lines.py`` checks the two list the same rules)."""
 

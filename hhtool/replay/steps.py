@@ -35,6 +35,7 @@ from hhtool.history.events import (
     Complete,
     Deal,
     DoesNotShow,
+    Event,
     Expose,
     Fold,
     Hand,
@@ -49,6 +50,7 @@ from hhtool.history.events import (
     Vela,
 )
 from hhtool.history.money import display_amount
+from hhtool.history.visit import EventVisitor
 from hhtool.game.rules import round_words
 from hhtool.replay.engine import PotResult, Replay, ReplayState, replay_walk
 from hhtool.replay.equities import STREET_SAMPLES, StreetEquity, street_equities
@@ -59,13 +61,6 @@ from hhtool.game.rules import RuleSet
 StepKind = Literal[
     "start", "post", "street", "deal", "action", "uncalled", "expose", "vela", "showdown", "show", "collect", "result", "verdict"
 ]
-
-_SHOWN = (
-    PostAnte, PostBlind, Street, Deal, BringIn, Complete, Bet, Call, RaiseTo, Check, Fold,
-    UncalledBet, Expose, Vela, ShowDown, Shows, Mucks, DoesNotShow, Collected,
-)
-"""The events that change what the table shows (chatter and the informational lines do not)."""
-
 
 @dataclass(frozen=True, slots=True)
 class SeenCard:
@@ -266,8 +261,20 @@ def hand_steps(
     return HandSteps(hand, result, _priced(steps, priced), walk.lines, hand.first_line, words, priced)
 
 
-class _Walk:
-    """The observer of the engine's walk: one :class:`Step` per shown event."""
+Shown = tuple[StepKind, str] | None
+"""What an event is to the viewer: the step's kind and sentence, or None for an event that changes nothing the table shows."""
+
+
+class _Walk(EventVisitor[Shown]):
+    """The observer of the engine's walk: one :class:`Step` per event that changes what the table shows.
+
+    A visitor of the events (:class:`~hhtool.history.visit.EventVisitor`):
+    each ``visit_`` method is what its kind is to the viewer, the step's
+    kind and sentence as the audit words them (money by
+    :func:`hhtool.history.money.display_amount`), and what the viewer keeps
+    of it (the street, what the collection lines took); chatter and the
+    informational lines make no step (:meth:`visit_other`).
+    """
 
     def __init__(self, hand: Hand, text: str) -> None:
         self.hand = hand
@@ -277,6 +284,7 @@ class _Walk:
         self.taken: dict[int, int] = {}  # per pot index, what the collection lines took out of it
         self.round_no = 0
         self.last: ReplayState | None = None
+        self.state: ReplayState | None = None  # the engine's, after the event being visited
         self.known: dict[str, int] = {}  # cards each player had at the step before
         self.opened: list[tuple[int, int]] = []  # (step, betting round) where a round's first action is
         self.steps: list[Step] = []
@@ -301,21 +309,13 @@ class _Walk:
 
     # ------------------------------------------------------------ each event
 
-    def after(self, e: Any, st: ReplayState) -> None:
-        if not isinstance(e, _SHOWN):
+    def after(self, e: Event, st: ReplayState) -> None:
+        self.state = st
+        shown = self.visit(e)
+        if shown is None:
             return
         self.last = st
-        kind, sentence = self._words(e, st)
-        if isinstance(e, Street):
-            self.street = e.name
-        elif isinstance(e, Vela):
-            self.street = "vela"
-        elif isinstance(e, (ShowDown, Shows, Mucks)):
-            self.street = "showdown"
-        if isinstance(e, Collected):
-            self.collected[e.player] = self.collected.get(e.player, 0) + e.amount
-            k = e.side if e.pot == "side" else 0
-            self.taken[k] = self.taken.get(k, 0) + e.amount
+        kind, sentence = shown
         b = st.betting
         if b.round_no != self.round_no and st.round_started:
             self.round_no = b.round_no
@@ -324,6 +324,76 @@ class _Walk:
         pots = self._pots(st)
         pot = sum(p.amount for p in pots)
         self.steps.append(replace(self._step(kind, e.line, sentence, seats, st.vela, pot, pots), actor=getattr(e, "player", None)))
+
+    def visit_other(self, e: Event) -> Shown:
+        return None
+
+    def visit_post_ante(self, e: PostAnte) -> Shown:
+        return "post", f"{e.player} posts the ante {self.fmt(e.amount)}{_all_in(e.all_in)}"
+
+    def visit_post_blind(self, e: PostBlind) -> Shown:
+        return "post", f"{e.player} posts the {e.blind} blind {self.fmt(e.amount)}{_all_in(e.all_in)}"
+
+    def visit_street(self, e: Street) -> Shown:
+        self.street = e.name
+        return "street", f"{e.name} street"
+
+    def visit_vela(self, e: Vela) -> Shown:
+        self.street = "vela"
+        return "vela", f"the vela is turned: {card_symbol(e.card)}"
+
+    def visit_show_down(self, e: ShowDown) -> Shown:
+        self.street = "showdown"
+        return "showdown", "the showdown"
+
+    def visit_deal(self, e: Deal) -> Shown:
+        assert self.state is not None
+        return "deal", self._dealt(e, self.state)
+
+    def visit_bring_in(self, e: BringIn) -> Shown:
+        return "action", f"{e.player} brings in for {self.fmt(e.amount)}{_all_in(e.all_in)}"
+
+    def visit_complete(self, e: Complete) -> Shown:
+        return "action", f"{e.player} completes to {self.fmt(e.to)}{_all_in(e.all_in)}"
+
+    def visit_bet(self, e: Bet) -> Shown:
+        return "action", f"{e.player} bets {self.fmt(e.amount)}{_all_in(e.all_in)}"
+
+    def visit_call(self, e: Call) -> Shown:
+        return "action", f"{e.player} calls {self.fmt(e.amount)}{_all_in(e.all_in)}"
+
+    def visit_raise_to(self, e: RaiseTo) -> Shown:
+        return "action", f"{e.player} raises {self.fmt(e.by)} to {self.fmt(e.to)}{_all_in(e.all_in)}"
+
+    def visit_check(self, e: Check) -> Shown:
+        return "action", f"{e.player} checks"
+
+    def visit_fold(self, e: Fold) -> Shown:
+        return "action", f"{e.player} folds"
+
+    def visit_uncalled_bet(self, e: UncalledBet) -> Shown:
+        return "uncalled", f"the uncalled {self.fmt(e.amount)} is returned to {e.player}"
+
+    def visit_expose(self, e: Expose) -> Shown:
+        return "expose", f"{e.player} turns up {' '.join(card_symbol(c) for c in e.cards)}"
+
+    def visit_shows(self, e: Shows) -> Shown:
+        self.street = "showdown"
+        return "show", f"{e.player} shows {' '.join(card_symbol(c) for c in e.cards)} ({e.description})"
+
+    def visit_mucks(self, e: Mucks) -> Shown:
+        self.street = "showdown"
+        return "show", f"{e.player} mucks"
+
+    def visit_does_not_show(self, e: DoesNotShow) -> Shown:
+        return "show", f"{e.player} does not show"
+
+    def visit_collected(self, e: Collected) -> Shown:
+        self.collected[e.player] = self.collected.get(e.player, 0) + e.amount
+        k = e.side if e.pot == "side" else 0
+        self.taken[k] = self.taken.get(k, 0) + e.amount
+        where = "the pot" if e.pot == "pot" else "the main pot" if e.pot == "main" else f"side pot-{e.side}"
+        return "collect", f"{e.player} collects {self.fmt(e.amount)} from {where}"
 
     def _seats(self, st: ReplayState) -> tuple[SeatState, ...]:
         by_name = {p.name: p for p in st.players}
@@ -352,50 +422,6 @@ class _Walk:
             left = max(p.amount - self.taken.get(i, 0), 0)
             out.append(PotState("main pot" if i == 0 else f"side pot-{i}", left, p.eligible))
         return tuple(out)
-
-    def _words(self, e: Any, st: ReplayState) -> tuple[StepKind, str]:
-        """What happened, as the audit words it (money by :func:`hhtool.history.money.display_amount`)."""
-        fmt = self.fmt
-        all_in = " and is all-in" if getattr(e, "all_in", False) else ""
-        if isinstance(e, PostAnte):
-            return "post", f"{e.player} posts the ante {fmt(e.amount)}{all_in}"
-        if isinstance(e, PostBlind):
-            return "post", f"{e.player} posts the {e.blind} blind {fmt(e.amount)}{all_in}"
-        if isinstance(e, Street):
-            return "street", f"{e.name} street"
-        if isinstance(e, Deal):
-            return "deal", self._dealt(e, st)
-        if isinstance(e, BringIn):
-            return "action", f"{e.player} brings in for {fmt(e.amount)}{all_in}"
-        if isinstance(e, Complete):
-            return "action", f"{e.player} completes to {fmt(e.to)}{all_in}"
-        if isinstance(e, Bet):
-            return "action", f"{e.player} bets {fmt(e.amount)}{all_in}"
-        if isinstance(e, Call):
-            return "action", f"{e.player} calls {fmt(e.amount)}{all_in}"
-        if isinstance(e, RaiseTo):
-            return "action", f"{e.player} raises {fmt(e.by)} to {fmt(e.to)}{all_in}"
-        if isinstance(e, Check):
-            return "action", f"{e.player} checks"
-        if isinstance(e, Fold):
-            return "action", f"{e.player} folds"
-        if isinstance(e, UncalledBet):
-            return "uncalled", f"the uncalled {fmt(e.amount)} is returned to {e.player}"
-        if isinstance(e, Expose):
-            return "expose", f"{e.player} turns up {' '.join(card_symbol(c) for c in e.cards)}"
-        if isinstance(e, Vela):
-            return "vela", f"the vela is turned: {card_symbol(e.card)}"
-        if isinstance(e, ShowDown):
-            return "showdown", "the showdown"
-        if isinstance(e, Shows):
-            return "show", f"{e.player} shows {' '.join(card_symbol(c) for c in e.cards)} ({e.description})"
-        if isinstance(e, Mucks):
-            return "show", f"{e.player} mucks"
-        if isinstance(e, DoesNotShow):
-            return "show", f"{e.player} does not show"
-        assert isinstance(e, Collected)
-        where = "the pot" if e.pot == "pot" else "the main pot" if e.pot == "main" else f"side pot-{e.side}"
-        return "collect", f"{e.player} collects {fmt(e.amount)} from {where}"
 
     def _dealt(self, e: Deal, st: ReplayState) -> str:
         mine = st.cards.get(e.player)
@@ -432,6 +458,10 @@ class _Walk:
         settled = "; ".join(pot_line(r, p) for p in r.pots)
         self.steps.append(self._step("result", line, f"by the {r.rules.name} rules: {settled}" if settled else "no pot", seats, vela, 0, ()))
         self.steps.append(self._step("verdict", line, f"verdict: {r.verdict}. {verdict}", seats, vela, 0, ()))
+
+
+def _all_in(flag: bool) -> str:
+    return " and is all-in" if flag else ""
 
 
 def _with(s: Step, **changes: Any) -> Step:

@@ -26,17 +26,19 @@ from typing import NamedTuple
 
 from hhtool.game.cards import Card, card_str, make_card
 from hhtool.history.events import (
+    ACTIONS,
+    Action,
     Bet,
     BringIn,
     Call,
     Check,
     Collected,
-    Complete,
     Deal,
     Event,
     Expose,
     Fold,
     Hand,
+    Mucks,
     PostAnte,
     RaiseTo,
     ShowDown,
@@ -45,8 +47,6 @@ from hhtool.history.events import (
     Vela,
 )
 from hhtool.game.rules import profile
-
-Action = BringIn | Complete | Bet | Call | RaiseTo | Check | Fold
 
 
 class Altered(NamedTuple):
@@ -100,7 +100,7 @@ def _actions(hand: Hand) -> list[tuple[int, Action, int]]:
             street += 1
         elif isinstance(e, Vela):
             street = 5
-        elif isinstance(e, (BringIn, Complete, Bet, Call, RaiseTo, Check, Fold)):
+        elif isinstance(e, ACTIONS):
             out.append((i, e, street))
     return out
 
@@ -314,7 +314,7 @@ def extra_vela(hand: Hand, rng: random.Random) -> Altered | None:
     card = rng.choice(free)
     # after the last street's actions: before the showdown or the end of events
     events = list(hand.events)
-    idx = next((k for k, e in enumerate(events) if type(e).__name__ in ("ShowDown", "Shows", "Mucks", "Collected")), len(events))
+    idx = next((k for k, e in enumerate(events) if isinstance(e, (ShowDown, Shows, Mucks, Collected))), len(events))
     altered = _splice(hand, idx, 0, [Vela(line=0, card=Card(card))])
     line = altered.events[idx].line
     return Altered(altered, f"a vela {card_str(card)} added on line {line}", line)
