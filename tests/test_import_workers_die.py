@@ -68,20 +68,21 @@ def test_the_live_import_rebuilds_its_workers_and_reads_their_chunks_again(tmp_p
     con = connect(db)
     try:
         with LiveImport(con, [folder], workers=2) as live:
-            good, _ = write_files(folder, FILES, HANDS_PER_FILE)
-            killed = threading.Event()
+            good, _ = write_files(tmp_path / "staged", FILES, HANDS_PER_FILE)
+            (tmp_path / "staged").rename(folder / "in")  # every file at once: one run, its workers busy for seconds
 
             def killer() -> None:
+                # a kill may land on the pool of a run that is ending (nothing left to lose): kill until one cost a restart
                 deadline = time.monotonic() + 60
-                while time.monotonic() < deadline and not killed.is_set():
-                    if live.status().hands_read > 1000 and _kill_a_worker():
-                        killed.set()
+                while time.monotonic() < deadline and live.status().worker_restarts == 0:
+                    if 1000 < live.status().hands_read < good - 2000:
+                        _kill_a_worker()
+                        time.sleep(0.3)
                     time.sleep(0.01)
 
             t = threading.Thread(target=killer)
             t.start()
             t.join()
-            assert killed.is_set()
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline and live.status().hands_stored < good:
                 time.sleep(0.1)

@@ -47,6 +47,7 @@ from hhtool.store.worker import ChunkResult, ChunkTask, process_chunk
 from hhtool.store.writer import BATCH_HANDS, Writer, WriterThread
 
 if TYPE_CHECKING:
+    import multiprocessing.process
     from concurrent.futures import ProcessPoolExecutor
 
     import duckdb
@@ -318,6 +319,8 @@ def _run(
     pool.shutdown(wait=True)
 
 
+LOOK_SECONDS = 0.5
+"""How often the worker processes are looked at while a result is awaited: a dead one may never break the pool itself."""
 MAX_WORKER_DEATHS = 3
 """Times the workers may die with one chunk in their hands before the import stops with an error naming its file."""
 
@@ -374,10 +377,13 @@ class _Workers:
 
         while True:
             try:
-                return job.future.result()
+                return job.future.result(timeout=LOOK_SECONDS)
+            except TimeoutError:
+                if not self._one_died():
+                    continue
             except BrokenProcessPool:
                 pass
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            self._abandon()
             self.pool = self._start()
             self.summary.worker_restarts += 1
             for other in inflight:  # in order: the results are consumed in the order the chunks were read
@@ -393,5 +399,58 @@ class _Workers:
                     )
                 other.future = self.submit(other.task)
 
+    def _processes(self) -> list[multiprocessing.process.BaseProcess]:
+        return list((getattr(self.pool, "_processes", None) or {}).values())
+
+    def _one_died(self) -> bool:
+        """Whether a worker of the pool has ended (a pool's workers end only with the pool, or killed)."""
+        return any(p.exitcode is not None for p in self._processes())
+
+    def _abandon(self) -> None:
+        """The pool given up: its workers ended, and its manager thread freed should it wait on a dead worker.
+
+        A worker killed while it wrote a result leaves half a message in the
+        pipe that every worker writes to: :class:`ProcessPoolExecutor`'s
+        manager thread then waits for the rest of it for ever (it never
+        marks the pool broken, and no future ever ends), and, a thread the
+        interpreter joins at exit, it would hold the process after the
+        import too.  So the workers are ended here and, while the thread
+        still waits, zeros are written into the pipe from this end: the
+        message it waits for is completed with bytes that do not unpickle,
+        the pool is broken, and the thread exits.
+        """
+        pool = self.pool
+        processes = self._processes()
+        thread = getattr(pool, "_executor_manager_thread", None)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in processes:
+            if p.exitcode is None:
+                p.kill()
+        for p in processes:
+            p.join(5)
+        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+        if thread is None or writer is None:
+            return
+        thread.join(0.2)
+        try:
+            fd = writer.fileno()
+            os.set_blocking(fd, False)
+        except (OSError, ValueError):
+            return
+        zeros = bytes(1 << 16)
+        deadline = time.monotonic() + 30
+        while thread.is_alive() and time.monotonic() < deadline:
+            try:
+                os.write(fd, zeros)
+            except BlockingIOError:
+                pass
+            except OSError:
+                return
+            thread.join(0.01)
+
     def shutdown(self, wait: bool) -> None:
-        self.pool.shutdown(wait=wait, cancel_futures=not wait)
+        """The pool's end: waiting for its workers (``wait``), or not; a pool with a dead worker is abandoned (:meth:`_abandon`)."""
+        if not wait or self._one_died():
+            self._abandon()
+        else:
+            self.pool.shutdown(wait=True)
