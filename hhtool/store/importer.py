@@ -449,8 +449,8 @@ class _Workers:
             thread.join(0.01)
 
     def shutdown(self, wait: bool) -> None:
-        """The pool's end: waiting for its workers (``wait``), or not; a pool with a dead worker is abandoned (:meth:`_abandon`)."""
-        if not wait or self._one_died():
+        """The pool's end: waiting for its workers (``wait``), or not (a cancel); a pool with a dead worker is abandoned (:meth:`_abandon`)."""
+        if self._one_died():
             self._abandon()
         else:
-            self.pool.shutdown(wait=True)
+            self.pool.shutdown(wait=wait, cancel_futures=not wait)
