@@ -20,11 +20,10 @@ def test_fault_is_caught_on_every_hand_it_applies_to(fault: FaultClass) -> None:
             if altered is None:
                 continue
             applied += 1
-            mutated, what, line = altered
-            r = replay(mutated)
+            r = replay(altered.hand)
             codes = {f.code for f in r.findings}
-            assert fault.code in codes, (hand.hand_id, what, sorted(codes))
-            assert r.verdict == fault.verdict, (hand.hand_id, what, r.verdict, sorted(codes))
+            assert fault.code in codes, (hand.hand_id, altered.change, sorted(codes))
+            assert r.verdict == fault.verdict, (hand.hand_id, altered.change, r.verdict, sorted(codes))
     assert applied >= 3, f"{fault.name} applied to only {applied} sample hands"
 
 

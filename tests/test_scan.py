@@ -228,7 +228,7 @@ def test_fault_corpus_agrees() -> None:
             for seed in range(2):
                 altered = fault.apply(hand, random.Random(seed))
                 if altered is not None:
-                    agree(write_hand(altered[0]).rstrip("\n"), 3)
+                    agree(write_hand(altered.hand).rstrip("\n"), 3)
 
 
 # ----------------------------------------------------------------- mutations

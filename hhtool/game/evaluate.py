@@ -308,12 +308,16 @@ def _straight_cards(best_of_rank: dict[int, int], top: int, low: int) -> tuple[i
 # Evaluation
 
 
+@dataclass(init=False, unsafe_hash=True)
 class _Candidate:
-    """One kind of hand the cards make (a plain class: see :class:`hhtool.game.showing.Opener`)."""
+    """One kind of hand the cards make: a value object, as :class:`HandValue` (several for every hand evaluated)."""
+
+    category: Final[int]
+    played: Final[tuple[int, ...]]
 
     def __init__(self, category: int, played: tuple[int, ...]) -> None:
-        self.category: Final = category
-        self.played: Final = played
+        self.category = category
+        self.played = played
 
 
 def _candidates(cards: Sequence[int], low: int, want_all_sf: bool) -> list[_Candidate]:

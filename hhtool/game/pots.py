@@ -8,6 +8,7 @@ paid; the simulator settles the hands it plays with the same function.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from hhtool.game.evaluate import HandValue
@@ -15,18 +16,20 @@ from hhtool.game.rules import RuleSet
 from hhtool.game.showdown import divide, winners
 
 
+@dataclass(init=False, unsafe_hash=True)
 class Pot:
     """A pot: its amount and the players still in the hand who may win it.
 
-    A plain class with ``Final`` fields for the reason given at :class:`hhtool.game.showing.Opener`.
+    A value object in the project's idiom (docs/architecture.md, "Value
+    objects"): every hand settled, replayed or simulated builds its pots.
     """
 
-    def __init__(self, amount: int, eligible: tuple[str, ...]) -> None:
-        self.amount: Final = amount
-        self.eligible: Final = eligible
+    amount: Final[int]
+    eligible: Final[tuple[str, ...]]
 
-    def __repr__(self) -> str:
-        return f"Pot(amount={self.amount!r}, eligible={self.eligible!r})"
+    def __init__(self, amount: int, eligible: tuple[str, ...]) -> None:
+        self.amount = amount
+        self.eligible = eligible
 
 
 def pots_from(contributions: Mapping[str, int], folded: Collection[str]) -> list[Pot]:
@@ -60,6 +63,7 @@ def pots_from(contributions: Mapping[str, int], folded: Collection[str]) -> list
     return pots
 
 
+@dataclass(init=False)
 class Share:
     """One pot divided by the rules.
 
@@ -69,9 +73,17 @@ class Share:
     when one player contests it alone; fewer than ``contesting`` when some
     hands are unknown); ``won``: who shares it, in the order the showdown
     ranked them; ``win``: each winner's share, odd chips from the button's
-    left (:func:`hhtool.game.showdown.divide`).  A plain class with
-    ``Final`` fields for the reason given at :class:`hhtool.game.showing.Opener`.
+    left (:func:`hhtool.game.showdown.divide`).  A value object, as
+    :class:`Pot` (not hashed: ``win`` is a dict).
     """
+
+    pot: Final[Pot]
+    rake: Final[int]
+    contesting: Final[tuple[str, ...]]
+    judged: Final[tuple[str, ...]]
+    values: Final[tuple[HandValue, ...]]
+    won: Final[tuple[str, ...]]
+    win: Final[dict[str, int]]
 
     def __init__(
         self,
@@ -83,13 +95,13 @@ class Share:
         won: tuple[str, ...],
         win: dict[str, int],
     ) -> None:
-        self.pot: Final = pot
-        self.rake: Final = rake
-        self.contesting: Final = contesting
-        self.judged: Final = judged
-        self.values: Final = values
-        self.won: Final = won
-        self.win: Final = win
+        self.pot = pot
+        self.rake = rake
+        self.contesting = contesting
+        self.judged = judged
+        self.values = values
+        self.won = won
+        self.win = win
 
     @property
     def amount(self) -> int:

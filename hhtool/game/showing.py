@@ -12,7 +12,7 @@ profile's order.  Showing hands that tie go to the player dealt first
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
@@ -21,26 +21,33 @@ from hhtool.game.evaluate import HandValue, describe, evaluate
 from hhtool.game.rules import RuleSet, TieBreak
 
 
+@dataclass(init=False, unsafe_hash=True)
 class Opener:
     """The player who opens, as an index into the list given, and why (:attr:`reason`).
 
     The reason is written when asked: an audit or a wrong-opener finding
     reads it, an import of many hands never does, and the words cost more
-    than finding the opener.  A plain class with ``Final`` fields, not a
-    frozen dataclass: compiled by mypyc, a dataclass is still built by the
-    ``__init__`` its decorator writes in Python (about 0.6 µs), and every
-    betting round builds one.
+    than finding the opener.  A value object in the project's idiom
+    (docs/architecture.md, "Value objects"): every betting round builds
+    one; its ``repr`` is its own, with the reason in words.
     """
+
+    index: Final[int]
+    _door: Final[Card | None]  # round 1: the highest door card
+    _cards: Final[tuple[Card, ...]]  # later rounds: the opener's showing cards (a copy: the hand goes on)
+    _rules: Final[RuleSet | None]
+    _low: Final[int]
+    _note: Final[str]  # how a tie was broken
 
     def __init__(
         self, index: int, door: Card | None = None, cards: tuple[Card, ...] = (), rules: RuleSet | None = None, low: int = 0, note: str = ""
     ) -> None:
-        self.index: Final = index
-        self._door: Final = door  # round 1: the highest door card
-        self._cards: Final = cards  # later rounds: the opener's showing cards (a copy: the hand goes on)
-        self._rules: Final = rules
-        self._low: Final = low
-        self._note: Final = note  # how a tie was broken
+        self.index = index
+        self._door = door
+        self._cards = cards
+        self._rules = rules
+        self._low = low
+        self._note = note
 
     @property
     def reason(self) -> str:

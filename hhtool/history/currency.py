@@ -22,7 +22,7 @@ from hhtool.history.money import money_text
 _SIGNS = {"€": "EUR", "$": "USD", "£": "GBP"}
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Currency:
     """One money of the histories: ``code`` (ISO 4217, or ``chips``), its ``sign`` and its ``decimals``."""
 
@@ -81,7 +81,7 @@ class RatesError(ValueError):
     """A rate the user wrote that cannot be used (a usage error)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rates:
     """Exchange rates to one ``target`` currency, given by the user: ``USD=0.92`` means $1 = 0.92 of the target.
 

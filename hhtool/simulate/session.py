@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from hhtool._native.pickling import picklable
 from hhtool.history.events import Hand
 from hhtool.history.write import write_hand
 from hhtool.simulate.config import DeckExhausted, SimConfig, SimulationError
@@ -32,12 +33,13 @@ SESSION_HANDS = 2000
 _ZONES = {"CET": 1, "ET": -5, "UTC": 0, "+01:00": 1}
 
 
-class SessionOutput(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class SessionOutput:
     """One session written: its text, its manifest lines (JSON) and counts.
 
-    A named tuple: worker processes send it back pickled, which a frozen
-    dataclass compiled by mypyc (setup.py) only allows when registered
-    with :func:`hhtool._native.pickling.picklable`.
+    Worker processes send it back pickled: registered with
+    :func:`~hhtool._native.pickling.picklable`, as a frozen dataclass
+    compiled by mypyc (setup.py) must be to cross to another process.
     """
 
     text: str

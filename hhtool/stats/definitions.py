@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ratio:
     """``actions`` out of ``opportunities``; ``value`` is None when there was no opportunity."""
 
@@ -24,7 +24,7 @@ class Ratio:
         return None if self.opportunities == 0 else self.actions / self.opportunities
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StatDef:
     key: str
     label: str

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import duckdb
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Filters:
     """Which hands and players count.  Every value goes to DuckDB as a parameter."""
 

@@ -34,7 +34,7 @@ class FilterError(ValueError):
     """A filter's value that does not parse: the message names the filter as it was written and says what it takes."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Spelling:
     """How a person writes a filter where they ask for it: ``--max-seats 6`` on the command line, ``seats=6`` in an address."""
 

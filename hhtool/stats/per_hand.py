@@ -9,6 +9,7 @@ The player's page walks the same hands as arrays instead
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from hhtool.stats.filters import Filters, hands_where, one_of, scope, totals_scope
@@ -81,7 +82,7 @@ def _money_kinds(con: duckdb.DuckDBPyConnection, f: Filters, players: list[str],
     """Each (player, currency, unit) of ``players`` with a hand in scope, from their totals; None where those are not current or many."""
     if not current(con, PLAYER_TOTALS):
         return None
-    where, params = totals_scope(Filters(**{**f.__dict__, "players": tuple(players)}))
+    where, params = totals_scope(replace(f, players=tuple(players)))
     rows = con.execute(
         f"SELECT h.player, h.currency, h.unit FROM {PLAYER_TOTALS.name} h WHERE {where} GROUP BY ALL HAVING sum(h.hands) > 0 ORDER BY ALL",
         params,

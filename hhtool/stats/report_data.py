@@ -39,7 +39,7 @@ class EmptyReportError(StoreError):
     """No hand matches the filters: a report would say nothing (the CLI exits 1 and writes no file)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ReportData:
     """Everything the report shows, in the order of its sections: the HTML is drawn from this alone.
 

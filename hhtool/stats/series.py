@@ -33,7 +33,7 @@ NO_TIME = -(2**63)
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HandSeries:
     """Hands a row each (a hand and a player), in time order (``started_at``, then ``hand_key``).
 
@@ -209,7 +209,7 @@ def running_lines(big_bets: np.ndarray[Any, Any], showdown: np.ndarray[Any, Any]
     return [("showdown", sd), ("non-showdown", net - sd), ("net", net)]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Session:
     """One session: a (player, currency, unit)'s hands with no gap over the limit between two; money exact."""
 

@@ -263,7 +263,7 @@ HANDS_COLUMNS: tuple[Column, ...] = (
 HANDS_ORDER = "player, started_at, hand_key"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Derived:
     """A table derived from the seats: its columns, the rows of the hands from a key on, and how it is compacted."""
 

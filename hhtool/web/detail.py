@@ -23,7 +23,7 @@ from hhtool.replay import Replay
 from hhtool.replay.steps import HandSteps, hand_steps
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HandDetail:
     """A stored hand: its row, the parsed hand and its steps (None when the stored text no longer parses), its lines."""
 

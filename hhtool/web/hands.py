@@ -14,12 +14,12 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import quote
 
 from hhtool.history.currency import Currency, currency_of, format_money
-from hhtool.stats.compute import Filters, scope
+from hhtool.stats.compute import scope
 from hhtool.store.totals import ALLIN_HANDS, PLAYER_HANDS, current, current_tables, stat_bits_condition
 from hhtool.store.totals import STAT_SEATS as STAT_SEATS  # the statistics' hands, as the pages import them from here
 from hhtool.web.params import HandQuery
@@ -37,7 +37,7 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HandPage:
     """One page of the list: its rows (dicts, money exact), the count of every hand that matches, and the query."""
 
@@ -56,7 +56,7 @@ def _query_sql(q: HandQuery, player_hands: bool = False, allin_hands: bool = Fal
     """
     f = q.filters
     first, others = (f.players[0], f.players[1:]) if f.players else (None, ())
-    hand_where, params, _, _ = scope(Filters(**{**f.__dict__, "players": ()}))
+    hand_where, params, _, _ = scope(replace(f, players=()))
     joins = ""
     join_params: list[Any] = []
     table = "hands h"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import Literal
 
@@ -57,7 +57,7 @@ def _refused() -> Iterator[None]:
         raise BadRequest(str(e)) from None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HandQuery:
     """Which hands, in which order, which page: everything ``/hands`` and ``/api/hands`` are asked."""
 
@@ -166,7 +166,7 @@ def stats_filters(items: Iterable[tuple[str, str]], player: str) -> Filters:
     """A player's page and ``/api/players/{name}/stats``: the filters of ``hhtool stats``, the player from the path."""
     p = Params(items, tuple(n for n in FILTER_PARAMS if n != "player"))
     f = filters(p)
-    return Filters(**{**f.__dict__, "players": (player,)})
+    return replace(f, players=(player,))
 
 
 def stats_request(items: Iterable[tuple[str, str]], player: str) -> tuple[Filters, Rates | None]:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StatLine:
     """One statistic as the page shows it: its figure(s), and the links to its opportunities and its actions."""
 
