@@ -1,7 +1,7 @@
 """The CPU of each part of a cold player's page and of the hands lists, in one process, on the million hands.  Never a test.
 
 Run: ``python bench/player_cpu.py [DB]`` (default: ``bench/stats.py``'s
-million-hand database, which must exist).  For the busiest player: the
+million-hand database, built first when it is not there yet).  For the busiest player: the
 statistics summed from the seats and from ``player_totals``, every
 player's, a filtered page's; the graph's and sessions' rows from the seats
 and from ``player_hands``, the sessions, the lines, the whole graph; then
@@ -43,7 +43,13 @@ def cpu(label: str, fn: Callable[[], Any], runs: int = 3) -> Any:
 
 
 def main() -> None:
-    db = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "bench" / ".cache" / "stats-1000000-from-100000-v2.duckdb"
+    if len(sys.argv) > 1:
+        db = Path(sys.argv[1])
+    else:
+        from stats import database  # bench/stats.py: the same million hands, built once and cached
+
+        db, made = database(1_000_000, 100_000)
+        print(f"database: {made}")
     con = connect(db, read_only=True, memory_limit="640MB")  # the server's cap
     players = [r[0] for r in con.execute("SELECT player, count(*) n FROM seats WHERE dealt_in GROUP BY 1 ORDER BY n DESC, 1").fetchall()]
     p = players[0]

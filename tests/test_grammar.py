@@ -10,7 +10,19 @@ import pytest
 from lark.exceptions import UnexpectedInput
 
 from tests.handgen import generate_hand
-from hhtool.history.grammar import START_SYMBOLS, build_parser, grammar_text, lark_match, matcher
+from hhtool.history.grammar import (
+    START_SYMBOLS,
+    GrammarShapeError,
+    build_parser,
+    grammar_source,
+    grammar_text,
+    lark_match,
+    matcher,
+    rule_shapes,
+    stranger_forms,
+    terminal_patterns,
+    with_strangers,
+)
 from tests.sample_paths import GOOD, ROOT
 
 _SEAT = re.compile(r"Seat ([0-9]+): (.*) \(([^()]*) in chips\)$")
@@ -22,7 +34,73 @@ def test_grammar_builds_strict() -> None:
 
 
 def test_grammar_is_package_data_and_the_top_level_file() -> None:
-    assert grammar_text() == (ROOT / "grammars" / "telesina.lark").read_text(encoding="utf-8")
+    assert grammar_source() == (ROOT / "grammars" / "telesina.lark").read_text(encoding="utf-8")
+    assert grammar_text() == with_strangers(grammar_source())
+
+
+def test_the_stranger_forms_are_derived_from_the_chatter_rules() -> None:
+    """``?stranger``'s alternatives and STRANGER, written from ``?chatter``'s rules, are the forms the five chatter kinds need."""
+    alternatives, pattern = stranger_forms(grammar_source())
+    assert alternatives == (
+        'STRANGER " is disconnected" -> disconnected',
+        'STRANGER " has timed out" -> timed_out',
+        'STRANGER " said, \\"" [CHAT] "\\"" -> said',
+        'STRANGER " joins the table at seat #" INT -> joins',
+        'STRANGER " leaves the table" -> leaves',
+    )
+    assert pattern == r'[^\x1f\n].*?(?= is disconnected$| has timed out$| said, "| joins the table at seat #[0-9]+$| leaves the table$)'
+    text = grammar_text()
+    assert "?stranger: " + "\n         | ".join(alternatives) + "\n" in text
+    assert terminal_patterns()["STRANGER"] == pattern.replace(r"\x1f", "\x1f").replace(r"\n", "\n")  # what Lark compiled (its escapes read)
+    assert "?stranger" not in grammar_source() and "\nSTRANGER" not in grammar_source()
+
+
+def _with_chatter(rule: str) -> str:
+    """telesina.lark with one more chatter kind, ``rule`` (named ``sits_out``)."""
+    source = grammar_source()
+    listed = "?chatter: disconnected | timed_out | said | joins | leaves\n"
+    assert listed in source
+    return source.replace(listed, listed.replace("\n", " | sits_out\n") + rule + "\n")
+
+
+def test_a_new_chatter_kind_is_read_about_someone_not_seated() -> None:
+    """A chatter rule and its name in ``?chatter`` are all it takes: its stranger form and lookahead follow."""
+    from lark import Lark
+
+    from hhtool.history.grammar import _compile_start
+
+    text = with_strangers(_with_chatter('sits_out: PLAYER " sits out for " INT " hands"'))
+    assert terminal_patterns(text)["STRANGER"].endswith("| leaves the table$| sits out for [0-9]+ hands$)")
+    assert rule_shapes("stranger", text)["sits_out"].shape == "STRANGER lit INT lit"
+    lark = Lark(text, parser="lalr", lexer="contextual", start=["line", "stranger"], maybe_placeholders=True, strict=True)
+    assert _compile_start(lark, "stranger").match("Mr sits out for 3 hands") == ("sits_out", ("Mr", "3"))
+    assert _compile_start(lark, "line").match("\x1f00 sits out for 3 hands") == ("sits_out", ("\x1f00", "3"))
+    optional = stranger_forms(_with_chatter('sits_out: PLAYER " sits out" [" for " INT " hands"]'))
+    assert optional[1].endswith("| leaves the table$| sits out)")  # an optional part: its prefix only
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'sits_out: " sits out " PLAYER',  # not a name, then its text
+        'sits_out: PLAYER INT " sits out"',  # not its text after the name
+        'sits_out: PLAYER " sits out"\n        | PLAYER " sits down"',  # two expansions
+        'sits_out: PLAYER " sits out" // for a while',  # a comment in the rule
+        'sits_out: PLAYER " sits out"i',  # a flag
+        'sits_out: PLAYER " sits out" ["!"',  # unbalanced
+        'sits_out: PLAYER " sits out for " SIDE_POTS',  # a terminal of more than one string or regex
+    ],
+)
+def test_a_chatter_rule_of_another_form_is_refused(source: str) -> None:
+    with pytest.raises(GrammarShapeError):
+        with_strangers(_with_chatter(source))
+
+
+def test_stranger_is_not_written_by_hand() -> None:
+    with pytest.raises(GrammarShapeError, match="derived"):
+        with_strangers(grammar_source() + '\n?stranger: STRANGER " leaves the table" -> leaves\n')
+    with pytest.raises(GrammarShapeError, match="chatter"):
+        with_strangers(grammar_source().replace("?chatter:", "?talk:"))
 
 
 def _substituted(hand_text: str) -> list[tuple[str, str]]:

@@ -31,7 +31,7 @@ from hhtool._native import pickling
 from hhtool.history import events, jsonify, parse
 from hhtool.history.build import BUILDERS, Builder
 from hhtool.history.events import EVENTS, Event, RaiseTo
-from hhtool.history.grammar import grammar_text, matcher, rule_shapes, terminal_patterns, terminal_words
+from hhtool.history.grammar import CHATTER, grammar_text, matcher, rule_shapes, terminal_patterns, terminal_words
 from hhtool.history.lines import LINE_KINDS
 from hhtool.history.visit import METHODS, EventVisitor, method_name
 from hhtool.history.write import _WRITERS, write_hand
@@ -157,16 +157,26 @@ def test_every_money_line_is_stored_as_an_action_row() -> None:
 
 
 def test_the_chatter_about_someone_not_seated_reads_as_its_kind() -> None:
-    """Each kind the grammar has as ``stranger`` chatter: its line about a name not seated reads as that kind (its text is in ``STRANGER``'s lookahead)."""
-    strangers = rule_shapes("stranger")
-    assert strangers
-    lines = {type(e).__name__: (ANTES.split("\n")[e.line - 1], getattr(e, "player", "")) for e in python_reads(ANTES).events}
+    """The chatter kinds (``?chatter`` in the grammar) are the ``stranger`` kinds, and each one's line about a name not seated reads as it.
+
+    grammar.py writes ``stranger`` from the chatter rules: the same kinds in
+    the same order, each the same shape with STRANGER for PLAYER (so the C
+    reader is told it reads it about a stranger), and its text in STRANGER's
+    lookahead.
+    """
+    chatter, strangers = rule_shapes(CHATTER), rule_shapes("stranger")
+    assert chatter and list(strangers) == list(chatter)
+    for rule, shape in chatter.items():
+        assert (strangers[rule].shape, strangers[rule].literals) == (shape.shape.replace("PLAYER", "STRANGER"), shape.literals)
+    assert [row[0] for row in parse.scan_kinds() if row[6]] == list(chatter)
+    lines = {type(e).__name__: (text.split("\n")[e.line - 1], getattr(e, "player", "")) for text in EVERY_KIND for e in python_reads(text).events}
     for kind in LINE_KINDS:
-        if kind.rule in strangers:
+        if kind.rule in chatter:
             assert kind.event is not None
             text, player = lines[kind.event.__name__]
+            seated = matcher("line").match(text.replace(player, "\x1f00", 1))
             read = matcher("stranger").match("nobody here" + text.removeprefix(player))
-            assert read is not None and read[0] == kind.rule, text
+            assert seated is not None and read == (kind.rule, ("nobody here", *seated[1][1:])), text
 
 
 

@@ -2,7 +2,12 @@
 
 ``grammars/telesina.lark`` is the source of truth.  It is shipped inside
 the package as ``hhtool.grammars`` (setup.py maps that package to the top-level folder) and
-built once, lazily, as an LALR parser with a contextual lexer.
+built once, lazily, as an LALR parser with a contextual lexer.  One part of
+the grammar is not written in it but derived from it: the chatter about
+someone who holds no seat (the start symbol ``stranger`` and its terminal
+``STRANGER``), from the chatter rules (:func:`with_strangers`).  Every reader
+of the grammar -- Lark, the fast matcher, the C reader's configuration --
+reads :func:`grammar_text`, the file with that part written in.
 
 Parsing a hand line by line with Lark costs tens of microseconds a line,
 which is too slow for the 5,000 hands a second we aim at.  The grammar is
@@ -19,6 +24,7 @@ itself runs only when a line fails, to say where and what was expected.
 
 from __future__ import annotations
 
+import ast
 import functools
 import itertools
 import os
@@ -44,12 +50,159 @@ LineMatch = tuple[str, Tokens]
 
 
 class GrammarShapeError(Exception):
-    """The grammar uses a construct the fast matcher cannot compile."""
+    """The grammar uses a construct the fast matcher cannot compile, or has a chatter rule :func:`stranger_forms` cannot read."""
+
+
+def grammar_source() -> str:
+    """``telesina.lark`` as written, read from the installed package."""
+    return resources.files("hhtool.grammars").joinpath("telesina.lark").read_text(encoding="utf-8")
 
 
 def grammar_text() -> str:
-    """The text of ``telesina.lark``, read from the installed package."""
-    return resources.files("hhtool.grammars").joinpath("telesina.lark").read_text(encoding="utf-8")
+    """The grammar every reader builds: ``telesina.lark`` with its ``stranger`` forms (:func:`with_strangers`)."""
+    return with_strangers(grammar_source())
+
+
+CHATTER = "chatter"
+"""The rule that lists the chatter kinds: ``?chatter: disconnected | timed_out | said | joins | leaves``."""
+
+STRANGER_NAME = r"[^\x1f\n].*?"
+"""What ``STRANGER`` reads before a chatter's text: a name (not a placeholder), as little as leaves a chatter text to end the line."""
+
+_LARK_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_CHATTER_RULE = re.compile(r"^\?" + CHATTER + r"[ \t]*:(.*(?:\n[ \t]+\|.*)*)", re.MULTILINE)
+_RULE_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_BODY_TOKEN = re.compile(rf"\s*(?:({_LARK_STRING})|([A-Z_][A-Z0-9_]*)|(\[)|(\]))")
+_REGEX_SPECIAL = re.compile(r"([\\.^$*+?{}\[\]|()/])")
+
+
+def _rule_body(source: str, name: str) -> str:
+    """The one expansion of a rule ``name: ...`` written on one line; GrammarShapeError otherwise."""
+    found = re.findall(rf"^{name}[ \t]*:(.*)((?:\n[ \t]+\|.*)*)$", source, flags=re.MULTILINE)
+    if len(found) != 1 or found[0][1]:
+        raise GrammarShapeError(f"the chatter rule {name} must be written once, on one line, with one expansion")
+    return str(found[0][0]).strip()
+
+
+def _terminal_regex(source: str, name: str) -> str:
+    """A terminal as a regular expression: its one string or /regex/ (no flags) in the grammar's text."""
+    found = re.findall(rf"^{name}(?:\.-?[0-9]+)?[ \t]*:[ \t]*(.*?)[ \t]*$", source, flags=re.MULTILINE)
+    text = found[0] if len(found) == 1 else ""
+    if re.fullmatch(_LARK_STRING, text):
+        return _REGEX_SPECIAL.sub(r"\\\1", ast.literal_eval(text))
+    regex = re.fullmatch(r"/((?:[^/\\\n]|\\.)*)/", text)
+    if regex is None:
+        raise GrammarShapeError(f"a chatter rule's terminal {name} must be one string or one /regex/ without flags")
+    return regex.group(1) if "|" not in regex.group(1) else f"(?:{regex.group(1)})"
+
+
+def stranger_forms(source: str) -> tuple[tuple[str, ...], str]:
+    """The chatter about someone not seated, from a grammar's chatter rules: ``?stranger``'s alternatives and STRANGER's pattern.
+
+    Each rule ``?chatter`` lists is a name, then its text: ``leaves: PLAYER
+    " leaves the table"``.  Its alternative is the rule with STRANGER for
+    PLAYER, named after it: ``STRANGER " leaves the table" -> leaves``.  Its
+    lookahead in STRANGER is its text as far as it is fixed (strings and
+    terminals; an optional part ends it), ending the line when nothing follows
+    (`` leaves the table$``, `` joins the table at seat #[0-9]+$``), else a
+    prefix (`` said, "``).  So STRANGER takes as the name what stands before
+    the first chatter text that the line ends with, and a chatter rule cannot
+    be forgotten in either place.  GrammarShapeError for a chatter rule of
+    another form.
+    """
+    listed = _CHATTER_RULE.findall(source)
+    if len(listed) != 1:
+        raise GrammarShapeError(f"the grammar needs one rule ?{CHATTER}: the chatter rules, each a name and its text")
+    names = [n.strip() for n in listed[0].split("|")]
+    if not all(_RULE_NAME.fullmatch(n) for n in names):
+        raise GrammarShapeError(f"?{CHATTER} lists rules by name, one per alternative: {listed[0].strip()!r}")
+    alternatives: list[str] = []
+    lookaheads: list[str] = []
+    for name in names:
+        body = _rule_body(source, name)
+        rest = body.removeprefix("PLAYER")
+        tokens: list[re.Match[str]] = []
+        at = 0
+        while at < len(rest.rstrip()):
+            token = _BODY_TOKEN.match(rest, at)
+            if token is None:
+                break
+            tokens.append(token)
+            at = token.end()
+        depth = list(itertools.accumulate((t.group(3) is not None) - (t.group(4) is not None) for t in tokens))
+        if (
+            rest == body
+            or not rest[:1].isspace()
+            or at < len(rest.rstrip())
+            or not tokens
+            or tokens[0].group(1) is None
+            or min(depth) < 0
+            or depth[-1] != 0
+        ):
+            raise GrammarShapeError(f"the chatter rule {name} must be PLAYER, then its text: strings, terminals, [optional parts]")
+        alternatives.append(f"STRANGER {rest.strip()} -> {name}")
+        ahead = ""
+        for token in tokens:
+            string, terminal = token.group(1), token.group(2)
+            if string is not None:
+                ahead += _REGEX_SPECIAL.sub(r"\\\1", ast.literal_eval(string))
+            elif terminal is not None:
+                ahead += _terminal_regex(source, terminal)
+            else:
+                break
+        else:
+            ahead += "$"
+        lookaheads.append(ahead)
+    return tuple(alternatives), f"{STRANGER_NAME}(?={'|'.join(lookaheads)})"
+
+
+def with_strangers(source: str) -> str:
+    """A grammar's text with its chatter about someone not seated written in (:func:`stranger_forms`).
+
+    The start symbol ``stranger`` and the terminal ``STRANGER`` are written
+    after the rest; a grammar that writes either itself is refused
+    (GrammarShapeError): they follow from its chatter rules and nothing else.
+    """
+    if re.search(r"^(?:\??stranger|STRANGER)\b", source, flags=re.MULTILINE):
+        raise GrammarShapeError("the grammar writes stranger or STRANGER itself: they are derived from its chatter rules")
+    alternatives, pattern = stranger_forms(source)
+    return (
+        f"{source.rstrip()}\n\n"
+        "// ------------------------------------------- derived by hhtool/history/grammar.py\n"
+        f"// the chatter about someone who holds no seat in this hand, from ?{CHATTER}'s rules\n\n"
+        "?stranger: " + "\n         | ".join(alternatives) + "\n"
+        f"STRANGER.2: /{pattern}/\n"
+    )
+
+
+def _events(start: str, by_origin: dict[str, list[Rule]]) -> list[tuple[str, Rule]]:
+    """The rules that build a start symbol's events, each with its event's name, in the grammar's order.
+
+    An alternative of a ``?rule`` that is another rule alone, without an alias
+    (``?line: ... | bet | ...``), stands for that rule's alternatives, named
+    after it (``bet``), or after their alias; and so on down (``?line: ... |
+    chatter``, ``?chatter: ... | leaves``): Lark's tree is then the innermost
+    rule's.  Any other alternative builds the event of its alias, or of the
+    start symbol.
+    """
+    out: list[tuple[str, Rule]] = []
+
+    def walk(rules: list[Rule], name: str) -> None:
+        for rule in rules:
+            only = rule.expansion[0] if len(rule.expansion) == 1 else None
+            if (
+                rule.options.expand1
+                and rule.alias is None
+                and only is not None
+                and not only.is_term
+                and not only.name.startswith("_")
+            ):
+                walk(by_origin[only.name], only.name)
+            else:
+                out.append((str(rule.alias or name), rule))
+
+    walk(by_origin[start], start)
+    return out
 
 
 def build_parser(*, strict: bool = False, cache: str | bool = False) -> Lark:
@@ -288,26 +441,11 @@ def _compile_start(lark: Lark, start: str) -> LineMatcher:
         return "literal", lit[:KEY_LEN] if len(lit) >= KEY_LEN else None
 
     alternatives: list[Alternative] = []
-    for top in rules_by_origin[start]:
-        expand1 = bool(top.options and top.options.expand1)
-        events: list[tuple[str, Rule]]
-        first = top.expansion[0] if top.expansion else None
-        if (
-            expand1
-            and not top.alias
-            and len(top.expansion) == 1
-            and first is not None
-            and not isinstance(first, Terminal)
-            and not first.name.startswith("_")
-        ):
-            events = [(str(r.alias or first.name), r) for r in rules_by_origin[first.name]]
-        else:
-            events = [(str(top.alias or start), top)]
-        for name, rule in events:
-            for body, template, flat in variants(rule):
-                lead, key = lead_and_key(flat)
-                literals = tuple(sorted({lit for lit in map(literal, flat) if lit}))
-                alternatives.append(Alternative(name, body, template, lead, key, literals))
+    for name, rule in _events(start, rules_by_origin):
+        for body, template, flat in variants(rule):
+            lead, key = lead_and_key(flat)
+            literals = tuple(sorted({lit for lit in map(literal, flat) if lit}))
+            alternatives.append(Alternative(name, body, template, lead, key, literals))
     return LineMatcher(alternatives)
 
 
@@ -383,7 +521,8 @@ class RuleShape:
 def rule_shapes(start: str, grammar: str | None = None) -> dict[str, RuleShape]:
     """The rules of a start symbol (``line``, ``stranger``, ``header``, ...) by event name, as :class:`RuleShape` s.
 
-    Inlined rules (``_seat_who``) are expanded in place, as :func:`matcher` does.
+    Inlined rules (``_seat_who``) are expanded in place, and a rule standing
+    alone for its alternatives (``chatter``) by those, as :func:`matcher` does.
     ``grammar``: another grammar's text instead of ``telesina.lark`` (the tests
     configure the C reader from a grammar with other words).
     """
@@ -407,23 +546,17 @@ def rule_shapes(start: str, grammar: str | None = None) -> dict[str, RuleShape]:
         return out
 
     shapes: dict[str, RuleShape] = {}
-    for top in by_origin[start]:
-        first = top.expansion[0] if len(top.expansion) == 1 else None
-        if top.alias is None and first is not None and not first.is_term and not first.name.startswith("_"):
-            named = [(first.name, r) for r in by_origin[first.name]]
-        else:
-            named = [(str(top.alias or start), top)]
-        for name, rule in named:
-            for seq in flat(rule.expansion):
-                known = shapes.get(name)
-                text = " ".join(item for item, _ in seq)
-                lits = tuple(lit for item, lit in seq if item == "lit" and lit is not None)
-                if known is None:
-                    shapes[name] = RuleShape(name, text, lits)
-                else:
-                    parts = sorted([*known.shape.split(" | "), text], key=lambda s: (-len(s.split(" ")), s))
-                    longest = lits if len(lits) > len(known.literals) else known.literals
-                    shapes[name] = RuleShape(name, " | ".join(parts), longest)
+    for name, rule in _events(start, by_origin):
+        for seq in flat(rule.expansion):
+            known = shapes.get(name)
+            text = " ".join(item for item, _ in seq)
+            lits = tuple(lit for item, lit in seq if item == "lit" and lit is not None)
+            if known is None:
+                shapes[name] = RuleShape(name, text, lits)
+            else:
+                parts = sorted([*known.shape.split(" | "), text], key=lambda s: (-len(s.split(" ")), s))
+                longest = lits if len(lits) > len(known.literals) else known.literals
+                shapes[name] = RuleShape(name, " | ".join(parts), longest)
     return shapes
 
 
