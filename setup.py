@@ -170,6 +170,7 @@ setup(
         "hhtool.grammars": ["*.lark"],
         "hhtool.web": ["templates/*.html", "static/*.js", "static/*.css"],
         "hhtool.replayer": ["static/*.js", "static/*.css"],
+        "hhtool.game": ["profiles/*.toml"],
         "hhtool.spark": ["log4j2.properties"],
     },
 )

@@ -34,6 +34,8 @@ from hhtool.api import (
     audit_report,
     equities,
     import_paths,
+    load_room,
+    load_rooms,
     parse_hand,
     profile,
     read_file,

@@ -19,6 +19,9 @@ called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
   ``hhtool report`` compute from that file;
 - :func:`web_app`: the web application ``hhtool serve`` runs over it;
 - :func:`profile`: a rule profile (``classic``, ``stellapoker``, ``italian``);
+  :func:`load_room`, :func:`load_rooms`: a room's own rules, from its file
+  (docs/rooms.md), for :func:`replay_hand`, :func:`audit_paths` and
+  :func:`import_paths`;
 - :func:`equities`: what ``hhtool equity`` computes: each player's share of
   the pot with cards still to come; :func:`street_equities`: each
   contender's equity after every street's deal of a hand.
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
     from hhtool.replay.audit import AuditResult, WhatIf
     from hhtool.history.currency import Rates
     from hhtool.game.equity import EquityResult
+    from hhtool.game.room import Room, Rooms
     from hhtool.history.events import Hand
     from hhtool.history.reader import Record
     from hhtool.replay import Replay
@@ -89,9 +93,12 @@ def parse_hand(text: str, *, source: str = "") -> Hand:
     return parse_text(text, source=source)
 
 
-def replay_hand(hand: Hand, rules: str | RuleSet | None = None) -> Replay:
+def replay_hand(hand: Hand, rules: str | RuleSet | None = None, *, room: str | Path | Room | None = None) -> Replay:
     """Replay ``hand`` under its header's rules, or under ``rules`` (a profile name or rule set).
 
+    ``room``: a room file (its path, or a :class:`~hhtool.game.room.Room`
+    from :func:`load_room`) whose rules and rake govern the hand
+    (docs/rooms.md): the rake is computed and held against the Rake line.
     The result's ``verdict`` is ``ok``, ``disputed`` (the rules pay
     someone else), ``invalid`` (it could not have happened under its
     rules); ``findings`` say what and where, each with its line;
@@ -99,10 +106,26 @@ def replay_hand(hand: Hand, rules: str | RuleSet | None = None) -> Replay:
     history says was collected, ``pots`` each pot with its winners and why.
     """
     from hhtool.replay import replay
+    from hhtool.game.room import load_room as _load_room
     from hhtool.game.rules import profile as _profile
 
     ruleset = _profile(rules) if isinstance(rules, str) else rules
-    return replay(hand, ruleset)
+    governing = _load_room(room) if isinstance(room, (str, Path)) else room
+    return replay(hand, ruleset, room=governing)
+
+
+def load_room(path: str | Path) -> Room:
+    """A room file (docs/rooms.md) read and checked: raises :class:`~hhtool.game.room.RoomError` listing every problem with its line."""
+    from hhtool.game.room import load_room as _load_room
+
+    return _load_room(path)
+
+
+def load_rooms(folder: str | Path | None = None) -> Rooms:
+    """Every room file of ``folder`` (default: ``$HHTOOL_ROOMS``, else ``~/.config/hhtool/rooms``), each governing its sites' hands."""
+    from hhtool.game.room import load_rooms as _load_rooms
+
+    return _load_rooms(folder, required=folder is not None)
 
 
 def replay_steps(text: str, *, first_line: int = 1, source: str = "", equity: bool = False) -> HandSteps:
@@ -123,20 +146,30 @@ def replay_steps(text: str, *, first_line: int = 1, source: str = "", equity: bo
 
 
 def audit_paths(
-    paths: Sequence[str | Path], *, hand_id: str | None = None, rules: str | RuleSet | None = None, equity: bool = True
+    paths: Sequence[str | Path],
+    *,
+    hand_id: str | None = None,
+    rules: str | RuleSet | None = None,
+    equity: bool = True,
+    rooms: str | Path | Rooms | None = None,
 ) -> Iterator[AuditResult]:
     """Replay every hand of the files ``paths`` (only ``hand_id`` if given): one result per hand.
 
     A hand that did not parse gives a result with its ``error`` and the
     verdict ``unparsed``; render a result with :func:`audit_report`.
     ``equity=False`` leaves out each contender's equity street by street
-    (``result.equities``), the audit's costliest part.
+    (``result.equities``), the audit's costliest part.  ``rooms``: a
+    folder of room files (or :func:`load_rooms`' result); each hand whose
+    site one governs is replayed under it (default: none).
     """
     from hhtool.replay.audit import audit_paths as _audit_paths
+    from hhtool.game.room import NO_ROOMS
+    from hhtool.game.room import load_rooms as _load_rooms
     from hhtool.game.rules import profile as _profile
 
     ruleset = _profile(rules) if isinstance(rules, str) else rules
-    return _audit_paths(paths, hand_id=hand_id, rules=ruleset, equity=equity)
+    governing = _load_rooms(rooms, required=True) if isinstance(rooms, (str, Path)) else rooms if rooms is not None else NO_ROOMS
+    return _audit_paths(paths, hand_id=hand_id, rules=ruleset, equity=equity, rooms=governing)
 
 
 def what_if(hand: Hand, rules: str | RuleSet, *, showdown_only: bool = True) -> WhatIf:
@@ -173,6 +206,8 @@ def import_paths(
     workers: int | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     cancel: threading.Event | None = None,
+    rooms: Rooms | str | Path | None = None,
+    reaudit: bool = False,
 ) -> ImportSummary:
     """Import every hand under ``paths`` (files, folders, globs, ``.zip``, ``.gz``) into the DuckDB file ``db``.
 
@@ -186,10 +221,20 @@ def import_paths(
     The summary counts what was read, stored,
     duplicated, in conflict and failed (``summary.text()`` prints it as the
     command does).  Tables: ``docs/schema.md``.
+
+    ``rooms``: a folder of room files (docs/rooms.md; checked whole first,
+    :class:`~hhtool.game.room.RoomError` with every problem otherwise) or
+    :func:`hhtool.game.room.load_rooms`' result: each hand is replayed under
+    the room that names its site and stored with it (default: none, every
+    hand under the profile its header names).  ``summary.stale`` then names
+    the stored hands audited under other rules than these give now, and
+    ``reaudit`` audits them again (``paths`` may be empty).
     """
+    from hhtool.game.room import NO_ROOMS, Rooms, load_rooms
     from hhtool.store.importer import import_paths as _import_paths
 
-    return _import_paths(paths, db, workers=workers, progress=progress, cancel=cancel)
+    governing = NO_ROOMS if rooms is None else rooms if isinstance(rooms, Rooms) else load_rooms(rooms, required=True)
+    return _import_paths(paths, db, workers=workers, progress=progress, cancel=cancel, rooms=governing, reaudit=reaudit)
 
 
 def statistics(db: str | Path, filters: Filters | None = None) -> StatsResult:
@@ -307,6 +352,8 @@ __all__ = [
     "audit_report",
     "equities",
     "import_paths",
+    "load_room",
+    "load_rooms",
     "parse_hand",
     "profile",
     "read_file",

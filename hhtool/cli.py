@@ -4,8 +4,9 @@ Each command builds library objects, calls them, and maps domain errors
 to exit codes: 0 ok, 1 findings or failures, 2 usage errors.  Heavy
 libraries and even our own evaluator are imported inside the commands so
 that ``hhtool --help`` stays instant.  The commands live by what they
-work on: the game (:mod:`hhtool.cli_game`), hand histories
-(:mod:`hhtool.cli_histories`), the database (:mod:`hhtool.cli_database`);
+work on: the game (:mod:`hhtool.cli_game`), a room's rules
+(:mod:`hhtool.cli_rules`), hand histories (:mod:`hhtool.cli_histories`),
+the database (:mod:`hhtool.cli_database`);
 their shared options are :mod:`hhtool.cli_options`, their exits and
 messages :mod:`hhtool.cli_output`, what they change of typer
 :mod:`hhtool.cli_typer`.  They are registered here, with their examples,
@@ -24,6 +25,7 @@ import typer
 from hhtool import cli_database as database
 from hhtool import cli_game as game
 from hhtool import cli_histories as histories
+from hhtool import cli_rules as rules
 from hhtool.cli_output import EXIT_FINDINGS, EXIT_OK
 from hhtool.cli_typer import TextArgumentsCommand, examples, plain_argument_types
 
@@ -71,6 +73,19 @@ app.command(epilog=examples(
     'equity --rules classic --dead "7h 8d" "?? Qs 9c Jc" "?? Kd Jh 9h"',
     'equity --rules italian --players 5 --json "Qc Qs 9c" "Ah Ad 7c"',
 ))(game.equity)
+
+rules_app = typer.Typer(
+    help="A room's rules as a file: a built-in profile to start from, and room files checked (docs/rooms.md).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+rules_app.command(epilog=examples("rules show classic", "rules show stellapoker > ~/.config/hhtool/rooms/stella.toml"))(rules.show)
+rules_app.command(epilog=examples(
+    "rules check rooms/vela.toml",
+    "rules check --rooms ~/.config/hhtool/rooms",
+    "rules check",
+))(rules.check)
+app.add_typer(rules_app, name="rules", epilog=examples("rules show classic > rooms/vela.toml", "rules check rooms/vela.toml"))
 
 app.command(epilog=examples("parse sample_histories/", "parse --json table.txt > hands.jsonl", "parse --strict histories/*.txt"))(histories.parse)
 

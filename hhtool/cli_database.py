@@ -37,6 +37,7 @@ from hhtool.cli_options import (
     ToOpt,
 )
 from hhtool.cli_output import EXIT_FINDINGS, fail
+from hhtool.cli_rooms import RoomsOption
 
 if TYPE_CHECKING:
     from hhtool.history.currency import Rates
@@ -250,13 +251,19 @@ def serve(
     workers: Annotated[
         int, typer.Option("--workers", min=0, max=64, metavar="N", help="Worker processes of the auto-import at most (default 1: the server's memory; 0: none, it reads in the server's process).")
     ] = 1,
+    rooms: RoomsOption = None,
 ) -> None:
     """Serve the database in the browser: hands, replays, players' statistics, the audit, a JSON API (docs/serve.md)."""
+    from hhtool.cli_rooms import rooms_or_fail
     from hhtool.store.db import StoreError, resolve_db_path
     from hhtool.web.server import ServeError
     from hhtool.web.server import serve as run
 
+    from hhtool.game.room import NO_ROOMS
+
+    # the hands the watch imports are replayed under them: read and checked before anything is served
+    governing = rooms_or_fail(rooms) if watch or rooms is not None else NO_ROOMS
     try:
-        run(resolve_db_path(db), host=host, port=port, watch=watch or (), workers=workers)
+        run(resolve_db_path(db), host=host, port=port, watch=watch or (), workers=workers, rooms=governing)
     except (StoreError, ServeError) as e:
         raise fail(str(e)) from None

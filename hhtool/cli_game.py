@@ -10,32 +10,64 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from hhtool.cli_options import ProfileName, StructureName
+from hhtool.cli_options import RULES_METAVAR, StructureName, rules_arg
 from hhtool.cli_output import EXIT_OK, EXIT_USAGE, fail
+
+if TYPE_CHECKING:
+    from hhtool.game.rules import RuleSet
+
+RulesOpt = Annotated[
+    str,
+    typer.Option("--rules", metavar=RULES_METAVAR, help="The rule profile (RULES.md), or a room file (docs/rooms.md): its [rules]."),
+]
+
+
+def _ruleset(value: str, wild: str | None) -> RuleSet:
+    """The rules ``--rules`` names (a profile or a room file), with ``--wild`` applied and checked.
+
+    A room's rules keep their base profile's name for the replay; here,
+    where the name only heads the answer, they are named for the room:
+    ``Circolo Vela (classic)``.
+    """
+    from dataclasses import replace
+
+    from hhtool.game.cards import CardError, parse_rank
+    from hhtool.game.rules import RulesError
+    from hhtool.textsafe import term
+
+    room = rules_arg(value)
+    rules = room.rules
+    if room.name != rules.name:
+        rules = replace(rules, name=term(f"{room.name} ({room.base})" if room.base else room.name))
+    if wild is None:
+        return rules
+    try:
+        return rules.with_options(wild=parse_rank(wild))
+    except CardError as e:
+        raise fail(f"--wild: {e}") from None
+    except RulesError as e:
+        raise fail(str(e)) from None
 
 
 def rank(
     hands: Annotated[Optional[list[str]], typer.Argument(metavar="HAND", help='One player\'s own cards each, in quotes: "Qc Qs 9c Jc Jd".', show_default=False)] = None,
-    rules: Annotated[ProfileName, typer.Option("--rules", help="The rule profile (RULES.md).")] = "classic",
+    rules: RulesOpt = "classic",
     vela: Annotated[Optional[str], typer.Option("--vela", metavar="CARD", help="The vela (community card), e.g. Ks.")] = None,
     players: Annotated[Optional[int], typer.Option("--players", metavar="N", help="Players dealt in (sizes the italian deck); default: the number of hands.")] = None,
     wild: Annotated[Optional[str], typer.Option("--wild", metavar="RANK", help="Italian only: the wild rank, e.g. 7.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON array, in input order.")] = False,
     batch: Annotated[Optional[Path], typer.Option("--batch", metavar="FILE", help="Read JSON lines {hands, vela, players}; '-' is standard input.")] = None,
 ) -> None:
-    """Rank Telesina hands under a rule profile and say why the winner wins."""
+    """Rank Telesina hands under a rule profile or a room's rules and say why the winner wins."""
     from hhtool.game import rank as rank_mod
     from hhtool.game.cards import CardError
     from hhtool.game.rules import RulesError
 
-    try:
-        ruleset = rank_mod.ruleset_for(rules, wild)
-    except (RulesError, CardError) as e:
-        raise fail(str(e)) from None
+    ruleset = _ruleset(rules, wild)
 
     if batch is not None:
         if hands:
@@ -63,7 +95,7 @@ def rank(
 
 def equity(
     hands: Annotated[Optional[list[str]], typer.Argument(metavar="HAND", show_default=False, help='One player\'s cards so far each, in quotes, hole card first: "Qc Qs 9c"; ?? for a card nobody has seen.')] = None,
-    rules: Annotated[ProfileName, typer.Option("--rules", help="The rule profile (RULES.md).")] = "classic",
+    rules: RulesOpt = "classic",
     vela: Annotated[Optional[str], typer.Option("--vela", metavar="CARD", help="The vela when it is up, e.g. Ks (italian: ?? for one still down).")] = None,
     dead: Annotated[Optional[list[str]], typer.Option("--dead", metavar="CARDS", help='Cards seen and out of play (folded players\' up cards): "7h 8d".')] = None,
     players: Annotated[Optional[int], typer.Option("--players", metavar="N", help="Players dealt in (sizes the italian deck); default: the number of hands.")] = None,
@@ -83,10 +115,7 @@ def equity(
     from hhtool.game.cards import CardError
     from hhtool.game.rules import RulesError
 
-    try:
-        ruleset = rank_mod.ruleset_for(rules, wild)
-    except (RulesError, CardError) as e:
-        raise fail(str(e)) from None
+    ruleset = _ruleset(rules, wild)
     if not hands or len(hands) < 2:  # one player alone wins every runout: no question to count
         raise fail("give the hands of at least two players, e.g. hhtool equity --rules classic \"Qc Qs 9c\" \"Ah Kd Jh\"")
     try:
@@ -108,13 +137,20 @@ def equity(
 def simulate(
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The hand-history file to write.")],
     hands: Annotated[int, typer.Option("--hands", metavar="N", help="How many hands.")] = 1000,
-    rules: Annotated[ProfileName, typer.Option("--rules", help="The rule profile (RULES.md).")] = "classic",
+    rules: Annotated[
+        str,
+        typer.Option(
+            "--rules",
+            metavar=RULES_METAVAR,
+            help="The rule profile (RULES.md), or a room file (docs/rooms.md): its rules, its rake and, unless --site, its first site.",
+        ),
+    ] = "classic",
     structure: Annotated[StructureName, typer.Option("--structure", help="Fixed, pot or no limit.")] = "fixed",
     players: Annotated[int, typer.Option("--players", metavar="N", help="Players at the table: 2-6 (italian 2-8).")] = 6,
     italian_options: Annotated[Optional[str], typer.Option("--italian-options", metavar="LIST", help="Comma list: vela-at-start, wild=RANK, carte-coperte | una-coperta.")] = None,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="The same seed writes the same bytes.")] = 0,
     view: Annotated[str, typer.Option("--view", metavar="NAME", help="'audit' (every hole card) or a player's name (their own history).")] = "audit",
-    site: Annotated[Optional[str], typer.Option("--site", metavar="NAME", help="Room name: Vela (€), StellaPoker ($), Tavolo (chips) or any word (€).")] = None,
+    site: Annotated[Optional[str], typer.Option("--site", metavar="NAME", help="Site name: Vela (€), StellaPoker ($), Tavolo (chips) or any word (€).")] = None,
     faults: Annotated[float, typer.Option("--faults", metavar="SHARE", help="Share of hands to alter with a fault class; manifest in FILE.faults.jsonl.")] = 0.0,
     jobs: Annotated[
         int, typer.Option("--jobs", metavar="N", help="Worker processes; 0: one per core (the output does not depend on it).")
@@ -123,6 +159,7 @@ def simulate(
     """Simulate Telesina hands that audit ok, optionally with faults and a manifest."""
     from hhtool.simulate import SimulationError, make_config, write_simulation
 
+    room = rules_arg(rules)
     if hands < 0:
         raise fail(f"--hands {hands}: not a number of hands")
     if jobs < 0:
@@ -131,7 +168,7 @@ def simulate(
         jobs = os.cpu_count() or 1
     try:
         config = make_config(
-            rules=rules,
+            rules=room,
             structure=structure,
             players=players,
             italian_options=italian_options,

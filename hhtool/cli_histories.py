@@ -14,8 +14,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from hhtool.cli_options import DbOption, InputsArg, ProfileName, RawOpt
+from hhtool.cli_options import RULES_METAVAR, DbOption, InputsArg, RawOpt, rules_arg
 from hhtool.cli_output import EXIT_FINDINGS, EXIT_OK, echo, fail, input_problems
+from hhtool.cli_rooms import RoomsOption, rooms_or_fail
 
 
 def parse(
@@ -83,17 +84,24 @@ def audit(
     files: InputsArg,
     hand: Annotated[Optional[str], typer.Option("--hand", metavar="ID", help="Only the hand with this id.")] = None,
     rules: Annotated[
-        Optional[ProfileName],
-        typer.Option("--rules", help="What if the whole hand were played under this profile: replay everything under it, with the payouts that change."),
+        Optional[str],
+        typer.Option(
+            "--rules",
+            metavar=RULES_METAVAR,
+            help="What if the whole hand were played under this profile or room file: replay everything under it (a room's rake too), "
+            "with the payouts that change.",
+        ),
     ] = None,
     showdown_rules: Annotated[
-        Optional[ProfileName],
+        Optional[str],
         typer.Option(
             "--showdown-rules",
-            help="What if the showdown were settled under this profile's comparison (its tie-break and straight-flush rules), "
+            metavar=RULES_METAVAR,
+            help="What if the showdown were settled under this profile's or room file's comparison (its tie-break and straight-flush rules), "
             "the betting as it was: the pots and the payouts that change.",
         ),
     ] = None,
+    rooms: RoomsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hand, one per line.")] = False,
     equity: Annotated[
         bool,
@@ -105,27 +113,26 @@ def audit(
     ] = True,
     raw: RawOpt = False,
 ) -> None:
-    """Replay hands under their rules: who should have won what, and every finding."""
+    """Replay hands under their rules: who should have won what, and every finding.
+
+    A hand whose site a room file governs (--rooms, docs/rooms.md) is
+    replayed under the room's rules, and its Rake line held against the
+    room's rake.
+    """
     from hhtool.replay import audit as audit_mod
     from hhtool.history.inputs import InputReport
-    from hhtool.game.rules import RulesError, profile
     from hhtool.store.importer import ImportPathError
     from hhtool.textsafe import dumps
 
     if rules is not None and showdown_rules is not None:
         raise fail("--rules replays the whole hand and --showdown-rules only its showdown: ask one of them")
-    override = showdown = None
-    try:
-        if rules is not None:
-            override = profile(rules)
-        if showdown_rules is not None:
-            showdown = profile(showdown_rules)
-    except RulesError as e:
-        raise fail(str(e)) from None
+    override = rules_arg(rules) if rules is not None else None
+    showdown = rules_arg(showdown_rules, "--showdown-rules") if showdown_rules is not None else None
+    governing = rooms_or_fail(rooms)
     counts: dict[str, int] = {}
     report = InputReport()
     try:
-        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report, equity=equity):
+        for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report, equity=equity, rooms=governing):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             if as_json:
                 typer.echo(dumps(audit_mod.to_json(result)))
@@ -143,14 +150,31 @@ def audit(
 
 
 def import_(
-    paths: InputsArg,
+    paths: Annotated[
+        Optional[list[str]],
+        typer.Argument(metavar="PATH", help="Files, folders (recursively), globs, .zip and .gz archives (none: with --reaudit only).", show_default=False),
+    ] = None,
     db: DbOption = None,
     workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", help="Worker processes that parse and replay (default: one per core; 0: none).")] = None,
     batch: Annotated[int, typer.Option("--batch", min=1, metavar="HANDS", help="Hands per transaction: what an interrupted import may have to redo.")] = 10_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
     raw: RawOpt = False,
+    rooms: RoomsOption = None,
+    reaudit: Annotated[
+        bool,
+        typer.Option(
+            "--reaudit",
+            help="Also replay again the stored hands audited under other rules than the room files give now "
+            "(a room file changed, added or removed since): their verdicts, findings and payouts replaced.",
+        ),
+    ] = False,
 ) -> None:
     """Import hand histories into the database: every hand once, replayed, with its verdict and findings.
+
+    Each hand is replayed under the room file (--rooms) that names its site,
+    if any, and stored with the room and its rules' hash; the summary says
+    which stored hands were audited under other rules than the room files
+    give now, and --reaudit audits them again (with or without paths).
 
     Exit codes: 0 when every hand was stored (or already was), whatever its
     verdict; 1 when a hand failed to parse or replay, conflicted with a
@@ -164,17 +188,23 @@ def import_(
     interrupted (run the same command again to finish).
     """
     from hhtool.cli_progress import Progress, ctrl_c_cancels
+    from hhtool.cli_rooms import rooms_or_fail
     from hhtool.store.db import StoreError, resolve_db_path
     from hhtool.store.importer import Cancel, ImportPathError, import_paths, summary_dict
     from hhtool.textsafe import dumps, term
 
+    if not paths and not reaudit:
+        raise fail("give the hand histories to import (PATH...), or --reaudit to audit the stored hands again")
+    governing = rooms_or_fail(rooms)  # every room file checked before the database is opened
     path = resolve_db_path(db)
     cancel = Cancel()
     progress = Progress(enabled=False if as_json else None)
     try:
         with ctrl_c_cancels(cancel):
             try:
-                summary = import_paths(paths, path, workers=workers, batch_hands=batch, progress=progress, cancel=cancel)
+                summary = import_paths(
+                    paths or [], path, workers=workers, batch_hands=batch, progress=progress, cancel=cancel, rooms=governing, reaudit=reaudit
+                )
             finally:
                 progress.close()
     except ImportPathError as e:
@@ -194,7 +224,7 @@ def import_(
     if summary.interrupted:
         raise typer.Exit(130)
     problems = [f"{name}: no hand in it" for name in summary.no_hand]
-    if not problems and not summary.unreadable and summary.hands == 0 and summary.unchanged == 0:
+    if paths and not problems and not summary.unreadable and summary.hands == 0 and summary.unchanged == 0:
         problems.append("no hand in the inputs" + (f" ({summary.files:,} file(s) read)" if summary.files else " (no file found)"))
     for problem in problems:
         echo(f"hhtool: {problem if raw else term(problem)}", raw=raw, err=True)
@@ -207,6 +237,7 @@ def spark_import_(
     master: Annotated[Optional[str], typer.Option("--master", metavar="URL", help="Spark's master (default local[*]: every core of this machine).")] = None,
     partitions: Annotated[Optional[int], typer.Option("--partitions", min=1, metavar="N", help="Tasks the parse is split into (default: one a file, at most 16 a core); the write runs at most 4 a core.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    rooms: RoomsOption = None,
 ) -> None:
     """Import hand histories with Apache Spark into a Parquet dataset: the tables of import, exactly once across runs.
 
@@ -215,11 +246,13 @@ def spark_import_(
     --parquet DIR. Needs the spark extra and Java 17 (docs/scale.md).
     Exit codes as import's: 0 ok, 1 failed, conflicting or unreadable, 2 usage.
     """
+    from hhtool.cli_rooms import rooms_or_fail
     from hhtool.spark.job import SparkImportError, spark_import
     from hhtool.textsafe import dumps
 
+    governing = rooms_or_fail(rooms)
     try:
-        summary = spark_import(paths, out, master=master, partitions=partitions)
+        summary = spark_import(paths, out, master=master, partitions=partitions, rooms=governing)
     except SparkImportError as e:
         raise fail(str(e)) from None
     if as_json:

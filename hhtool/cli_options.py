@@ -1,20 +1,60 @@
 """The options and arguments several commands share, declared once so that each reads and helps the same everywhere.
 
 A command's own options stay beside it; what is here is what two or more
-take: the rule profiles, the inputs, ``--raw``, the database, and the
-statistics' filters of ``stats`` and ``report``.
+take: the rule profiles and room files (:func:`rules_arg`), the inputs,
+``--raw``, the database, and the statistics' filters of ``stats`` and
+``report``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
+
+from hhtool.cli_output import fail
+
+if TYPE_CHECKING:
+    from hhtool.game.room import Room
 
 ProfileName = Literal["classic", "stellapoker", "italian"]
 StructureName = Literal["fixed", "pot", "no"]
 Format = Literal["table", "csv", "json"]
+
+RULES_METAVAR = "<classic|stellapoker|italian|FILE>"
+"""How the help shows an option that takes a rule profile or a room file (:func:`rules_arg`)."""
+
+
+def rules_arg(value: str, option: str = "--rules") -> Room:
+    """The rules an option names: a built-in profile (``classic``, ``stellapoker``, ``italian``) or a room file (docs/rooms.md).
+
+    A profile's name, in any case, is the profile even where a file of that
+    name exists (``./classic`` names the file).  Anything else is read and
+    checked as a room file.  A value that is neither, or a room file with
+    problems, is a usage error (exit 2) naming ``option`` and, for a file,
+    every problem with its line.
+    """
+    from hhtool.game.room import RoomError, builtin_room, load_room
+    from hhtool.game.rules import PROFILE_NAMES
+
+    name = value.strip().lower()
+    if name in PROFILE_NAMES:
+        return builtin_room(name)
+    path = Path(value)
+    if not path.is_file():
+        found = "a folder" if path.is_dir() else "no such file"
+        raise fail(f"{option} {value}: expected a rule profile ({', '.join(PROFILE_NAMES)}) or a room file, and it is {found}")
+    try:
+        return load_room(path)
+    except RoomError as e:
+        problems = "\n".join(f"  {p}" for p in e.problems)
+        raise fail(f"{option} {value}: the room file cannot be used ({_problems(len(e.problems))}):\n{problems}") from None
+
+
+def _problems(n: int) -> str:
+    return "1 problem" if n == 1 else f"{n} problems"
+
 
 RawOpt = Annotated[
     bool,

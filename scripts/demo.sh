@@ -58,6 +58,33 @@ hhtool audit "$tmp/disputed.txt" | tail -6 || echo "(exit $?: a disputed hand)"
 say "audit: what if the FORMAT.md example's showdown were settled under stellapoker's split rule?"
 hhtool audit --showdown-rules stellapoker sample_histories/000_format_example.txt | tail -6 || true
 
+say "a room's own rules: the built-in classic profile as a room file, a starting point"
+hhtool rules show classic | sed -n '9,22p'
+
+say "a room file: Circolo Vela rakes 5 % of the pot, capped at €0.50, and lifts the cap heads-up"
+mkdir -p "$tmp/rooms"
+cat > "$tmp/rooms/vela.toml" <<'TOML'
+[room]
+name = "Circolo Vela"
+sites = ["Vela"]
+base = "classic"
+
+[rules]
+cap_heads_up = true
+
+[rake]
+percent = 5
+cap = "0.50"
+currencies = ["EUR", "USD"]
+TOML
+hhtool rules check "$tmp/rooms/vela.toml"
+
+say "audit under the room: the FORMAT.md example with its Rake line raised to €1.00 (bob still collected €10.90)"
+sed 's/Rake €0.50/Rake €1.00/' sample_histories/000_format_example.txt > "$tmp/raised.txt"
+hhtool audit --rooms "$tmp/rooms" --no-equity "$tmp/raised.txt" | head -5 || true
+say "the same hand without the room file: the audit says the Rake line and the collections disagree, and takes no side"
+hhtool audit --no-equity "$tmp/raised.txt" | head -3 || true
+
 say "equity: heads-up from 3rd street, every runout counted"
 hhtool equity --rules classic "Qc Qs 9c" "Ah Kd Jh"
 

@@ -16,6 +16,7 @@ named a usage error instead.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     global _build
+    # The commands read room files from $HHTOOL_ROOMS or the user's config folder by default: a developer's own rooms
+    # must not change what the tests import and audit, so the run (and every process it starts) sees an empty folder.
+    os.environ["HHTOOL_ROOMS"] = tempfile.mkdtemp(prefix="hhtool-test-rooms-")
     config.addinivalue_line("markers", "compiled: needs the compiled build (make install): mypyc's modules and the C extensions")
     config.addinivalue_line(
         "markers", "any_build: checks what no build changes (the JVM's class archive): run by the compiled build's run, skipped by the pure one's"

@@ -120,7 +120,7 @@ def test_showdown_what_if_through_the_command() -> None:
     assert both.returncode == 2 and "ask one of them" in both.stderr
     assert audit("--showdown-rules", "texas", example).returncode == 2
     helptext = audit("--help").stdout
-    assert helptext.count("<classic|stellapoker|italian>") >= 2
+    assert helptext.count("<classic|stellapoker|italian|FILE>") >= 2
 
 
 def test_the_report_opens_with_the_verdict_paragraph(tmp_path: Path) -> None:

@@ -66,7 +66,7 @@ def test_players_sizes_the_italian_deck_and_wild() -> None:
         (["--rules", "classic", "Qc Qs 9c Jc"], "has 4 cards"),
         (["--rules", "stellapoker", "--vela", "Ks", "Qc Qs 9c Jc Jd"], "has no vela"),
         (["--rules", "classic", "--wild", "7", "Qc Qs 9c Jc Jd"], "no wild"),
-        (["--rules", "texas", "Qc Qs 9c Jc Jd"], "'texas' is not one of 'classic', 'stellapoker', 'italian'"),
+        (["--rules", "texas", "Qc Qs 9c Jc Jd"], "--rules texas: expected a rule profile (classic, stellapoker, italian) or a room file"),
         (["--rules", "classic", "--vela", "Qc", "Qc Qs 9c Jc Jd"], "Qc appears twice"),
         (["--rules", "italian", "--players", "9", "Qc Qs 9c Jc Jd"], "2-8 players"),
         (["--rules", "classic"], "at least one hand"),

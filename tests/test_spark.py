@@ -163,11 +163,42 @@ def test_columns_and_types_as_export(both: tuple[Path, Path], tmp_path: Path) ->
         return [(r[0], r[1]) for r in duckdb.connect().execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
 
     for spec in TABLES:
-        if spec.name == "meta" or (spec.name == "conflicts"):
-            continue  # no conflict in this input: Spark writes no file for an empty table (the views still have its columns)
+        if spec.name in ("meta", "conflicts", "rooms"):
+            continue  # no conflict, no room in this input: Spark writes no file for an empty table (the views still have its columns)
         assert describe(lake, spec) == describe(exported, spec), spec.name
     # partitions: the same dates
     assert sorted(p.name for p in (lake / "hands").iterdir()) == sorted(p.name for p in (exported / "hands").iterdir())
+
+
+def test_rooms_replay_and_record_as_in_duckdb(spark: Any, inputs: Path, tmp_path: Path) -> None:
+    """With a room for the classic hands' site, Spark stores what the DuckDB import stores: room, digest, verdicts, ``rooms``."""
+    from hhtool.game.room import load_rooms
+
+    folder = tmp_path / "rooms"
+    folder.mkdir()
+    (folder / "vela.toml").write_text(
+        '[room]\nname = "Circolo Vela"\nsites = ["Vela"]\nbase = "classic"\n\n[rake]\npercent = 10\ncurrencies = ["EUR"]\n', encoding="utf-8"
+    )
+    rooms = load_rooms(folder, required=True)
+    db, lake = tmp_path / "hands.duckdb", tmp_path / "lake"
+    import_paths([inputs], db, workers=0, rooms=rooms)
+    summary = spark_import([str(inputs)], str(lake), spark=spark, rooms=rooms)
+    assert summary.verdicts.get("disputed", 0) > 0
+    governed = _query(db, "SELECT count(*) FROM hands WHERE room = 'Circolo Vela'")[0][0]
+    assert governed >= HANDS_PER_PROFILE
+    _assert_same_tables(db, lake)
+    assert _query(ParquetDataset(lake), "SELECT name, digest FROM rooms") == [("Circolo Vela", rooms.rooms[0].digest)]
+    # a second run with new hands of the room's site: no second row of the same rules
+    more = tmp_path / "more"
+    more.mkdir()
+    from hhtool.simulate import write_simulation
+    from hhtool.simulate.config import make_config
+
+    write_simulation(make_config(rules="classic", seed=77), 20, more / "more.txt")
+    again = spark_import([str(more)], str(lake), spark=spark, rooms=rooms)
+    assert again.stored == 20
+    assert _query(ParquetDataset(lake), "SELECT count(*), count(DISTINCT room) FROM hands WHERE room IS NOT NULL") == [(governed + 20, 1)]
+    assert _query(ParquetDataset(lake), "SELECT count(*) FROM rooms") == [(1,)]
 
 
 def test_files_are_spread_only_when_they_cannot_keep_every_core_busy() -> None:

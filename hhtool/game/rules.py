@@ -8,10 +8,12 @@ is running: a house that plays classic Telesina with a split pot is
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass, replace
-from typing import Final, Literal, get_args
+from importlib import resources
+from typing import Any, Final, Literal, get_args
 
-from hhtool.game.cards import ACE, lowest_rank
+from hhtool.game.cards import ACE, lowest_rank, parse_rank
 from hhtool._native.pickling import picklable
 
 Deck = Literal["fixed32", "by_players"]
@@ -175,55 +177,25 @@ class RuleSet:
             raise RulesError(f"wild rank {self.wild} is not in the deck for {players} players")
 
 
-CLASSIC = RuleSet(
-    name="classic",
-    deck="fixed32",
-    min_players=2,
-    max_players=6,
-    forced_bets="antes",
-    bring_in=True,
-    burns=False,
-    vela="after_fifth",
-    vela_betting_round=True,
-    showing_tie="position",
-    tie_break="card_order",
-    sf_rule="heads_up_low_beats_royal",
-    showdown_order="last_aggressor_else_button_left",
-)
+def builtin_text(name: str) -> str:
+    """The text of a built-in profile's file (``hhtool/game/profiles/NAME.toml``): a room file with every parameter."""
+    return resources.files("hhtool.game").joinpath(f"profiles/{name}.toml").read_text(encoding="utf-8")
 
-STELLAPOKER = RuleSet(
-    name="stellapoker",
-    deck="fixed32",
-    min_players=2,
-    max_players=6,
-    forced_bets="blinds",
-    bring_in=False,
-    burns=True,
-    vela="none",
-    vela_betting_round=False,
-    showing_tie="position",
-    tie_break="split",
-    sf_rule="standard",
-    big_blind_is_bet=True,
-    showdown_order="last_aggressor_else_opener",
-)
 
-ITALIAN = RuleSet(
-    name="italian",
-    deck="by_players",
-    min_players=2,
-    max_players=8,
-    forced_bets="antes",
-    bring_in=False,
-    burns=False,
-    vela="none",
-    vela_betting_round=False,
-    showing_tie="suits",
-    tie_break="ranks_then_suits",
-    sf_rule="italian_cycle",
-    showdown_order="seat_order",
-    variants_allowed=True,
-)
+def _builtin(name: str) -> RuleSet:
+    """A built-in profile built from its file, the one source of its rules.
+
+    The file is trusted (the tests read it through :mod:`hhtool.game.room`'s
+    checks, which a user's room file passes); here it is only taken apart.
+    """
+    values: dict[str, Any] = dict(tomllib.loads(builtin_text(name))["rules"])
+    wild = values.pop("wild")
+    return RuleSet(name=name, wild=None if wild == "none" else parse_rank(str(wild)), **values)
+
+
+CLASSIC = _builtin("classic")
+STELLAPOKER = _builtin("stellapoker")
+ITALIAN = _builtin("italian")
 
 PROFILES: dict[str, RuleSet] = {r.name: r for r in (CLASSIC, STELLAPOKER, ITALIAN)}
 

@@ -30,7 +30,9 @@ from hhtool.history.reader import Cp1252Warning, Skipped
 from hhtool.replay import PotResult, Replay, replay
 from hhtool.replay.equities import StreetEquity, street_equities
 from hhtool.replay.explain import rule_words
+from hhtool.replay.result import RakeCheck
 from hhtool.replay.settle import payouts_equal
+from hhtool.game.room import NO_ROOMS, Room, Rooms
 from hhtool.game.rules import RuleSet
 from hhtool.textsafe import term
 
@@ -93,11 +95,18 @@ def showdown_rules(own: RuleSet, other: RuleSet) -> RuleSet:
     return replace(own, tie_break=other.tie_break, sf_rule=other.sf_rule)
 
 
-def what_if(hand: Hand, other: RuleSet, kind: WhatIfKind = "showdown", base: Replay | None = None) -> WhatIf:
-    """The hand under its own rules and under ``other`` (only the showdown's comparison, or the whole replay)."""
+def what_if(hand: Hand, other: RuleSet | Room, kind: WhatIfKind = "showdown", base: Replay | None = None) -> WhatIf:
+    """The hand under its own rules and under ``other`` (only the showdown's comparison, or the whole replay).
+
+    ``other`` a room: its rules, and for the whole replay its rake too.
+    """
     own = base if base is not None else replay(hand)
+    if isinstance(other, Room):
+        if kind == "showdown":
+            return WhatIf(kind, other.name, own, replay(hand, showdown_rules(own.rules, other.rules), room=own.room))
+        return WhatIf(kind, other.name, own, replay(hand, room=other))
     rules = showdown_rules(own.rules, other) if kind == "showdown" else other
-    return WhatIf(kind, other.name, own, replay(hand, rules))
+    return WhatIf(kind, other.name, own, replay(hand, rules, room=own.room if kind == "showdown" else None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,21 +134,25 @@ def audit_paths(
     paths: Sequence[str | Path],
     *,
     hand_id: str | None = None,
-    rules: RuleSet | None = None,
+    rules: RuleSet | Room | None = None,
     notes: list[str] | None = None,
     report: InputReport | None = None,
-    showdown: RuleSet | None = None,
+    showdown: RuleSet | Room | None = None,
     equity: bool = True,
+    rooms: Rooms = NO_ROOMS,
 ) -> Iterator[AuditResult]:
     """Replay every hand of every input (only ``hand_id`` if given).
 
     Inputs are what ``hhtool import`` takes: files, folders, globs, ``.zip``
     and ``.gz`` (:func:`hhtool.history.inputs.read_inputs`); ``report`` learns
     which held no hand or could not be read.
-    ``rules``: replay under that profile instead of the header's, with the
-    payouts that change from the header's rules (``what_if``).
-    ``showdown``: replay under the header's rules, and settle the showdown
-    once more under that profile's comparison of hands (``what_if``).
+    ``rooms``: the room files; a hand whose site and profile a room governs
+    is replayed under the room's rules and its rake checked against them
+    (:meth:`hhtool.game.room.Rooms.for_hand`).
+    ``rules``: replay under that profile (or room) instead of the hand's own, with the
+    payouts that change from the hand's own rules (``what_if``).
+    ``showdown``: replay under the hand's own rules, and settle the showdown
+    once more under that profile's (or room's) comparison of hands (``what_if``).
     ``equity``: each contender's equity after every street's deal where the
     cards are known (:func:`hhtool.replay.equities.street_equities`, with
     :data:`AUDIT_SAMPLES` samples where a street is too large to count).
@@ -156,12 +169,15 @@ def audit_paths(
             if hand_id is not None and record.hand_id != hand_id:
                 continue
             try:
-                result = replay(record, rules)
+                room = rooms.for_hand(record.header.site, record.header.profile)
+                own = replay(record, room=room)
                 asked: WhatIf | None = None
+                result = own
                 if rules is not None:
-                    asked = WhatIf("rules", rules.name, replay(record), result)
+                    asked = what_if(record, rules, "rules", own)
+                    result = asked.other
                 elif showdown is not None:
-                    asked = what_if(record, showdown, "showdown", result)
+                    asked = what_if(record, showdown, "showdown", own)
                 streets = tuple(street_equities(result, samples=AUDIT_WILD_SAMPLES if result.rules.wild is not None else AUDIT_SAMPLES)) if equity else ()
             except Exception as e:  # a bug of ours must not stop the other hands
                 err = ErrorRecord(
@@ -206,6 +222,7 @@ def to_json(result: AuditResult) -> dict[str, Any]:
         "site": r.hand.header.site,
         "source": result.source,
         "profile": r.rules.name,
+        "room": None if r.room is None else {"name": r.room.name, "source": r.room.source, "digest": r.room.digest},
         # every amount below is an integer in this unit: cents of the currency, or chips
         "currency": cur.code,
         "unit": "cent" if money.cents else "chip",
@@ -215,11 +232,19 @@ def to_json(result: AuditResult) -> dict[str, Any]:
         "payouts": r.payouts,
         "claimed": r.claimed,
         "pots": _pots_json(r),
+        **({"rake": _rake_json(r)} if r.rake_check is not None else {}),
         "showdown_order": list(r.showdown_order),
         "equities": [_street_json(s) for s in result.equities],
         "verdict_text": verdict_text(result),
         **({"what_if": _what_if_json(result.what_if)} if result.what_if is not None else {}),
     }
+
+
+def _rake_json(r: Replay) -> dict[str, Any]:
+    """The rake in question: the Rake line's, the room's (``null`` without one) and how the room's is computed."""
+    c = r.rake_check
+    assert c is not None
+    return {"stated": c.stated, "due": c.due if c.ruled else None, "words": c.words, "collected": c.collected, "total": c.total, "collections_match": c.matches}
 
 
 def _pots_json(r: Replay) -> list[dict[str, Any]]:
@@ -282,6 +307,11 @@ def to_text(result: AuditResult, *, raw: bool = False) -> str:
         f"verdict: {r.verdict}",
         verdict_text(result),
     ]
+    if r.room is not None:
+        changed = f"; it changes {', '.join(r.room.changed)}" if r.room.changed else ""
+        lines.append(f"rules: {r.room.name} ({r.room.source}), base {r.room.base}{changed}")
+        if r.rake_check is not None and r.rake_check.ruled:
+            lines.append(f"rake by the room's rules: {fmt(r.rake_check.due)} ({r.rake_check.words}); the Rake line: {fmt(r.rake_check.stated)}")
     if r.rounds:
         lines.append("betting:")
         lines += [f"  {x}" for x in r.rounds]
@@ -378,7 +408,7 @@ def verdict_text(result: AuditResult) -> str:
         return f"This hand could not be read: {err.message if err is not None else 'unknown error'}."
     r = result.replay
     fmt = r.fmt
-    profile = r.rules.name
+    rules_words = r.rules_words
     paid = _history_pays(r, r.hand)
     single = len(r.pots) == 1
     differ = {n for n in set(paid) | set(r.payouts) if paid.get(n, 0) != r.payouts.get(n, 0)}
@@ -387,23 +417,65 @@ def verdict_text(result: AuditResult) -> str:
     why = "; ".join((p.reason if single else f"{p.name}: {p.reason}") for p in pots if p.reason)
     why = why[:-1] if why.endswith(".") else why
     unknown = [p for p in r.pots if not p.verified]
+    rake = r.rake_check
     if unknown:
         money = f"The history pays {_names(paid, fmt)}; the rules cannot check it, as a contender's cards are unknown."
+    elif rake is not None and rake.in_question and (not rake.ruled or rake.matches != "neither"):
+        money = _rake_verdict(r, rake, paid, single)
     elif payouts_equal(r.payouts, paid):
         what = "The pot went" if single else "The pots went"
-        money = f"{what} to {_names(paid, fmt)}, as the {profile} rules award {'it' if single else 'them'}" + _because(why)
+        money = f"{what} to {_names(paid, fmt)}, as {rules_words} award {'it' if single else 'them'}" + _because(why)
     else:
         what = "The pot was paid" if single else "The pots were paid"
-        money = f"{what} to {_names(paid, fmt)}; under the {profile} rules {'it belongs' if single else 'they belong'} to {_names(r.payouts, fmt)}" + _because(why)
+        money = f"{what} to {_names(paid, fmt)}; under {rules_words} {'it belongs' if single else 'they belong'} to {_names(r.payouts, fmt)}" + _because(why)
+        if rake is not None and rake.in_question:  # the room's rake is not what the Rake line says, and the collections match neither
+            side = "more" if rake.stated > rake.due else "less"
+            money += f" The Rake line says {fmt(rake.stated)}, {fmt(abs(rake.stated - rake.due))} {side} than the room's rules allow ({rake.words})."
     if r.verdict == "ok":
         return money
     first = next(f for f in r.findings if f.caused_by is None and f.severity == "error")
-    if r.verdict == "disputed":  # the money: already said when the payouts differ, else the finding says what
-        return money if not payouts_equal(r.payouts, paid) else f"{money} Yet line {first.line}: {first.message}."
+    if r.verdict == "disputed":  # the money: already said when the payouts differ or by the rake, else the finding says what
+        return money if not payouts_equal(r.payouts, paid) or (rake is not None and rake.in_question) else f"{money} Yet line {first.line}: {first.message}."
     more = len(r.findings) - 1
     tail = f" ({more} more finding{'s' if more != 1 else ''} below.)" if more else ""
     if first.code == "rake_exceeds_pot":  # its words say where the money went
         money = ""
     else:
         money = f" As replayed: {money[0].lower()}{money[1:]}"
-    return f"This hand could not have happened under the {profile} rules: line {first.line}: {first.message}.{money}{tail}"
+    return f"This hand could not have happened under {rules_words}: line {first.line}: {first.message}.{money}{tail}"
+
+
+def _rake_verdict(r: Replay, rake: RakeCheck, paid: dict[str, int], single: bool) -> str:
+    """The verdict where the rake is in question: who was short and by how much, or that the history disagrees with itself.
+
+    Without a room file that states the rake, the Rake line and the
+    collections are two claims and neither is named wrong; the room's
+    file settles it (docs/rooms.md).
+    """
+    fmt = r.fmt
+    if not rake.ruled:
+        both = rake.stated + rake.collected
+        off = both - rake.total
+        return (
+            f"The Rake line ({fmt(rake.stated)}) and the collections ({fmt(rake.collected)}) disagree: together they make {fmt(both)}, "
+            f"{fmt(abs(off))} {'more' if off > 0 else 'less'} than the total pot of {fmt(rake.total)}. "
+            "Either the rake or a collection is wrong; the room's rake schedule, in a room file, settles which (docs/rooms.md)."
+        )
+    over = rake.stated > rake.due
+    gap = fmt(abs(rake.stated - rake.due))
+    allowed = f"{gap} {'more' if over else 'less'} than its rules allow ({rake.words})"
+    if rake.matches == "room":
+        what = "The pot went" if single else "The pots went"
+        return (
+            f"{what} to {_names(paid, fmt)}, as {r.rules_words} award {'it' if single else 'them'} after the room's rake of {fmt(rake.due)}; "
+            f"but the Rake line says the room took {fmt(rake.stated)}, {allowed}."
+        )
+    differ = [n for n in sorted(set(paid) | set(r.payouts)) if paid.get(n, 0) != r.payouts.get(n, 0)]
+    if over:
+        who = "; ".join(f"{n} was paid {fmt(paid.get(n, 0))}, short by {fmt(r.payouts.get(n, 0) - paid.get(n, 0))}" for n in differ)
+    else:
+        who = "; ".join(f"{n} was paid {fmt(paid.get(n, 0))}, {fmt(paid.get(n, 0) - r.payouts.get(n, 0))} more than the rules give" for n in differ)
+    return (
+        f"The room took {fmt(rake.stated)} in rake, {allowed}: {who}. "
+        f"Under {r.rules_words} {'the pot belongs' if single else 'the pots belong'} to {_names(r.payouts, fmt)}."
+    )

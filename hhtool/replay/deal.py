@@ -15,12 +15,13 @@ from hhtool.game.betting import Betting
 from hhtool.game.operations import Player, deal_order
 from hhtool.game.cards import RANK_NAMES, Card, card_symbol, cards_str
 from hhtool.game.evaluate import CATEGORY_LABELS, HandValue, evaluate
+from hhtool.game.room import Room
 from hhtool.game.rules import RuleSet, RulesError, round_words
 from hhtool.history.events import Deal, Expose, Hand, Shows
 from hhtool.history.money import MoneyStyle, display_amount
 from hhtool.replay.explain import count_words
 from hhtool.replay.facts import FactsWalk, dealt_in, own_rules
-from hhtool.replay.findings import Finding, finding
+from hhtool.replay.findings import RULE_PARAMS, Finding, finding
 from hhtool.replay.holdings import Holding, Holdings
 
 
@@ -58,12 +59,13 @@ class _Cards:
 class CardChecks:
     """One hand's replay state, and its checks of the deal and the cards."""
 
-    def __init__(self, hand: Hand, rules: RuleSet | None, explain: bool = True) -> None:
+    def __init__(self, hand: Hand, rules: RuleSet | None, explain: bool = True, room: Room | None = None) -> None:
         self.hand = hand
         self.explain = explain
+        self.room = room  # the room whose file governs the hand (its rules, its rake), or None: the profile's
         self.findings: list[Finding] = []
         header = hand.header
-        own, refused = own_rules(header)
+        own, refused = own_rules(header, room)
         if rules is None:
             if refused is not None:
                 self.add("rules_option", header.line, str(refused))
@@ -91,6 +93,13 @@ class CardChecks:
         self.said_all_in: set[str] = set()  # who a line says is all-in
 
     def add(self, code: str, line: int, message: str) -> None:
+        """A finding, citing RULES.md; or the room file's lines where the room sets the rule it enforces differently."""
+        room = self.room
+        if room is not None and room.changed:
+            keys = [f"rules.{p}" for p in RULE_PARAMS.get(code, ()) if p in room.changed]
+            if keys:
+                self.findings.append(finding(code, line, message, room.cites(keys)))
+                return
         self.findings.append(finding(code, line, message))
 
     def fmt(self, amount: int) -> str:

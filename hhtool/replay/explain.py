@@ -23,14 +23,19 @@ def show_rule(rules: RuleSet) -> str:
     }[rules.showdown_order]
 
 
-def pot_reason(names: list[str], values: list[HandValue], won: list[str], rules: RuleSet) -> str:
-    """Why ``won`` (of ``names``, holding ``values``) take a pot: the deciding cards, named after their players."""
+def pot_reason(names: list[str], values: list[HandValue], won: list[str], rules: RuleSet, room_cites: dict[str, str] | None = None) -> str:
+    """Why ``won`` (of ``names``, holding ``values``) take a pot: the deciding cards, named after their players.
+
+    ``room_cites``: where a room file sets ``tie_break`` or ``sf_rule``
+    differently from its base profile, the citation of that line, used in
+    place of RULES.md's when that rule decides.
+    """
     n = len(names)
     values = choose(values, rules.sf_rule)  # explain the straight flushes actually played
     if len(won) > 1:
         a, b = values[names.index(won[0])], values[names.index(won[1])]
         r = explain(a, b, rules, n)
-        return f"{and_words(won)} split: {r.text} ({rule_words(r.rule)})"
+        return f"{and_words(won)} split: {r.text} ({_cite(r.rule, room_cites)})"
     w = won[0]
     wv = values[names.index(w)]
     others = [(nm, v) for nm, v in zip(names, values) if nm != w]
@@ -44,8 +49,17 @@ def pot_reason(names: list[str], values: list[HandValue], won: list[str], rules:
         cat = CATEGORY_LABELS[wv.category]
         held = wv.description if wv.description == best_other[1].description else cat
         how = r.context[len(f"both {cat}") :].removeprefix(" with ").removeprefix("; ").replace("; ", ", so ")
-        return f"both hold {held}, and {w}'s {mine} beats {best_other[0]}'s {theirs} ({how}; {rule_words(r.rule)})"
-    return f"{w}'s {hand_noun(wv.description)} beats {best_other[0]}'s {hand_noun(best_other[1].description)}: {r.text} ({rule_words(r.rule)})"
+        return f"both hold {held}, and {w}'s {mine} beats {best_other[0]}'s {theirs} ({how}; {_cite(r.rule, room_cites)})"
+    return f"{w}'s {hand_noun(wv.description)} beats {best_other[0]}'s {hand_noun(best_other[1].description)}: {r.text} ({_cite(r.rule, room_cites)})"
+
+
+def _cite(rule: str, room_cites: dict[str, str] | None) -> str:
+    """The rule that decided a pot, cited from the room's file where the room sets it, else from RULES.md."""
+    if room_cites:
+        for param, cite in room_cites.items():
+            if f" {param} " in rule:
+                return cite
+    return rule_words(rule)
 
 
 def hand_noun(description: str) -> str:

@@ -31,6 +31,7 @@ from typing import Final
 
 from hhtool.game.cards import Card
 from hhtool.game.rules import STREET_NAMES, RuleSet, RulesError, profile, round_of_street
+from hhtool.game.room import Room
 from hhtool.history.events import Deal, DoesNotShow, Expose, Hand, Header, Mucks, PostAnte, PostBlind, ShowDown, Shows, Street, Vela
 
 REACHED_BIT: Final[dict[str, int]] = {name: 1 << k for k, name in enumerate(STREET_NAMES[1:])}  # 3rd, 4th, 5th
@@ -212,16 +213,18 @@ class FactsWalk:
         return CardFacts(tuple(self.cards), self.starting, self.reached, frozenset(self.showdown), self.has_showdown, vela)
 
 
-def own_rules(header: Header) -> tuple[RuleSet, RulesError | None]:
-    """The rule set ``header`` names, and the error of options its profile refuses (then the profile as it stands).
+def own_rules(header: Header, room: Room | None = None) -> tuple[RuleSet, RulesError | None]:
+    """The rule set ``header`` names (or the ``room``'s that governs it), and the error of options it refuses (then the rules as they stand).
 
     The replay (under its own rules) and the card facts read a hand by it;
     a parsed hand's header always names one (the reader refuses the others).
     """
     try:
+        if room is not None:
+            return room.ruleset_for(header.vela_at_start, header.wild, header.exposure), None
         return header.ruleset(), None
     except RulesError as err:
-        return profile(header.profile), err
+        return (room.rules if room is not None else profile(header.profile)), err
 
 
 def card_facts(hand: Hand) -> CardFacts:

@@ -89,6 +89,8 @@ _CODES = [
     Code("wrong_amount", "error", "disputed", "§7", "a player collected another amount than the rules give"),
     Code("total_pot", "error", "disputed", "§7", "the total pot does not equal what was put in"),
     Code("rake_exceeds_pot", "error", "invalid", "§7", "the rake is larger than the pot"),
+    Code("rake_over", "error", "disputed", "room file [rake]", "the rake line states more than the room's rake schedule takes"),
+    Code("rake_under", "error", "disputed", "room file [rake]", "the rake line states less than the room's rake schedule takes"),
     Code("side_pots", "error", "disputed", "§7", "main and side pot amounts differ from the contributions"),
     Code("pot_label", "warning", "none", "§7", "a collection names a pot that does not exist or is not the one won"),
     # summary
@@ -134,13 +136,48 @@ def citation(rule: str) -> str:
     if rules:
         out.append("RULES.md " + ", ".join(rules))
     out += formats
+    out += [p for p in parts if not p.startswith(("§", "FORMAT.md"))]  # a room file's table: "room file [rake]"
     return "; ".join(out)
 
 
-def finding(code: str, line: int, message: str) -> Finding:
-    """A finding of a known code; its severity comes from the table, its message ends with where the rule is written."""
+def finding(code: str, line: int, message: str, cites: str | None = None) -> Finding:
+    """A finding of a known code; its severity comes from the table, its message ends with where the rule is written.
+
+    ``cites``: where instead of RULES.md (a room file's lines, :meth:`hhtool.game.room.Room.cites`).
+    """
     c = CODES[code]
-    return Finding(code, c.severity, line, f"{message} ({citation(c.rule)})")
+    return Finding(code, c.severity, line, f"{message} ({cites if cites is not None else citation(c.rule)})")
+
+
+RULE_PARAMS: dict[str, tuple[str, ...]] = {
+    "card_not_in_deck": ("deck",),
+    "deck_exhausted": ("deck", "burns", "vela"),
+    "players": ("min_players", "max_players", "deck"),
+    "vela_missing": ("vela",),
+    "vela_unexpected": ("vela",),
+    "vela_early": ("vela", "vela_betting_round"),
+    "exposure": ("exposure",),
+    "exposure_missing": ("exposure",),
+    "rules_option": ("variants_allowed", "wild", "exposure", "vela"),
+    "forced_bet_kind": ("forced_bets",),
+    "ante_missing": ("forced_bets",),
+    "blind_missing": ("forced_bets",),
+    "bring_in_player": ("bring_in", "showing_tie"),
+    "bring_in_unexpected": ("bring_in",),
+    "bring_in_amount": ("bring_in",),
+    "complete_amount": ("bring_in",),
+    "wrong_opener": ("showing_tie", "bring_in", "big_blind_is_bet"),
+    "bet_size": ("big_bet_from_round", "pair_showing_option", "big_blind_is_bet"),
+    "raise_size": ("big_bet_from_round", "pair_showing_option", "big_blind_is_bet"),
+    "raise_over_cap": ("cap_bets", "cap_heads_up", "big_blind_is_bet"),
+    "info_capped": ("cap_bets", "cap_heads_up"),
+    "info_double_bet": ("pair_showing_option",),
+    "show_order": ("showdown_order",),
+    "muck_not_allowed": ("showdown_order",),
+    "wrong_winner": ("tie_break", "sf_rule"),
+    "wrong_amount": ("tie_break", "sf_rule"),
+}
+"""The rule parameters each code's check reads: where a room file sets one differently from its base profile, the finding cites the file's line, not RULES.md."""
 
 
 # What can follow from what: a cause's family, and the families of the findings it may bring about.
@@ -152,7 +189,7 @@ for _family, _codes in (
     ("vela", "vela_missing vela_unexpected vela_early"),
     ("forced", "ante_missing ante_amount forced_bet_kind blind_missing blind_player blind_amount bring_in_amount bring_in_unexpected"),
     ("showdown", "show_order shown_cards description muck_not_allowed showdown_unexpected cards_unknown"),
-    ("money", "wrong_winner wrong_amount total_pot rake_exceeds_pot side_pots pot_label"),
+    ("money", "wrong_winner wrong_amount total_pot rake_exceeds_pot rake_over rake_under side_pots pot_label"),
     ("summary", "summary_outcome summary_vela"),
 ):
     for _code in _codes.split():
@@ -242,8 +279,14 @@ def findings_markdown() -> str:
         "every player got what the rules give, a collection naming another pot than",
         "the one won is only `pot_label`. A rake that does not leave what was",
         "collected, while each winner's collection and seat line agree, is reported",
-        "on the rake line (the history agrees with itself on the collections, so the",
-        "rake is the odd one out); a rake over the pot is `rake_exceeds_pot` alone. A",
+        "on the rake line (the collections agree with the seat lines, but the",
+        "history disagrees with itself, and the audit's verdict names neither side);",
+        "a rake over the pot is `rake_exceeds_pot` alone. Where a room file states",
+        "the room's rake (docs/rooms.md), the rake is computed and a Rake line that",
+        "differs is `rake_over` or `rake_under` on that line, with both amounts, the",
+        "computation and the room file's lines; the payouts are the rules' after the",
+        "room's rake. A finding on a rule the room sets differently from its base",
+        "profile cites the room file's line instead of RULES.md. A",
         "missing line is reported where it belongs: a missing ante on the line of the",
         "next seat's ante (antes are posted in seat order), or after the last one; a",
         "missing vela on the first line after 5th street's betting (in classic the",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from hhtool.game.room import Room
 from hhtool.game.rules import RuleSet
 from hhtool.history.events import Hand
 from hhtool.history.money import display_amount
@@ -47,6 +48,42 @@ class PotResult:
 
 
 @dataclass(init=False)
+class RakeCheck:
+    """The hand's Rake line against the room's rake schedule, or against its own collections: what the verdict says of the rake.
+
+    ``ruled``: the room's file states the rake (``due`` is its amount,
+    ``words`` the computation, ``cites`` the file's lines); otherwise the
+    rake line and the collections disagree and nothing says which is
+    wrong.  ``matches``: which rake the collections agree with, ``"room"``
+    (the room's), ``"stated"`` (the Rake line's) or ``"neither"``.
+    """
+
+    stated: Final[int]
+    due: Final[int]
+    ruled: Final[bool]
+    words: Final[str]
+    cites: Final[str]
+    collected: Final[int]
+    total: Final[int]
+    matches: Final[str]
+
+    def __init__(self, stated: int, due: int, ruled: bool, words: str, cites: str, collected: int, total: int, matches: str) -> None:
+        self.stated = stated
+        self.due = due
+        self.ruled = ruled
+        self.words = words
+        self.cites = cites
+        self.collected = collected
+        self.total = total
+        self.matches = matches
+
+    @property
+    def in_question(self) -> bool:
+        """The Rake line is not the room's rake, or (without a room's rake) disagrees with the collections."""
+        return not self.ruled or self.stated != self.due
+
+
+@dataclass(init=False)
 class Replay:
     """The result of replaying one hand."""
 
@@ -63,6 +100,8 @@ class Replay:
     categories: Final[dict[str, str]]  # each player who showed five cards: what they make with the vela (``CATEGORY_LABELS``)
     facts: Final[CardFacts]  # the history's cards as its lines show them, for the store (:mod:`hhtool.replay.facts`)
     holdings: Final[Holdings]  # each player's cards as the replay read them, for the equities (:mod:`hhtool.replay.holdings`)
+    room: Final[Room | None]  # the room whose file governed the replay (None: the profile of RULES.md)
+    rake_check: Final[RakeCheck | None]  # where the rake is in question: the room's rake against the Rake line, or the line against the collections
 
     def __init__(
         self,
@@ -79,6 +118,8 @@ class Replay:
         categories: dict[str, str],
         facts: CardFacts,
         holdings: Holdings,
+        room: Room | None = None,
+        rake_check: RakeCheck | None = None,
     ) -> None:
         self.hand = hand
         self.rules = rules
@@ -93,10 +134,17 @@ class Replay:
         self.categories = categories
         self.facts = facts
         self.holdings = holdings
+        self.room = room
+        self.rake_check = rake_check
 
     def fmt(self, amount: int) -> str:
         """An amount as a person reads it (:func:`hhtool.history.money.display_amount`)."""
         return display_amount(amount, self.hand.money)
+
+    @property
+    def rules_words(self) -> str:
+        """Whose rules settled the hand, as a sentence names them: "the classic rules", "Circolo Vela's rules"."""
+        return f"{self.room.name}'s rules" if self.room is not None else f"the {self.rules.name} rules"
 
 
 def has_all_in(replay: Replay) -> bool:

@@ -11,14 +11,19 @@ with the rules' pot by pot, and the summary with the hand.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hhtool.game.cards import card_symbol
-from hhtool.game.pots import pots_from, share_pots
+from hhtool.game.evaluate import HandValue
+from hhtool.game.pots import Pot, pots_from, share_pots
+from hhtool.game.rake import RakeDue, RakeRule
+from hhtool.history.currency import currency_of
 from hhtool.game.rules import ROUND_NAMES
 from hhtool.history.events import Collected, Mucks, Shows
 from hhtool.replay.deal import CardChecks
 from hhtool.replay.explain import and_words, count_words, pot_reason, pot_words, show_rule, street_words
-from hhtool.replay.findings import CODES, grouped
-from hhtool.replay.result import PotResult, Replay, Verdict
+from hhtool.replay.findings import CODES, finding, grouped
+from hhtool.replay.result import PotResult, RakeCheck, Replay, Verdict
 
 
 class Settlement(CardChecks):
@@ -71,7 +76,15 @@ class Settlement(CardChecks):
         contenders = [n for n in left if n not in self.mucked] or left
         values = {n: v for n in contenders if (v := self.value_of(n)) is not None}
         order = [p.name for p in self.players]
-        shares = share_pots(pots, min(summary.rake, total), contenders, order, values.get, self.rules)
+        room = self.room
+        due = None
+        rake = summary.rake
+        if room is not None and room.rake is not None:
+            due = self.room_rake(room.rake, total, None)
+            if self.explain or due.amount != summary.rake:  # the computation in words: for a reader, or a finding
+                due = self.room_rake(room.rake, total, self.fmt)
+            rake = due.amount
+        shares = share_pots(pots, min(rake, total), contenders, order, values.get, self.rules)
         results: list[PotResult] = []
         payouts: dict[str, int] = {}
         for i, share in enumerate(shares):
@@ -90,7 +103,7 @@ class Settlement(CardChecks):
                     self.add("cards_unknown", summary.line, f"the cards of {and_words(unknown)} are unknown: the {name} cannot be checked")
                     verified = False
                 if self.explain:
-                    reason = pot_reason(list(share.judged), list(share.values), list(share.won), self.rules) if share.judged else "no hand is known"
+                    reason = pot_reason(list(share.judged), list(share.values), list(share.won), self.rules, self.room_cites()) if share.judged else "no hand is known"
             if share.amount <= 0 and self.explain:
                 reason = "the rake takes all of it"
             win = share.win
@@ -108,8 +121,17 @@ class Settlement(CardChecks):
                 if o.outcome == "collected" and o.amount is not None:
                     claimed[o.player] = claimed.get(o.player, 0) + o.amount
         all_verified = all(r.verified for r in results)
-        if all_verified and summary.rake <= summary.total:  # a rake over the pot: rake_exceeds_pot says it all
-            self.compare_payouts(results, payouts, claimed)
+        rake_check: RakeCheck | None = None
+        if due is not None and due.amount != summary.rake and summary.rake <= summary.total:
+            rake_check = self.rule_rake(due, pots, contenders, order, values, payouts, claimed, total)
+            if all_verified and rake_check.matches == "neither":
+                self.compare_payouts(results, payouts, claimed, ruled=True)
+        elif all_verified and summary.rake <= summary.total:  # a rake over the pot: rake_exceeds_pot says it all
+            rake_check = self.compare_payouts(results, payouts, claimed, ruled=due is not None)
+        if due is not None and rake_check is None:  # the room's rake, as stated: for the audit's words
+            assert room is not None
+            matches = "room" if payouts_equal(payouts, claimed) else "neither"
+            rake_check = RakeCheck(summary.rake, due.amount, True, due.words, room.cites(due.keys), sum(claimed.values()), total, matches)
         self.check_summary(payouts, claimed)
         stacks = {p.name: p.behind + payouts.get(p.name, 0) for p in self.players}
         findings = grouped(self.findings)
@@ -129,7 +151,68 @@ class Settlement(CardChecks):
             categories=self.shown_categories(),
             facts=self.facts_walk.facts(summary.vela),
             holdings=self.holdings(),
+            room=room,
+            rake_check=rake_check,
         )
+
+    def rule_rake(
+        self,
+        due: RakeDue,
+        pots: list[Pot],
+        contenders: list[str],
+        order: list[str],
+        values: dict[str, HandValue],
+        payouts: dict[str, int],
+        claimed: dict[str, int],
+        total: int,
+    ) -> RakeCheck:
+        """The Rake line against the room's rake: ``rake_over`` or ``rake_under`` on the line, with both amounts, the computation and the file's lines.
+
+        The payouts are the rules' after the room's rake.  When the
+        collections match them, only the Rake line is wrong; when they
+        match the Rake line's rake instead, the room took the wrong rake and
+        the winners' difference is that rake's (the one finding says both);
+        otherwise the collections are compared as usual, after this finding.
+        """
+        s = self.hand.summary
+        room = self.room
+        assert room is not None
+        cites = room.cites(due.keys)
+        stated_pay: dict[str, int] = {}
+        for share in share_pots(pots, min(s.rake, total), contenders, order, values.get, self.rules):
+            for n, a in share.win.items():
+                stated_pay[n] = stated_pay.get(n, 0) + a
+        matches = "room" if payouts_equal(payouts, claimed) else "stated" if payouts_equal(stated_pay, claimed) else "neither"
+        over = s.rake > due.amount
+        diff = self.fmt(abs(s.rake - due.amount))
+        allowed = f"{diff} {'more' if over else 'less'} than the room's rules allow"
+        if matches == "stated":
+            paid = [f"{n} was paid {self.fmt(abs(payouts.get(n, 0) - a))} {'less' if over else 'more'}" for n, a in claimed.items() if payouts.get(n, 0) != a]
+            message = f"the room took {self.fmt(s.rake)} in rake, {allowed}: {due.words}; so {and_words(paid)} than the rules give"
+        elif matches == "room":
+            message = f"the Rake line says {self.fmt(s.rake)}, {allowed}: {due.words}; the collections match the room's rake of {self.fmt(due.amount)}"
+        else:
+            message = f"the Rake line says {self.fmt(s.rake)}, {allowed}: {due.words}"
+        self.add_cited("rake_over" if over else "rake_under", s.line + 1, message, cites)
+        return RakeCheck(s.rake, due.amount, True, due.words, cites, sum(claimed.values()), total, matches)
+
+    def room_rake(self, rule: RakeRule, total: int, fmt: Callable[[int], str] | None) -> RakeDue:
+        """The room's rake of this hand (:meth:`hhtool.game.rake.RakeRule.due`), its words only with ``fmt``."""
+        money = self.money
+        currency = currency_of(money.symbol, "cent" if money.cents else "chip").code
+        return rule.due(
+            total, currency=currency, cents=money.cents, big_bet=self.hand.header.big_bet, players=len(self.players), reached_round=self.street_round, fmt=fmt
+        )
+
+    def room_cites(self) -> dict[str, str] | None:
+        """The room file's citation of each showdown rule it sets differently from its base (for the pots' reasons)."""
+        room = self.room
+        if room is None or not room.changed:
+            return None
+        return {p: room.cites([f"rules.{p}"]) for p in ("tie_break", "sf_rule") if p in room.changed} or None
+
+    def add_cited(self, code: str, line: int, message: str, cites: str) -> None:
+        self.findings.append(finding(code, line, message, cites))
 
     def claimed_words(self) -> str:
         """What the history pays, in words: "bob €10.90" (collection lines, else the summary's)."""
@@ -143,19 +226,22 @@ class Settlement(CardChecks):
                     paid[o.player] = paid.get(o.player, 0) + o.amount
         return and_words([f"{n} {self.fmt(a)}" for n, a in paid.items() if a > 0])
 
-    def compare_payouts(self, results: list[PotResult], payouts: dict[str, int], claimed: dict[str, int]) -> None:
+    def compare_payouts(self, results: list[PotResult], payouts: dict[str, int], claimed: dict[str, int], ruled: bool = False) -> RakeCheck | None:
         """The money as the rules settle it against the history's, reported on the line that is wrong.
 
         Per player first: if everyone got what the rules give, only the pot
         labels can be wrong (``pot_label``).  Otherwise, when the history is
         consistent with itself (each winner's collection line and seat line
         say the same) but its rake does not leave what was collected, the
-        rake line is the odd one out; else each pot is compared with the
-        collections that name it, so a dispute names its pot and its line.
+        rake line and the collections disagree (returned, for the verdict,
+        which then names neither side): unless the room's file states
+        the rake (``ruled``), which settles it: the collections are then
+        compared as usual.  Else each pot is compared with the collections
+        that name it, so a dispute names its pot and its line.
         """
         if payouts_equal(payouts, claimed):
             if len(results) < 2:
-                return  # the common case, at no cost: one pot, paid as the rules pay it
+                return None  # the common case, at no cost: one pot, paid as the rules pay it
             by_pot = self._collections_by_pot([e for e in self.hand.events if isinstance(e, Collected)], len(results))
             if by_pot is not None:
                 for r, cols in zip(results, by_pot):
@@ -163,16 +249,18 @@ class Settlement(CardChecks):
                         if r.winners.get(c.player, 0) <= 0 and len(results) > 1:
                             won = and_words([q.name for q in results if q.winners.get(c.player, 0) > 0])
                             self.add("pot_label", c.line, f"{c.player} collects from {pot_words(r.name)}, but the rules give {c.player} {pot_words(won)}")
-            return
-        if self._rake_line_wrong(payouts, claimed):
-            return
+            return None
+        if not ruled and self._rake_line_wrong(payouts, claimed):
+            s = self.hand.summary
+            return RakeCheck(s.rake, 0, False, "", "", sum(claimed.values()), s.total, "neither")
         collections = [e for e in self.hand.events if isinstance(e, Collected)]
         by_pot = self._collections_by_pot(collections, len(results))
         if by_pot is None or not collections:
             self._compare_players(payouts, claimed, collections)
-            return
+            return None
         for r, cols in zip(results, by_pot):
             self._compare_pot(r, cols, len(results) == 1)
+        return None
 
     def _collections_by_pot(self, collections: list[Collected], n: int) -> list[list[Collected]] | None:
         """The collection lines of each pot, or None when a line names no pot of the rules' ("from pot" with side pots)."""

@@ -51,6 +51,7 @@ from hhtool.history.events import (
 )
 from hhtool.history.money import display_amount
 from hhtool.history.visit import EventVisitor
+from hhtool.game.room import Room
 from hhtool.game.rules import round_words
 from hhtool.replay.engine import PotResult, Replay, ReplayState, replay_walk
 from hhtool.replay.equities import STREET_SAMPLES, StreetEquity, street_equities
@@ -241,11 +242,19 @@ def _pot_json(r: PotResult, money: Any) -> dict[str, Any]:
 
 
 def hand_steps(
-    hand: Hand, text: str, rules: RuleSet | None = None, *, source: str = "", equity: bool = False, samples: int = STREET_SAMPLES
+    hand: Hand,
+    text: str,
+    rules: RuleSet | None = None,
+    *,
+    source: str = "",
+    equity: bool = False,
+    samples: int = STREET_SAMPLES,
+    room: Room | None = None,
 ) -> HandSteps:
     """The steps of ``hand``, whose text (``raw_text``, its first line the header's) is ``text``.
 
     ``rules``: replay under another profile, as ``hhtool audit --rules``.
+    ``room``: the room whose file governs the hand (its rules and rake), as the import replayed it.
     ``source`` names the file in the verdict's words, as the audit does.
     ``equity``: each contender's equity after every street's deal where
     their cards are known (:func:`hhtool.replay.equities.street_equities`,
@@ -253,7 +262,7 @@ def hand_steps(
     milliseconds to seconds a hand (wild cards the most).
     """
     walk = _Walk(hand, text)
-    result = replay_walk(hand, walk.after, rules)
+    result = replay_walk(hand, walk.after, rules, room)
     words = verdict_text(AuditResult(source, result, None))
     walk.finish(result, words)
     steps = _place(walk.steps, result.findings)
@@ -499,13 +508,20 @@ def _priced(steps: tuple[Step, ...], equities: tuple[StreetEquity, ...]) -> tupl
 
 
 def steps_from_text(
-    text: str, *, first_line: int = 1, source: str = "", rules: RuleSet | None = None, equity: bool = False, samples: int = STREET_SAMPLES
+    text: str,
+    *,
+    first_line: int = 1,
+    source: str = "",
+    rules: RuleSet | None = None,
+    equity: bool = False,
+    samples: int = STREET_SAMPLES,
+    room: Room | None = None,
 ) -> HandSteps:
     """Parse one hand's text and step through it (raises :class:`hhtool.history.errors.HandParseError` if it does not parse)."""
     from hhtool.history.parse import parse_hand_text
 
     hand = parse_hand_text(text.removesuffix("\n"), first_line=first_line, source=source)  # raw_text ends with a line end
-    return hand_steps(hand, text, rules, source=source, equity=equity, samples=samples)
+    return hand_steps(hand, text, rules, source=source, equity=equity, samples=samples, room=room)
 
 
 __all__ = ["HandSteps", "PotState", "SeatState", "SeenCard", "Step", "hand_steps", "steps_from_text"]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hhtool.game.operations import IllegalAction, Player
+from hhtool.game.room import Room
 from hhtool.game.rules import RuleSet, round_of_street, round_words
 from hhtool.history.events import (
     Bet,
@@ -355,26 +356,29 @@ class Walk(Settlement):
             self.rounds[-1] += f"; pot {self.fmt(b.pot)} after {round_words(b.round_no)}"
 
 
-def replay(hand: Hand, rules: RuleSet | None = None, *, explain: bool = True) -> Replay:
+def replay(hand: Hand, rules: RuleSet | None = None, *, explain: bool = True, room: Room | None = None) -> Replay:
     """Replay ``hand`` under its own rules, or under ``rules`` to ask "what if".
 
+    ``room``: the room whose file governs the hand (:meth:`hhtool.game.room.Rooms.for_hand`):
+    its rules (with the header's options) unless ``rules`` is given, and
+    its rake, computed and held against the Rake line.
     ``explain=False`` skips the words nobody will read in a bulk import:
     ``rounds`` is empty and each pot's ``reason`` is ``""``.  The verdict,
     the findings (with their messages), the pots and the payouts are the
     same; the words were a twentieth of the replay's time.
     """
-    return Walk(hand, rules, explain).run()
+    return Walk(hand, rules, explain, room).run()
 
 
 ReplayState = Walk
 """The replay's state between two events, as :func:`replay_walk` shows it to its observer: read it, never change it."""
 
 
-def replay_walk(hand: Hand, after: Callable[[Any, ReplayState], None], rules: RuleSet | None = None) -> Replay:
+def replay_walk(hand: Hand, after: Callable[[Any, ReplayState], None], rules: RuleSet | None = None, room: Room | None = None) -> Replay:
     """:func:`replay`, calling ``after(event, state)`` once each event is replayed.
 
     For a viewer that steps through the hand (:mod:`hhtool.replay.steps`):
     the table after each event is the replay's own (stacks, money in,
     folds, the cards as known so far), never a second reckoning of it.
     """
-    return Walk(hand, rules, True).run(after)
+    return Walk(hand, rules, True, room).run(after)

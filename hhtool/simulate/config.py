@@ -1,20 +1,27 @@
-"""What a simulation is asked for: profile, options, stakes, site, view, faults.
+"""What a simulation is asked for: profile or room, options, stakes, site, view, faults.
 
 :class:`SimConfig` is the whole request as one frozen value, checked once
 (:func:`make_config`) so that the table, the bots and the writer never
 meet an impossible combination halfway through a million hands.
 :class:`Stakes` and :class:`Site` are the choices the command line does
 not expose: amounts per structure and how each room writes money.
+:data:`HOUSE_RAKE` is the simulator's own rake, taken unless a room file
+states one.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 
 from hhtool.game.cards import parse_rank
-from hhtool.history.money import MoneyStyle
-from hhtool.game.rules import Exposure, RuleSet, RulesError, Structure, profile
+from hhtool.game.rake import Cap, RakeRule
+from hhtool.game.room import Room, builtin_room
+from hhtool.history.currency import currency_of
+from hhtool.history.money import MoneyStyle, display_amount
+from hhtool.game.rules import PROFILES, Exposure, RuleSet, RulesError, Structure, profile
 
 
 class SimulationError(ValueError):
@@ -41,8 +48,17 @@ class Site:
 
     @property
     def cash(self) -> bool:
-        """Real money (a currency sign): the room takes a rake. Play chips are not raked."""
+        """Real money (a currency sign), as opposed to play chips."""
         return self.money.cents
+
+    @property
+    def currency(self) -> str:
+        """The ISO code of the table's money (``EUR``, ``USD``), ``chips`` for play chips: what a rake's ``currencies`` name."""
+        return currency_of(self.money.symbol, "cent" if self.money.cents else "chip").code
+
+    def fmt(self, amount: int) -> str:
+        """An amount as the audit writes it for this table (``€1.25``, ``40 chips``)."""
+        return display_amount(amount, self.money)
 
 
 SITES: dict[str, Site] = {
@@ -64,7 +80,27 @@ class Stakes:
     small_blind: int | None
     big_blind: int | None
     buy_in: int  # a new player's usual stack
-    rake_cap: int  # most the room takes from one pot
+    rake_cap: int  # most the simulator's own rake (HOUSE_RAKE) takes from one pot at these stakes
+
+
+HOUSE_CAP = Cap(big_bets=Fraction(5, 4))
+"""The cap of :data:`HOUSE_RAKE`: a big bet and a quarter."""
+
+HOUSE_RAKE = RakeRule(
+    percent=Fraction(5),
+    # The cap of 1.25 big bets is the simulator's historical "big + small // 2" exactly, at every stakes
+    # stakes_for() makes: big = 2 * small, so floor(5/4 * big) = floor(5 * small / 2) = 2 * small + small // 2
+    # for any whole small bet (Cap.units rounds down too).  One rule for every stakes, as a room file would
+    # write it (cap_big_bets = 1.25); tests/test_simulate_rooms.py holds it against the old formula.
+    cap=HOUSE_CAP,
+    step=Decimal("0.05"),  # rounded down to 5 minor units (the raked tables all count cents)
+    currencies=("EUR", "USD"),  # the real-money sites; play chips (and any other money) take none
+    from_street="3rd",  # "no third street, no drop": nothing when the hand ends during the 2nd-street round
+)
+"""The simulator's own rake, as a room file's ``[rake]`` would state it: 5 % of the pot, rounded down to
+5 minor units, capped at 1.25 big bets (€1.25 at €0.50/€1.00, €2.50 at €1/€2), on euro and dollar tables,
+from 3rd street.  Taken at a table whose room states none; computed by :meth:`RakeRule.due`, the audit's
+own computation of a room's rake."""
 
 
 def stakes_for(rules: RuleSet, structure: Structure, site: Site) -> Stakes:
@@ -75,7 +111,7 @@ def stakes_for(rules: RuleSet, structure: Structure, site: Site) -> Stakes:
     the ante, the blinds half the small bet and the small bet (so the big
     blind is a full small bet, the round's bet in stellapoker).  Buy-ins:
     40 big bets in fixed limit (all-ins happen, but late), 100 small bets
-    in pot and no limit.  The rake cap is one and a half big bets.
+    in pot and no limit.  The rake cap (:data:`HOUSE_RAKE`'s) is a big bet and a quarter.
     """
     if site.cash:
         small = 50 if structure == "fixed" else 100
@@ -92,7 +128,7 @@ def stakes_for(rules: RuleSet, structure: Structure, site: Site) -> Stakes:
         small_blind=small // 2 if blinds else None,
         big_blind=small if blinds else None,
         buy_in=40 * big if structure == "fixed" else 100 * small,
-        rake_cap=big + small // 2,
+        rake_cap=HOUSE_CAP.units(site.cash, big),  # big + small // 2
     )
 
 
@@ -141,7 +177,12 @@ def parse_italian_options(text: str | None) -> ItalianOptions:
 
 @dataclass(frozen=True, slots=True)
 class SimConfig:
-    """One simulation request, checked."""
+    """One simulation request, checked.
+
+    ``room``: the room file the hands are dealt under (None: a built-in
+    profile); ``rules`` are then its rules (with the italian options), and
+    ``rake`` its ``[rake]``, else :data:`HOUSE_RAKE`.
+    """
 
     rules: RuleSet
     structure: Structure
@@ -153,6 +194,8 @@ class SimConfig:
     view: str | None  # None: the audit view (every hole card); else a player's own view
     fault_rate: float
     min_dealt: int  # the fewest players a hand may be dealt to (a wild rank must stay in the deck)
+    rake: RakeRule = HOUSE_RAKE  # what the table takes from each pot
+    room: Room | None = None
 
 
 STRUCTURES: dict[str, Structure] = {"fixed": "fixed", "pot": "pot", "no": "no"}
@@ -160,7 +203,7 @@ STRUCTURES: dict[str, Structure] = {"fixed": "fixed", "pot": "pot", "no": "no"}
 
 def make_config(
     *,
-    rules: str,
+    rules: str | Room,
     structure: str = "fixed",
     players: int = 6,
     italian_options: str | None = None,
@@ -169,17 +212,31 @@ def make_config(
     site: str | None = None,
     faults: float = 0.0,
 ) -> SimConfig:
-    """Check a request and fill in the defaults; :class:`SimulationError` says what is wrong."""
-    try:
-        base = profile(rules)
-    except RulesError as e:
-        raise SimulationError(str(e)) from None
+    """Check a request and fill in the defaults; :class:`SimulationError` says what is wrong.
+
+    ``rules``: a profile's name, or a room (:func:`hhtool.game.room.load_room`;
+    a built-in profile read as a room is that profile).  Under a room the
+    hands are dealt and bet by its rules, the table takes its rake (the
+    simulator's own, :data:`HOUSE_RAKE`, when it states none), the headers
+    name its base profile, and the site is the room's first unless ``site``
+    is given, so that ``hhtool audit --rooms`` picks the room again.
+    """
+    room = _room_file(rules)
+    if room is not None:
+        base = room.rules
+        whose = f"the room {room.name!r}'s rules ({room.source})"
+    else:
+        try:
+            base = profile(rules.base if isinstance(rules, Room) else rules)
+        except RulesError as e:
+            raise SimulationError(str(e)) from None
+        whose = f"the {base.name} profile"
     struct = STRUCTURES.get(structure.strip().lower())
     if struct is None:
         raise SimulationError(f"unknown structure {structure!r}: expected fixed, pot or no")
     options = parse_italian_options(italian_options)
     if options != ItalianOptions() and not base.variants_allowed:
-        raise SimulationError(f"the {base.name} profile has no italian options")
+        raise SimulationError(f"{whose} {'have' if room is not None else 'has'} no italian options")
     try:
         ruleset = base.with_options(
             vela="at_start" if options.vela_at_start else None, wild=options.wild, exposure=options.exposure
@@ -188,7 +245,7 @@ def make_config(
         raise SimulationError(str(e)) from None
     if not ruleset.min_players <= players <= ruleset.max_players:
         raise SimulationError(
-            f"--players {players}: the {ruleset.name} profile is for {ruleset.min_players}-{ruleset.max_players} players"
+            f"--players {players}: {whose} {'are' if room is not None else 'is'} for {ruleset.min_players}-{ruleset.max_players} players"
         )
     min_dealt = ruleset.min_players
     if ruleset.wild is not None and ruleset.deck == "by_players":
@@ -200,9 +257,17 @@ def make_config(
             )
     if not 0.0 <= faults <= 1.0:
         raise SimulationError(f"--faults {faults}: a share between 0 and 1")
-    site_name = site or DEFAULT_SITE[ruleset.name]
-    if not re.fullmatch(r"[A-Za-z0-9]+", site_name):
-        raise SimulationError(f"--site {site_name!r}: one word of letters and digits")
+    if site is None and room is not None and room.sites:
+        site_name = room.sites[0]
+        if not re.fullmatch(r"[A-Za-z0-9]+", site_name):
+            raise SimulationError(
+                f"the room {room.name!r}'s first site {site_name!r} ({room.source}) is not one word of letters and digits, "
+                "as the simulator writes a site: give one with --site"
+            )
+    else:
+        site_name = site or DEFAULT_SITE[ruleset.name]
+        if not re.fullmatch(r"[A-Za-z0-9]+", site_name):
+            raise SimulationError(f"--site {site_name!r}: one word of letters and digits")
     chosen_site = SITES.get(site_name) or Site(site_name, MoneyStyle("€", True, True, False), "UTC", site_name)
     view_name = None if view == "audit" else view
     return SimConfig(
@@ -216,4 +281,24 @@ def make_config(
         view=view_name,
         fault_rate=faults,
         min_dealt=min_dealt,
+        rake=room.rake if room is not None and room.rake is not None else HOUSE_RAKE,
+        room=room,
     )
+
+
+def _room_file(rules: str | Room) -> Room | None:
+    """The room file a request names, or None for a built-in profile (by name, or read as a room: ``--rules classic``).
+
+    A room file's hands are written under its base profile's name (the
+    header's), so a room needs one.
+    """
+    if not isinstance(rules, Room):
+        return None
+    if rules.base in PROFILES and rules == builtin_room(rules.base):
+        return None
+    if rules.base not in PROFILES or rules.rules.name != rules.base:
+        raise SimulationError(
+            f"the room {rules.name!r} ({rules.source}) has no base profile: the simulator writes the base's name "
+            "in each header (base = \"classic\", \"stellapoker\" or \"italian\" under [room])"
+        )
+    return rules

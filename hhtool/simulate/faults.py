@@ -14,24 +14,30 @@ from __future__ import annotations
 
 import random
 
+from hhtool.game.room import Room
 from hhtool.history.events import Hand
 from hhtool.simulate.mutate import FAULTS
 
 
-def inject(hand: Hand, rng: random.Random) -> tuple[Hand, dict[str, object]] | None:
+def inject(hand: Hand, rng: random.Random, room: Room | None = None) -> tuple[Hand, dict[str, object]] | None:
     """``hand`` altered by one fault class and its manifest entry, or None if none applies.
 
     The class is drawn uniformly among those that apply to this hand, so
     that classes which apply rarely (a raise over the cap needs a fixed-limit
     heads-up round) are not crowded out by those that apply everywhere.
+    ``room``: the room file the hand was dealt under, whose rules decide
+    where a fault applies and what catches it
+    (:meth:`~hhtool.simulate.mutate.FaultClass.alter`); the entry names it.
     """
     applicable = []
     for fault in FAULTS:
-        altered = fault.apply(hand, rng)
-        if altered is not None:
-            applicable.append((fault, altered))
+        done = fault.alter(hand, rng, room)
+        if done is not None:
+            applicable.append((fault, *done))
     if not applicable:
         return None
-    fault, altered = applicable[rng.randrange(len(applicable))]
-    entry: dict[str, object] = {"fault": fault.name, "code": fault.code, "verdict": fault.verdict, "change": altered.change, "fault_line": altered.line}
+    fault, altered, code = applicable[rng.randrange(len(applicable))]
+    entry: dict[str, object] = {"fault": fault.name, "code": code, "verdict": fault.verdict, "change": altered.change, "fault_line": altered.line}
+    if room is not None:
+        entry["room"] = room.name
     return altered.hand, entry

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 from hhtool.game.cards import Card, card_str, make_card
 from hhtool.history.events import (
@@ -46,10 +46,14 @@ from hhtool.history.events import (
     Street,
     Vela,
 )
-from hhtool.game.rules import profile
+from hhtool.game.rules import RuleSet, profile
+
+if TYPE_CHECKING:
+    from hhtool.game.room import Room
 
 
-class Altered(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Altered:
     """A hand altered by a fault: the hand, what changed in words, and the line it changed."""
 
     hand: Hand
@@ -58,16 +62,41 @@ class Altered(NamedTuple):
 
 
 Fault = Callable[[Hand, random.Random], "Altered | None"]
+RuledFault = Callable[[Hand, random.Random, RuleSet], "Altered | None"]
 
 
 @dataclass(frozen=True, slots=True)
 class FaultClass:
-    """A fault, the finding code that must catch it and the verdict it must give."""
+    """A fault, the finding code that must catch it and the verdict it must give.
+
+    ``code`` is the code under the hand's profile.  A room file can change
+    both where a fault applies and what catches it: ``ruled`` is the fault
+    under a room's rules where they decide it (a raise over the cap needs
+    the room's cap), and ``rake_code`` the code that catches it when the
+    room states its rake (a changed Rake line is then ``rake_over`` or
+    ``rake_under``, not a wrong collection); :meth:`alter` applies both.
+    """
 
     name: str
     code: str
     verdict: str
     apply: Fault
+    ruled: RuledFault | None = None
+    rake_code: Callable[[Hand, Altered], str] | None = None
+
+    def alter(self, hand: Hand, rng: random.Random, room: Room | None = None) -> tuple[Altered, str] | None:
+        """``hand`` altered by this class, under ``room``'s rules (None: its profile's), and the code that must catch it; None if the class does not apply."""
+        if room is None:
+            altered = self.apply(hand, rng)
+        elif self.ruled is not None:
+            altered = self.ruled(hand, rng, room.rules)
+        else:
+            altered = self.apply(hand, rng)
+        if altered is None:
+            return None
+        if room is not None and room.rake is not None and self.rake_code is not None:
+            return altered, self.rake_code(hand, altered)
+        return altered, self.code
 
 
 def _events(hand: Hand, events: list[Event]) -> Hand:
@@ -153,6 +182,11 @@ def rake_wrong(hand: Hand, rng: random.Random) -> Altered | None:
     return Altered(replace(hand, summary=replace(s, rake=rake)), f"rake {rake} instead of {s.rake} with the same collections", s.line + 1)
 
 
+def rake_wrong_code(hand: Hand, altered: Altered) -> str:
+    """What catches :func:`rake_wrong` under a room that states its rake: the Rake line over or under the room's (the hand's was the room's)."""
+    return "rake_over" if altered.hand.summary.rake > hand.summary.rake else "rake_under"
+
+
 def rake_over_pot(hand: Hand, rng: random.Random) -> Altered | None:
     s = hand.summary
     return Altered(replace(hand, summary=replace(s, rake=s.total + 1)), f"rake {s.total + 1} on a pot of {s.total}", s.line + 1)
@@ -180,9 +214,15 @@ def illegal_bet_size(hand: Hand, rng: random.Random) -> Altered | None:
     return Altered(_events(hand, events), f"{e.player} bets {amount} instead of {e.amount} (line {e.line})", e.line)
 
 
-def raise_over_cap(hand: Hand, rng: random.Random) -> Altered | None:
-    """In a heads-up fixed-limit round that went bet-call: four raises between the bet and the call."""
-    if hand.header.structure != "fixed":
+def raise_over_cap(hand: Hand, rng: random.Random, rules: RuleSet | None = None) -> Altered | None:
+    """In a heads-up fixed-limit round that went bet-call: four raises between the bet and the call.
+
+    ``rules``: the room's, where a room file governs the hand (default: the
+    header's profile).  Under rules with no cap heads-up, or a cap above
+    one bet and four raises, the raises are legal: the class does not apply.
+    """
+    rules = rules if rules is not None else profile(hand.header.profile)
+    if hand.header.structure != "fixed" or rules.cap_heads_up or rules.cap_bets > 4:
         return None
     acts = _actions(hand)
     by_round: dict[int, list[tuple[int, Action]]] = {}
@@ -208,7 +248,7 @@ def raise_over_cap(hand: Hand, rng: random.Random) -> Altered | None:
             level += unit
         inserted.append(Call(line=call.line, player=call.player, amount=unit))
         # the bet is the first of the round's bets: the raise that makes one more than the cap is the fault's line
-        over = call.line + min(profile(hand.header.profile).cap_bets, len(inserted) - 1) - 1
+        over = call.line + rules.cap_bets - 1
         what = f"four raises after {bet.player}'s bet on line {bet.line}: one bet and four raises"
         return Altered(_splice(hand, j, 1, inserted), what, over)
     return None
@@ -377,10 +417,10 @@ FAULTS: tuple[FaultClass, ...] = (
     FaultClass("wrong_winner", "wrong_winner", "disputed", wrong_winner),
     FaultClass("wrong_amount", "wrong_amount", "disputed", wrong_amount),
     FaultClass("total_pot_wrong", "total_pot", "disputed", total_pot_wrong),
-    FaultClass("rake_wrong", "wrong_amount", "disputed", rake_wrong),
+    FaultClass("rake_wrong", "wrong_amount", "disputed", rake_wrong, rake_code=rake_wrong_code),
     FaultClass("rake_over_pot", "rake_exceeds_pot", "invalid", rake_over_pot),
     FaultClass("illegal_bet_size", "bet_size", "invalid", illegal_bet_size),
-    FaultClass("raise_over_cap", "raise_over_cap", "invalid", raise_over_cap),
+    FaultClass("raise_over_cap", "raise_over_cap", "invalid", raise_over_cap, ruled=raise_over_cap),
     FaultClass("check_facing_bet", "check_facing_bet", "invalid", check_facing_bet),
     FaultClass("out_of_turn", "out_of_turn", "invalid", out_of_turn),
     FaultClass("action_after_fold", "action_after_fold", "invalid", action_after_fold),

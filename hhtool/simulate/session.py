@@ -48,6 +48,9 @@ class SessionOutput:
     hands: int
 
 
+picklable(SessionOutput)
+
+
 def check_view(config: SimConfig) -> None:
     """The viewer must be one of the players who sit down first (they never leave)."""
     if config.view is not None and config.view not in FIRST_NAMES[: config.players]:
@@ -104,7 +107,7 @@ def run_session(config: SimConfig, session: int, count: int) -> SessionOutput:
     hands = 0
     for hand in session_hands(config, session, count):
         if config.fault_rate and faults_rng.random() < config.fault_rate:
-            injected = inject(hand, faults_rng)
+            injected = inject(hand, faults_rng, config.room)
             if injected is not None:
                 hand, entry = injected
                 fault_line = line + int(str(entry["fault_line"])) - 1  # counted from the session's first line too

@@ -12,30 +12,47 @@ construction.  What is the simulator's own is the rooms' habits: the rake
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 from hhtool.game.evaluate import STRAIGHT_FLUSH
 from hhtool.game.pots import Pot, pots_from, share_pots
 from hhtool.game.showdown import compare
-from hhtool.history.events import Collected, Mucks, ShowDown, Shows
+from hhtool.game.rules import round_of_street
+from hhtool.history.events import Collected, Mucks, ShowDown, Shows, Street, Vela
 from hhtool.simulate.config import SimConfig
 from hhtool.simulate.hand import HandState
 
-RAKE_PERCENT = 5
 
+def rake_for(total: int, config: SimConfig, players: int, reached_round: int) -> int:
+    """The rake of a pot of ``total``: the table's rake rule (``config.rake``) computed as the audit computes it.
 
-def rake_for(total: int, config: SimConfig, saw_third_street: bool) -> int:
-    """The rake: 5% of the pot, rounded down to 5 minor units, capped; none on play chips.
-
-    No rake when the hand ended during the 2nd-street round ("no third
-    street, no drop", as stud rooms do), nor at play-chip tables.
+    The rule is a room file's ``[rake]``, else the simulator's own
+    (:data:`~hhtool.simulate.config.HOUSE_RAKE`: 5 %, rounded down to 5
+    minor units, capped, none on play chips, none when the hand ended
+    during the 2nd-street round); :meth:`~hhtool.game.rake.RakeRule.due`
+    is the audit's own computation, so the two agree by construction
+    (asked for the amount alone: the words are the audit's).
+    ``players``: dealt in; ``reached_round``: the last betting round whose
+    cards were dealt (1 = 2nd street, 5 = the vela's round).
     """
-    if not config.site.cash or not saw_third_street:
-        return 0
-    rake = total * RAKE_PERCENT // 100 // 5 * 5
-    return min(rake, config.stakes.rake_cap)
+    site = config.site
+    return config.rake.due(
+        total, currency=site.currency, cents=site.money.cents, big_bet=config.stakes.big_bet, players=players, reached_round=reached_round
+    ).amount
 
 
+def _reached_round(hand: HandState) -> int:
+    """The last betting round whose cards were dealt, as the replay counts it: the last street's, the vela's round after a vela that has one."""
+    for e in reversed(hand.events):
+        if isinstance(e, Vela):
+            return 5 if hand.rules.vela_betting_round else 4
+        if isinstance(e, Street):
+            return round_of_street(e.name)
+    return 1
+
+
+@dataclass(init=False)
 class Settlement:
     """How a hand ended, for its summary and the table.
 
@@ -43,9 +60,17 @@ class Settlement:
     summary lists (none unless a showdown split the money into several);
     ``left``: who had not folded, in dealing order; ``mucked``: who did
     not show; ``collected``: each winner's take; ``stacks``: each player's
-    stack after the hand.  A plain class with ``Final`` fields, the
-    project's value-object idiom (docs/architecture.md).
+    stack after the hand.  A value object in the project's idiom
+    (docs/architecture.md, "Value objects"): every hand simulated builds one.
     """
+
+    total: Final[int]
+    rake: Final[int]
+    side_pots: Final[list[Pot]]
+    left: Final[list[str]]
+    mucked: Final[set[str]]
+    collected: Final[dict[str, int]]
+    stacks: Final[dict[str, int]]
 
     def __init__(
         self,
@@ -57,13 +82,13 @@ class Settlement:
         collected: dict[str, int],
         stacks: dict[str, int],
     ) -> None:
-        self.total: Final = total
-        self.rake: Final = rake
-        self.side_pots: Final = side_pots
-        self.left: Final = left
-        self.mucked: Final = mucked
-        self.collected: Final = collected
-        self.stacks: Final = stacks
+        self.total = total
+        self.rake = rake
+        self.side_pots = side_pots
+        self.left = left
+        self.mucked = mucked
+        self.collected = collected
+        self.stacks = stacks
 
 
 def settle(hand: HandState, saw_third: bool) -> Settlement:
@@ -75,7 +100,7 @@ def settle(hand: HandState, saw_third: bool) -> Settlement:
     folded = {p.name for p in players if p.folded}
     pots = pots_from(contributions, folded)
     total = sum(contributions.values())
-    rake = rake_for(total, hand.cfg, saw_third)
+    rake = rake_for(total, hand.cfg, len(players), _reached_round(hand) if saw_third else 1)
     mucked: set[str] = set()
     shown: list[str] = []
     if len(left) >= 2:

@@ -36,6 +36,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hhtool.game.room import NO_ROOMS, Rooms
 from hhtool.history.archives import ARCHIVE_ERRORS, ENCRYPTED, unreadable_reason, zip_members
 from hhtool.history.regular import open_regular
 from hhtool.store.sources import HAND_HEADER, open_from, read_chunks
@@ -76,9 +77,12 @@ FAIL_FIELDS: list[tuple[str, str]] = [("index", "INTEGER"), ("raw_hash", "BIGINT
 """A failed hand's key: its row in the chunk's frame of ``failed``, the hash of its text, its first line.  A chunk
 row's ``fails`` column is the list of them, in order (:func:`chunk_schema`)."""
 
-WRITTEN_COLUMNS: list[tuple[str, str]] = [("table", "VARCHAR"), ("path", "VARCHAR"), ("verdict", "VARCHAR"), ("rows", "BIGINT")]
+WRITTEN_COLUMNS: list[tuple[str, str]] = [
+    ("table", "VARCHAR"), ("path", "VARCHAR"), ("verdict", "VARCHAR"), ("rows", "BIGINT"), ("room", "VARCHAR"), ("digest", "VARCHAR"),
+]
 """What a task of :func:`write_tables` returns: a file it wrote (``table``, ``path`` under the staging folder, ``rows``),
-or how many new hands of a ``verdict`` it wrote (``table`` and ``path`` null)."""
+how many new hands of a ``verdict`` it wrote (``table`` and ``path`` null), or how many new hands it wrote that were
+replayed under a room (``room`` and ``digest``: ``hands.room``, ``hands.rules_digest``; the others null)."""
 
 Decision = tuple[list[tuple[int, int, int]], list[int], list[int]]
 """What the driver decided of a chunk: the runs of its new hands ``(lo, n, key)`` (the ``n`` hands from ``local`` ``lo``
@@ -234,8 +238,11 @@ def _file_pieces(base: dict[str, Any], data: bytes, plain: bool) -> Iterator[dic
         piece, lines, unread = after
 
 
-def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Pieces through the DuckDB import's worker function, :func:`~hhtool.store.worker.process_chunk` (:func:`chunk_schema`)."""
+def chunks(batches: Iterable[pa.RecordBatch], rooms: Rooms = NO_ROOMS) -> Iterator[pa.RecordBatch]:
+    """Pieces through the DuckDB import's worker function, :func:`~hhtool.store.worker.process_chunk` (:func:`chunk_schema`).
+
+    ``rooms``: the room files each hand is replayed under (the run's broadcast, once an executor).
+    """
     import pyarrow as pa
 
     from hhtool.store.worker import ChunkTask, process_chunk
@@ -259,7 +266,7 @@ def chunks(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
                 continue
             unread = None if row["unread"] is None else pickle.loads(row["unread"])
             task = ChunkTask(0, row["chunk"], row["file"], row["data"], row["lines"], row["cp1252"], unread)
-            result = process_chunk(task)
+            result = process_chunk(task, rooms)
             keep.update(
                 hands=result.hands, failed=result.failed, junk_lines=result.junk_lines,
                 replay_errors=result.replay_errors, cp1252=result.cp1252 or row["cp1252"],
@@ -340,6 +347,7 @@ def write_tables(
     out = StagedWriter(stage, f"{task.partitionId():05d}-{task.attemptNumber()}" if task is not None else "local")
     when = pl.lit(imported_at, pl.Datetime("us", "UTC")).alias("imported_at")
     verdicts: dict[str, int] = {}
+    governed: dict[tuple[str, str], int] = {}
     try:
         for batch in batches:
             for row in batch.to_pylist():
@@ -354,6 +362,10 @@ def write_tables(
                             if spec is HANDS:
                                 for verdict, n in df.get_column("verdict").value_counts().iter_rows():
                                     verdicts[verdict] = verdicts.get(verdict, 0) + n
+                                roomed = df.filter(pl.col("room").is_not_null())
+                                if roomed.height:
+                                    for room, digest, n in roomed.group_by("room", "rules_digest").len().iter_rows():
+                                        governed[(room, digest)] = governed.get((room, digest), 0) + n
                             out.add(spec.name, df)
                 if conflicts:
                     out.add("conflicts", _frame(row["t_hands"]).filter(pl.col("local").is_in(conflicts)).with_columns(when))
@@ -365,6 +377,7 @@ def write_tables(
         raise
     rows = [{"table": t, "path": p, "verdict": None, "rows": n} for t, p, n in written]
     rows += [{"table": None, "path": None, "verdict": v, "rows": n} for v, n in verdicts.items()]
+    rows += [{"table": None, "path": None, "verdict": None, "rows": n, "room": r, "digest": d} for (r, d), n in governed.items()]
     if rows:
         yield pa.RecordBatch.from_pylist(rows, schema=_arrow(WRITTEN_COLUMNS))
 

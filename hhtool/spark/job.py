@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from hhtool.game.room import NO_ROOMS, Rooms
 from hhtool.spark.cds import Archive
 from hhtool.spark.commit import STAGING, DatasetError, Output, placed, run_name
 from hhtool.spark.decide import committed_hashes, decide, last_key
@@ -56,6 +57,7 @@ def spark_import(
     spark: SparkSession | None = None,
     partitions: int | None = None,
     spread: bool | None = None,
+    rooms: Rooms = NO_ROOMS,
 ) -> SparkSummary:
     """Import every hand under ``paths`` into the Parquet dataset ``out`` with Spark; commit it as one run.
 
@@ -71,7 +73,11 @@ def spark_import(
     (default: :data:`TASKS_PER_CORE` a core of the session; one a file
     below that).  ``spread``: whether the
     files' pieces are shuffled over the cores before the parse (default:
-    when the files' sizes cannot keep every core busy, :func:`must_spread`).  Raises
+    when the files' sizes cannot keep every core busy, :func:`must_spread`).
+    ``rooms``: the room files each hand is replayed under, by its site, as
+    :func:`hhtool.store.importer.import_paths`'s (broadcast once to the
+    executors); the dataset's ``rooms`` gains the rules of each room the
+    run's new hands name, unless a run committed them before.  Raises
     :class:`SparkImportError` when Spark cannot start or read a path;
     what the run wrote is visible only once it is committed.
     """
@@ -80,7 +86,7 @@ def spark_import(
     started = time.monotonic()
     finder = walk(paths)
     if spark is not None:
-        return _import(spark, paths, finder, out, partitions, spread, started)
+        return _import(spark, paths, finder, out, partitions, spread, started, rooms)
     from hhtool.spark.cds import finish, options
 
     ours = not running()
@@ -88,14 +94,15 @@ def spark_import(
     archive = options(JVM_OPTIONS) if local and ours else Archive("")
     spark = start(master, "hhtool spark-import", archive)
     try:
-        return _import(spark, paths, finder, out, partitions, spread, started)
+        return _import(spark, paths, finder, out, partitions, spread, started, rooms)
     finally:
         if ours:  # made for this run: stopped here, not when the process has gone (spark_import's docstring)
             finish(archive, stop(spark))  # the first local run of an installation: waits for its JVM, which writes the class archive
 
 
 def _import(
-    spark: SparkSession, paths: Sequence[str], finder: Finder, out: str, partitions: int | None, spread: bool | None, started: float
+    spark: SparkSession, paths: Sequence[str], finder: Finder, out: str, partitions: int | None, spread: bool | None, started: float,
+    rooms: Rooms = NO_ROOMS,
 ) -> SparkSummary:
     """:func:`spark_import` on a session."""
     import time
@@ -136,7 +143,7 @@ def _import(
         sizes = [size for _, size in local] + ([int(r[0]) for r in raw.select("length").collect()] if inputs.urls else [])
         spread = must_spread(sizes, sc.defaultParallelism)
     try:
-        _run(spark, output, raw, inputs.named, run, last_key(runs), summary, parts, spread, started)
+        _run(spark, output, raw, inputs.named, run, last_key(runs), summary, parts, spread, started, rooms)
     finally:  # the jobs' descriptions (Spark's UI, its event log) name hhtool's passes; the session may run others after
         sc._jsc.setLocalProperty("spark.job.description", None)
     summary.seconds = time.monotonic() - started
@@ -187,6 +194,7 @@ def _run(
     partitions: int,
     spread: bool,
     started: float,
+    rooms: Rooms = NO_ROOMS,
 ) -> None:
     """The run's three passes (read and parse; decide; write every table), then the commit.
 
@@ -206,6 +214,7 @@ def _run(
     stage = f"{STAGING}/{run_name(run)}"
     stage_uri = output.qualified(stage)
     known = sc.broadcast(committed_hashes(output))
+    governing = sc.broadcast(rooms)  # to each executor once, not with each task
 
     local = wanted(sc.master)  # a local run's tasks each keep a CPU of their own (hhtool.spark.affinity)
 
@@ -213,10 +222,10 @@ def _run(
         return confined(local, X.pieces(batches, known.value, named))
 
     def parse(batches: Any) -> Any:
-        return confined(local, X.chunks(batches))
+        return confined(local, X.chunks(batches, governing.value))
 
     def read(batches: Any) -> Any:
-        return confined(local, X.chunks(X.pieces(batches, known.value, named)))
+        return confined(local, X.chunks(X.pieces(batches, known.value, named), governing.value))
 
     files_in = raw.select("path", "modificationTime", "content", "name")
     chunk_type = spark_schema(X.CHUNK_COLUMNS).add("keys", T.ArrayType(spark_schema(X.KEY_FIELDS))).add("fails", T.ArrayType(spark_schema(X.FAIL_FIELDS)))
@@ -245,23 +254,30 @@ def _run(
         plan.unpersist()
     finally:
         chunks.unpersist()
-    files = [(t, p) for t, p, _, _ in written if t is not None]
-    for _, _, verdict, n in written:
+    files = [(t, p) for t, p, *_ in written if t is not None]
+    governed: set[tuple[str, str]] = set()
+    for _, _, verdict, n, room, digest in written:
         if verdict is not None:
             summary.verdicts[verdict] = summary.verdicts.get(verdict, 0) + int(n)
+        if room is not None:
+            governed.add((str(room), str(digest)))
     # ---- the files read to the end (a content read twice in this run: once, under its first path), written here
     rows, seen = [], set()
     for r in sorted(read_files, key=lambda r: path_order(r["path"])):
         if r["sha256"] not in seen:
             seen.add(r["sha256"])
             rows.append({**r, "imported_at": now})
-    if rows:
+    rooms_new = _new_rooms(output, rooms, governed, now)
+    if rows or rooms_new is not None:
         import pyarrow as pa
 
         from hhtool.spark.tables import arrow_schema
 
         writer = StagedWriter(stage_uri, "driver")
-        writer.add_arrow("files", None, pa.Table.from_pylist(rows, schema=arrow_schema([(c.name, c.sql) for c in FILES.columns])))
+        if rows:
+            writer.add_arrow("files", None, pa.Table.from_pylist(rows, schema=arrow_schema([(c.name, c.sql) for c in FILES.columns])))
+        if rooms_new is not None:
+            writer.add("rooms", rooms_new)
         files += [(t, p) for t, p, _ in writer.close()]
     summary.imported = len(rows)
     summary.cp1252_files = sorted(r["path"] for r in rows if r["encoding"] == "cp1252")
@@ -270,6 +286,31 @@ def _run(
     record["committed_at"] = now.isoformat()
     moves = [(f"{stage}/{path}", placed(run, table, path.split("/", 1)[1])) for table, path in files]
     output.commit(run, moves, record)
+
+
+def _new_rooms(output: Output, rooms: Rooms, governed: set[tuple[str, str]], now: datetime) -> Any:
+    """The ``rooms`` rows (a polars frame) of the rooms the run's new hands name and no committed run recorded; None if none."""
+    if not governed:
+        return None
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    from hhtool.spark.staging import arrow_filesystem
+    from hhtool.store.rooms import room_rows
+
+    done: set[tuple[str, str]] = set()
+    committed = output.files("rooms")
+    if committed:
+        fs, base = arrow_filesystem(output.qualified("rooms"))
+        table = pq.read_table([f"{base}/{f}" for f in committed], columns=["name", "digest"], filesystem=fs)
+        done = set(zip(table.column("name").to_pylist(), table.column("digest").to_pylist()))
+    wanted = [pair for pair in governed if pair not in done]
+    if not wanted:
+        return None
+    rows = room_rows(rooms)
+    keep = set(wanted)
+    rows = rows.filter(pl.Series([(n, d) in keep for n, d in rows.select("name", "digest").iter_rows()], dtype=pl.Boolean))
+    return rows.with_columns(pl.lit(now, pl.Datetime("us", "UTC")).alias("imported_at")) if rows.height else None
 
 
 def _files_read(chunks: DataFrame, summary: SparkSummary) -> tuple[list[dict[str, Any]], dict[tuple[str, int], int]]:

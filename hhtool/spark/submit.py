@@ -25,21 +25,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--master", default=None, metavar="URL", help="run directly (python -m hhtool.spark): the master (default local[*])")
     parser.add_argument("--partitions", type=int, default=None, metavar="N", help="tasks of the parse (default: one a file, at most 16 a core)")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    parser.add_argument(
+        "--rooms", default=None, metavar="DIR", help="the room files hands are replayed under (default: $HHTOOL_ROOMS, else ~/.config/hhtool/rooms)"
+    )
     args = parser.parse_args(argv)
 
     import os
 
+    from hhtool.game.room import RoomError, load_rooms
     from hhtool.spark import SparkImportError, spark_import
     from hhtool.textsafe import term
 
+    try:
+        rooms = load_rooms(args.rooms, required=args.rooms is not None)
+    except RoomError as e:
+        for problem in e.problems:
+            print(f"hhtool: --rooms: {term(problem)}", file=sys.stderr)
+        return 2
     try:
         if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit: its session, its master and executors
             from pyspark.sql import SparkSession
 
             spark = SparkSession.builder.appName("hhtool spark-import").getOrCreate()
-            summary = spark_import(args.paths, args.out, spark=spark, partitions=args.partitions)
+            summary = spark_import(args.paths, args.out, spark=spark, partitions=args.partitions, rooms=rooms)
         else:  # run directly: a session of its own, stopped before the summary is printed
-            summary = spark_import(args.paths, args.out, master=args.master, partitions=args.partitions)
+            summary = spark_import(args.paths, args.out, master=args.master, partitions=args.partitions, rooms=rooms)
     except SparkImportError as e:
         print(f"hhtool: {term(str(e))}", file=sys.stderr)
         return 2

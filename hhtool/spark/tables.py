@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hhtool.store.schema import CONFLICTS, FAILED, FILES, HAND_TABLES, HANDS, TableSpec
+from hhtool.store.schema import CONFLICTS, FAILED, FILES, HAND_TABLES, HANDS, ROOMS, TableSpec
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-OUTPUT_TABLES: tuple[TableSpec, ...] = (FILES, HANDS, *HAND_TABLES, FAILED, CONFLICTS)
-"""The tables a Spark import writes (``meta`` is the schema version, kept in the commit records)."""
+OUTPUT_TABLES: tuple[TableSpec, ...] = (FILES, HANDS, *HAND_TABLES, FAILED, CONFLICTS, ROOMS)
+"""The tables a Spark import writes (``meta`` is the schema version, kept in the commit records; ``rooms``: a row for
+each room and digest the run's new hands were replayed under, unless a run committed it before)."""
 
 PARTITION = "date"
 

@@ -229,9 +229,9 @@ def replayers_html(rows: list[tuple[Any, ...]], total: int) -> str:
         + (f" (at most {MAX_REPLAYERS:,}: {total - len(rows):,} more are not embedded; <code>hhtool audit --hand ID</code> shows any)" if total > len(rows) else "")
         + "; the finding is highlighted at its step.</p>",
     ]
-    for site, hid, verdict, file, first_line, raw in rows:
+    for site, hid, verdict, file, first_line, raw, room in rows:
         try:
-            fragment = replayer_html(steps_from_text(raw, first_line=first_line, source=file), assets=False)
+            fragment = replayer_html(steps_from_text(raw, first_line=first_line, source=file, room=room), assets=False)
         except Exception as err:  # a hand that no longer parses or replays: said, and the others still shown
             fragment = f'<p class="note">no replay: {e(type(err).__name__)}: {e(err)}</p>'
         out.append(f'<details class="replay"><summary>{e(site)} hand {e(hid)}: {e(verdict)} ({e(file)}:{e(first_line)})</summary>{fragment}</details>')
@@ -399,13 +399,18 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
     toc = "<nav><ol>" + "".join(f'<li><a href="#{key}">{e(label)}</a></li>' for key, label in SECTIONS) + "</ol></nav>"
     money_note = ", ".join(c.name for c in currencies) or "none"
     rates_note = f"; converted {rates.describe()}" if rates is not None else ""
+    rooms_note = "; rules: " + "; ".join(
+        (f"{room}'s ({source})" if source else f"{room}'s") + f" for {n:,} hand{'s' if n != 1 else ''}" if room is not None
+        else f"the profiles of RULES.md for {n:,} hand{'s' if n != 1 else ''}"
+        for room, source, n in data.rooms
+    ) if data.rooms else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{e(title)}</title><style>{_CSS}</style>"
         f"<script type=\"text/javascript\">{get_plotlyjs()}</script></head><body>"
         f"<h1>{e(title)}: {e(heading(result, players[0]) if len(players) == 1 else f'{len(players):,} players')}</h1>"
-        f'<p class="note">{e(filt)}; money: {e(money_note)}{e(rates_note)}</p>'
+        f'<p class="note">{e(filt)}; money: {e(money_note)}{e(rates_note)}{e(rooms_note)}</p>'
         + toc
         + "".join(parts)
         + f"<script>{_SORT_JS}</script></body></html>\n"

@@ -25,6 +25,7 @@ from hhtool.stats.per_hand import load_per_hand
 from hhtool.stats.points import line_points
 from hhtool.stats.result import StatsResult
 from hhtool.stats.series import running_lines, sessions
+from hhtool.store.rooms import stored_room
 from hhtool.store.db import StoreError, connect
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class ReportData:
     audit: list[tuple[Any, ...]]
     replays: list[tuple[Any, ...]]
     disputed: int
+    rooms: list[tuple[str | None, str | None, int]]  # (room, its file, hands): whose rules the hands in scope were audited under
 
 
 def report_data(db: str | Path, filters: Filters | None = None, *, gap_minutes: int = 30) -> ReportData:
@@ -81,12 +83,13 @@ def report_data(db: str | Path, filters: Filters | None = None, *, gap_minutes: 
         games = results_by_game(con, f, players)
         audit = audit_rows(con, f)
         to_replay, disputed_total = replay_rows(con, f)
+        rooms = rooms_covered(con, f)
     finally:
         con.close()
     return ReportData(
         filters=f, gap_minutes=gap_minutes, result=result, players=players, per_hand=per_hand, games=games,
         showdowns=cats, starting=start, sessions=sessions(per_hand, gap_minutes), audit=audit, replays=to_replay,
-        disputed=disputed_total,
+        disputed=disputed_total, rooms=rooms,
     )
 
 
@@ -180,22 +183,39 @@ def audit_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[tuple[A
     return [tuple(r) for r in rows]
 
 
+def rooms_covered(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[tuple[str | None, str | None, int]]:
+    """(room, its file, hands) of the hands in scope, by the rules they were audited under (room None: RULES.md's profiles), most hands first."""
+    hand_where, hand_params, _, _ = scope(filters)
+    rows = con.execute(
+        f"""
+        SELECT h.room, (SELECT any_value(r.source) FROM rooms r WHERE r.name = h.room AND r.digest = h.rules_digest) AS source, count(*) AS n
+        FROM hands h WHERE {hand_where}
+        GROUP BY h.room, h.rules_digest
+        ORDER BY n DESC, h.room NULLS LAST
+        """,
+        hand_params,
+    ).fetchall()
+    return [(r[0], r[1], int(r[2])) for r in rows]
+
+
 def replay_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int | None = None) -> tuple[list[tuple[Any, ...]], int]:
-    """(site, hand id, verdict, file, first line, raw text) of the ``most`` (:data:`MAX_REPLAYERS`) most recent disputed or invalid hands, and how many there are in all."""
+    """(site, hand id, verdict, file, first line, raw text, the room it was audited under) of the ``most`` (:data:`MAX_REPLAYERS`) most
+    recent disputed or invalid hands, and how many there are in all."""
     most = MAX_REPLAYERS if most is None else most
     hand_where, hand_params, _, _ = scope(filters)
     where = f"h.verdict IN ('disputed', 'invalid') AND {hand_where}"
     count = con.execute(f"SELECT count(*) FROM hands h WHERE {where}", hand_params).fetchone()
     rows = con.execute(
         f"""
-        SELECT h.site, h.hand_id, h.verdict, h.file, h.first_line, h.raw_text
+        SELECT h.site, h.hand_id, h.verdict, h.file, h.first_line, h.raw_text, h.room, h.rules_digest
         FROM hands h WHERE {where}
         ORDER BY h.started_at DESC, h.hand_key DESC
         LIMIT ?
         """,
         [*hand_params, most],
     ).fetchall()
-    return [tuple(r) for r in rows], int(count[0]) if count else 0
+    out = [(*r[:6], stored_room(con, {"room": r[6], "rules_digest": r[7]})) for r in rows]
+    return out, int(count[0]) if count else 0
 
 
 def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:

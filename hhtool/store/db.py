@@ -28,7 +28,7 @@ from pathlib import Path, PosixPath
 from typing import TYPE_CHECKING
 
 from hhtool.store.marker import read_marker
-from hhtool.store.schema import ADDED_COLUMNS, SCHEMA_VERSION, TABLES, ddl
+from hhtool.store.schema import ADDED_COLUMNS, ADDED_TABLES, SCHEMA_VERSION, TABLES, ddl
 from hhtool.store.totals import ensure_derived
 
 if TYPE_CHECKING:
@@ -172,7 +172,8 @@ def connect(
     (``export --parquet``'s), and read them back.  A :class:`StandIn`
     (``--parquet DIR``) is opened by its own ``connect``.
     A file of this schema version lacking a column of
-    :data:`~hhtool.store.schema.ADDED_COLUMNS` gains it even when opened to
+    :data:`~hhtool.store.schema.ADDED_COLUMNS` (or a table of
+    :data:`~hhtool.store.schema.ADDED_TABLES`) gains it even when opened to
     be read: it is opened once for writing first (``_added``: the reopening
     after that, which does not try again).  Opened for writing with
     ``derived`` (``hhtool serve``), a database whose players' totals and
@@ -225,8 +226,8 @@ def connect(
             else:
                 con.execute("SET enable_progress_bar = false")  # DuckDB's own bar on a long statement: never on our terminal
             if _check_schema(con, path, read_only):
-                _create_schema(con)
-            elif not read_only:
+                _create_schema(con)  # a new file, or one lacking a table of ADDED_TABLES: made, the others kept
+            if not read_only:
                 for statement in ADDED_COLUMNS:  # columns added within this schema version: an older file gains them
                     con.execute(statement)
             if derived and not read_only:  # the players' totals and hands, derived from the seats: caught up or built
@@ -249,9 +250,13 @@ def connect(
 
 
 def _missing_added(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The columns of :data:`~hhtool.store.schema.ADDED_COLUMNS` this file lacks (``table.column``)."""
+    """The columns of :data:`~hhtool.store.schema.ADDED_COLUMNS` (``table.column``) and the tables of
+    :data:`~hhtool.store.schema.ADDED_TABLES` this file lacks."""
     have = {(str(t), str(c)) for t, c in con.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database()").fetchall()}
-    return [f"{m.group(1)}.{m.group(2)}" for m in _ADDED if m is not None and (m.group(1), m.group(2)) not in have]
+    tables = {t for t, _ in have}
+    return [f"{m.group(1)}.{m.group(2)}" for m in _ADDED if m is not None and (m.group(1), m.group(2)) not in have] + [
+        t for t in ADDED_TABLES if t not in tables
+    ]
 
 
 def _server_of(path: Path) -> str | None:
@@ -412,6 +417,8 @@ def _check_schema(con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -
                 f"not hhtool's ({_few(t.names)})"
             )
     missing = [t.name for t in TABLES if t.name not in columns]
+    if missing and all(t in ADDED_TABLES for t in missing):
+        return not read_only  # an older file of this version: made when writing; read, it is opened for writing once first
     if missing:
         if read_only:
             raise NotHhtoolDatabaseError(

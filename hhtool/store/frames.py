@@ -18,6 +18,16 @@ if TYPE_CHECKING:
     import polars as pl
 
 
+class ArrowStream:
+    """A polars frame as an Arrow C stream for DuckDB's ``register`` (no pyarrow needed)."""
+
+    def __init__(self, df: pl.DataFrame) -> None:
+        self.df = df
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        return self.df.__arrow_c_stream__(requested_schema)
+
+
 def polars_dtype(sql: str) -> Any:
     import polars as pl
 

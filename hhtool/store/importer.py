@@ -25,6 +25,13 @@ Exactly once, nothing lost, whatever moment the import is stopped at:
   ``conflicts``; a failed hand is kept once by the hash of its text;
 * so a rerun after a cancel or ``kill -9`` re-reads the files not yet
   recorded, finds the hands already committed as duplicates, and stores the rest.
+
+Given room files (``rooms``, :func:`hhtool.game.room.load_rooms`), each
+hand is replayed under the room that governs its site and profile, and the
+hand's row records it (:mod:`hhtool.store.rooms`); the import then says
+which stored hands were audited under other rules than the rooms give now
+(``summary.stale``), and with ``reaudit`` replays those again
+(:func:`reaudit_stale`), a batch per transaction, exactly once as well.
 """
 
 from __future__ import annotations
@@ -40,10 +47,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hhtool.game.room import NO_ROOMS, Rooms
 from hhtool.store.cancel import Cancel, Cancelled, check
 from hhtool.store.sources import CHUNK_BYTES, FileState, ImportPathError, Todo, collect_units, tasks
 from hhtool.store.summary import ImportSummary, summary_dict
-from hhtool.store.worker import ChunkResult, ChunkTask, process_chunk
+from hhtool.store.worker import ChunkResult, ChunkTask, StoredHands, pooled, process_chunk, reaudit_chunk, set_pool_rooms
 from hhtool.store.writer import BATCH_HANDS, Writer, WriterThread
 
 if TYPE_CHECKING:
@@ -52,7 +60,10 @@ if TYPE_CHECKING:
 
     import duckdb
 
-__all__ = ["BATCH_HANDS", "Cancel", "CommitCallback", "ImportPathError", "ImportSummary", "ProgressCallback", "import_files", "import_paths", "summary_dict", "worker_count"]
+__all__ = [
+    "BATCH_HANDS", "Cancel", "CommitCallback", "ImportPathError", "ImportSummary", "ProgressCallback", "import_files", "import_paths",
+    "reaudit_stale", "summary_dict", "worker_count",
+]
 
 IN_PROCESS_BYTES = 512 << 10
 """Below this much input, parse in this process: starting workers costs more than it saves."""
@@ -76,6 +87,8 @@ def import_paths(
     chunk_bytes: int = CHUNK_BYTES,
     on_commit: CommitCallback | None = None,
     derived: bool = False,
+    rooms: Rooms = NO_ROOMS,
+    reaudit: bool = False,
 ) -> ImportSummary:
     """Import every hand under ``paths`` into the database ``db``.
 
@@ -92,6 +105,11 @@ def import_paths(
     import``: the writer's time a hand nearly doubles with them) they are left
     out of step, their readers use the seats, and the server catches them up
     when it opens the database.
+    ``rooms``: the room files hands are replayed under (each by its site and
+    profile; default none: every hand under the profile its header names);
+    the summary's ``stale`` then says which stored hands were audited under
+    other rules than these give now, and ``reaudit`` replays them again
+    (:func:`reaudit_stale`; ``paths`` may then be empty).
     ``cancel`` (a :class:`threading.Event`, or a :class:`Cancel`, which can
     also cut the transaction in progress short): once set, the import stops
     after the transaction in progress and returns its summary, marked
@@ -109,10 +127,11 @@ def import_paths(
     with database_errors(db, writing=True):
         started = time.monotonic()
         dbp = Path(db)
-        summary = ImportSummary()
+        summary = ImportSummary(rooms=[f"{r.name} ({r.source})" for r in rooms.rooms], rooms_folder=rooms.folder)
         units = collect_units(paths, exclude=[dbp, dbp.with_name(dbp.name + ".wal")], summary=summary)
         summary.files = len(units)
         con = connect(db, memory_limit=memory_limit, derived=derived)
+        workers_asked = workers
         no_abort: Callable[[], None] | None = None
         try:
             known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
@@ -126,10 +145,21 @@ def import_paths(
                 # while the workers run, and at the close's checkpoint, an abort interrupts DuckDB's statement
                 # instead of leaving the caller to raise in this thread, where it could land anywhere (the pool's shutdown)
                 no_abort = cancel.on_abort(con.interrupt)
-            import_files(
-                Todo(units, known, summary).states, con, summary, total=total, workers=workers, progress=progress, cancel=cancel,
-                batch_hands=batch_hands, chunk_bytes=chunk_bytes, on_commit=on_commit, derived=derived,
-            )
+            if units or not reaudit:
+                import_files(
+                    Todo(units, known, summary).states, con, summary, total=total, workers=workers, progress=progress, cancel=cancel,
+                    batch_hands=batch_hands, chunk_bytes=chunk_bytes, on_commit=on_commit, derived=derived, rooms=rooms,
+                )
+            if reaudit and not summary.interrupted:
+                reaudit_stale(con, rooms, summary, workers=workers_asked, cancel=cancel, batch_hands=batch_hands)
+                if derived and not summary.interrupted:
+                    from hhtool.store.totals import ensure_derived
+
+                    ensure_derived(con)
+            if not summary.interrupted:
+                from hhtool.store.rooms import notice_stale
+
+                notice_stale(con, rooms, summary)
         finally:
             try:
                 con.close()  # its last checkpoint
@@ -154,6 +184,7 @@ def import_files(
     chunk_bytes: int = CHUNK_BYTES,
     on_commit: CommitCallback | None = None,
     derived: bool = False,
+    rooms: Rooms = NO_ROOMS,
 ) -> None:
     """Read the files ``states(skipped)`` yields into ``con`` (the part of an import after finding the files).
 
@@ -165,15 +196,15 @@ def import_files(
     the parts of watched files not yet stored, on the connection it was given.
     ``nice``: the worker processes' nice value at least (Unix; 0 leaves
     them at this process's): the server's import gives way to its pages.
-    ``on_commit``: see :data:`CommitCallback`; ``derived``: as :func:`import_paths`'s.
+    ``on_commit``: see :data:`CommitCallback`; ``derived``, ``rooms``: as :func:`import_paths`'s.
     """
     total = max(total, 1)
     if progress is not None:
         progress(0, total, summary.hands)
     workers = worker_count(total, workers)
-    writer = Writer(con, summary, batch_hands, on_commit, derived=derived)
+    writer = Writer(con, summary, batch_hands, on_commit, derived=derived, rooms=rooms)
     try:
-        _run(states, writer, summary, progress, total, workers, cancel, nice, chunk_bytes)
+        _run(states, writer, summary, progress, total, workers, cancel, nice, chunk_bytes, rooms)
     except (KeyboardInterrupt, Cancelled):
         summary.interrupted = True
     except Exception as e:
@@ -199,8 +230,11 @@ def _is_interrupt(e: BaseException) -> bool:
     )
 
 
-def _init_worker(parent: int, nice: int = 0) -> None:
+def _init_worker(parent: int, nice: int = 0, rooms: Rooms = NO_ROOMS) -> None:
     """Workers leave Ctrl-C to the writer, which stops them, and exit when the writer is gone; run at ``nice`` at least.
+
+    ``rooms``: the room files the worker's chunks are replayed under, given
+    once here (:func:`hhtool.store.worker.set_pool_rooms`), not with each chunk.
 
     A Ctrl-C on a terminal reaches every process of the group: the
     workers ignore it, and the process that runs the import decides (it
@@ -211,6 +245,8 @@ def _init_worker(parent: int, nice: int = 0) -> None:
     """
     if nice > 0:
         _lower_priority(nice)
+    if rooms:
+        set_pool_rooms(rooms)
     import polars  # noqa: F401  - first: its own SIGINT handler is then replaced
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -254,6 +290,7 @@ def _run(
     cancel: threading.Event | None,
     nice: int,
     chunk_bytes: int,
+    rooms: Rooms = NO_ROOMS,
 ) -> None:
     done_bytes = 0
 
@@ -285,11 +322,11 @@ def _run(
 
     if workers <= 0:
         for task, state, last in tasks(states(skipped), chunk_bytes, summary.unreadable):
-            consume(process_chunk(task), state, last, len(task.data))
+            consume(process_chunk(task, rooms), state, last, len(task.data))
         writer.flush()
         return
 
-    pool = _Workers(workers, nice, summary)
+    pool = _Workers(workers, nice, summary, rooms)
     inflight: deque[_InFlight] = deque()
     # Chunks given to the workers and not yet returned: enough that they go on while the writer commits
     # (a batch takes about a second; two chunks each, as before, left a core idle for part of it).
@@ -300,6 +337,7 @@ def _run(
         job = inflight[0]
         result = pool.result(job, inflight)
         inflight.popleft()
+        assert job.state is not None and isinstance(job.task, ChunkTask)
         consume(result, job.state, job.last, len(job.task.data), thread.hand_over)
 
     try:
@@ -334,8 +372,8 @@ class _InFlight:
     """A chunk in the workers' hands: its task (kept to be sent again should they die), its file, and the deaths it saw."""
 
     future: Future[ChunkResult]
-    task: ChunkTask
-    state: FileState
+    task: ChunkTask | StoredHands
+    state: FileState | None  # None: stored hands to re-audit
     last: bool
     deaths: int = 0
 
@@ -354,10 +392,11 @@ class _Workers:
     and the same import run again goes on from there.
     """
 
-    def __init__(self, workers: int, nice: int, summary: ImportSummary) -> None:
+    def __init__(self, workers: int, nice: int, summary: ImportSummary, rooms: Rooms = NO_ROOMS) -> None:
         self.workers = workers
         self.nice = nice
         self.summary = summary
+        self.rooms = rooms
         self.pool = self._start()
 
     def _start(self) -> ProcessPoolExecutor:
@@ -365,11 +404,12 @@ class _Workers:
         from concurrent.futures import ProcessPoolExecutor
 
         return ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(), self.nice)
+            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
+            initargs=(os.getpid(), self.nice, self.rooms),
         )
 
-    def submit(self, task: ChunkTask) -> Future[ChunkResult]:
-        return self.pool.submit(process_chunk, task)
+    def submit(self, task: ChunkTask | StoredHands) -> Future[ChunkResult]:
+        return self.pool.submit(pooled, task)
 
     def result(self, job: _InFlight, inflight: Iterable[_InFlight]) -> ChunkResult:
         """``job``'s result; should the workers die first, new ones read every chunk that had not come back."""
@@ -454,3 +494,97 @@ class _Workers:
             self._abandon()
         else:
             self.pool.shutdown(wait=wait, cancel_futures=not wait)
+
+
+REAUDIT_TASK_HANDS = 500
+"""Stored hands a worker replays again at a time (about the hands of a chunk of an import)."""
+HAND_BYTES = 1500
+"""About the bytes of a stored hand's text: how many workers a re-audit takes (:func:`worker_count`)."""
+
+
+def reaudit_stale(
+    con: duckdb.DuckDBPyConnection,
+    rooms: Rooms,
+    summary: ImportSummary,
+    *,
+    workers: int | None = None,
+    nice: int = 0,
+    cancel: threading.Event | None = None,
+    batch_hands: int = BATCH_HANDS,
+) -> None:
+    """Replay again, under ``rooms``, every stored hand audited under other rules than they give now (``hhtool import --reaudit``).
+
+    The hands (:func:`hhtool.store.rooms.stale_groups`) are read from the
+    database ``batch_hands`` at a time in key order, replayed from their
+    text by the workers (as an import's chunks, :func:`hhtool.store.worker.reaudit_chunk`;
+    ``workers`` as :func:`import_paths`'s), and each batch's rows replaced in
+    one transaction (:func:`hhtool.store.rooms.write_reaudit`): a hand
+    re-audited is no longer stale, so a re-audit stopped at any moment is
+    finished by the same command, and nothing is done twice.  Counts go
+    into ``summary`` (``reaudited``, ``verdict_changes``, ``reaudit_failed``);
+    cancelled or interrupted, it is marked ``interrupted``.
+    """
+    try:
+        _reaudit(con, rooms, summary, workers, nice, cancel, batch_hands)
+    except (KeyboardInterrupt, Cancelled):
+        summary.interrupted = True
+    except Exception as e:
+        if not _is_interrupt(e):
+            raise
+        summary.interrupted = True
+
+
+def _reaudit(
+    con: duckdb.DuckDBPyConnection, rooms: Rooms, summary: ImportSummary, workers: int | None, nice: int,
+    cancel: threading.Event | None, batch_hands: int,
+) -> None:
+    from hhtool.store.frames import ArrowStream
+    from hhtool.store.rooms import STALE_SELECT, room_rows, stale_frame, stale_groups, write_reaudit
+
+    summary.reaudit = True
+    groups = stale_groups(con, rooms)
+    if not groups:
+        return
+    workers = worker_count(sum(g.hands for g in groups) * HAND_BYTES, workers)
+    rows = room_rows(rooms) if rooms else None
+    con.register("b_stale", ArrowStream(stale_frame(groups)))
+    pool = _Workers(workers, nice, summary, rooms) if workers > 0 else None
+    try:
+        last, index = 0, 0
+        while True:
+            check(cancel)
+            batch = con.execute(STALE_SELECT, [last, batch_hands]).fetchall()
+            if not batch:
+                break
+            last = int(batch[-1][0])
+            work = []
+            for i in range(0, len(batch), REAUDIT_TASK_HANDS):
+                part = batch[i:i + REAUDIT_TASK_HANDS]
+                work.append(StoredHands(index, [int(r[0]) for r in part], [str(r[1]) for r in part], [int(r[2]) for r in part], [str(r[3]) for r in part]))
+                index += 1
+            results: list[ChunkResult] = []
+            if pool is None:
+                for task in work:
+                    results.append(reaudit_chunk(task, rooms))
+                    check(cancel)
+            else:
+                inflight = deque(_InFlight(pool.submit(task), task, None, False) for task in work)
+                while inflight:
+                    results.append(pool.result(inflight[0], inflight))
+                    inflight.popleft()
+                    check(cancel)
+            for r in results:
+                summary.reaudit_failed += r.failed
+                summary.replay_errors += r.replay_errors
+            write_reaudit(con, results, {int(r[0]): str(r[4]) for r in batch}, rows, summary)
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=False)
+        raise
+    finally:
+        try:
+            con.unregister("b_stale")
+        except Exception:  # pragma: no cover - the connection is gone
+            pass
+    if pool is not None:
+        pool.shutdown(wait=True)

@@ -41,6 +41,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hhtool.game.room import NO_ROOMS, Rooms
 from hhtool.history.files import Unit
 from hhtool.store.cancel import Cancel
 from hhtool.store.sources import CHUNK_BYTES, TAIL_BYTES, ByteRange, Digest, FileState, ImportPathError, Todo, collect_units, cut_point, digest, last_header
@@ -84,6 +85,7 @@ class LiveStatus:
     worker_restarts: int = 0  # times the worker processes were started again after one died (their chunks read again)
     retrying: int = 0  # files to be read again after a run that failed (each with its own delay)
     incomplete: int = 0  # files whose last hand, unchanged for INCOMPLETE_SECONDS, did not parse: read again when they grow
+    stale: tuple[str, ...] = ()  # stored hands audited under other rules than the room files give now, in words (found at the start)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +153,11 @@ class LiveImport:
     so that its pages answer first while a big folder is read);
     ``settle``: :data:`SETTLE_SECONDS`; ``incomplete_after``:
     :data:`INCOMPLETE_SECONDS`; ``exclude``: files never to read
-    (the database's own file and log are always excluded).  Use as a
+    (the database's own file and log are always excluded); ``rooms``: the
+    room files each hand is replayed under, by its site (as
+    :func:`~hhtool.store.importer.import_paths`'s; the stored hands audited
+    under other rules than these give are counted once at the start, in
+    the status's ``stale``).  Use as a
     context manager, or :meth:`start` and :meth:`stop`::
 
         with LiveImport(con, ["histories/"]) as live:
@@ -172,8 +178,11 @@ class LiveImport:
         exclude: Iterable[str | Path] = (),
         force_polling: bool | None = None,
         nice: int = 0,
+        rooms: Rooms = NO_ROOMS,
     ) -> None:
         self.con = con
+        self.rooms = rooms
+        self._stale: tuple[str, ...] = ()
         self.folders = tuple(Path(f).resolve() for f in folders)
         for folder in self.folders:
             if not folder.is_dir():
@@ -254,6 +263,7 @@ class LiveImport:
                 worker_restarts=c.worker_restarts + live.worker_restarts,
                 retrying=len(self._retry),
                 incomplete=len(self._incomplete),
+                stale=self._stale,
             )
 
     # ------------------------------------------------------------ the thread
@@ -279,6 +289,7 @@ class LiveImport:
                 if first:
                     first = False
                     self._pending.update(str(f) for f in self.folders)  # what was there before
+                    self._notice(cursor)
                     self._started.set()
                 for change, path in changes:
                     if change == watchfiles.Change.deleted:
@@ -297,6 +308,22 @@ class LiveImport:
         finally:
             self._started.set()
             cursor.close()
+
+    def _notice(self, cursor: duckdb.DuckDBPyConnection) -> None:
+        """The stored hands audited under other rules than the rooms give now, in the status (``hhtool import --reaudit`` audits them)."""
+        from hhtool.store.rooms import notice_stale
+        from hhtool.store.summary import reaudit_hint
+
+        found = ImportSummary()
+        try:
+            notice_stale(cursor, self.rooms, found)
+        except Exception as e:  # a damaged database: the import says so when it writes
+            self._error(f"the live import could not compare the room files with the stored hands ({type(e).__name__}: {e})")
+            return
+        if found.stale:
+            hands = sum(n.hands for n in found.stale)
+            with self._lock:
+                self._stale = (*(n.text() for n in found.stale), f"{hands:,} stored hands audited under other rules than the room files give now: {reaudit_hint(self.rooms.folder)}")
 
     def _forget(self, path: str) -> None:
         self._pending.discard(path)
@@ -482,7 +509,10 @@ class LiveImport:
             workers = self.workers
             if workers is None and self.max_workers is not None:
                 workers = min(worker_count(total), self.max_workers)
-            import_files(states, cursor, summary, total=total, workers=workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice, derived=True)
+            import_files(
+                states, cursor, summary, total=total, workers=workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice,
+                derived=True, rooms=self.rooms,
+            )
             ok = not summary.interrupted
         except Exception as e:  # a full disk, a damaged database, workers dying again and again: said, and read again later
             self._error(_database_error(self._db, e))

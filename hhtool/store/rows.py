@@ -239,8 +239,15 @@ class RowBuilder:
 
     # ------------------------------------------------------------ hands
 
-    def add_hand(self, hand: Hand, raw: str, source: str, offset: int, result: Replay | None, error: str | None) -> str:
-        """Add a parsed hand's rows; returns its verdict."""
+    def add_hand(
+        self, hand: Hand, raw: str, source: str, offset: int, result: Replay | None, error: str | None,
+        room: str | None = None, rules_digest: str | None = None,
+    ) -> str:
+        """Add a parsed hand's rows; returns its verdict.
+
+        ``room`` and ``rules_digest``: the name and :attr:`~hhtool.game.room.Room.digest`
+        of the room whose file governed the replay (None: the profile's own rules).
+        """
         local = self.local
         self.local += 1
         h = hand.header
@@ -363,6 +370,6 @@ class RowBuilder:
             h.structure, m.symbol, "cent" if m.cents else "chip", h.small_bet, h.big_bet, h.ante, h.bring_in,
             h.small_blind, h.big_blind, (h.started - _EPOCH) // _US, h.zone, t.name, t.max_seats, t.button,
             len(hand.seats), len(dealt), s.total, s.rake, card_str(vela_card) if vela_card is not None else None,
-            facts.has_showdown, verdict, len(findings), text_hash(raw), raw,
+            facts.has_showdown, verdict, len(findings), text_hash(raw), raw, room, rules_digest,
         ))
         return verdict

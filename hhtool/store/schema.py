@@ -82,7 +82,7 @@ HANDS = TableSpec(
     "One row per hand, unique by `(site, hand_id)`: the header, table, summary, the replay's verdict and the text as read.",
     (
         _c("hand_key", "BIGINT", "the hand's number in this database (1, 2, ...), referenced by the other hand tables"),
-        _c("site", "VARCHAR", "the room that wrote the history (`Vela`, `StellaPoker`, ...)"),
+        _c("site", "VARCHAR", "the site that wrote the history, as its header names it (`Vela`, `StellaPoker`, ...): the name a room file's `sites` lists"),
         _c("hand_id", "VARCHAR", "the room's hand number, unique within a site"),
         _c("file", "VARCHAR", "`files.path` of the file it was first imported from"),
         _c("first_line", "INTEGER", "line of its header in that file (1-based)"),
@@ -114,6 +114,12 @@ HANDS = TableSpec(
         _c("findings", "SMALLINT", "how many findings (rows in `findings`)"),
         _c("text_hash", "BIGINT", "64-bit BLAKE2b of `raw_text`: same id and same hash is a duplicate, a different hash a conflict"),
         _c("raw_text", "VARCHAR", "the hand's text as read (UTF-8, `\\n` line ends, ending with `\\n`)", TEXT_COMPRESSION),
+        _c(
+            "room", "VARCHAR",
+            "the room whose file governed the replay (`rooms.name`: the file of `--rooms` naming the hand's site, for its profile); "
+            "NULL: replayed under the profile of RULES.md the header names",
+        ),
+        _c("rules_digest", "VARCHAR", "the hash of the room's rules the hand was replayed under (`rooms.digest`); NULL without a room"),
     ),
     key=("site", "hand_id"),
     partitioned=True,
@@ -262,6 +268,8 @@ ADDED_COLUMNS: tuple[str, ...] = (
     "ALTER TABLE findings ADD COLUMN IF NOT EXISTS cause_seq SMALLINT",
     "ALTER TABLE seats ADD COLUMN IF NOT EXISTS allin_net BIGINT",
     "ALTER TABLE files ADD COLUMN IF NOT EXISTS open_from BIGINT",
+    "ALTER TABLE hands ADD COLUMN IF NOT EXISTS room VARCHAR",
+    "ALTER TABLE hands ADD COLUMN IF NOT EXISTS rules_digest VARCHAR",
 )
 """Columns added within a schema version: nullable, at a table's end, so a database that lacks one gains it when
 opened for writing (its older rows NULL) and nothing else changes."""
@@ -306,6 +314,31 @@ CONFLICTS = TableSpec(
     key=("site", "hand_id", "text_hash"),
 )
 
+ROOMS = TableSpec(
+    "rooms",
+    "Each room's rules as they were when hands were replayed under them: one row per room and digest, written in the "
+    "transaction of the first hand stored (or audited again) under them. A hand names its row by `hands.room` and "
+    "`hands.rules_digest`; a room file changed since is told by its digest, and `hhtool import --reaudit` audits its hands again.",
+    (
+        _c("name", "VARCHAR", "the room's name (`[room] name`)"),
+        _c("digest", "VARCHAR", "the first 16 hex digits of the SHA-256 of `rules` (its UTF-8): what `hands.rules_digest` holds"),
+        _c("base", "VARCHAR", "the profile the room builds on (`[room] base`): it governs the hands of its sites played under it"),
+        _c("sites", "VARCHAR[]", "the hand headers' site names the file governs (`[room] sites`)"),
+        _c(
+            "rules", "VARCHAR",
+            "the rules as canonical JSON (keys sorted, no spaces): every parameter of RULES.md under `rules`, and `rake` "
+            "(`null`: the Rake line is taken as stated)",
+        ),
+        _c("source", "VARCHAR", "the room file it was read from (absolute path)"),
+        _c("imported_at", "TIMESTAMPTZ", "when it was first seen: the commit of the first hand replayed under it"),
+    ),
+    key=("name", "digest"),
+)
+
+ADDED_TABLES: tuple[str, ...] = ("rooms",)
+"""Tables added within a schema version: a database that lacks one gains it (empty) when opened for writing, as
+with :data:`ADDED_COLUMNS`, and nothing else changes."""
+
 META = TableSpec(
     "meta",
     "Key-value facts about the database itself (`schema_version`).",
@@ -313,7 +346,7 @@ META = TableSpec(
     key=("key",),
 )
 
-TABLES: tuple[TableSpec, ...] = (FILES, HANDS, SEATS, ACTIONS, CARDS, POTS, FINDINGS, FAILED, CONFLICTS, META)
+TABLES: tuple[TableSpec, ...] = (FILES, HANDS, SEATS, ACTIONS, CARDS, POTS, FINDINGS, FAILED, CONFLICTS, ROOMS, META)
 HAND_TABLES: tuple[TableSpec, ...] = (SEATS, ACTIONS, CARDS, POTS, FINDINGS)
 """The tables with one or more rows per stored hand, keyed by ``hand_key``."""
 

@@ -9,6 +9,62 @@ from typing import Any
 SHOWN_SKIPS = 20
 """Skipped paths listed one a line in the text summary; the others are counted (``--json`` lists all)."""
 
+REAUDIT_HINT = "run hhtool import --reaudit to audit them again"
+"""The last words of an import that found stored hands audited under other rules than the rooms' files give now."""
+
+
+def reaudit_hint(folder: str | None) -> str:
+    """:data:`REAUDIT_HINT`, with ``--rooms FOLDER`` when the rooms were not the default folder's (the re-audit must read the same)."""
+    import shlex
+
+    from hhtool.game.room import default_rooms_dir
+
+    if folder is None or folder == str(default_rooms_dir()):
+        return REAUDIT_HINT
+    return REAUDIT_HINT.replace("--reaudit", f"--reaudit --rooms {shlex.quote(folder)}")
+
+
+@dataclass(frozen=True, slots=True)
+class RoomNotice:
+    """Stored hands audited under other rules than the room files give now (:mod:`hhtool.store.rooms`), in one case.
+
+    ``kind``: ``changed`` (the room's file has other rules than when the
+    hands were audited: ``changes`` says what), ``governed`` (a room's file
+    now names the site of hands audited without one), ``gone`` (no file
+    governs any more the hands audited under ``room``), ``moved`` (hands
+    audited under room ``was`` are now another room's).  ``room``: the room
+    that governs them now (``gone``: the one they were audited under);
+    ``source``: its file (None when gone); ``hands``: how many;
+    ``sites``: their sites and profiles, ``Vela (classic)``.
+    """
+
+    kind: str
+    room: str
+    source: str | None
+    hands: int
+    sites: tuple[str, ...]
+    changes: tuple[str, ...] = ()
+    was: str | None = None
+
+    def text(self) -> str:
+        """The notice in words, one line."""
+        n = f"{self.hands:,} stored hand{'s' if self.hands != 1 else ''}"
+        sites = ", ".join(self.sites)
+        if self.kind == "changed":
+            what = "; ".join(self.changes) or "its rules differ"
+            return f"room {self.room!r} ({self.source}) has changed since {n} of {sites} were audited under it: {what}"
+        if self.kind == "governed":
+            return f"room {self.room!r} ({self.source}) now governs {n} of {sites}, audited without a room file"
+        if self.kind == "gone":
+            return f"room {self.room!r}: no room file governs {sites} any more; {n} were audited under it"
+        return f"room {self.room!r} ({self.source}) now governs {n} of {sites}, audited under room {self.was!r}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "room": self.room, "source": self.source, "hands": self.hands, "sites": list(self.sites),
+            "changes": list(self.changes), "was": self.was, "text": self.text(),
+        }
+
 
 @dataclass(slots=True)
 class ImportSummary:
@@ -40,6 +96,13 @@ class ImportSummary:
     hash_seconds: float = 0.0  # reading every file once for its hash
     writer_seconds: float = 0.0  # in the writer's transactions
     interrupted: bool = False
+    rooms: list[str] = field(default_factory=list)  # the room files the hands were replayed under ("name (file)")
+    rooms_folder: str | None = None  # their folder (None: no folder of rooms)
+    stale: list[RoomNotice] = field(default_factory=list)  # stored hands audited under other rules than the rooms' now
+    reaudit: bool = False  # --reaudit was asked for
+    reaudited: int = 0  # stored hands replayed again under the rooms of now (their rows replaced)
+    reaudit_failed: int = 0  # stored hands that could not be replayed again (their text no longer parses): left as they were
+    verdict_changes: dict[str, int] = field(default_factory=dict)  # of the hands re-audited: "ok → disputed" -> hands
 
     @property
     def ok(self) -> bool:
@@ -85,6 +148,18 @@ class ImportSummary:
             shown = ", ".join(Path(p).name for p in self.not_histories[:5])
             more = f" and {len(self.not_histories) - 5:,} more" if len(self.not_histories) > 5 else ""
             lines.append(f"skipped, no hand in them: {shown}{more}")
+        if self.reaudit:
+            changed = ", ".join(f"{k}: {n:,}" for k, n in sorted(self.verdict_changes.items())) or "none"
+            lines.append(f"re-audited under the rooms of now: {self.reaudited:,} stored hands; verdicts changed: {changed}")
+            if self.reaudit_failed:
+                lines.append(f"not re-audited: {self.reaudit_failed:,} stored hands whose text no longer reads (left as they were)")
+        if self.stale:
+            hands = sum(n.hands for n in self.stale)
+            lines += [f"note: {n.text()}" for n in self.stale]
+            lines.append(
+                f"note: {hands:,} stored hand{'s' if hands != 1 else ''} audited under other rules than the room files give now: "
+                + reaudit_hint(self.rooms_folder)
+            )
         if self.interrupted:
             lines.append("interrupted: everything above is committed; run the same command again to finish")
         return "\n".join(lines if raw else map(term, lines))
@@ -118,4 +193,11 @@ def summary_dict(s: ImportSummary) -> dict[str, Any]:
         "unreadable": list(s.unreadable),
         "skipped": [{"path": p, "reason": why} for p, why in s.skipped],
         "renamed": [{"path": p, "member": name, "reason": why} for p, name, why in s.renamed],
+        "rooms": list(s.rooms),
+        "rooms_folder": s.rooms_folder,
+        "stale": [n.as_dict() for n in s.stale],
+        "stale_hands": sum(n.hands for n in s.stale),
+        "reaudited": s.reaudited,
+        "reaudit_failed": s.reaudit_failed,
+        "verdict_changes": dict(s.verdict_changes),
     }

@@ -6,7 +6,9 @@ transaction holds its hands, their rows, their players' totals
 ``files`` row of every file whose *last* chunk is in it (so a ``files``
 row means the file is in, up to its ``size``); a hand is inserted only if
 its ``(site, hand_id)`` is not stored yet (the same text: a duplicate,
-another: a conflict, kept once in ``conflicts``).
+another: a conflict, kept once in ``conflicts``); the rooms the new hands
+were replayed under get their row in ``rooms`` in the same transaction
+(:func:`hhtool.store.rooms.record_rooms`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from hhtool.game.room import NO_ROOMS, Rooms
 from hhtool.store.cancel import Cancel, check
+from hhtool.store.frames import ArrowStream
+from hhtool.store.rooms import record_rooms, room_rows
 from hhtool.store.sources import FileState
 from hhtool.store.summary import ImportSummary
 from hhtool.store.totals import add_derived, ensure_derived
@@ -50,24 +55,15 @@ def checkpoint_threshold(hands: int) -> int:
     return max(CHECKPOINT_MIN, min(CHECKPOINT_MAX, hands * CHECKPOINT_PER_HAND))
 
 
-class _Arrow:
-    """A polars frame as an Arrow C stream for DuckDB (no pyarrow needed)."""
-
-    def __init__(self, df: pl.DataFrame) -> None:
-        self.df = df
-
-    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
-        return self.df.__arrow_c_stream__(requested_schema)
-
-
 class Writer:
     """The single writer: batches of worker results into DuckDB, one transaction each."""
 
     def __init__(
         self, con: duckdb.DuckDBPyConnection, summary: ImportSummary, batch_hands: int = BATCH_HANDS, on_commit: Callable[[int], None] | None = None,
-        derived: bool = False,
+        derived: bool = False, rooms: Rooms = NO_ROOMS,
     ) -> None:
         self.con = con
+        self.rooms = room_rows(rooms) if rooms else None  # the rows of ``rooms`` the new hands may name
         self.derived = derived  # keep the players' totals and hands (hhtool.store.totals) with each batch: serve's imports
         if derived:  # brought up to the hands first (and made where missing), so that each batch adds to them
             ensure_derived(con)
@@ -98,7 +94,7 @@ class Writer:
             self.threshold = threshold
 
     def _register(self, name: str, df: pl.DataFrame) -> None:
-        self.con.register(name, _Arrow(df))
+        self.con.register(name, ArrowStream(df))
 
     def flush(self) -> None:
         import polars as pl
@@ -225,6 +221,8 @@ class Writer:
                 con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM b_{table}")
             if self.derived:  # in this transaction: never a hand without its totals
                 add_derived(con, self.next_key, self.next_key + n - 1)
+            if self.rooms is not None:  # the rules the new hands were replayed under, with them
+                record_rooms(con, self.rooms, "b_hands")
         if conflict_locals:
             self._register("b_conf", pl.DataFrame({"local": conflict_locals}, schema={"local": pl.Int32}))
             self._register("b_all", hands)

@@ -346,6 +346,7 @@ def create_app(
 
     def _hand(request: Request) -> tuple[Any, list[dict[str, Any]]]:
         from hhtool.web.detail import read_hand
+        from hhtool.store.rooms import stored_room
         from hhtool.web.hands import find_hand, stored_findings
 
         site, hand_id = _segments(request, "/api/hands/" if request.url.path.startswith("/api/") else "/hands/", 2)
@@ -354,7 +355,8 @@ def create_app(
             if row is None:
                 raise NotFound(f"no hand {hand_id!r} of the site {site!r} in this database")
             findings = stored_findings(cur, [int(row["hand_key"])])[int(row["hand_key"])]
-        return read_hand(row), findings
+            room = stored_room(cur, row)
+        return read_hand(row, room), findings
 
     def hand_by_key(request: Request) -> Response:
         """``/hand/KEY``: a 303 to the hand's page.  The winnings graph's points carry their hand's key, not its URL,

@@ -12,7 +12,7 @@ place in a page that answers in milliseconds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hhtool.replay.audit import AuditResult, to_json, verdict_text
 from hhtool.history.errors import HandHistoryError
@@ -21,6 +21,9 @@ from hhtool.history.jsonify import event_dict
 from hhtool.history.parse import parse_hand
 from hhtool.replay import Replay
 from hhtool.replay.steps import HandSteps, hand_steps
+
+if TYPE_CHECKING:
+    from hhtool.game.room import Room
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,15 @@ class HandDetail:
     def audit(self) -> AuditResult | None:
         return None if self.replay is None else AuditResult(str(self.row["file"]), self.replay, None)
 
+    def rules_words(self) -> str:
+        """Whose rules the page's replay follows: ``Circolo Vela's rules (rooms/vela.toml), base classic``, or the profile's."""
+        r = self.replay
+        if r is None or r.room is None:
+            return f"the {self.row.get('profile')} profile of RULES.md"
+        room = r.room
+        changed = f"; it changes {', '.join(room.changed)}" if room.changed else ""
+        return f"{room.name}'s rules ({room.source}), base {room.base}{changed}"
+
     def verdict_text(self) -> str:
         result = self.audit()
         return verdict_text(result) if result is not None else f"This hand could not be read again: {self.error}."
@@ -65,8 +77,11 @@ class HandDetail:
         }
 
 
-def read_hand(row: dict[str, Any]) -> HandDetail:
-    """Parse and replay the hand of a ``hands`` row (it must hold ``raw_text``, ``first_line`` and ``file``)."""
+def read_hand(row: dict[str, Any], room: Room | None = None) -> HandDetail:
+    """Parse and replay the hand of a ``hands`` row (it must hold ``raw_text``, ``first_line`` and ``file``).
+
+    ``room``: the room the import replayed it under (:func:`hhtool.web.hands.stored_room`), so the page says what the import said.
+    """
     text = str(row["raw_text"])
     body = text[:-1] if text.endswith("\n") else text
     first = int(row["first_line"] or 1)
@@ -76,7 +91,7 @@ def read_hand(row: dict[str, Any]) -> HandDetail:
     except HandHistoryError as e:
         return HandDetail(row, None, None, str(e), lines)
     try:
-        steps = hand_steps(hand, text, source=str(row["file"]))
+        steps = hand_steps(hand, text, source=str(row["file"]), room=room)
     except Exception as e:  # a bug of the replay must not lose the page: the text and the stored findings still show
         return HandDetail(row, hand, None, f"the replay failed ({type(e).__name__}: {e})", lines)
     return HandDetail(row, hand, steps, None, lines)

@@ -33,7 +33,7 @@ PER_DECISION = frozenset(("af", "afq", "fold_to_bet"))
 
 _COLUMNS = (
     "h.hand_key, h.site, h.hand_id, h.started_at, h.profile, h.structure, h.currency, h.unit, h.small_bet, h.big_bet, "
-    "h.total_pot, h.rake, h.verdict, h.findings, h.showdown, h.dealt_in, h.max_seats, h.table_name, h.file, h.first_line"
+    "h.total_pot, h.rake, h.verdict, h.findings, h.showdown, h.dealt_in, h.max_seats, h.table_name, h.file, h.first_line, h.room"
 )
 
 
@@ -249,7 +249,7 @@ def row_json(row: dict[str, Any]) -> dict[str, Any]:
 
 def find_hand(con: duckdb.DuckDBPyConnection, site: str, hand_id: str) -> dict[str, Any] | None:
     """The ``hands`` row of ``(site, hand_id)`` with its raw text, or None."""
-    cursor = con.execute(f"SELECT {_COLUMNS}, h.raw_text, h.zone FROM hands h WHERE h.site = ? AND h.hand_id = ?", [site, hand_id])
+    cursor = con.execute(f"SELECT {_COLUMNS}, h.rules_digest, h.raw_text, h.zone FROM hands h WHERE h.site = ? AND h.hand_id = ?", [site, hand_id])
     names = [d[0] for d in cursor.description]
     row = cursor.fetchone()
     return None if row is None else dict(zip(names, row))

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from hhtool.game.room import NO_ROOMS, Rooms
 from hhtool.store.marker import marker_path, remove_marker, write_marker
 from hhtool.web.app import LOOPBACK, Progress, create_app, open_database
 from hhtool.web.progress import progress_doc
@@ -114,6 +115,7 @@ def serve(
     watch: Sequence[str | Path] = (),
     workers: int = IMPORT_WORKERS,
     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    rooms: Rooms = NO_ROOMS,
 ) -> None:
     """Serve the database ``db`` until Ctrl-C or SIGTERM, importing every hand written under the folders ``watch``.
 
@@ -124,10 +126,11 @@ def serve(
     process on the server's connection, its progress on every page; its
     worker processes at :data:`IMPORT_NICE`, so that a big folder dropped
     in takes the cores only when no page asks for them; ``workers`` of them
-    at most (:data:`IMPORT_WORKERS`; 0: the import reads in this process).
+    at most (:data:`IMPORT_WORKERS`; 0: the import reads in this process);
+    each hand it imports replayed under its room of ``rooms`` (room files, :func:`hhtool.game.room.load_rooms`).
     """
     with sigterm_as_ctrl_c():
-        _serve(db, host=host, port=port, watch=watch, workers=workers, say=say)
+        _serve(db, host=host, port=port, watch=watch, workers=workers, say=say, rooms=rooms)
 
 
 @contextmanager
@@ -160,7 +163,9 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _serve(db: Path, *, host: str, port: int, watch: Sequence[str | Path], workers: int, say: Callable[[str], None]) -> None:
+def _serve(
+    db: Path, *, host: str, port: int, watch: Sequence[str | Path], workers: int, say: Callable[[str], None], rooms: Rooms = NO_ROOMS
+) -> None:
     """:func:`serve`, its signals set."""
     import uvicorn
 
@@ -183,7 +188,7 @@ def _serve(db: Path, *, host: str, port: int, watch: Sequence[str | Path], worke
         version: Callable[[], object] | None = None
         if watch:
             try:
-                live = LiveImport(con, watch, exclude=(marker,), nice=IMPORT_NICE, max_workers=workers)  # the database and its log are never read
+                live = LiveImport(con, watch, exclude=(marker,), nice=IMPORT_NICE, max_workers=workers, rooms=rooms)  # the database and its log are never read
             except ImportPathError as e:
                 raise ServeError(str(e)) from None
             live.start()
