@@ -7,9 +7,13 @@ street and in the hand, folded or all-in, the cards as the history's viewer
 saw them (a down card the viewer did not see is a back, ``None``), the vela
 and the pots.  Nothing here reckons the money or the cards a second time;
 the sentences, the pots' reasons and the verdict are the audit's words
-(:mod:`hhtool.replay.audit`).  The collection lines move the history's money; the
-last two steps are the settlement by the rules (each pot's winners and why)
-and the verdict.
+(:mod:`hhtool.replay.audit`).  The pots are the money gathered from the
+rounds already played (:meth:`_Walk._pots`): a bet still in front of a
+player is in no pot yet, so a side pot shows only once an all-in player's
+money is gathered, capping what that player can win (RULES.md §5, §7).
+The collection lines move the history's money; the last two steps are the
+settlement by the rules (each pot's winners and why, the pots as
+``Replay.pots``) and the verdict.
 
 Every finding of the replay is placed at one step: the step of its line,
 else the nearest step before it (a finding on the summary's lines belongs
@@ -88,7 +92,7 @@ class SeatState:
 
 @dataclass(frozen=True, slots=True)
 class PotState:
-    """A pot as it stands: ``main pot``, ``side pot-1``, …, or ``pot`` for the whole while it is collected."""
+    """A pot as it stands: ``main pot``, ``side pot-1``, …; the money gathered from the rounds played, not the bets in front."""
 
     name: str
     amount: int
@@ -107,8 +111,8 @@ class Step:
     sentence: str
     seats: tuple[SeatState, ...]
     vela: Card | None
-    pot: int
-    pots: tuple[PotState, ...]
+    pot: int  # everything in the hand: the pots and the bets in front (less what the collection lines took)
+    pots: tuple[PotState, ...]  # the gathered pots (:meth:`_Walk._pots`); at ``result`` and ``verdict`` the rules' (``Replay.pots``)
     findings: tuple[Finding, ...] = ()
     note: str = ""  # who opens the round and why, at its first action (the audit's "betting:" lines)
     actor: str | None = None  # the player the event is about (who acts, is dealt, shows, collects)
@@ -184,6 +188,7 @@ class HandSteps:
                 "seats": [table.setdefault(p, len(table)) for p in s.seats] if packed else [seat(p) for p in s.seats],
                 "vela": card(s.vela),
                 "pot": money(s.pot),
+                "in_front": money(sum(p.in_front for p in s.seats)),
                 "pots": [{"name": p.name, "amount": money(p.amount), "eligible": list(p.eligible)} for p in s.pots],
                 "findings": [{**f.to_json(), "rule": citation(f.rule)} for f in s.findings],
             }
@@ -292,6 +297,7 @@ class _Walk(EventVisitor[Shown]):
         self.collected: dict[str, int] = {}
         self.taken: dict[int, int] = {}  # per pot index, what the collection lines took out of it
         self.round_no = 0
+        self.over = False  # the betting is over (a showdown, a show or muck, a collection): every bet is gathered
         self.last: ReplayState | None = None
         self.state: ReplayState | None = None  # the engine's, after the event being visited
         self.known: dict[str, int] = {}  # cards each player had at the step before
@@ -330,8 +336,8 @@ class _Walk(EventVisitor[Shown]):
             self.round_no = b.round_no
             self.opened.append((len(self.steps), b.round_no))
         seats = self._seats(st)
-        pots = self._pots(st)
-        pot = sum(p.amount for p in pots)
+        pots = self._pots(st, seats)
+        pot = sum(p.amount for p in pots) + sum(p.in_front for p in seats)
         self.steps.append(replace(self._step(kind, e.line, sentence, seats, st.vela, pot, pots), actor=getattr(e, "player", None)))
 
     def visit_other(self, e: Event) -> Shown:
@@ -353,6 +359,7 @@ class _Walk(EventVisitor[Shown]):
 
     def visit_show_down(self, e: ShowDown) -> Shown:
         self.street = "showdown"
+        self.over = True
         return "showdown", "the showdown"
 
     def visit_deal(self, e: Deal) -> Shown:
@@ -388,16 +395,20 @@ class _Walk(EventVisitor[Shown]):
 
     def visit_shows(self, e: Shows) -> Shown:
         self.street = "showdown"
+        self.over = True
         return "show", f"{e.player} shows {' '.join(card_symbol(c) for c in e.cards)} ({e.description})"
 
     def visit_mucks(self, e: Mucks) -> Shown:
         self.street = "showdown"
+        self.over = True
         return "show", f"{e.player} mucks"
 
     def visit_does_not_show(self, e: DoesNotShow) -> Shown:
+        self.over = True
         return "show", f"{e.player} does not show"
 
     def visit_collected(self, e: Collected) -> Shown:
+        self.over = True  # a hand won by a fold: its last bets are pushed to the winner with the rest
         self.collected[e.player] = self.collected.get(e.player, 0) + e.amount
         k = e.side if e.pot == "side" else 0
         self.taken[k] = self.taken.get(k, 0) + e.amount
@@ -407,7 +418,7 @@ class _Walk(EventVisitor[Shown]):
     def _seats(self, st: ReplayState) -> tuple[SeatState, ...]:
         by_name = {p.name: p for p in st.players}
         b = st.betting
-        gathered = self.street in ("showdown", "result")
+        gathered = self.over or self.street in ("showdown", "result")
         shown_round = b.round_no in (0, st.street_round)
         out = []
         for s in self.hand.seats:
@@ -422,8 +433,18 @@ class _Walk(EventVisitor[Shown]):
             out.append(SeatState(s.seat, p.name, stack, in_front, p.total, p.folded, p.all_in, True, cards))
         return tuple(out)
 
-    def _pots(self, st: ReplayState) -> tuple[PotState, ...]:
-        contributions = {p.name: p.total for p in st.players}
+    def _pots(self, st: ReplayState, seats: tuple[SeatState, ...]) -> tuple[PotState, ...]:
+        """The pots of the money gathered so far: what each player put in, less what is still in front of them.
+
+        The rules' pots (:func:`hhtool.game.pots.pots_from`) of the rounds
+        already played: a bet in front this round is in no pot yet (it
+        would read as a side pot that nobody's all-in made), and a side pot
+        forms when the round that holds an all-in player's last chips is
+        gathered.  Once the betting is over nothing is in front and these
+        are the settlement's pots, less what the collection lines took.
+        """
+        front = {p.name: p.in_front for p in seats}
+        contributions = {p.name: p.total - front.get(p.name, 0) for p in st.players}
         folded = {p.name for p in st.players if p.folded}
         pots = pots_from(contributions, folded)
         out = []
@@ -465,8 +486,10 @@ class _Walk(EventVisitor[Shown]):
         )
         vela = st.vela if st is not None else r.hand.vela
         settled = "; ".join(pot_line(r, p) for p in r.pots)
-        self.steps.append(self._step("result", line, f"by the {r.rules.name} rules: {settled}" if settled else "no pot", seats, vela, 0, ()))
-        self.steps.append(self._step("verdict", line, f"verdict: {r.verdict}. {verdict}", seats, vela, 0, ()))
+        pots = tuple(PotState(p.name, p.amount, p.eligible) for p in r.pots)  # as the rules settled them, before their rake
+        pot = sum(p.amount for p in pots)
+        self.steps.append(self._step("result", line, f"by the {r.rules.name} rules: {settled}" if settled else "no pot", seats, vela, pot, pots))
+        self.steps.append(self._step("verdict", line, f"verdict: {r.verdict}. {verdict}", seats, vela, pot, pots))
 
 
 def _all_in(flag: bool) -> str:

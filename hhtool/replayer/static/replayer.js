@@ -93,6 +93,8 @@
     left.appendChild(this.say); left.appendChild(this.note); left.appendChild(this.eqNote); left.appendChild(this.findings); left.appendChild(this.result);
 
     this.text = el("pre", "hhr-text");
+    // the gutter as wide as the hand's widest line number (10000 and more in a long file), in digits (monospace)
+    this.text.style.setProperty("--hhr-no", String(d.first_line + Math.max(d.lines.length - 1, 0)).length + "ch");
     this.lines = [];
     var flagged = {};
     d.steps.forEach(function (s) { s.findings.forEach(function (f) { flagged[f.line] = true; }); });
@@ -136,7 +138,11 @@
     this.vela.textContent = "";
     if (s.vela) { this.vela.appendChild(el("span", null, "vela ")); this.vela.appendChild(cardEl({card: s.vela, up: true})); }
     this.pot.textContent = "pot " + s.pot.text;
-    this.pots.textContent = s.pots.length > 1 ? s.pots.map(function (p) { return p.name + " " + p.amount.text; }).join(" · ") : "";
+    // the pots gathered so far (a side pot only once an all-in player's chips are in it), then the bets still in front
+    var front = s.in_front && s.in_front.amount ? s.in_front : null;
+    var parts = s.pots.length > 1 || front ? s.pots.map(function (p) { return p.name + " " + p.amount.text; }) : [];
+    if (front) parts.push("bets in front " + front.text);
+    this.pots.textContent = parts.join(" · ");
     var priced = s.equity === null || s.equity === undefined ? null : d.equities[s.equity], share = {};
     if (priced) priced.contenders.forEach(function (c) { share[c.player] = c; });
     this.eqNote.textContent = priced ? "equity after the " + priced.street + " street deal, " +
