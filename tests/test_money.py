@@ -297,9 +297,12 @@ def test_one_writer_of_amounts_for_the_audit_and_the_statistics() -> None:
     for minor in (0, 7, 1136, 1234567, -20):
         assert display_amount(minor, MoneyStyle()) == format_money(minor, currency_of(None, "chip"))
     assert format_money(-123450, euro) == "-€1,234.50" and format_money(1136, euro, signed=True) == "+€11.36"
-    # the hand's own notation: no decimals where it writes none, no grouping where it groups none, no sign where it has none
+    # the hand's own notation: no decimals where it writes none, no sign where it has none; but thousands always
+    # grouped for a person, even where the hand groups none (issue 41)
     assert display_amount(1200, MoneyStyle("$", cents=True)) == "$12" and format_money(1200, currency_of("$", "cent")) == "$12.00"
-    assert display_amount(123450, MoneyStyle("€", cents=True, decimals=True)) == "€1234.50"
+    assert display_amount(123450, MoneyStyle("€", cents=True, decimals=True)) == "€1,234.50"
+    assert display_amount(118715, MoneyStyle("€", cents=True, decimals=True)) == "€1,187.15"
+    assert display_amount(123400, MoneyStyle("$", cents=True)) == "$1,234" and display_amount(-123450, MoneyStyle("", cents=True, decimals=True)) == "-1,234.50"
     assert display_amount(1250, MoneyStyle("", cents=True, decimals=True)) == "12.50" and format_money(1250, currency_of("", "cent")) == "12.50 XXX"
     # the writer writes the hand's text, the same way, and refuses what no hand writes
     assert format_amount(123450, MoneyStyle("€", cents=True, decimals=True, grouping=True)) == "€1,234.50"

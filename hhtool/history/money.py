@@ -147,17 +147,21 @@ def format_amount(value: int, style: MoneyStyle) -> str:
 
 
 def display_amount(value: int, style: MoneyStyle) -> str:
-    """``value`` for a person to read in the hand's notation, chips named: ``€1.90``, ``1,136 chips``.
+    """``value`` for a person to read in the hand's notation, chips named: ``€1.90``, ``€1,187.15``, ``1,136 chips``.
 
-    A currency's sign says what the number is, written as the hand writes
-    it (its decimals, its grouping); a hand in chips writes bare numbers,
-    which beside a finding's line numbers and seats could be anything, so
-    its amounts are grouped and named (issue 15).  The statistics' figures
-    are the same text in each currency's own notation
-    (:func:`hhtool.history.currency.format_money`).
+    A currency's sign says what the number is, written with the hand's sign
+    and decimals (``$12`` where it writes no decimals); a hand in chips
+    writes bare numbers, which beside a finding's line numbers and seats
+    could be anything, so its amounts are named (issue 15).  Thousands are
+    always grouped, whether or not the hand's own text grouped them
+    (issue 41: ``€1187.15`` is hard to read): this is the one text of an
+    amount of a hand for a person -- the audit's words and findings, the
+    replayer, the hand's page.  The writer keeps the hand's own grouping
+    (:func:`format_amount`).  The statistics' figures are the same text in
+    each currency's own notation (:func:`hhtool.history.currency.format_money`).
     """
     if style.cents:
-        return money_text(value, 2, style.symbol, grouping=style.grouping, all_decimals=style.decimals)
+        return money_text(value, 2, style.symbol, all_decimals=style.decimals)
     return money_text(value, 0, unit="chips")
 
 

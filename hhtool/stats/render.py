@@ -76,7 +76,7 @@ def fmt_value(s: StatDef, row: dict[str, Any]) -> tuple[str, str]:
     counts = f"{n:,.0f}/{d:,}"
     if v is None:
         return "-", counts
-    return (f"{rounded(v, 1)} %" if s.kind == "pct" else rounded(v, 2)), counts
+    return (f"{rounded(v, 1, grouping=True)} %" if s.kind == "pct" else rounded(v, 2, grouping=True)), counts
 
 
 def converted(result: StatsResult, player: str, key: str, rates: Rates) -> tuple[Decimal | None, list[Currency]]:

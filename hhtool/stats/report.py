@@ -52,7 +52,8 @@ th,td{border:1px solid #ccc;padding:.2em .3em;text-align:right}
 td{white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 td.l{text-align:left}
-td.name{max-width:12em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+td.name{min-width:6em;max-width:11em;white-space:normal;overflow-wrap:anywhere}
+td.wrap{min-width:8em;max-width:26em;white-space:normal;overflow-wrap:anywhere}
 th.sort{cursor:pointer;user-select:none}th.sort:after{content:" \\2195";color:#aaa}
 .wide{overflow-x:auto;max-width:100%}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;margin-top:1.5em}
@@ -91,18 +92,34 @@ def e(value: object) -> str:
     return html.escape(term(str(value)), quote=True)
 
 
-def _table(header: list[str], rows: list[list[str]], left: tuple[int, ...] = (0,), *, sortable: bool = False, titles: list[str] | None = None) -> str:
-    """``rows`` must already be escaped (a cell may be a whole ``<td ...>...</td>`` of its own, see :func:`_num`)."""
+def _table(
+    header: list[str], rows: list[list[str]], left: tuple[int, ...] = (0,), *, sortable: bool = False, titles: list[str] | None = None,
+    wrap: tuple[int, ...] = (),
+) -> str:
+    """``rows`` must already be escaped (a cell may be a whole ``<td ...>...</td>`` of its own, see :func:`_num`, :func:`_name`).
+
+    Every table is in a box of the page's width that scrolls sideways when the table is wider (``.wide``), so the
+    page itself never does; the columns in ``wrap`` (long free text: reasons, file names) break their lines
+    anywhere within a bounded width instead of widening the table (issue 41: 2,401 px of disputed hands).
+    """
     head = "".join(f'<th title="{e(t)}">{e(h)}</th>' if t else f"<th>{e(h)}</th>" for h, t in zip(header, titles or [""] * len(header)))
 
     def cell(i: int, c: str) -> str:
         if c.startswith("<td"):
             return c
+        if i in wrap:
+            return f'<td class="l wrap">{c}</td>'
         return f'<td class="l">{c}</td>' if i in left else f"<td>{c}</td>"
 
     body = "".join("<tr>" + "".join(cell(i, c) for i, c in enumerate(r)) + "</tr>" for r in rows)
     cls = ' class="sortable"' if sortable else ""
     return f'<div class="wide"><table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _name(text: object) -> str:
+    """A cell of text from the histories (a player's, a site's name, a hand id): whole, its lines broken anywhere past 11em,
+    never clipped (a name of a hundred letters without a space is a column of a few lines, not a page's width)."""
+    return f'<td class="l name">{e(text)}</td>'
 
 
 def _num(text: str, value: float | int | None, detail: str = "") -> str:
@@ -286,7 +303,7 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
     t = result.table
     total_hands = int(per_hand["hand_key"].n_unique()) if per_hand.height else 0
     summary_rows = [
-        ["players", e(t.height)],
+        ["players", e(f"{t.height:,}")],
         ["hands (distinct)", e(f"{total_hands:,}")],
         ["player-hands", e(f"{int(t['hands'].sum()):,}")],
     ]
@@ -322,7 +339,7 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
     titles = ["", ""] + [s.label for s in ratio_stats]
     stat_rows = []
     for r in sorted(t.to_dicts(), key=lambda r: name_key(str(r["player"]))):
-        row = [f'<td class="l name" title="{e(r["player"])}">{e(r["player"])}</td>', _num(f"{int(r['hands']):,}", int(r["hands"]))]
+        row = [_name(r["player"]), _num(f"{int(r['hands']):,}", int(r["hands"]))]
         for s in ratio_stats:
             v, d = fmt_value(s, r)
             row.append(_num(v, ratio_value(s, r), d))
@@ -337,10 +354,10 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
     agg_rows = []
     if bs.height:
         for r in bs.to_dicts():
-            af = "-" if r["af"] is None else f"{r['af']:.2f}"
+            af = "-" if r["af"] is None else f"{r['af']:,.2f}"
             afq = "-" if r["afq"] is None else f"{100 * r['afq']:.1f} %"
             ftb = "-" if not r["fold_to_bet_d"] else f"{100 * r['fold_to_bet_n'] / r['fold_to_bet_d']:.1f} %"
-            agg_rows.append([e(r["player"]), e(r["street"]), e(r["bets_raises"]), e(r["calls"]), e(r["folds"]), e(af), e(afq), e(ftb)])
+            agg_rows.append([_name(r["player"]), e(r["street"]), *(_num(f"{int(r[k]):,}", int(r[k])) for k in ("bets_raises", "calls", "folds")), e(af), e(afq), e(ftb)])
     agg_html = (_aggression_figure(result) if bs.height else "") + _table(
         ["player", "street", "bets+raises", "calls", "folds", "AF", "AFq", "fold to bet"], agg_rows, left=(0, 1), sortable=True
     )
@@ -350,7 +367,7 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
     for r in data.showdowns.to_dicts():
         cur = currency_of(r["currency"], r["unit"])
         bb = r["big_bets"]
-        cat_rows.append([e(r["player"]), e(r["category"]), _num(f"{r['shown']:,}", r["shown"]), _num(f"{r['won']:,}", r["won"]), _money_cell(int(r["net"]), cur),
+        cat_rows.append([_name(r["player"]), e(r["category"]), _num(f"{r['shown']:,}", r["shown"]), _num(f"{r['won']:,}", r["won"]), _money_cell(int(r["net"]), cur),
                          _num(rounded(bb, 2, grouping=True), float(bb))])
     cat_note = '<p class="note">the category the shown cards make with the vela, under each hand\'s rules; net in each money apart.</p>'
     parts.append(
@@ -372,7 +389,7 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
         for r in ses.to_dicts():
             cur = currency_of(r["currency"], r["unit"])
             ses_rows.append([
-                e(r["player"]), _num(str(r["session"]), r["session"]), e(r["start"]), e(r["end"]), _num(f"{r['hands']:,}", r["hands"]),
+                _name(r["player"]), _num(f"{r['session']:,}", r["session"]), e(r["start"]), e(r["end"]), _num(f"{r['hands']:,}", r["hands"]),
                 _money_cell(int(r["net"]), cur), _num(f"{float(r['big_bets']):,.2f}", float(r["big_bets"])),
             ])
     parts.append(
@@ -384,14 +401,14 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
     )
 
     audit_html_rows = [
-        [e(site), e(hid), e(started), e(verdict), e(code or ""), e("" if line is None else line), e(msg or ""), e(file)]
+        [_name(site), _name(hid), e(started), e(verdict), e(code or ""), e("" if line is None else line), e(msg or ""), e(file)]
         for site, hid, started, verdict, code, line, msg, file in data.audit
     ]
     parts.append(
         _section(
             "audit",
             (f"<p>{len(audit_html_rows)} finding(s)</p>" if audit_html_rows else "<p>none: every hand audited ok.</p>")
-            + _table(["site", "hand", "started", "verdict", "code", "line", "reason", "file"], audit_html_rows, left=(0, 1, 3, 4, 6, 7))
+            + _table(["site", "hand", "started", "verdict", "code", "line", "reason", "file"], audit_html_rows, left=(0, 1, 3, 4), wrap=(6, 7))
             + replayers_html(data.replays, data.disputed),
         )
     )
@@ -423,7 +440,7 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
     for player in sorted(result.players(), key=name_key):
         for cur, fig in result.money_of(player).items():
             rows.append([
-                f'<td class="l name" title="{e(player)}">{e(player)}</td>', e(cur.name), _num(f"{fig['hands']:,}", fig["hands"]),
+                _name(player), e(cur.name), _num(f"{fig['hands']:,}", fig["hands"]),
                 *(_money_cell(fig[key], cur) for key in MONEY_KEYS),
             ])
         if rates is not None:
@@ -431,7 +448,7 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
             if any(total is not None for total, _ in conv):
                 used = conv[0][1]
                 rows.append([
-                    f'<td class="l name">{e(player)}</td>', e(f"in {rates.target.code} ({', '.join(c.name for c in used)})"), _num("", None),
+                    _name(player), e(f"in {rates.target.code} ({', '.join(c.name for c in used)})"), _num("", None),
                     *(_money_cell(total, rates.target) for total, _ in conv),
                 ])
     html_parts = [
@@ -447,7 +464,7 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
             for r in game_results(games, columns):
                 cur = currency_of(r["currency"], r["unit"])
                 bb100 = r["bb100"]
-                body.append([e(show(r, cur)), e(cur.name), _num(f"{r['hands']:,}", r["hands"]), _money_cell(int(r["net"]), cur),
+                body.append([_name(show(r, cur)), e(cur.name), _num(f"{r['hands']:,}", r["hands"]), _money_cell(int(r["net"]), cur),
                              _num("-" if bb100 is None else rounded(bb100, 2, grouping=True), None if bb100 is None else float(bb100))])
             return f"<h3>{e(label)}</h3>" + _table([label, "money", "hands", "net won", "big bets/100"], body, left=(0, 1), sortable=True)
 

@@ -18,6 +18,7 @@ from hhtool.replay.audit import AuditResult, to_json, verdict_text
 from hhtool.history.errors import HandHistoryError
 from hhtool.history.events import Hand
 from hhtool.history.jsonify import event_dict
+from hhtool.history.money import display_amount
 from hhtool.history.parse import parse_hand
 from hhtool.replay import Replay
 from hhtool.replay.steps import HandSteps, hand_steps
@@ -49,6 +50,13 @@ class HandDetail:
 
     def audit(self) -> AuditResult | None:
         return None if self.replay is None else AuditResult(str(self.row["file"]), self.replay, None)
+
+    def amount(self, value: int) -> str:
+        """An amount of the hand as a person reads it, grouped by thousands: ``€1,187.15``, ``1,500 chips``
+        (:func:`hhtool.history.money.display_amount`, the replay's and the replayer's text), also when the hand no longer replays."""
+        if self.hand is None:
+            return f"{value:,}"
+        return display_amount(value, self.hand.money)
 
     def rules_words(self) -> str:
         """Whose rules the page's replay follows: ``Circolo Vela's rules (rooms/vela.toml), base classic``, or the profile's."""

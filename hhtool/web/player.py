@@ -118,7 +118,9 @@ def winnings_figure(
     for s in walked.result() if walked is not None else session_list(hands):
         cur = currency_of(s.currency, s.unit)
         rows.append({"session": s.session, "start": s.start, "end": s.end, "hands": s.hands, "net": s.net, "net_text": format_money(s.net, cur),
-                     "big_bets": s.big_bets, "currency": cur.code})
+                     "big_bets": s.big_bets, "currency": cur.code,
+                     # what the page shows: grouped by thousands, as the report's sessions (issue 41: "4031")
+                     "session_text": f"{s.session:,}", "hands_text": f"{s.hands:,}", "big_bets_text": f"{s.big_bets:,.2f}"})
     if len(hands) == 0:
         return None, rows
     layout = {"xaxis": {"title": {"text": "hands"}}, "yaxis": {"title": {"text": "big bets"}}, "height": 360,
