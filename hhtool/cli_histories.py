@@ -217,10 +217,10 @@ def import_(
         # stopped and committed already: more Ctrl-Cs would only cut the summary and the workers' exit short
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     if as_json:
-        typer.echo(dumps({"db": str(path), **summary_dict(summary)}))
+        typer.echo(dumps({"db": str(path), **summary_dict(summary, db=path)}))
     else:
         typer.echo(f"database: {path}")
-        echo(summary.text(raw=raw), raw=raw)
+        echo(summary.text(raw=raw, db=path), raw=raw)
     if summary.interrupted:
         raise typer.Exit(130)
     problems = [f"{name}: no hand in it" for name in summary.no_hand]

@@ -23,7 +23,7 @@ from hhtool.store.cancel import Cancel, check
 from hhtool.store.frames import ArrowStream
 from hhtool.store.rooms import record_rooms, room_rows
 from hhtool.store.sources import FileState
-from hhtool.store.summary import ImportSummary
+from hhtool.store.summary import SHOWN_FAILED, FailedHand, ImportSummary
 from hhtool.store.totals import add_derived, ensure_derived
 from hhtool.store.worker import ChunkResult
 
@@ -118,7 +118,7 @@ class Writer:
         con.execute("BEGIN TRANSACTION")
         try:
             stored, verdicts = self._insert_hands(merged)
-            self._insert_failed(merged.get("failed"))
+            failed_new, failed_first, stamp = self._insert_failed(merged.get("failed"))
             self._supersede(merged)
             for u in units:
                 con.execute(
@@ -143,6 +143,7 @@ class Writer:
         self._tune_checkpoints()
         s = self.summary
         s.stored += stored
+        s.add_failed(failed_new, failed_first, stamp)  # committed: the summary names them
         for v, n in verdicts.items():
             s.verdicts[v] = s.verdicts.get(v, 0) + n
         s.imported += len(units)
@@ -262,15 +263,27 @@ class Writer:
         ).fetchall()  # one row, its count; fetched to the end, so that the connection is free again
         self.summary.superseded += int(row[0][0]) if row else 0
 
-    def _insert_failed(self, failed: pl.DataFrame | None) -> None:
+    def _insert_failed(self, failed: pl.DataFrame | None) -> tuple[int, list[FailedHand], int | None]:
+        """Store the failed rows not stored yet (by their text's hash).
+
+        Returns how many were stored, the first :data:`~hhtool.store.summary.SHOWN_FAILED`
+        of them by file and line, and the transaction's ``now()`` (their
+        ``imported_at``, in µs since the epoch): the summary names the failed
+        hands of its run, and the rows of the run are those stored between
+        its first and last such time.
+        """
         if failed is None or not failed.height:
-            return
+            return 0, [], None
         self._register("b_failed", failed.unique(subset="raw_hash", keep="first", maintain_order=True))
-        row = self.con.execute(
-            "INSERT INTO failed BY NAME SELECT f.*, now() AS imported_at FROM b_failed f "
-            "WHERE NOT EXISTS (SELECT 1 FROM failed x WHERE x.raw_hash = f.raw_hash)"
-        ).fetchall()  # one row, the rows inserted; fetched to the end, so that the connection is free again
-        self.summary.failed_new += int(row[0][0]) if row else 0
+        new = "FROM b_failed f WHERE NOT EXISTS (SELECT 1 FROM failed x WHERE x.raw_hash = f.raw_hash)"
+        first = self.con.execute(
+            "SELECT f.file, f.line, f.first_line, f.hand_id, f.kind, f.message, f.expected, epoch_us(now()) "
+            f"{new} ORDER BY f.file, f.line LIMIT {SHOWN_FAILED}"
+        ).fetchall()  # before the insert, which makes them all stored
+        row = self.con.execute(f"INSERT INTO failed BY NAME SELECT f.*, now() AS imported_at {new}").fetchall()
+        # one row, the rows inserted; fetched to the end, so that the connection is free again
+        shown = [FailedHand(str(r[0]), int(r[1]), int(r[2]), r[3], str(r[4]), str(r[5]), r[6]) for r in first]
+        return (int(row[0][0]) if row else 0), shown, (int(first[0][7]) if first else None)
 
 
 class WriterThread:
