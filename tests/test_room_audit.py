@@ -270,6 +270,9 @@ def test_a_room_rebuilt_from_its_record_replays_as_the_file(tmp_path: Path) -> N
     for text in (EXAMPLE, raked(100, 1040), FOUR_BETS):
         a, b = replay(hand(text), room=room), replay(hand(text), room=back)
         assert (a.verdict, a.payouts, codes(a)) == (b.verdict, b.payouts, codes(b))
+    # the record keeps the keys' values, not their lines: the finding cites the file and the value
+    cited = replay(hand(FOUR_BETS), room=back).findings[0].message
+    assert cited.endswith("vela.toml: cap_bets = 3)") and "line " not in cited.rpartition("(")[2]
 
 
 def test_the_python_api_takes_a_room(tmp_path: Path) -> None:

@@ -134,7 +134,10 @@ class Room:
         for key in keys:
             line = self.lines.get(key)
             parts.append(f"line {line} ({_key_words(key, self)})" if line else _key_words(key, self))
-        return f"{self.name}'s rules, {self.source} " + ", ".join(parts) if parts else f"{self.name}'s rules, {self.source}"
+        if not parts:
+            return f"{self.name}'s rules, {self.source}"
+        # a room rebuilt from the database (room_from_record) knows its keys' values, not their lines
+        return f"{self.name}'s rules, {self.source}{' ' if parts[0].startswith('line ') else ': '}{', '.join(parts)}"
 
     def canonical(self) -> dict[str, Any]:
         """The rules as plain JSON values, every parameter written out: what :attr:`digest` hashes."""
@@ -702,17 +705,6 @@ def load_rooms(folder: str | Path | None, *, required: bool = False) -> Rooms:
     if problems:
         raise RoomError(problems)
     return found
-
-
-def percent_words(room: Room) -> str:
-    """The room's rake in a few words, for a page: ``5 % capped at 1.00; EUR, USD``; ``"stated"`` without one."""
-    r = room.rake
-    if r is None:
-        return "as stated by each hand"
-    cap = "" if r.cap is None else f", capped at {r.cap.amount}" if r.cap.amount is not None else f", capped at {percent_text(r.cap.big_bets or Fraction(0))} big bets"
-    table = f", {len(r.caps)} cap rows" if r.caps else ""
-    cur = "" if r.currencies is None else f"; {', '.join(r.currencies) or 'no table'}"
-    return f"{percent_text(r.percent)} %{cap}{table}{cur}"
 
 
 __all__ = [

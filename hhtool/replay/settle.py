@@ -193,7 +193,7 @@ class Settlement(CardChecks):
             message = f"the Rake line says {self.fmt(s.rake)}, {allowed}: {due.words}; the collections match the room's rake of {self.fmt(due.amount)}"
         else:
             message = f"the Rake line says {self.fmt(s.rake)}, {allowed}: {due.words}"
-        self.add_cited("rake_over" if over else "rake_under", s.line + 1, message, cites)
+        self.findings.append(finding("rake_over" if over else "rake_under", s.line + 1, message, cites))
         return RakeCheck(s.rake, due.amount, True, due.words, cites, sum(claimed.values()), total, matches)
 
     def room_rake(self, rule: RakeRule, total: int, fmt: Callable[[int], str] | None) -> RakeDue:
@@ -210,9 +210,6 @@ class Settlement(CardChecks):
         if room is None or not room.changed:
             return None
         return {p: room.cites([f"rules.{p}"]) for p in ("tie_break", "sf_rule") if p in room.changed} or None
-
-    def add_cited(self, code: str, line: int, message: str, cites: str) -> None:
-        self.findings.append(finding(code, line, message, cites))
 
     def claimed_words(self) -> str:
         """What the history pays, in words: "bob €10.90" (collection lines, else the summary's)."""

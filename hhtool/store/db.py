@@ -22,7 +22,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PosixPath
 from typing import TYPE_CHECKING
@@ -342,6 +342,33 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
             con.execute("ROLLBACK")
             if not compression or "compress" not in str(e).lower():
                 raise
+
+
+@contextmanager
+def batch_transaction(con: duckdb.DuckDBPyConnection, registered: Iterable[str] = ()) -> Iterator[None]:
+    """One batch's transaction: committed whole, or rolled back on any exception (Ctrl-C included) and re-raised.
+
+    ``registered``: the names of the frames the batch registered on the
+    connection, unregistered afterwards whichever way it ended (a name
+    never registered is passed over).  The import's writer and the
+    re-audit write their batches through it.
+    """
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except Exception:  # pragma: no cover - the connection is gone
+            pass
+        raise
+    finally:
+        for name in registered:
+            try:
+                con.unregister(name)
+            except Exception:
+                pass
 
 
 class SchemaVersionError(StoreError):

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hhtool.game.room import Room, Rooms, describe_changes
+from hhtool.store.db import batch_transaction
 from hhtool.store.frames import ArrowStream
 from hhtool.store.schema import HAND_TABLES, HANDS, ROOMS
 from hhtool.store.summary import ImportSummary, RoomNotice
@@ -207,8 +208,7 @@ def write_reaudit(
     if hands is None or not hands.height:
         return
     names = ["b_hands", *(f"b_{t.name}" for t in HAND_TABLES)]
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with batch_transaction(con, names):
         con.register("b_hands", ArrowStream(hands))
         sets = ", ".join(f"{c} = b.{c}" for c in REPLAYED)
         con.execute(f"UPDATE hands SET {sets} FROM b_hands b WHERE hands.hand_key = b.hand_key").fetchall()
@@ -224,19 +224,6 @@ def write_reaudit(
             "SELECT 1 FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?", [STATE]
         ).fetchall():
             con.execute(f"DELETE FROM {STATE}").fetchall()  # the derived tables: out of step, built again from the seats
-        con.execute("COMMIT")
-    except BaseException:
-        try:
-            con.execute("ROLLBACK")
-        except Exception:  # pragma: no cover - the connection is gone
-            pass
-        raise
-    finally:
-        for name in names:
-            try:
-                con.unregister(name)
-            except Exception:
-                pass
     summary.reaudited += hands.height
     for key, verdict in hands.select("hand_key", "verdict").iter_rows():
         was = before.get(key)

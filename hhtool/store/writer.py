@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from hhtool.game.room import NO_ROOMS, Rooms
 from hhtool.store.cancel import Cancel, check
+from hhtool.store.db import batch_transaction
 from hhtool.store.frames import ArrowStream
 from hhtool.store.rooms import record_rooms, room_rows
 from hhtool.store.sources import FileState
@@ -54,6 +55,9 @@ def checkpoint_threshold(hands: int) -> int:
     """
     return max(CHECKPOINT_MIN, min(CHECKPOINT_MAX, hands * CHECKPOINT_PER_HAND))
 
+
+_REGISTERED = ("b_keys", "b_conf", "b_all", "b_failed", "b_places", *(f"b_{t}" for t in ("hands", "seats", "actions", "cards", "pots", "findings")))
+"""The frames a batch registers on the connection (:meth:`Writer.flush`), unregistered when it ends."""
 
 class Writer:
     """The single writer: batches of worker results into DuckDB, one transaction each."""
@@ -115,8 +119,7 @@ class Writer:
             offset += n
         merged = {name: pl.concat(dfs, rechunk=False) for name, dfs in frames.items()}
         con = self.con
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with batch_transaction(con, _REGISTERED):
             stored, verdicts = self._insert_hands(merged)
             failed_new, failed_first, stamp = self._insert_failed(merged.get("failed"))
             self._supersede(merged)
@@ -126,19 +129,6 @@ class Writer:
                     "VALUES (?, ?, ?, ?, now(), ?, ?, ?, ?)",
                     [u.unit.path, u.sha256, u.size, u.unit.mtime(), "cp1252" if u.cp1252 else "utf-8", u.hands, u.failed, u.open_from],
                 )
-            con.execute("COMMIT")
-        except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except Exception:  # pragma: no cover - the connection is gone
-                pass
-            raise
-        finally:
-            for name in ("b_keys", "b_conf", "b_all", "b_failed", "b_places", *(f"b_{t}" for t in ("hands", "seats", "actions", "cards", "pots", "findings"))):
-                try:
-                    con.unregister(name)
-                except Exception:
-                    pass
         self.next_key += stored
         self._tune_checkpoints()
         s = self.summary
