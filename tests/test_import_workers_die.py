@@ -61,6 +61,23 @@ def test_hhtool_import_loses_no_hand_when_workers_are_killed(tmp_path: Path) -> 
     assert _stored(tmp_path / "h.duckdb") == (good, good)
 
 
+def test_a_worker_that_dies_between_two_chunks_handed_out_loses_nothing(tmp_path: Path) -> None:
+    """The death is seen by the pool before the next chunk is handed to it: that hand-over is refused, not fatal."""
+    good, _ = write_files(tmp_path / "in", 2, HANDS_PER_FILE)
+    kills: list[int] = []
+
+    def progress(done: int, total: int, hands: int) -> None:
+        # called between taking a result and handing out the next chunk: the pool is broken by then
+        if hands > 500 and not kills and _kill_a_worker():
+            kills.append(hands)
+            time.sleep(1.0)
+
+    summary = import_paths([tmp_path / "in"], tmp_path / "h.duckdb", workers=2, progress=progress, chunk_bytes=64 * 1024)
+    assert kills and summary.worker_restarts >= 1
+    assert (summary.stored, summary.duplicates, summary.failed) == (good, 0, 0), summary.text()
+    assert _stored(tmp_path / "h.duckdb") == (good, good)
+
+
 def test_the_live_import_rebuilds_its_workers_and_reads_their_chunks_again(tmp_path: Path) -> None:
     folder = tmp_path / "watch"
     folder.mkdir()

@@ -409,7 +409,21 @@ class _Workers:
         )
 
     def submit(self, task: ChunkTask | StoredHands) -> Future[ChunkResult]:
-        return self.pool.submit(pooled, task)
+        """``task`` handed to the workers; a pool a death has already broken gives a future failed with it.
+
+        A worker can die between two submissions: the pool then refuses the
+        next one at once.  That chunk is no different from one the death
+        caught in the workers' hands, so it fails the same way, and
+        :meth:`result` sends it again to the new workers.
+        """
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return self.pool.submit(pooled, task)
+        except BrokenProcessPool as broken:
+            refused: Future[ChunkResult] = Future()
+            refused.set_exception(broken)
+            return refused
 
     def result(self, job: _InFlight, inflight: Iterable[_InFlight]) -> ChunkResult:
         """``job``'s result; should the workers die first, new ones read every chunk that had not come back."""
