@@ -566,7 +566,7 @@ def test_every_response_carries_the_security_headers(server: Server) -> None:
     port = urlparse(server.url).port
     host = f"Host: 127.0.0.1:{port}\r\n".encode()
     cases = {
-        "/": (b"GET / HTTP/1.1\r\n" + host + b"\r\n", 307),
+        "/": (b"GET / HTTP/1.1\r\n" + host + b"\r\n", 200),
         "/hand/KEY": (f"GET /hand/{key} HTTP/1.1\r\n".encode() + host + b"\r\n", 303),
         "/hands": (b"GET /hands HTTP/1.1\r\n" + host + b"\r\n", 200),
         "/api/hands": (b"GET /api/hands?limit=1 HTTP/1.1\r\n" + host + b"\r\n", 200),
@@ -687,7 +687,7 @@ def test_the_pages_run_under_their_content_security_policy(server: Server, brows
     watch = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _CSP_WATCH})["identifier"]
     try:
         (hand,) = server.json("/api/hands?verdict=disputed&limit=1")["hands"]
-        for path in ("hands", f"hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}", f"players/{quote(HOSTILE[1], safe='')}", "audit"):
+        for path in ("", "players?sort=net_EUR", "hands", f"hands/{quote(hand['site'], safe='')}/{quote(hand['hand_id'], safe='')}", f"players/{quote(HOSTILE[1], safe='')}", "audit"):
             browser.get(server.url + path)
             if path.startswith("hands/"):
                 root = browser.find_element(By.CSS_SELECTOR, ".hhr")

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_GRAPHS", "SECTIONS", "EmptyReportError", "build_report", "replayers_html", "report_html", "write_report"]
 
 SECTIONS = (
+    ("players", "Players"),
     ("summary", "Summary"),
     ("winnings", "Winnings"),
     ("results", "Results by stakes, site and table size"),
@@ -319,6 +320,7 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
             total = [converted(result, p, key, rates)[0] for p in players]
             known = [x for x in total if x is not None]
             summary_rows.append([e(f"{label}, {whose}, {rates.describe()}"), e(format_money(sum(known, Decimal(0)), rates.target) if known else "-")])
+    parts.append(_section("players", _grid_html(result)))
     parts.append(_section("summary", _table(["", "value"], summary_rows)))
 
     graphs = _winnings_figures(per_hand, players)
@@ -432,6 +434,28 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
         + "".join(parts)
         + f"<script>{_SORT_JS}</script></body></html>\n"
     )
+
+
+def _grid_html(result: StatsResult) -> str:
+    """The players grid (:mod:`hhtool.stats.grid`, the one ``/players`` shows): a row per player by hands, sortable here."""
+    from hhtool.stats.grid import grid_from_result
+
+    grid = grid_from_result(result)
+    columns = grid.columns()
+    rows = []
+    for r in grid.sorted("hands", True):
+        row = [_name(r.player)]
+        for c in columns[1:]:
+            cell = r.cell(c)
+            value = None if cell.value is None else float(cell.value) / (10**c.currency.decimals if c.currency is not None else 1)
+            row.append(_num(cell.text, value, cell.detail))
+        rows.append(row)
+    note = (
+        '<p class="note">a row per player, the most hands first; click a heading to sort (each net column by its own money, '
+        'the players without a hand in it last), hover a figure for its counts; "-": no opportunity, or no hand in that money. '
+        "Every statistic is under Statistics, every money figure under Results.</p>"
+    )
+    return note + _table([c.heading for c in columns], rows, sortable=True, titles=[c.title for c in columns])
 
 
 def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None) -> str:

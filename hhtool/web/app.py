@@ -377,24 +377,15 @@ def create_app(
         return RedirectResponse(hand_url(str(row[0]), str(row[1])), status_code=303)
 
     def players(request: Request) -> Response:
-        from hhtool.store.totals import PLAYER_TOTALS, current
-        from hhtool.web.params import Params
+        """The players grid (:mod:`hhtool.web.grid`): a row per player, sorted and paged here, under the statistics' filters."""
+        from hhtool.web.grid import players_page, players_query
 
-        p = Params(request.query_params.multi_items(), ("name", "page"))
-        name = p.one("name")
-        page_no = p.integer("page", 1, 1, 10**8)
-        limit = 100
+        items = list(request.query_params.multi_items())
+        q = players_query(items)
         with db.cursor() as cur:
-            # the hands dealt in of each player: summed from their totals where current (a few rows each), else counted
-            source, hands = (f"{PLAYER_TOTALS.name} WHERE hands > 0", "sum(hands)::BIGINT") if current(cur, PLAYER_TOTALS, derived(cur)) else ("seats WHERE dealt_in", "count(*)")
-            cond, params = (" AND contains(lower(player), lower(?))", [name]) if name else ("", [])
-            rows = cur.execute(
-                f"SELECT player, {hands} AS hands FROM {source}{cond} GROUP BY player ORDER BY hands DESC, player LIMIT ? OFFSET ?",
-                params + [limit + 1, (page_no - 1) * limit],
-            ).fetchall()
-        more = len(rows) > limit
-        return page(request, "players.html", rows=rows[:limit], name=name or "", page_no=page_no, more=more,
-                    next_url=_with(request, page=str(page_no + 1)), prev_url=_with(request, page=str(page_no - 1)))
+            known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty grid
+            view = players_page(cur, q, request.url.path, items, kept, derived(cur))
+        return page(request, "players.html", v=view, q=q, params=request.query_params)
 
     def known_players(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
         """:func:`~hhtool.stats.compute.check_players` (a pass over the seats), once for names found: a name once in stays."""
@@ -470,9 +461,14 @@ def create_app(
         return Response(read(name), media_type=kind, headers={"Cache-Control": "no-cache"})
 
     def root(request: Request) -> Response:
-        from starlette.responses import RedirectResponse
+        """The dashboard (:mod:`hhtool.web.dashboard`): the database at a glance."""
+        from hhtool.web.dashboard import dashboard
+        from hhtool.web.params import Params
 
-        return RedirectResponse("/hands", status_code=307)
+        Params(request.query_params.multi_items(), ())  # it takes no parameter: a misspelt filter is a 400, not ignored
+        with db.cursor() as cur:
+            board = dashboard(cur, kept, derived(cur))
+        return page(request, "dashboard.html", d=board)
 
     # ------------------------------------------------------------------ the JSON API
 
