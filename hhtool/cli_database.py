@@ -12,8 +12,9 @@ commands (:mod:`hhtool.cli`).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, TypeVar
 
 import typer
 
@@ -42,6 +43,9 @@ from hhtool.cli_rooms import RoomsOption
 if TYPE_CHECKING:
     from hhtool.history.currency import Rates
     from hhtool.stats import Filters
+    from hhtool.web.client import Server
+
+T = TypeVar("T")
 
 
 def _source(db: Optional[Path], parquet: Optional[Path]) -> Path:
@@ -55,6 +59,24 @@ def _source(db: Optional[Path], parquet: Optional[Path]) -> Path:
     from hhtool.store.parquet import ParquetDataset
 
     return ParquetDataset(parquet)
+
+
+def _or_served(source: Path, local: Callable[[Path], T], served: Callable[["Server"], T]) -> T:
+    """``local(source)``; when ``hhtool serve`` holds the database, ``served`` asks that server (docs/serve.md, "Reading while serving").
+
+    The same answer either way: the server runs the same library
+    functions on its connection (:mod:`hhtool.web.cli_api`).  A database
+    held by another process, or by a server that cannot be asked, is
+    refused as before (:func:`hhtool.web.client.server_of`).
+    """
+    from hhtool.store.db import DatabaseInUseError
+
+    try:
+        return local(source)
+    except DatabaseInUseError as e:
+        from hhtool.web.client import server_of
+
+        return served(server_of(source, e))
 
 
 def query(
@@ -89,10 +111,10 @@ def query(
         sql = _read_text_input(file)
     assert sql is not None
     try:
-        df = run_query(_source(db, parquet), sql, timeout=timeout)
+        text = _or_served(_source(db, parquet), lambda source: render(run_query(source, sql, timeout=timeout), fmt, raw=raw),
+                          lambda server: server.query(sql, fmt, raw=raw, timeout=timeout))
     except StoreError as e:
         raise fail(str(e)) from None
-    text = render(df, fmt, raw=raw)
     if out is not None:
         try:
             out.write_text(text, encoding="utf-8")
@@ -123,7 +145,7 @@ def export(
 
     try:
         with database_errors(resolve_db_path(db), everything=True):
-            counts = export_parquet(resolve_db_path(db), parquet)
+            counts = _or_served(resolve_db_path(db), lambda source: export_parquet(source, parquet), lambda server: server.export(parquet))
     except StoreError as e:
         raise fail(str(e)) from None
     except OSError as e:
@@ -197,7 +219,7 @@ def stats(
     try:
         source = _source(db, parquet)
         with database_errors(source, everything=True):  # a damaged block is found by the statement that reads it
-            result = compute(source, filters)
+            result = _or_served(source, lambda s: compute(s, filters), lambda server: server.stats(filters))
     except StoreError as e:
         raise fail(str(e)) from None
     render = {"table": to_text, "csv": to_csv, "json": to_json}[fmt]
@@ -230,7 +252,8 @@ def report(
     try:
         source = _source(db, parquet)
         with database_errors(source, everything=True):
-            path = write_report(source, out, filters, gap_minutes=gap, rates=rates)
+            path = _or_served(source, lambda s: write_report(s, out, filters, gap_minutes=gap, rates=rates),
+                              lambda server: server.report(out, filters, gap_minutes=gap, rates=rates))
     except EmptyReportError as e:
         raise fail(str(e), EXIT_FINDINGS) from None
     except StoreError as e:
@@ -253,7 +276,10 @@ def serve(
     ] = 1,
     rooms: RoomsOption = None,
 ) -> None:
-    """Serve the database in the browser: hands, replays, players' statistics, the audit, a JSON API (docs/serve.md)."""
+    """Serve the database in the browser: hands, replays, players' statistics, the audit, a JSON API (docs/serve.md).
+
+    While it runs, stats, query, report and export on its database read it through the server, with the same output.
+    """
     from hhtool.cli_rooms import rooms_or_fail
     from hhtool.store.db import StoreError, resolve_db_path
     from hhtool.web.server import ServeError

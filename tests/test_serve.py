@@ -201,11 +201,11 @@ def test_plotly_is_served_from_the_package(server: Server) -> None:
 
 
 def test_another_command_names_the_server(server: Server, db: Path) -> None:
-    r = hhtool("stats", "--db", str(db))
+    r = hhtool("stats", "--db", str(db))  # reads through the server (tests/test_serve_read.py)
+    assert r.returncode == 0 and r.stdout
+    r = hhtool("import", "sample_histories/000_format_example.txt", "--db", str(db))
     assert r.returncode == 2
     assert f"is held by `hhtool serve` (process {server.proc.pid}) at {server.url}" in r.stderr
-    r = hhtool("import", "sample_histories/000_format_example.txt", "--db", str(db))
-    assert r.returncode == 2 and server.url in r.stderr
     r = hhtool("serve", "--db", str(db), "--port", "0")
     assert r.returncode == 2 and server.url in r.stderr and "Traceback" not in r.stderr
 

@@ -3,7 +3,12 @@
 ``hhtool serve`` writes it once the database is open (the lock is its
 own) and removes it as it stops (:mod:`hhtool.web.server`);
 :func:`hhtool.store.db.connect` reads it when it finds the database
-locked, to say where the server is.  A file left by a server that was
+locked, to say where the server is, and ``stats``, ``query``, ``report``
+and ``export`` read it to ask the server instead (:mod:`hhtool.web.client`).
+It holds a random token the server asks of those requests
+(:mod:`hhtool.web.cli_api`), so the file is made readable by its owner
+only (mode 0600): whoever can read it can read the database through the
+server, as whoever can read the database file can.  A file left by a server that was
 killed names a process that is gone, and is not believed.  It lives with
 the database's code rather than the server's because both read or write
 it and the store comes first (docs/architecture.md): the server may
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from pathlib import Path
 
 MARKER_SUFFIX = ".serve"
@@ -25,7 +31,10 @@ def marker_path(db: Path) -> Path:
 
 
 def read_marker(db: Path) -> dict[str, object] | None:
-    """The running server's ``{"url", "pid"}`` for the database, or None (no file, not ours, its process gone)."""
+    """The running server's ``{"url", "pid", "token"}`` for the database, or None (no file, not ours, its process gone).
+
+    ``token`` is absent from a file written by an earlier hhtool, and from one this user may not read.
+    """
     try:
         doc = json.loads(marker_path(db).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -41,8 +50,31 @@ def read_marker(db: Path) -> dict[str, object] | None:
     return doc
 
 
-def write_marker(db: Path, url: str) -> None:
-    marker_path(db).write_text(json.dumps({"url": url, "pid": os.getpid()}) + "\n", encoding="utf-8")
+def new_token() -> str:
+    """A secret for the requests of the local CLI (:data:`hhtool.web.cli_api.TOKEN_HEADER`): 256 random bits."""
+    return secrets.token_urlsafe(32)
+
+
+def write_marker(db: Path, url: str, token: str | None = None) -> None:
+    """Write ``FILE.serve``: mode 0600 from its creation (a file beside it, renamed over it), never readable by others for a moment.
+
+    The file beside it is hidden (a name starting with ``.``), so a live
+    import watching the database's folder never reads it.
+    """
+    path = marker_path(db)
+    doc: dict[str, object] = {"url": url, "pid": os.getpid()}
+    if token is not None:
+        doc["token"] = token
+    aside = path.with_name(f".{path.name}.{os.getpid()}")
+    aside.unlink(missing_ok=True)
+    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc) + "\n")
+        os.replace(aside, path)
+    except BaseException:
+        aside.unlink(missing_ok=True)
+        raise
 
 
 def remove_marker(marker: Path) -> None:

@@ -122,7 +122,14 @@ def read_only_statements(sql: str) -> list[str]:
     UNPIVOT), EXPLAIN of such a statement (``EXPLAIN ANALYZE`` runs it),
     PIVOT, CALL of a table function, and the PRAGMAs that only read.
     Every statement is checked before the first one runs, so
-    ``SELECT 1; COPY ...`` runs nothing.
+    ``SELECT 1; COPY ...`` runs nothing.  A statement that calls one of
+    the table functions that act (``SELECT * FROM checkpoint()``,
+    ``enable_profiling()``: :data:`_WRITING_CALLS`) anywhere, or
+    ``query()`` of such a statement, is refused as their CALL is: a
+    locked-down connection would refuse some of them itself, but the
+    server's (``hhtool serve``, which runs ``hhtool query`` for the CLI,
+    :mod:`hhtool.web.cli_api`) cannot be locked, and its answers must be
+    the same.
     """
     import duckdb
 
@@ -134,9 +141,69 @@ def read_only_statements(sql: str) -> list[str]:
         raise ReadOnlyQueryError(f"hhtool query is read-only: {_first(sql)} is not a statement it runs; {READ_ONLY_HELP}") from None
     for kind, text in parsed:
         why = _refusal(kind, text)
+        if why is None and kind != duckdb.StatementType.CALL:
+            why = _acting_call(text)
         if why is not None:
             raise ReadOnlyQueryError(f"hhtool query is read-only: {why}; {READ_ONLY_HELP}")
     return [text for _, text in parsed]
+
+
+_ACTING = re.compile(r"\b(" + "|".join([*_WRITING_CALLS, "query"]) + r")\s*\(", re.I)
+"""A call of an acting table function (or of ``query()``) in a statement's text, for what DuckDB cannot give as a tree."""
+
+
+def _acting_call(text: str) -> str | None:
+    """Why the statement is not run when it calls a function of :data:`_WRITING_CALLS` anywhere in it; else None.
+
+    Read from DuckDB's own parse tree (``json_serialize_sql``, a SELECT's):
+    every function it names, at any depth, and the SQL of a ``query('...')``
+    checked in turn.  A statement DuckDB gives no tree of (PIVOT, EXPLAIN)
+    is looked at as text: any such call in it is refused, even in a string.
+    """
+    import json
+
+    from hhtool.store.db import open_duckdb
+
+    con = open_duckdb()
+    try:
+        row = con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()
+    finally:
+        con.close()
+    tree = json.loads(row[0]) if row is not None else {"error": True}
+    if not isinstance(tree, dict) or tree.get("error"):
+        m = _ACTING.search(text)
+        if m is None:
+            return None
+        name = m.group(1).lower()
+        return f"{_first(text)} calls {name}(), which " + (_WRITING_CALLS[name] if name in _WRITING_CALLS else "it cannot check in such a statement")
+    stack: list[object] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        stack.extend(node.values())
+        name = node.get("function_name")
+        if not isinstance(name, str):
+            continue
+        name = name.lower()
+        if name in _WRITING_CALLS:
+            return f"{_first(text)} calls {name}(), which {_WRITING_CALLS[name]}"
+        if name == "query":
+            args = node.get("arguments") or node.get("children") or []
+            first = args[0] if isinstance(args, list) and args else None
+            expr = first.get("expression", first) if isinstance(first, dict) else None
+            literal = expr.get("literal") if isinstance(expr, dict) else None
+            sql = literal.get("text") if isinstance(literal, dict) else None
+            if not isinstance(sql, str):
+                return f"{_first(text)} calls query() of SQL not written in it, which it cannot check"
+            try:
+                read_only_statements(sql)
+            except ReadOnlyQueryError as e:
+                return f"{_first(text)} calls query() of a statement it does not run ({str(e).split(': ', 1)[1].split('; ', 1)[0]})"
+    return None
 
 
 def _refusal(kind: duckdb.StatementType, text: str) -> str | None:
@@ -304,35 +371,56 @@ def export_parquet(db: str | Path, out: str | Path) -> dict[str, int]:
     ``out/files.parquet``, ``out/failed.parquet``, ``out/conflicts.parquet``
     for the others.  A table's folder is replaced.  Returns rows per table.
     """
-    import shutil
-
     out = Path(out)
     con = connect(db, read_only=True, write_to=out)  # its Parquet files: the one folder this connection may write
     counts: dict[str, int] = {}
     try:
         out.mkdir(parents=True, exist_ok=True)  # once the database is known to be hhtool's: nothing made for another file
-        for t in TABLES:
-            if t.name == "meta":
-                continue
-            row = con.execute(f"SELECT count(*) FROM {t.name}").fetchone()
-            counts[t.name] = int(row[0]) if row else 0
-            if t.partitioned:
-                target = out / t.name
-                if target.exists():
-                    shutil.rmtree(target)
-                if t.name == "hands":
-                    select = f"SELECT h.*, {DATE_SQL} AS date FROM hands h"
-                else:
-                    select = f"SELECT t.*, {DATE_SQL} AS date FROM {t.name} t JOIN hands h USING (hand_key)"
-                if counts[t.name]:
-                    con.execute(f"COPY ({select}) TO '{_sql_path(target)}' (FORMAT PARQUET, PARTITION_BY (date))")
-                else:
-                    target.mkdir()
-            else:
-                con.execute(f"COPY {t.name} TO '{_sql_path(out / (t.name + '.parquet'))}' (FORMAT PARQUET)")
+        exported = export_selects()
+        for name, _, _ in exported:
+            counts[name] = int(con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0])
+        for name, select, partitioned in exported:
+            write_exported(con, name, select, partitioned, counts[name], out)
     finally:
         con.close()
     return counts
+
+
+def export_selects() -> list[tuple[str, str, bool]]:
+    """``(table, the SELECT of its rows as exported, partitioned by date)`` for each table :func:`export_parquet` writes.
+
+    ``hhtool serve`` sends these rows to the CLI that exports while it
+    holds the database (:mod:`hhtool.web.cli_api`), which writes them with
+    :func:`write_exported` as :func:`export_parquet` does.
+    """
+    out: list[tuple[str, str, bool]] = []
+    for t in TABLES:
+        if t.name == "meta":
+            continue
+        if not t.partitioned:
+            select = f"SELECT * FROM {t.name}"
+        elif t.name == "hands":
+            select = f"SELECT h.*, {DATE_SQL} AS date FROM hands h"
+        else:
+            select = f"SELECT t.*, {DATE_SQL} AS date FROM {t.name} t JOIN hands h USING (hand_key)"
+        out.append((t.name, select, t.partitioned))
+    return out
+
+
+def write_exported(con: duckdb.DuckDBPyConnection, name: str, select: str, partitioned: bool, rows: int, out: Path) -> None:
+    """The rows of ``select`` (``rows`` of them) written as the table ``name`` under ``out``, as :func:`export_parquet` lays it out."""
+    import shutil
+
+    if partitioned:
+        target = out / name
+        if target.exists():
+            shutil.rmtree(target)
+        if rows:
+            con.execute(f"COPY ({select}) TO '{_sql_path(target)}' (FORMAT PARQUET, PARTITION_BY (date))")
+        else:
+            target.mkdir()
+    else:
+        con.execute(f"COPY ({select}) TO '{_sql_path(out / (name + '.parquet'))}' (FORMAT PARQUET)")
 
 
 def _sql_path(p: Path) -> str:

@@ -82,6 +82,13 @@ class WebDb:
         finally:
             cur.close()  # after the time limit's watch has ended: an interrupt never reaches a closed cursor
 
+    def new_cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor for the caller to close, with no time limit: the CLI's commands (:mod:`hhtool.web.cli_api`) run as long as they do without the server."""
+        with self._lock:
+            if self.closed:
+                raise RuntimeError("the server is stopping")
+            return self.con.cursor()
+
     def close(self) -> None:
         with self._lock:
             if not self.closed:
@@ -210,6 +217,7 @@ def create_app(
     on_close: Callable[[], None] | None = None,
     version: Callable[[], object] | None = None,
     time_limit: float | None = TIME_LIMIT,
+    token: str | None = None,
 ) -> Starlette:
     """The ASGI app serving the database ``db_path``.
 
@@ -227,6 +235,8 @@ def create_app(
     (:class:`hhtool.web.hands.Kept`); without it the hands are taken not
     to change while served.  ``time_limit``: the seconds a request's
     queries may take on its cursor (:data:`TIME_LIMIT`; None: no limit).
+    ``token``: the secret of ``FILE.serve``; with it, the routes through
+    which the CLI reads the database the server holds (:mod:`hhtool.web.cli_api`).
     """
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
@@ -529,6 +539,10 @@ def create_app(
             ("/api/progress", api_progress),
         )
     ]
+    if token is not None:  # stats, query, report, export of the local CLI (docs/serve.md, "Reading while serving")
+        from hhtool.web.cli_api import cli_routes
+
+        routes += cli_routes(db, token)
     middleware = [Middleware(SecurityHeaders)] + ([] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))])
     return Starlette(
         routes=routes,

@@ -1,9 +1,12 @@
 """``hhtool serve``: the app on uvicorn, one process holding the database, its address beside the file.
 
 While it runs, ``FILE.serve`` beside the database holds the server's
-address and process id (JSON), so that another ``hhtool`` command that
-finds the database locked says where the server is instead of only that
-the file is in use (:func:`hhtool.store.db.connect` reads it).  The file
+address, process id and a secret token (JSON, readable by its owner
+only), so that another ``hhtool`` command that finds the database locked
+says where the server is instead of only that the file is in use
+(:func:`hhtool.store.db.connect` reads it), and ``stats``, ``query``,
+``report`` and ``export`` read the database through the server
+(:mod:`hhtool.web.cli_api`, :mod:`hhtool.web.client`).  The file
 is written after the database is opened (the lock is ours) and removed
 when the server stops: Ctrl-C (or SIGTERM) finishes the requests under
 way, closes the connection and ends.
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hhtool.game.room import NO_ROOMS, Rooms
-from hhtool.store.marker import marker_path, remove_marker, write_marker
+from hhtool.store.marker import marker_path, new_token, remove_marker, write_marker
 from hhtool.web.app import LOOPBACK, Progress, create_app, open_database
 from hhtool.web.progress import progress_doc
 
@@ -201,9 +204,10 @@ def _serve(
                 return running.status().hands_stored
 
             say(f"watching {', '.join(str(w) for w in watch)}: every hand written there is imported")
+        token = new_token()  # the local CLI's stats, query, report and export ask through the server with it
         app = create_app(db, con=con, progress=progress, hosts=LOOPBACK if is_loopback(host) else None,
-                         on_close=None if live is None else live.stop, version=version)
-        write_marker(db, url)
+                         on_close=None if live is None else live.stop, version=version, token=token)
+        write_marker(db, url, token)
         say(f"serving {db} at {url} (Ctrl-C to stop)")
         if not is_loopback(host):
             say(f"warning: listening on {host}: anyone who can reach this machine can read every hand; there is no password")
