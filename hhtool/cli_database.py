@@ -36,6 +36,7 @@ from hhtool.cli_options import (
     StakesOpt,
     StructureOpt,
     ToOpt,
+    VerdictsOpt,
 )
 from hhtool.cli_output import EXIT_FINDINGS, fail
 from hhtool.cli_rooms import RoomsOption
@@ -166,6 +167,7 @@ def _stats_args(
     day_start: int,
     currency: Optional[str],
     rate: Optional[list[str]],
+    verdicts: Optional[list[str]] = None,
 ) -> "tuple[Filters, Rates | None]":
     """The filters and the rates of ``stats`` and ``report``, read as ``hhtool serve`` reads its parameters; a usage error otherwise."""
     from hhtool.stats.filters_parse import FilterError, Spelling, parse_filters, parse_rates
@@ -184,6 +186,7 @@ def _stats_args(
             min_hands=str(min_hands),
             stakes=stakes or (),
             day_start=str(day_start),
+            verdict_list=verdicts or (),
         )
         return filters, parse_rates(options, currency, rate or ())
     except FilterError as e:
@@ -205,6 +208,7 @@ def stats(
     day_start: DayStartOpt = 0,
     currency: CurrencyOpt = None,
     rate: RateOpt = None,
+    verdicts: VerdictsOpt = None,
     fmt: Annotated[Format, typer.Option("--format", help="How to print the statistics.")] = "table",
     raw: RawOpt = False,
 ) -> None:
@@ -215,7 +219,7 @@ def stats(
 
     if fmt not in ("table", "csv", "json"):
         raise fail(f"unknown format {fmt!r}: use table, csv or json")
-    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate)
+    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate, verdicts)
     try:
         source = _source(db, parquet)
         with database_errors(source, everything=True):  # a damaged block is found by the statement that reads it
@@ -242,13 +246,14 @@ def report(
     day_start: DayStartOpt = 0,
     currency: CurrencyOpt = None,
     rate: RateOpt = None,
+    verdicts: VerdictsOpt = None,
     gap: Annotated[int, typer.Option("--session-gap", min=1, metavar="MINUTES", help="Minutes without a hand that start a new session.")] = 30,
 ) -> None:
     """Write one self-contained HTML report: winnings graph, statistics, aggression, showdowns, sessions, audit."""
     from hhtool.stats.report import EmptyReportError, write_report
     from hhtool.store.db import StoreError, database_errors, resolve_db_path
 
-    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate)
+    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate, verdicts)
     try:
         source = _source(db, parquet)
         with database_errors(source, everything=True):

@@ -86,6 +86,13 @@ StructureOpt = Annotated[Optional[list[str]], typer.Option("--structure", metava
 SeatsOpt = Annotated[Optional[list[int]], typer.Option("--max-seats", metavar="N", help="Table size, e.g. 6 for 6-max (repeatable).")]
 MinHandsOpt = Annotated[int, typer.Option("--min-hands", min=0, metavar="N", help="Only players with at least this many hands.")]
 StakesOpt = Annotated[Optional[list[str]], typer.Option("--stakes", metavar="SMALL/BIG", help="Small/big bet as in the header, e.g. 0.50/1.00 (repeatable).")]
+VerdictsOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--verdicts", metavar="LIST",
+        help="The replay's verdicts to count: ok, disputed, invalid, error (comma-separated, repeatable) or all; default ok,disputed.",
+    ),
+]
 DayStartOpt = Annotated[int, typer.Option("--day-start", min=0, max=23, metavar="HOUR", help="Hour (UTC) at which a day starts, for --from/--to.")]
 CurrencyOpt = Annotated[
     Optional[str],
@@ -99,5 +106,6 @@ RateOpt = Annotated[
 FILTER_OPTIONS = {
     "player": "--player", "from": "--from", "to": "--to", "site": "--site", "profile": "--profile", "structure": "--structure",
     "seats": "--max-seats", "stakes": "--stakes", "day_start": "--day-start", "min_hands": "--min-hands", "currency": "--currency", "rate": "--rate",
+    "verdicts": "--verdicts",
 }
 """The options above by the keys of :mod:`hhtool.stats.filters_parse`, whose messages name a filter as the person wrote it."""

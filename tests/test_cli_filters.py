@@ -32,6 +32,7 @@ REFUSED = [
     ("seats", "12", "'12': a table size, 2 to 10 (6 for 6-max)"),
     ("seats", "1", "'1': a table size, 2 to 10 (6 for 6-max)"),
     ("min_hands", "1000000001", "'1000000001': a whole number from 0 to 1,000,000,000"),
+    ("verdicts", "fine", "'fine': use ok, disputed, invalid, error or all"),
 ]
 
 
@@ -59,16 +60,19 @@ def test_rates_without_a_currency_name_the_front_s_own_words() -> None:
 
 def test_both_fronts_read_the_same_filters() -> None:
     args = {"player": ["alice", "bob"], "from": ["2026-11-01"], "to": ["2026-11-30"], "site": ["Vela"], "profile": ["italian"],
-            "structure": ["pot", "no"], "seats": ["6"], "stakes": ["€0.50/€1.00", "1,000/2,000"], "day_start": ["5"], "min_hands": ["3"]}
+            "structure": ["pot", "no"], "seats": ["6"], "stakes": ["€0.50/€1.00", "1,000/2,000"], "day_start": ["5"], "min_hands": ["3"],
+            "verdicts": ["ok,invalid"]}
     want = Filters(
         players=("alice", "bob"), date_from=dt.date(2026, 11, 1), date_to=dt.date(2026, 11, 30), sites=("Vela",), profiles=("italian",),
         structures=("pot", "no"), max_seats=(6,), min_hands=3, stakes=(("0.50", "1.00"), ("1000", "2000")), day_start_hour=5,
+        verdicts=("ok", "invalid"),
     )
     assert hand_query([(k, v) for k, vs in args.items() for v in vs], ()).filters == want
     options = Spelling(FILTER_OPTIONS, " ")
     one = {k: vs[0] for k, vs in args.items()}
     got = parse_filters(options, players=args["player"], date_from=one["from"], date_to=one["to"], sites=args["site"], profiles=args["profile"],
-                        structures=args["structure"], max_seats=args["seats"], min_hands=one["min_hands"], stakes=args["stakes"], day_start=one["day_start"])
+                        structures=args["structure"], max_seats=args["seats"], min_hands=one["min_hands"], stakes=args["stakes"], day_start=one["day_start"],
+                        verdict_list=args["verdicts"])
     assert got == want
     assert parse_filters(QUERY_STRING) == Filters()
 

@@ -26,8 +26,10 @@ from typing import Any
 import duckdb
 import pytest
 
+from hhtool.game.rules import profile as profile_rules
 from hhtool.simulate import make_config, simulate_text
 from hhtool.stats import Filters, compute
+from hhtool.stats.filters import DEFAULT_VERDICTS, VERDICTS
 from hhtool.stats.compute import STATS
 from hhtool.store.flags import STREETS
 from hhtool.store.importer import import_paths
@@ -63,21 +65,98 @@ class Counts:
     street: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
 
 
-def reference(db: Path, players: tuple[str, ...] = (), profiles: tuple[str, ...] = (), min_hands: int = 0) -> dict[str, Counts]:
+def later_flags(lines: list[tuple[str, str, str, int | None, int | None]], stacks: dict[str, int], rules: Any, structure: str) -> dict[tuple[str, str], bool]:
+    """docs/stats.md's re-raise, check-raise and continuation bet of one hand, from its action lines and the rules.
+
+    A raise is allowed when the round is under the rules' cap (fixed limit; none heads-up with ``cap_heads_up``)
+    and the player has chips beyond the call; a 3-bet is a raise facing a bet and exactly one raise."""
+    flags: dict[tuple[str, str], bool] = defaultdict(bool)
+    cap = rules.cap_bets if structure == "fixed" else 0
+    invested: dict[str, int] = defaultdict(int)
+    in_hand = len(stacks)
+    street_now = None
+    round_in: dict[str, int] = defaultdict(int)
+    aggressive = bets = 0
+    last_aggressor: str | None = None
+    last_kind_2nd = ""
+    checked: set[str] = set()
+    cbettor: str | None = None
+    cbet_made = False
+    first_on_3rd: set[str] = set()
+    for street, player, kind, amount, to_amount in lines:
+        if street != street_now:
+            if street_now == "2nd" and last_kind_2nd in ("bet", "raise", "complete"):
+                cbettor = last_aggressor
+            street_now, round_in, aggressive, bets, last_aggressor, checked = street, defaultdict(int), 0, 0, None, set()
+        decision = kind not in FORCED
+        facing = aggressive > 0 and last_aggressor != player
+        capped = cap > 0 and bets >= cap and not (rules.cap_heads_up and in_hand == 2)
+        chips = player not in stacks or stacks[player] - invested[player] > max(round_in.values(), default=0) - round_in[player]
+        may_raise = not capped and chips
+        if decision and facing and aggressive == 2 and may_raise:
+            flags[(player, f"reraise_{street}_d")] = True
+            flags[(player, f"reraise_{street}_n")] |= kind == "raise"
+        if decision and street != "2nd":
+            if player in checked and facing:
+                checked.discard(player)
+                if may_raise:
+                    flags[(player, f"check_raise_{street}_d")] = True
+                    flags[(player, f"check_raise_{street}_n")] = kind == "raise"
+            elif kind == "check":
+                checked.add(player)
+        if decision and street == "3rd" and player not in first_on_3rd:
+            first_on_3rd.add(player)
+            if player == cbettor:
+                if aggressive == 0:
+                    flags[(player, "cbet_d")] = True
+                    flags[(player, "cbet_n")] = kind == "bet"
+                    cbet_made = kind == "bet"
+            elif cbet_made and aggressive == 1 and last_aggressor == cbettor:
+                flags[(player, "cbet_fold_d")] = True
+                flags[(player, "cbet_fold_n")] = kind == "fold"
+        if kind == "fold":
+            in_hand -= 1
+        if kind in AGGRESSIVE:
+            aggressive += 1
+            last_aggressor = player
+            if street == "2nd":
+                last_kind_2nd = kind
+            if kind != "big_blind" or rules.big_blind_is_bet:
+                bets += 1
+        if kind in ("raise", "complete"):
+            put = (to_amount or 0) - round_in[player]
+        elif kind == "uncalled":
+            put = -(amount or 0)
+        else:
+            put = amount or 0
+        invested[player] += put
+        if kind != "ante":
+            round_in[player] += put
+    return flags
+
+
+def reference(
+    db: Path, players: tuple[str, ...] = (), profiles: tuple[str, ...] = (), min_hands: int = 0, verdicts: tuple[str, ...] = DEFAULT_VERDICTS,
+) -> dict[str, Counts]:
     """docs/stats.md, hand by hand, in plain Python."""
     con = duckdb.connect(str(db), read_only=True)
     try:
         hands = {r[0]: r for r in con.execute(
-            "SELECT hand_key, profile, big_bet, big_blind, ante, vela IS NOT NULL, bring_in IS NOT NULL, currency, unit FROM hands"
+            "SELECT hand_key, profile, big_bet, big_blind, ante, vela IS NOT NULL, bring_in IS NOT NULL, currency, unit, "
+            "vela_at_start, structure FROM hands WHERE list_contains(?, verdict)", [list(verdicts)]
         ).fetchall()}
         seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
         for r in con.execute(
-            "SELECT hand_key, player, net, collected, went_to_showdown, won_at_showdown, fold_street FROM seats WHERE dealt_in"
+            "SELECT hand_key, player, net, collected, went_to_showdown, won_at_showdown, fold_street, stack FROM seats WHERE dealt_in"
         ).fetchall():
             seats[r[0]].append(r[1:])
         lines: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
-        for hand_key, street, player, kind in con.execute("SELECT hand_key, street, player, kind FROM actions ORDER BY hand_key, seq").fetchall():
+        money_lines: dict[int, list[tuple[str, str, str, int | None, int | None]]] = defaultdict(list)
+        for hand_key, street, player, kind, amount, to_amount in con.execute(
+            "SELECT hand_key, street, player, kind, amount, to_amount FROM actions ORDER BY hand_key, seq"
+        ).fetchall():
             lines[hand_key].append((street, player, kind))
+            money_lines[hand_key].append((street, player, kind, amount, to_amount))
         reached: dict[int, set[str]] = defaultdict(set)
         for hand_key, street in con.execute("SELECT DISTINCT hand_key, street FROM cards").fetchall():
             reached[hand_key].add(street)
@@ -90,9 +169,11 @@ def reference(db: Path, players: tuple[str, ...] = (), profiles: tuple[str, ...]
         con.close()
 
     out: dict[str, Counts] = defaultdict(Counts)
-    for hand_key, (_, profile, big_bet, big_blind, ante, has_vela, has_bring_in, currency, unit) in hands.items():
+    for hand_key, (_, profile, big_bet, big_blind, ante, has_vela, has_bring_in, currency, unit, vela_at_start, structure) in hands.items():
         if profiles and profile not in profiles:
             continue
+        rules = profile_rules(profile).with_options(vela="at_start" if vela_at_start else None)
+        later = later_flags(money_lines[hand_key], {r[0]: r[6] for r in seats[hand_key]}, rules, structure)
         flags: dict[tuple[str, str], bool] = defaultdict(bool)  # (player, flag) -> any
         per_street: dict[tuple[str, str, str], int] = defaultdict(int)
         aggressive_in = {st: 0 for st in STREETS}
@@ -140,7 +221,7 @@ def reference(db: Path, players: tuple[str, ...] = (), profiles: tuple[str, ...]
             if stealer is not None and all(first[q] == "fold" for q in order[stealer + 1 :]):
                 flags[(order[0], "bi_fold_steal_d")] = True
                 flags[(order[0], "bi_fold_steal_n")] = second.get(order[0]) == "fold"
-        for player, net, collected, went, won, fold_street in seats[hand_key]:
+        for player, net, collected, went, won, fold_street, _stack in seats[hand_key]:
             if players and player not in players:
                 continue
             c = out[player]
@@ -159,11 +240,20 @@ def reference(db: Path, players: tuple[str, ...] = (), profiles: tuple[str, ...]
                 "3rd": "3rd" in reached[hand_key] and fold_at >= 1,
                 "4th": "4th" in reached[hand_key] and fold_at >= 2,
                 "5th": "5th" in reached[hand_key] and fold_at >= 3,
-                "vela": "5th" in reached[hand_key] and has_vela and fold_at >= 4,
+                "vela": "5th" in reached[hand_key] and has_vela and rules.has_vela and fold_at >= 4,
             }
             for st, seen in saw.items():
                 c.ratios[f"saw_{st}"][0] += seen
-                c.ratios[f"saw_{st}"][1] += 1
+                c.ratios[f"saw_{st}"][1] += st != "vela" or rules.has_vela  # no vela in the rules: no opportunity to see it
+            for key, streets in (("reraise", STREETS), ("check_raise", STREETS[1:])):
+                for st in streets:
+                    n_, d_ = later[(player, f"{key}_{st}_n")], later[(player, f"{key}_{st}_d")]
+                    for k in (f"{key}_{st}", key):  # per street, and the (hand, street) pairs of every street
+                        c.ratios[k][0] += n_
+                        c.ratios[k][1] += d_
+            for key in ("cbet", "cbet_fold"):
+                c.ratios[key][0] += later[(player, f"{key}_n")]
+                c.ratios[key][1] += later[(player, f"{key}_d")]
             pairs = {
                 "wtsd": (saw["3rd"] and went, saw["3rd"]),
                 "wsd": (won, went),
@@ -279,6 +369,16 @@ def test_every_statistic_equals_the_plain_count(simulated: Path) -> None:
     assert check(simulated, players=(names[0], names[-1])) == 2
     assert check(simulated, profiles=("classic",))
     assert check(simulated, min_hands=150) < len(names)
+    assert check(simulated, verdicts=("ok", "disputed", "invalid", "error")) >= check(simulated)
+    assert check(simulated, verdicts=("invalid",)) > 0
+
+
+def test_the_new_statistics_are_not_vacuous(simulated: Path) -> None:
+    """The re-raise, check-raise and continuation bet have opportunities and actions on the simulated hands."""
+    want = reference(simulated)
+    for key in ("reraise", "check_raise", "cbet", "cbet_fold", "saw_vela"):
+        assert sum(c.ratios[key][1] for c in want.values()) > 0, key
+        assert sum(c.ratios[key][0] for c in want.values()) > 0, key
 
 
 def with_long_hands(base: Path, tmp: Path, raises: dict[str, int]) -> Path:
@@ -296,8 +396,9 @@ def with_long_hands(base: Path, tmp: Path, raises: dict[str, int]) -> Path:
 def test_long_hands(simulated: Path, tmp_path: Path, raises: dict[str, int]) -> None:
     """Hands of any length count like the others (an earlier query held a hand's lines in a 64- or 128-bit mask)."""
     db = with_long_hands(simulated, tmp_path, raises)
-    assert check(db) > 10
-    assert check(db, players=("ann", "ben")) == 2
+    every = ("ok", "disputed", "invalid", "error")  # the long hand's verdict does not matter here: counted whatever it is
+    assert check(db, verdicts=every) > 10
+    assert check(db, players=("ann", "ben"), verdicts=every) == 2
 
 
 def hole_and_door(text: str, player: str, exposure: str) -> tuple[str, str] | None:
@@ -370,9 +471,10 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
 
     con2 = connect(simulated, read_only=True)
     try:
-        players = compute(simulated).players()
-        got = showdown_categories(con2, Filters(), players)
-        start = starting_cards(con2, Filters(), players)
+        every = Filters(verdicts=VERDICTS)  # counted here hand by hand whatever the verdict
+        players = compute(simulated, every).players()
+        got = showdown_categories(con2, every, players)
+        start = starting_cards(con2, every, players)
     finally:
         con2.close()
     assert {(r["player"], r["category"], r["currency"], r["unit"]): [r["shown"], r["won"], r["net"]] for r in got.to_dicts()} == dict(shown)

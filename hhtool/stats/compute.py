@@ -15,6 +15,7 @@ that the CLI, the server and the library ask one module for the statistics.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,9 +42,20 @@ def compute(db: str | Path, filters: Filters | None = None) -> StatsResult:
     """Every statistic for every player (or ``filters.players``) on a read-only connection."""
     con = connect(db, read_only=True)
     try:
-        return compute_on(con, filters, db if isinstance(db, Path) else Path(db))
+        result = compute_on(con, filters, db if isinstance(db, Path) else Path(db))
+        result.left_out = left_out(con, result.filters)
+        return result
     finally:
         con.close()
+
+
+def left_out(con: duckdb.DuckDBPyConnection, f: Filters) -> int:
+    """How many hands the other filters select that ``f.verdicts`` leaves out: what the text's footer says was not counted."""
+    if not f.left_out:
+        return 0
+    where, params, _, _ = scope(replace(f, verdicts=f.left_out))
+    (n,) = con.execute(f"SELECT count(*) FROM hands h WHERE {where}", params).fetchall()[0]
+    return int(n)
 
 
 def compute_on(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hhtool.store.flags import CHECK_RAISE_STREETS, RERAISE_STREETS
+
 
 @dataclass(frozen=True, slots=True)
 class Ratio:
@@ -55,6 +57,12 @@ STATS: tuple[StatDef, ...] = (
     StatDef("af", "aggression factor", "ratio"),
     StatDef("afq", "aggression frequency", "pct"),
     StatDef("fold_to_bet", "fold to a bet", "pct"),
+    StatDef("reraise", "re-raise (3-bet), all streets", "pct"),
+    *(StatDef(f"reraise_{st}", f"re-raise (3-bet) {st}{'' if st == 'vela' else ' street'}", "pct") for st in RERAISE_STREETS),
+    StatDef("check_raise", "check-raise, all streets", "pct"),
+    *(StatDef(f"check_raise_{st}", f"check-raise {st}{'' if st == 'vela' else ' street'}", "pct") for st in CHECK_RAISE_STREETS),
+    StatDef("cbet", "bet 3rd street after completing", "pct"),
+    StatDef("cbet_fold", "folds to that 3rd-street bet", "pct"),
     StatDef("wtsd", "went to showdown (of saw 3rd)", "pct"),
     StatDef("wsd", "won money at showdown", "pct"),
     StatDef("wwsf", "won when saw 3rd street", "pct"),

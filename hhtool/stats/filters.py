@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     import duckdb
 
 
+VERDICTS: tuple[str, ...] = ("ok", "disputed", "invalid", "error")
+"""Every verdict the replay gives a hand (``hands.verdict``)."""
+DEFAULT_VERDICTS: tuple[str, ...] = ("ok", "disputed")
+"""The hands the figures count unless asked otherwise (docs/stats.md, "Verdicts"): a disputed hand's money is the
+history's, played and paid; an invalid hand broke the rules and its money cannot be trusted; an error hand could not
+be replayed at all."""
+
+
 @dataclass(frozen=True, slots=True)
 class Filters:
     """Which hands and players count.  Every value goes to DuckDB as a parameter."""
@@ -33,6 +41,17 @@ class Filters:
     min_hands: int = 0
     stakes: tuple[tuple[str, str], ...] = ()  # (small, big) as written: "0.50", "1.00" or "200", "400"
     day_start_hour: int = 0  # hands before this hour (UTC) count to the day before
+    verdicts: tuple[str, ...] = DEFAULT_VERDICTS  # the replay's verdicts counted (every one of VERDICTS: no condition)
+
+    @property
+    def every_verdict(self) -> bool:
+        """Whether every hand counts whatever its verdict (no condition on it)."""
+        return set(VERDICTS) <= set(self.verdicts)
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        """The verdicts whose hands the filter leaves out, in :data:`VERDICTS`' order."""
+        return tuple(v for v in VERDICTS if v not in self.verdicts)
 
 
 def hands_where(f: Filters, hours: bool = False) -> tuple[str, list[Any]]:
@@ -54,6 +73,9 @@ def hands_where(f: Filters, hours: bool = False) -> tuple[str, list[Any]]:
     any_of("h.profile", f.profiles)
     any_of("h.structure", f.structures)
     any_of("h.max_seats", f.max_seats)
+    if not f.every_verdict:
+        parts.append(f"h.verdict IN ({', '.join('?' for _ in f.verdicts) or 'NULL'})")
+        params.extend(f.verdicts)
     if f.stakes:
         alternatives = []
         for small, big in f.stakes:

@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hhtool.history.currency import Rates, RatesError
-from hhtool.stats.filters import Filters
+from hhtool.stats.filters import DEFAULT_VERDICTS, VERDICTS, Filters
 
 PROFILES = ("classic", "stellapoker", "italian")
 STRUCTURES = ("fixed", "pot", "no")
-FILTER_KEYS = ("player", "from", "to", "site", "profile", "structure", "seats", "stakes", "day_start", "min_hands")
+FILTER_KEYS = ("player", "from", "to", "site", "profile", "structure", "seats", "stakes", "day_start", "min_hands", "verdicts")
 """The filters of :class:`~hhtool.stats.Filters` by the names a query string gives them (``--max-seats`` is ``seats``)."""
 MAX_MIN_HANDS = 10**9
 """More hands than any database holds: a larger ``min_hands`` is a mistake, and a bounded one is never a huge ``int()``."""
@@ -116,6 +116,24 @@ def stake(name: str, text: str) -> tuple[str, str]:
     return small, big
 
 
+def verdicts(name: str, values: Sequence[str]) -> tuple[str, ...]:
+    """The verdicts to count: each of ``ok``, ``disputed``, ``invalid``, ``error`` (comma-separated or repeated), or ``all``;
+    none given: :data:`~hhtool.stats.filters.DEFAULT_VERDICTS`.
+
+    >>> verdicts("--verdicts", ["ok,invalid"])
+    ('ok', 'invalid')
+    >>> verdicts("--verdicts", ["all"])
+    ('ok', 'disputed', 'invalid', 'error')
+    """
+    words = [w.strip().lower() for v in values for w in v.split(",") if w.strip()]
+    if not words:
+        return DEFAULT_VERDICTS
+    if "all" in words:
+        return VERDICTS
+    got = choices(name, words, (*VERDICTS, "all"))
+    return tuple(v for v in VERDICTS if v in got)
+
+
 def parse_filters(
     spelling: Spelling,
     *,
@@ -129,6 +147,7 @@ def parse_filters(
     min_hands: str | None = None,
     stakes: Sequence[str] = (),
     day_start: str | None = None,
+    verdict_list: Sequence[str] = (),
 ) -> Filters:
     """The statistics' filters from their values as written (None or empty: no filter), checked in the order of :class:`~hhtool.stats.Filters`."""
     n = spelling.name
@@ -143,6 +162,7 @@ def parse_filters(
         min_hands=0 if min_hands is None else whole(n("min_hands"), min_hands, 0, MAX_MIN_HANDS),
         stakes=tuple(stake(n("stakes"), s) for s in stakes),
         day_start_hour=0 if day_start is None else whole(n("day_start"), day_start, 0, 23),
+        verdicts=verdicts(n("verdicts"), verdict_list),
     )
 
 

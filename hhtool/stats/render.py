@@ -144,10 +144,22 @@ def to_text(result: StatsResult, rates: Rates | None = None, *, raw: bool = Fals
         lines.append("")
     lines.append("'-' = no opportunity; a win rate is in the forced bet it names,")
     lines.append("per 100 of the hands that have one (docs/stats.md)")
+    lines += verdicts_footer(result)
     if rates is not None:
         lines.append(f"money converted to {rates.target.code}, chips never; the rates:")
         lines += [f"  {line}" for line in rates.lines()]
     return "\n".join(lines) + "\n"
+
+
+def verdicts_footer(result: StatsResult) -> list[str]:
+    """The footer's line saying how many hands the verdicts filter left out, and how to count them (none if none)."""
+    n = result.left_out
+    if not n:
+        return []
+    return [
+        f"{n:,} hand{'' if n == 1 else 's'} left out by --verdicts ({', '.join(result.filters.left_out)}):",
+        "`--verdicts all` counts them",
+    ]
 
 
 def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, Any]]:
@@ -237,6 +249,7 @@ def to_json(result: StatsResult, rates: Rates | None = None, *, raw: bool = Fals
         "rates": None
         if rates is None
         else {"currency": rates.target.code, "rates": {code: format_rate(rate) for code, rate in rates.rates}},
+        "verdicts": {"counted": list(result.filters.verdicts), "left_out": result.left_out},
         "players": players,
     }
     return dumps(doc, indent=1) + "\n"  # safe to ``cat`` whatever ``raw``: its escapes are JSON's own

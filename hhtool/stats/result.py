@@ -48,6 +48,7 @@ class StatsResult:
     money: pl.DataFrame
     filters: Filters = field(default_factory=Filters)
     db: Path | None = None
+    left_out: int | None = None  # hands the verdicts filter left out (None: not counted); docs/stats.md, "Verdicts"
 
     def currencies(self) -> list[Currency]:
         """Every currency of the hands in scope, euro, dollar, pound first, chips last."""

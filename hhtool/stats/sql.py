@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from hhtool.stats.definitions import RATE_UNITS
 from hhtool.stats.filters import Filters, totals_scope
-from hhtool.store.flags import RATIO_FLAGS, STREETS
-from hhtool.store.totals import MONEY_COUNTERS, PLAYER_TOTALS, RAKE_SHARE_SQL, SEAT_COUNTERS
+from hhtool.store.flags import CHECK_RAISE_STREETS, RATIO_FLAGS, RERAISE_STREETS, STREETS
+from hhtool.store.totals import MONEY_COUNTERS, OLD_VELA_SQL, PLAYER_TOTALS, RAKE_SHARE_SQL, SEAT_COUNTERS
 
 if TYPE_CHECKING:
     import duckdb
@@ -36,7 +36,9 @@ def stat_parts() -> list[tuple[str, tuple[str, ...]]]:
     (:data:`~hhtool.store.totals.SEAT_COUNTERS`) it adds up: most are one count, a few another's or a sum of some."""
     direct = {name for name, _ in SEAT_COUNTERS}
     derived: dict[str, tuple[str, ...]] = {
-        **{f"saw_{st}_d": ("hands",) for st in STREETS[1:]},  # of hands dealt in
+        **{f"saw_{st}_d": ("hands",) for st in STREETS[1:-1]},  # of hands dealt in (the vela's: those whose rules have one)
+        **{f"{key}_{end}": tuple(f"{key}_{st}_{end}" for st in streets)
+           for key, streets in (("reraise", RERAISE_STREETS), ("check_raise", CHECK_RAISE_STREETS)) for end in ("n", "d")},
         "wtsd_d": ("saw_3rd_n",),
         "wwsf_d": ("saw_3rd_n",),
         "fold_to_bet_n": tuple(f"ftb_n_{st}" for st in STREETS),
@@ -51,6 +53,8 @@ def stat_parts() -> list[tuple[str, tuple[str, ...]]]:
         "fold_to_bet_n", "fold_to_bet_d", "af_n", "af_d", "afq_d",
         *(f"{c}_{st}" for st in STREETS for c in ("aggr", "calls", "folds", "ftb_n", "ftb_d")),
         "afq_n",
+        *(f"{key}_{end}" for key in ("reraise", *(f"reraise_{st}" for st in RERAISE_STREETS), "check_raise",
+                                     *(f"check_raise_{st}" for st in CHECK_RAISE_STREETS), "cbet", "cbet_fold") for end in ("n", "d")),
     ]
     assert direct <= set(order) and set(order) == direct | set(derived)
     return [(name, (name,) if name in direct else derived[name]) for name in order]
@@ -77,7 +81,7 @@ def stats_sql(hand_where: str, seat_where: str) -> str:
     counts = ", ".join(f"({sql})::BIGINT AS {name}" for name, sql in SEAT_COUNTERS)
     return f"""
     WITH hs AS (
-        SELECT h.hand_key, h.big_bet, h.big_blind, h.ante
+        SELECT h.hand_key, h.big_bet, h.big_blind, h.ante, {OLD_VELA_SQL}
         FROM hands h WHERE {hand_where}
     ),
     sp AS (

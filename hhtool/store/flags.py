@@ -56,12 +56,21 @@ N_FLAGS: Final = 4 + 2 * len(RATIO_FLAGS) + 2 * len(STREETS)
 """Boolean columns first (saw, the ratio flags, fold to a bet), then three counts per street: the order of
 ``hhtool.store.schema.SEAT_STATS`` (a test holds the two together)."""
 
+RERAISE_STREETS: Final[tuple[str, ...]] = STREETS
+"""The streets of the re-raise (3-bet) flags ``reraise_ST`` / ``reraise_ST_opp``."""
+CHECK_RAISE_STREETS: Final[tuple[str, ...]] = STREETS[1:]
+"""The streets of the check-raise flags: none on 2nd street, where nobody can check and then face a bet
+(the bring-in acts first; a big blind who checks closes the round)."""
+N_MORE_FLAGS: Final = 1 + 2 * len(RERAISE_STREETS) + 2 * len(CHECK_RAISE_STREETS) + 4
+"""The boolean columns added at the end of ``seats`` (``hhtool.store.schema.SEAT_MORE_FLAGS``), packed in the same
+bits after the first ``N_FLAGS``: the vela's opportunity, the re-raise and check-raise per street, the continuation bet."""
+
 
 class SeatFlags:
     """One player's answers while the hand is walked: flags as bits (column order), counts per street."""
 
     def __init__(self) -> None:
-        self.bits = 0
+        self.bits: int = 0
         self.counts = [0] * (3 * len(STREETS))
 
 
@@ -74,6 +83,11 @@ _RAISE2: Final = _RATIO + 4
 _STEAL: Final = _RATIO + 6
 _BI_FOLD: Final = _RATIO + 8
 _FTB: Final = _RATIO + 2 * len(RATIO_FLAGS)  # 2 bits per street: folded facing a bet, decided facing a bet
+_SAW_VELA_OPP: Final = _FTB + 2 * len(STREETS)  # N_FLAGS: the first of SEAT_MORE_FLAGS
+_RERAISE: Final = _SAW_VELA_OPP + 1  # 2 bits per street: re-raised, had the chance
+_CHECK_RAISE: Final = _RERAISE + 2 * len(STREETS)  # 2 bits per street from 3rd: raised after checking, had the chance
+_CBET: Final = _CHECK_RAISE + 2 * (len(STREETS) - 1)  # bet 3rd street after the last 2nd-street raise, had the chance
+_CBET_FOLD: Final = _CBET + 2  # folded to that bet, faced it
 
 
 class HandFlags:
@@ -90,17 +104,62 @@ class HandFlags:
     and second turns on 2nd street, in the order they came (:func:`_steal`).
     """
 
-    def __init__(self, has_bring_in: bool) -> None:
+    def __init__(
+        self, has_bring_in: bool, cap: int = 0, cap_heads_up: bool = False, stacks: dict[str, int] | None = None,
+        blind_is_bet: bool = False,
+    ) -> None:
+        """``cap``: the bets a round allows (fixed limit; 0: no cap), lifted heads-up with ``cap_heads_up``;
+        ``stacks``: each seat's chips at the start (a raise needs chips beyond the call); ``blind_is_bet``: the
+        big blind counts toward the cap."""
         self.has_bring_in = has_bring_in
         self.seats: dict[str, SeatFlags] = {}
         self.aggressive = [0] * len(STREETS)
         self.last_aggressor: list[str | None] = [None] * len(STREETS)
         self.first: dict[str, MoneyLine] = {}  # each player's first turn on 2nd street, in order of acting
         self.second: dict[str, MoneyLine] = {}
+        self.cap = cap
+        self.cap_heads_up = cap_heads_up
+        self.blind_is_bet = blind_is_bet
+        self.stacks: dict[str, int] = {} if stacks is None else stacks
+        self.in_hand = len(self.stacks)
+        self.invested: dict[str, int] = {}
+        self.this_round: dict[str, int] = {}
+        self.bets = 0  # toward the cap, this round
+        self.street = 0
+        self.checked: set[str] = set()  # checked this round, no decision facing a bet since
+        self.last_raise_kind = False  # 2nd street's last aggressive line was a completion, bet or raise (not a blind)
+        self.cbettor: str | None = None  # who may continuation-bet on 3rd street
+        self.cbet_made = False
+        self.acted3: set[str] = set()  # players who have decided on 3rd street
+
+    def _new_round(self, street: int) -> None:
+        if self.street == 0 and street > 0 and self.last_raise_kind:
+            self.cbettor = self.last_aggressor[0]
+        self.street = street
+        self.this_round = {}
+        self.bets = 0
+        self.checked = set()
+
+    def _may_raise(self, player: str) -> bool:
+        """Whether a raise is allowed now: the round not capped, and the player has chips beyond the call."""
+        if self.cap > 0 and self.bets >= self.cap and not (self.cap_heads_up and self.in_hand == 2):
+            return False
+        stack = self.stacks.get(player)
+        if stack is None:
+            return True
+        current = max(self.this_round.values(), default=0)
+        return stack - self.invested.get(player, 0) > current - self.this_round.get(player, 0)
+
+    def _put(self, player: str, amount: int, in_round: bool) -> None:
+        self.invested[player] = self.invested.get(player, 0) + amount
+        if in_round:
+            self.this_round[player] = self.this_round.get(player, 0) + amount
 
     def line(self, street: int, e: MoneyLine) -> None:
         """The next money line, in betting round ``STREETS[street]``."""
         player = e.player
+        if street != self.street:
+            self._new_round(street)
         seat = self.seats.get(player)
         if seat is None:
             seat = self.seats[player] = SeatFlags()
@@ -131,6 +190,8 @@ class HandFlags:
             bits |= 1 << (_FTB + 2 * street + 1)
             if isinstance(e, Fold):
                 bits |= 1 << (_FTB + 2 * street)
+        if decision:
+            bits = self._more(street, e, player, bits, facing)
         seat.bits = bits
         if raises:
             seat.counts[3 * street] += 1
@@ -138,9 +199,53 @@ class HandFlags:
             seat.counts[3 * street + 1] += 1
         elif isinstance(e, Fold):
             seat.counts[3 * street + 2] += 1
+            self.in_hand -= 1
         if raises or (isinstance(e, PostBlind) and e.blind == "big"):
             aggressive[street] += 1
             self.last_aggressor[street] = player
+            if street == 0:
+                self.last_raise_kind = raises
+            if raises or self.blind_is_bet:
+                self.bets += 1
+        # the money, for the chips a raise needs
+        if isinstance(e, (RaiseTo, Complete)):
+            self._put(player, e.to - self.this_round.get(player, 0), True)
+        elif isinstance(e, (Bet, Call, BringIn, PostBlind)):
+            self._put(player, e.amount, True)
+        elif isinstance(e, PostAnte):
+            self._put(player, e.amount, False)
+        elif isinstance(e, UncalledBet):
+            self._put(player, -e.amount, True)
+
+    def _more(self, street: int, e: MoneyLine, player: str, bits: int, facing: bool) -> int:
+        """The re-raise, check-raise and continuation-bet bits of one decision (docs/stats.md)."""
+        raised = isinstance(e, RaiseTo)
+        if facing and self.aggressive[street] == 2 and self._may_raise(player):  # a bet and one raise: a 3-bet to make
+            bits |= 1 << (_RERAISE + 2 * street + 1)
+            if raised:
+                bits |= 1 << (_RERAISE + 2 * street)
+        if street >= 1:
+            if player in self.checked and facing:
+                self.checked.discard(player)  # the first decision facing a bet after the check
+                if self._may_raise(player):
+                    bits |= 1 << (_CHECK_RAISE + 2 * (street - 1) + 1)
+                    if raised:
+                        bits |= 1 << (_CHECK_RAISE + 2 * (street - 1))
+            elif isinstance(e, Check):
+                self.checked.add(player)
+        if street == 1 and player not in self.acted3:
+            self.acted3.add(player)
+            if player == self.cbettor:
+                if self.aggressive[1] == 0:
+                    bits |= 1 << (_CBET + 1)
+                    if isinstance(e, Bet):
+                        bits |= 1 << _CBET
+                        self.cbet_made = True
+            elif self.cbet_made and self.aggressive[1] == 1 and self.last_aggressor[1] == self.cbettor:
+                bits |= 1 << (_CBET_FOLD + 1)
+                if isinstance(e, Fold):
+                    bits |= 1 << _CBET_FOLD
+        return bits
 
     def answers(self) -> dict[str, SeatFlags]:
         """Each player's flags once every line has passed (the steal is decided here, from the first turns)."""
@@ -184,14 +289,16 @@ def _steal(seats: dict[str, SeatFlags], first: dict[str, MoneyLine], second: dic
             bring_in.bits |= 1 << _BI_FOLD
 
 
-def saw_bits(reached: int, has_vela: bool, fold_street: str | None) -> int:
-    """The four ``saw_*`` bits of a seat dealt in.
+def saw_bits(reached: int, has_vela: bool, fold_street: str | None, vela_rules: bool = True) -> int:
+    """The four ``saw_*`` bits of a seat dealt in, and the vela's opportunity (``saw_vela_opp``).
 
     ``reached``: bit 0, 1, 2 when a card was dealt on 3rd, 4th, 5th street
     (:attr:`hhtool.replay.facts.CardFacts.reached`).
     A player saw a street the hand reached unless they folded on an
     earlier one; the vela, when the hand reached 5th street and a vela was
-    turned.
+    turned.  ``vela_rules``: the hand's rules have a vela (stellapoker and
+    italian without ``[vela at start]`` have none): only then is seeing it
+    an opportunity, so that "saw the vela" is ``-`` there, not 0 %.
     """
     fold_at = STREETS.index(fold_street) if fold_street is not None and fold_street in STREETS else 99
     bits = 0
@@ -201,8 +308,10 @@ def saw_bits(reached: int, has_vela: bool, fold_street: str | None) -> int:
         bits |= 2
     if reached & 4 and fold_at >= 3:
         bits |= 4
-        if has_vela and fold_at >= 4:
+        if has_vela and vela_rules and fold_at >= 4:
             bits |= 8
+    if vela_rules:
+        bits |= 1 << _SAW_VELA_OPP
     return bits
 
 
@@ -210,8 +319,8 @@ NO_SEAT: Final = SeatFlags()
 """The answers of a player with no line: every flag false, every count 0."""
 
 FLAG_BITS: Final = "flag_bits"
-"""The worker's one column for the ``N_FLAGS`` boolean columns: bit ``i`` is the ``i``-th
-(:mod:`hhtool.store.frames` expands it; an int a seat instead of 24 booleans in Python)."""
+"""The worker's one column for the ``N_FLAGS + N_MORE_FLAGS`` boolean columns: bit ``i`` is the ``i``-th
+(:mod:`hhtool.store.frames` expands it; an int a seat instead of 47 booleans in Python)."""
 
 
 def seat_values(seat: SeatFlags | None, saw: int) -> tuple[int, ...]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hhtool.store.flags import FLAG_BITS, N_FLAGS
+from hhtool.store.flags import FLAG_BITS
 from hhtool.store.rows import POT_LISTS, RowBuilder, Rows, worker_columns
-from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
+from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_FLAG_COLUMNS, SEATS, TableSpec
 
 if TYPE_CHECKING:
     import polars as pl
@@ -51,13 +51,13 @@ def frame_schema(spec: TableSpec) -> dict[str, Any]:
 
     types = {c.name: polars_dtype(c.sql) for c in spec.columns}
     types["local"] = pl.Int32
-    types[FLAG_BITS] = pl.Int32
+    types[FLAG_BITS] = pl.Int64
     return {name: types[name] for name in worker_columns(spec)}
 
 
 def _frame(rows: Rows, schema: dict[str, Any]) -> pl.DataFrame:
     """The columns as a frame of ``schema``; ``started_at`` is built as epoch microseconds and cast;
-    ``flag_bits`` becomes the boolean statistics columns it packs (bit ``i``: the ``i``-th of ``SEAT_STATS``)."""
+    ``flag_bits`` becomes the boolean statistics columns it packs (bit ``i``: the ``i``-th of ``SEAT_FLAG_COLUMNS``)."""
     import polars as pl
 
     build = dict(schema)
@@ -68,7 +68,7 @@ def _frame(rows: Rows, schema: dict[str, Any]) -> pl.DataFrame:
         df = df.with_columns(pl.col("started_at").cast(schema["started_at"]))
     if FLAG_BITS in schema:
         bits = pl.col(FLAG_BITS)
-        df = df.with_columns([((bits & (1 << i)) != 0).alias(c.name) for i, c in enumerate(SEAT_STATS[:N_FLAGS])]).drop(FLAG_BITS)
+        df = df.with_columns([((bits & (1 << i)) != 0).alias(c.name) for i, c in enumerate(SEAT_FLAG_COLUMNS)]).drop(FLAG_BITS)
     return df
 
 

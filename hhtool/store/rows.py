@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Final
 
 from hhtool.game.cards import card_str
+from hhtool.game.rules import RuleSet, RulesError
 from hhtool.history.errors import ErrorRecord
 from hhtool.history.events import (
     Bet,
@@ -34,8 +35,8 @@ from hhtool.history.events import (
 from hhtool.replay.equities import allin_adjustments
 from hhtool.replay.facts import card_facts, dealt_in
 from hhtool.replay.result import has_all_in
-from hhtool.store.flags import FLAG_BITS, N_FLAGS, NOT_DEALT_IN, STREETS, HandFlags, saw_bits, seat_values
-from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_STATS, SEATS, TableSpec
+from hhtool.store.flags import FLAG_BITS, NOT_DEALT_IN, STREETS, HandFlags, saw_bits, seat_values
+from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_FLAG_COLUMNS, SEATS, TableSpec
 
 if TYPE_CHECKING:
     from hhtool.replay import Replay
@@ -94,8 +95,8 @@ class Rows:
 
 def worker_columns(spec: TableSpec) -> list[str]:
     """The columns a worker fills for ``spec``: ``local`` for ``hand_key``, no ``imported_at``, and in
-    ``seats`` the one ``flag_bits`` where the table has its ``N_FLAGS`` boolean statistics columns."""
-    flags = {c.name for c in SEAT_STATS[:N_FLAGS]}
+    ``seats`` the one ``flag_bits`` where the table has its first boolean statistics column (and none of the others)."""
+    flags = {c.name for c in SEAT_FLAG_COLUMNS}
     out: list[str] = []
     for c in spec.columns:
         if c.name == "hand_key":
@@ -122,6 +123,14 @@ def _or_null(v: Any, sql: str) -> Any:
     """``v``, or None when it does not fit the integer type ``sql``."""
     limit = _INT_RANGES[sql]
     return v if v is None or -limit <= v < limit else None
+
+
+def _header_rules(hand: Hand) -> RuleSet | None:
+    """The rules a hand's header names (its profile and italian options), for a hand whose replay raised; None if none."""
+    try:
+        return hand.header.ruleset()
+    except RulesError:
+        return None
 
 
 class RowBuilder:
@@ -272,7 +281,18 @@ class RowBuilder:
 
         # actions, the history's money lines with their line numbers, each fed to the statistics' flags
         action_rows = self.actions
-        flags = HandFlags(h.bring_in is not None)
+        rules = result.rules if result is not None else _header_rules(hand)
+        if result is not None:
+            dealt = set(result.stacks)
+        else:
+            dealt = dealt_in(hand)
+        flags = HandFlags(
+            h.bring_in is not None,
+            rules.cap_bets if rules is not None and h.structure == "fixed" else 0,
+            rules is not None and rules.cap_heads_up,
+            {seat.player: seat.stack for seat in hand.seats if seat.player in dealt},
+            rules is not None and rules.big_blind_is_bet,
+        )
         street = "2nd"
         si = 0  # the street's index in _STREET_INDEX
         seq = 0
@@ -308,6 +328,7 @@ class RowBuilder:
         answers = flags.answers()
         vela_card = facts.vela
         has_vela = vela_card is not None
+        vela_rules = rules.has_vela if rules is not None else has_vela
         reached = facts.reached
         showdown_players = facts.showdown
         starting = facts.starting
@@ -317,19 +338,16 @@ class RowBuilder:
             claimed = result.claimed
             due = result.payouts
             stacks = result.stacks
-            dealt = set(stacks)
             categories = result.categories
             if has_all_in(result):  # only hands with an all-in pay for the pricing
                 adjust = allin_adjustments(result)
-        else:
-            dealt = dealt_in(hand)
         for seat in hand.seats:
             p = seat.player
             o = outcomes.get(seat.seat)
             went = p in showdown_players
             fold_street = o.street if o is not None else None
             dealt_in_hand = p in dealt
-            stats = seat_values(answers.get(p), saw_bits(reached, has_vela, fold_street)) if dealt_in_hand else NOT_DEALT_IN
+            stats = seat_values(answers.get(p), saw_bits(reached, has_vela, fold_street, vela_rules)) if dealt_in_hand else NOT_DEALT_IN
             pair = starting.get(p)
             extra = (
                 None if pair is None else card_str(pair[0]),

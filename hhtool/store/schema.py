@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hhtool.store.flags import RATIO_FLAGS, STREETS
+from hhtool.store.flags import CHECK_RAISE_STREETS, N_MORE_FLAGS, RATIO_FLAGS, RERAISE_STREETS, STREETS
 
 SCHEMA_VERSION = 2
 """1: the first; 2: each seat's statistics flags (``SEAT_STATS``), starting cards and shown category."""
@@ -158,6 +158,37 @@ def _seat_stats() -> tuple[Column, ...]:
 SEAT_STATS = _seat_stats()
 """The ``seats`` columns of the statistics: what the player did in the hand and what they had the chance to do."""
 
+
+def _seat_more_flags() -> tuple[Column, ...]:
+    """The statistics' flags added after the first (issue 41), at the end of ``seats`` (:data:`ADDED_COLUMNS`), in
+    :mod:`hhtool.store.flags`' order of bits.  NULL in a row imported before them: no opportunity counted
+    (``saw_vela_opp``: read from the hand's profile, docs/stats.md)."""
+    cols = [_c("saw_vela_opp", "BOOLEAN", "opportunity of `saw_vela`: dealt in, and the hand's rules have a vela")]
+    for st in RERAISE_STREETS:
+        cols += [
+            _c(f"reraise_{st}", "BOOLEAN", f"re-raised (a 3-bet) on {st}"),
+            _c(f"reraise_{st}_opp", "BOOLEAN", f"decided on {st} facing a bet and exactly one raise, with a raise allowed"),
+        ]
+    for st in CHECK_RAISE_STREETS:
+        cols += [
+            _c(f"check_raise_{st}", "BOOLEAN", f"raised on {st} after checking"),
+            _c(f"check_raise_{st}_opp", "BOOLEAN", f"checked on {st}, then decided facing a bet with a raise allowed"),
+        ]
+    cols += [
+        _c("cbet", "BOOLEAN", "bet 3rd street after making the last completion, bet or raise of 2nd street"),
+        _c("cbet_opp", "BOOLEAN", "made the last completion, bet or raise of 2nd street, and nobody had bet 3rd street at the first turn there"),
+        _c("cbet_fold", "BOOLEAN", "folded to that continuation bet"),
+        _c("cbet_fold_opp", "BOOLEAN", "first decided on 3rd street facing the continuation bet alone"),
+    ]
+    assert len(cols) == N_MORE_FLAGS  # the bits flags.py fills
+    return tuple(cols)
+
+
+SEAT_MORE_FLAGS = _seat_more_flags()
+"""The statistics' boolean columns at the end of ``seats``, packed with ``SEAT_STATS``' in the worker's bits."""
+SEAT_FLAG_COLUMNS = (*(c for c in SEAT_STATS if c.sql == "BOOLEAN"), *SEAT_MORE_FLAGS)
+"""Every boolean flag column of ``seats``, in the order of the worker's bits (bit ``i``: the ``i``-th)."""
+
 SEATS = TableSpec(
     "seats",
     "One row per seated player per hand. Money the player put in and took out, as the replay counts it; "
@@ -195,6 +226,7 @@ SEATS = TableSpec(
             "rake; whole minor units, largest remainder: `docs/stats.md`); `net` for a hand without such an all-in; "
             "NULL where `net` is, and in rows imported before the column (read as `net`)",
         ),
+        *SEAT_MORE_FLAGS,
     ),
     partitioned=True,
 )
@@ -270,6 +302,7 @@ ADDED_COLUMNS: tuple[str, ...] = (
     "ALTER TABLE files ADD COLUMN IF NOT EXISTS open_from BIGINT",
     "ALTER TABLE hands ADD COLUMN IF NOT EXISTS room VARCHAR",
     "ALTER TABLE hands ADD COLUMN IF NOT EXISTS rules_digest VARCHAR",
+    *(f"ALTER TABLE seats ADD COLUMN IF NOT EXISTS {c.name} {c.sql}" for c in SEAT_MORE_FLAGS),
 )
 """Columns added within a schema version: nullable, at a table's end, so a database that lacks one gains it when
 opened for writing (its older rows NULL) and nothing else changes."""

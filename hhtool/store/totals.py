@@ -43,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hhtool.store.flags import RATIO_FLAGS, STREETS
+from hhtool.store.flags import CHECK_RAISE_STREETS, RATIO_FLAGS, RERAISE_STREETS, STREETS
 from hhtool.store.schema import Column
 
 if TYPE_CHECKING:
@@ -64,9 +64,14 @@ DIMENSIONS: tuple[Column, ...] = (
     Column("big_bet", "BIGINT", "`hands.big_bet`"),
     Column("ante", "BIGINT", "`hands.ante`"),
     Column("big_blind", "BIGINT", "`hands.big_blind`"),
+    Column("verdict", "VARCHAR", "`hands.verdict`"),
     Column("hour", "BIGINT", "the UTC hour the hand started in: hours since 1970-01-01 00:00 UTC"),
 )
 """What a row is the totals of: a player, the hands' facts a filter selects by, and the hour."""
+
+OLD_VELA_SQL = "(h.profile = 'classic' OR coalesce(h.vela_at_start, FALSE)) AS vela_rules"
+"""The hands' row's ``vela_rules`` (``hs``): whether the hand's built-in profile has a vela, for a seat imported before
+``seats.saw_vela_opp`` (NULL there; a room's own rules are not known from the row)."""
 
 HOUR_SQL = "floor(epoch_ms(h.started_at) / 3600000.0)::BIGINT"
 """``hands h``'s :data:`DIMENSIONS` ``hour`` (a double division of whole milliseconds: exact on the hour, never rounded up to it)."""
@@ -80,6 +85,7 @@ def _seat_counters() -> tuple[tuple[str, str], ...]:
         ("bl_d", "count_if(coalesce(hs.big_blind, 0) > 0)"),
         ("an_d", "count_if(coalesce(hs.ante, 0) > 0)"),
         *((f"saw_{st}_n", f"count_if(s.saw_{st})") for st in STREETS[1:]),
+        ("saw_vela_d", "count_if(coalesce(s.saw_vela_opp, hs.vela_rules))"),
         ("wtsd_n", "count_if(s.saw_3rd AND s.went_to_showdown)"),
         ("wsd_n", "count_if(s.won_at_showdown)"),
         ("wsd_d", "count_if(s.went_to_showdown)"),
@@ -87,6 +93,8 @@ def _seat_counters() -> tuple[tuple[str, str], ...]:
     ]
     for key in RATIO_FLAGS:
         out += [(f"{key}_n", f"count_if(s.{key})"), (f"{key}_d", f"count_if(s.{key}_opp)")]
+    for key in (*(f"reraise_{st}" for st in RERAISE_STREETS), *(f"check_raise_{st}" for st in CHECK_RAISE_STREETS), "cbet", "cbet_fold"):
+        out += [(f"{key}_n", f"count_if(s.{key})"), (f"{key}_d", f"count_if(s.{key}_opp)")]  # NULL before the column: none
     aggr, calls, folds = (" + ".join(f"s.{c}_{st}" for st in STREETS) for c in ("bets", "calls", "folds"))
     out += [
         ("af_n", f"coalesce(sum({aggr}), 0)"),
@@ -148,7 +156,7 @@ def totals_select(lo: int | None = None) -> tuple[str, list[Any]]:
     sums = _sums(COLUMNS[len(DIMENSIONS):])
     sql = f"""
     WITH hs AS (
-        SELECT h.hand_key, {', '.join(f'h.{d}' for d in dims[:-1])}, {HOUR_SQL} AS hour
+        SELECT h.hand_key, {', '.join(f'h.{d}' for d in dims[:-1])}, {HOUR_SQL} AS hour, {OLD_VELA_SQL}
         FROM hands h WHERE {h_cond}
     ),
     out AS (SELECT s.hand_key, s.player FROM seats s JOIN hs USING (hand_key) WHERE NOT s.dealt_in AND {s_cond}),
@@ -188,7 +196,8 @@ def _stat_seats() -> dict[str, tuple[str, str]]:
     """
     out = {"hands": ("TRUE", "TRUE")}
     out.update({key: (f"s.{key}_opp", f"s.{key}") for key in RATIO_FLAGS})
-    out.update({f"saw_{st}": ("TRUE", f"s.saw_{st}") for st in STREETS[1:]})
+    out.update({f"saw_{st}": ("TRUE", f"s.saw_{st}") for st in STREETS[1:-1]})
+    out["saw_vela"] = ("coalesce(s.saw_vela_opp, TRUE)", "s.saw_vela")  # a row imported before the column: as it was
     bets, calls, folds = (" + ".join(f"s.{c}_{st}" for st in STREETS) for c in ("bets", "calls", "folds"))
     out.update(
         {
@@ -200,10 +209,15 @@ def _stat_seats() -> dict[str, tuple[str, str]]:
             "wwsf": ("s.saw_3rd", "s.saw_3rd AND s.collected > 0"),
         }
     )
+    for key, streets in (("reraise", RERAISE_STREETS), ("check_raise", CHECK_RAISE_STREETS)):
+        out[key] = ("(" + " OR ".join(f"s.{key}_{st}_opp" for st in streets) + ")", "(" + " OR ".join(f"s.{key}_{st}" for st in streets) + ")")
+        out.update({f"{key}_{st}": (f"s.{key}_{st}_opp", f"s.{key}_{st}") for st in streets})
+    out.update({key: (f"s.{key}_opp", f"s.{key}") for key in ("cbet", "cbet_fold")})
     return out
 
 
 STAT_SEATS: dict[str, tuple[str, str]] = _stat_seats()
+assert 2 * len(STAT_SEATS) <= 63  # player_hands.stats: two bits a statistic in a BIGINT
 """The hands behind each statistic (the hands list's ``stat``, ``taken``): conditions on ``seats s``; ``player_hands``
 keeps each seat's answers to them as bits (:func:`stat_bits_condition`)."""
 
@@ -250,7 +264,7 @@ HANDS_COLUMNS: tuple[Column, ...] = (
     Column("player", "VARCHAR", "the player, dealt in"),
     Column("started_at", "TIMESTAMPTZ", "`hands.started_at`"),
     Column("hand_key", "BIGINT", "the hand"),
-    *(c for c in DIMENSIONS[1:-1] if c.name not in ("ante", "big_blind")),
+    *(c for c in DIMENSIONS[1:-1] if c.name not in ("ante", "big_blind", "verdict")),
     Column("net", "BIGINT", "`seats.net`"),
     Column("allin_net", "BIGINT", "`seats.allin_net`"),
     Column("went_to_showdown", "BOOLEAN", "`seats.went_to_showdown`"),
@@ -284,7 +298,7 @@ def _sums(columns: tuple[Column, ...]) -> str:
 
 PLAYER_TOTALS = Derived(
     "player_totals",
-    "1",
+    "2",  # 2: the verdict a dimension; the vela's opportunity, the re-raise, check-raise and continuation bet counted
     COLUMNS,
     totals_select,
     f"SELECT {', '.join(DIMENSION_NAMES)}, {_sums(COLUMNS[len(DIMENSIONS):])} FROM player_totals GROUP BY ALL ORDER BY player, hour",

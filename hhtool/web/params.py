@@ -159,6 +159,7 @@ def filters(p: Params) -> Filters:
             min_hands=single["min_hands"],
             stakes=p.all("stakes"),
             day_start=single["day_start"],
+            verdict_list=p.all("verdicts"),
         )
 
 
@@ -183,6 +184,8 @@ def hand_query(items: Iterable[tuple[str, str]], stat_keys: Iterable[str], *, pa
     """``/hands`` and ``/api/hands``: every parameter checked; ``page`` (from 1) or ``offset`` places the page."""
     p = Params(items, HAND_PARAMS)
     f = filters(p)
+    if not p.all("verdicts"):  # the hands list shows every hand unless asked: its own ``verdict`` chooses among them
+        f = replace(f, verdicts=VERDICTS)
     stat = p.one("stat")
     keys = tuple(stat_keys)
     if stat is not None and stat not in keys:
