@@ -48,6 +48,7 @@ from hhtool.api import (
     what_if,
     write_report,
 )
+from hhtool.api import share_hand
 
 __version__ = "0.1.0"
 __all__ = ["__version__", *api.__all__]

@@ -366,3 +366,73 @@ __all__ = [
     "what_if",
     "write_report",
 ]
+
+
+def share_hand(
+    path: str | Path | Sequence[str | Path] | None = None,
+    *,
+    db: str | Path | None = None,
+    hand_id: str | None = None,
+    site: str | None = None,
+    fmt: Literal["html", "text"] = "html",
+    anonymise: bool = False,
+    hero: str | None = None,
+    no_hero: bool = False,
+    rooms: str | Path | Rooms | None = None,
+) -> str:
+    """One hand to show someone else, as ``hhtool share`` writes it: a self-contained HTML page, or forum text (``docs/share.md``).
+
+    The hand is read from ``path`` (a hand-history file, or what ``hhtool
+    audit`` reads: folders, globs, archives; ``hand_id`` picks one, needed
+    when there are several), else from the database ``db`` (``hand_id``,
+    and ``site`` when two sites hold that id), replayed under the rules it
+    was imported under.  ``fmt``: ``"html"``, the replayer in one file that
+    fetches nothing; ``"text"``, the hand in lines of 80 columns.
+    ``anonymise``: every player but the hero named by their seat, no site,
+    table, hand number or time anywhere; the hero is ``hero``, else the
+    history's own viewer, nobody with ``no_hero``.  ``rooms`` (with
+    ``path``): the room files whose rules govern the hand's site.  Raises
+    :class:`~hhtool.replayer.share.WhichHand` when no hand or several match,
+    :class:`~hhtool.replayer.share.ShareError` when the hand cannot be
+    shared as asked, :class:`~hhtool.history.errors.HandHistoryError` when
+    it does not parse, :class:`~hhtool.store.db.StoreError` for a database
+    that cannot be read.
+    """
+    from hhtool.game.room import NO_ROOMS, Rooms
+    from hhtool.game.room import load_rooms as _load_rooms
+    from hhtool.replayer.forum import forum_text
+    from hhtool.replayer.page import share_html
+    from hhtool.replayer.share import HandSource, WhichHand, hand_in_files, share
+
+    if path is not None:
+        paths = [path] if isinstance(path, (str, Path)) else list(path)
+        found = hand_in_files(paths, hand_id, site)
+        governing: Rooms = rooms if isinstance(rooms, Rooms) else _load_rooms(rooms, required=True) if rooms is not None else NO_ROOMS
+        shared = share(found.text, first_line=found.first_line, source=found.source, room=governing, anonymise=anonymise, hero=hero, no_hero=no_hero)
+    else:
+        if db is None or hand_id is None:
+            raise WhichHand("which hand? give a hand-history file, or a database and a hand id")
+        from hhtool.store.db import connect
+        from hhtool.store.rooms import stored_room
+
+        con = connect(db, read_only=True)
+        try:
+            where = "hand_id = ?" + (" AND site = ?" if site is not None else "")
+            rows = con.execute(
+                f"SELECT site, hand_id, file, first_line, raw_text, room, rules_digest FROM hands WHERE {where} ORDER BY site",
+                [hand_id] + ([site] if site is not None else []),
+            ).fetchall()
+            if not rows:
+                raise WhichHand(f"no hand {hand_id!r}{f' of site {site!r}' if site is not None else ''} in the database {db}")
+            if len(rows) > 1:
+                sites = ", ".join(str(r[0]) for r in rows)
+                raise WhichHand(f"{len(rows)} sites hold a hand {hand_id!r} ({sites}): choose one with --site NAME")
+            s, hid, file, first_line, raw, room, digest = rows[0]
+            found = HandSource(str(raw), int(first_line), str(file), str(s), str(hid), stored_room(con, {"room": room, "rules_digest": digest}))
+        finally:
+            con.close()
+        shared = share(found.text, first_line=found.first_line, source=found.source, room=found.room, anonymise=anonymise, hero=hero, no_hero=no_hero)
+    return share_html(shared) if fmt == "html" else forum_text(shared)
+
+
+__all__ += ["share_hand"]

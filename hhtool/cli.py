@@ -6,7 +6,7 @@ libraries and even our own evaluator are imported inside the commands so
 that ``hhtool --help`` stays instant.  The commands live by what they
 work on: the game (:mod:`hhtool.cli_game`), a room's rules
 (:mod:`hhtool.cli_rules`), hand histories (:mod:`hhtool.cli_histories`),
-the database (:mod:`hhtool.cli_database`);
+the database (:mod:`hhtool.cli_database`), a hand to share (:mod:`hhtool.cli_share`);
 their shared options are :mod:`hhtool.cli_options`, their exits and
 messages :mod:`hhtool.cli_output`, what they change of typer
 :mod:`hhtool.cli_typer`.  They are registered here, with their examples,
@@ -26,6 +26,7 @@ from hhtool import cli_database as database
 from hhtool import cli_game as game
 from hhtool import cli_histories as histories
 from hhtool import cli_rules as rules
+from hhtool import cli_share as sharing
 from hhtool.cli_output import EXIT_FINDINGS, EXIT_OK
 from hhtool.cli_typer import TextArgumentsCommand, examples, plain_argument_types
 
@@ -142,6 +143,13 @@ app.command(epilog=examples(
     "serve --db hands.duckdb --watch ~/histories --port 8800",
     "serve --db hands.duckdb --host 0.0.0.0",
 ))(database.serve)
+
+app.command(epilog=examples(
+    "share sample_histories/000_format_example.txt --out hand.html",
+    "share table.txt --hand C-2002 --anonymise --out hand.html",
+    "share --hand C-1001 --format text --anonymise",
+    "share --db hands.duckdb --site Vela --hand C-1001 --out hand.html",
+))(sharing.share)
 
 
 def main() -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib.resources import files
+from typing import Any
 
 from hhtool.replay.steps import HandSteps
 from hhtool.textsafe import term
@@ -69,14 +70,16 @@ def shown(data: object) -> object:
     return data
 
 
-def replayer_html(steps: HandSteps, *, assets: bool = True) -> str:
+def replayer_html(steps: HandSteps | dict[str, Any], *, assets: bool = True) -> str:
     """One hand's replayer: a ``<div class="hhr">`` (with the CSS and JS inline when ``assets``).
 
+    ``steps``: the hand's steps, or their packed JSON already made
+    (``to_json(packed=True)``, as :mod:`hhtool.replayer.share` redacts it).
     Without JavaScript the fragment says so and the hand's text is still
     on the page around it (the report lists it); everything the replayer
     shows comes from the embedded steps.
     """
-    doc = steps.to_json(packed=True)
+    doc = steps if isinstance(steps, dict) else steps.to_json(packed=True)
     data = script_json(doc)
     # a string may hold a control or bidi character: JSON writes C0 as an escape (a backslash), the others raw
     if "\\" in data or term(data) != data:

@@ -36,8 +36,9 @@
     var d = this.data, self = this, root = this.root;
     root.tabIndex = 0;
     var head = el("div", "hhr-head");
-    head.appendChild(el("span", "hhr-title", d.site + " hand " + d.hand_id));
-    head.appendChild(el("span", "hhr-sub", d.profile + " · " + d.table + " · " + d.started));
+    // an anonymised hand (hhtool share --anonymise) has no site, number, table or time: none is shown
+    head.appendChild(el("span", "hhr-title", d.site || d.hand_id ? d.site + " hand " + d.hand_id : "Telesina hand"));
+    head.appendChild(el("span", "hhr-sub", [d.profile, d.table, d.started].filter(Boolean).join(" · ")));
     head.appendChild(el("span", "hhr-verdict " + d.verdict, d.verdict));
     root.appendChild(head);
 
