@@ -14,6 +14,7 @@ import pytest
 from hhtool.game.rules import ROUND_NAMES
 from hhtool.replay.equities import ALLIN_EXACT_LIMIT, ALLIN_SAMPLES
 from hhtool.store.importer import import_paths
+from hhtool.store.schema import SEAT_MORE_FLAGS
 from tests.inprocess import hhtool
 
 STREETS = ROUND_NAMES
@@ -143,11 +144,13 @@ def test_stats_luck_is_net_less_adjusted(nl_db: Path) -> None:
 
 
 def _without_allin_net(tmp_path: Path) -> Path:
-    """A database of this schema version as hhtool wrote it before ``seats.allin_net`` existed."""
+    """A database of this schema version as hhtool wrote it before ``seats.allin_net`` existed: without it, nor the
+    columns added after it (the statistics' later flags), as such a file is."""
     old = tmp_path / "old.duckdb"
     import_paths([Path(__file__).resolve().parent.parent / "sample_histories" / "000_format_example.txt"], old, workers=0)
     con = duckdb.connect(str(old))
-    con.execute("ALTER TABLE seats DROP COLUMN allin_net")
+    for column in ("allin_net", *(c.name for c in SEAT_MORE_FLAGS)):
+        con.execute(f"ALTER TABLE seats DROP COLUMN {column}")
     con.close()
     return old
 

@@ -21,6 +21,7 @@ import pytest
 
 from hhtool.stats.compute import Filters, compute, compute_on
 from hhtool.stats.grid import Grid, grid_from_result, grid_from_totals
+from hhtool.stats.filters import VERDICTS
 from hhtool.stats.order import name_key
 from hhtool.store.db import connect
 from tests.browser import headless_chromium, needs_browser
@@ -60,6 +61,8 @@ def facts(db: Path, grid: Grid, tmp_path_factory: pytest.TempPathFactory) -> dic
             "newest": con.execute("SELECT site, hand_id FROM hands WHERE verdict IN ('disputed', 'invalid') "
                                   "ORDER BY started_at DESC, hand_key DESC LIMIT 1").fetchall()[0],
             "euro": con.execute("SELECT count(*), sum(total_pot) FROM hands WHERE currency = '€'").fetchall()[0],
+            "not_played": con.execute("SELECT count(*) FROM hands WHERE verdict IN ('invalid', 'error')").fetchall()[0][0],
+            "every_hand": grid_from_result(compute_on(con, Filters(verdicts=VERDICTS), from_seats=True)),
         }
     finally:
         con.close()
@@ -139,7 +142,24 @@ def test_players_is_a_grid_with_the_figures_a_player_scans_first(server: Server,
     cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", row)]
     columns = grid.columns()[1:]
     assert cells == [carol.cell(c).text for c in columns]
-    assert cells[0] == f"{carol.hands:,}" and cells[1] == "-€40.57" and cells[2] == "-"  # € net in its notation; no $ hand
+    assert cells[0] == f"{carol.hands:,}" and cells[1] == "-€51.12" and cells[2] == "-"  # € net in its notation, invalid hands left out; no $ hand
+
+
+def test_players_says_which_hands_it_left_out_and_counts_them_when_asked(server: Server, facts: dict[str, Any]) -> None:
+    """Invalid and error hands are not counted unless asked (docs/stats.md, "Verdicts"), and the page says how many."""
+    n = facts["not_played"]
+    assert n > 0
+    status, _, body = server.get("/players")
+    assert status == 200
+    note = body.split('id="left-out">', 1)[1].split("</p>", 1)[0]
+    assert note.startswith(f"{n:,} hands with the verdict invalid or error are not counted")
+    assert 'href="/players?verdicts=all"' in note
+    status, _, every = server.get("/players?verdicts=all")
+    assert status == 200 and 'id="left-out"' not in every
+    carol = next(r for r in facts["every_hand"].rows if r.player == "carol")
+    row = every.split('<a href="/players/carol">carol</a>', 1)[1].split("</tr>", 1)[0]
+    cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", row)]
+    assert cells[0] == f"{carol.hands:,}" and cells[1] == "-€40.57"  # every hand of hers, the invalid ones too
 
 
 def test_players_sorts_on_the_server_by_any_column(server: Server, grid: Grid) -> None:

@@ -248,9 +248,9 @@ def reference(
             for key, streets in (("reraise", STREETS), ("check_raise", STREETS[1:])):
                 for st in streets:
                     n_, d_ = later[(player, f"{key}_{st}_n")], later[(player, f"{key}_{st}_d")]
-                    for k in (f"{key}_{st}", key):  # per street, and the (hand, street) pairs of every street
-                        c.ratios[k][0] += n_
-                        c.ratios[k][1] += d_
+                    for stat in (f"{key}_{st}", key):  # per street, and the (hand, street) pairs of every street
+                        c.ratios[stat][0] += n_
+                        c.ratios[stat][1] += d_
             for key in ("cbet", "cbet_fold"):
                 c.ratios[key][0] += later[(player, f"{key}_n")]
                 c.ratios[key][1] += later[(player, f"{key}_d")]

@@ -23,6 +23,7 @@ from hhtool.stats.order import currency_rank, name_key
 from hhtool.stats.points import MAX_POINTS, line_points
 from hhtool.stats.render import converted, fmt_value, heading, ratio_value, rounded
 from hhtool.stats.report_data import MAX_REPLAYERS, EmptyReportError, ReportData, big_bet_lines, filters_text, game_results, report_data
+from hhtool.store.flags import CHECK_RAISE_STREETS, RERAISE_STREETS
 
 if TYPE_CHECKING:
     import polars as pl
@@ -273,11 +274,21 @@ _SHORT = {
     "went to showdown (of saw 3rd)": "WTSD",
     "won money at showdown": "W$SD",
     "won when saw 3rd street": "WWSF",
+    "re-raise (3-bet), all streets": "3-bet",
+    "check-raise, all streets": "chk-raise",
+    "bet 3rd street after completing": "c-bet",
+    "folds to that 3rd-street bet": "fold c-bet",
     "big bets/100 hands": "bets/100",
     "big blinds/100 (blind games)": "blinds/100",
     "antes/100 (ante games)": "antes/100",
 }
 """Column headings of the statistics table, short enough for thirty players' rows to fit a screen; the full name is the heading's tooltip."""
+
+STAT_BY_KEY = {s.key: s for s in STATS}
+PER_STREET_KEYS = frozenset(f"{key}_{st}" for key, streets in (("reraise", RERAISE_STREETS), ("check_raise", CHECK_RAISE_STREETS)) for st in streets)
+"""The statistics counted on each street apart: shown in the per-street table (a row a player and street), not as columns of the statistics table."""
+RAISE_KEYS = ("reraise", "check_raise", "cbet", "cbet_fold")
+"""The raising statistics over every street: a table of their own under "Aggression by street", so that the statistics table fits 1,400 px."""
 
 
 def _money_cell(minor: int | Decimal | None, cur: Currency, detail: str = "") -> str:
@@ -336,7 +347,7 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
     parts.append(_section("results", _results_html(result, data.games, rates)))
 
     # the statistics: a row per player, sortable, every figure with its counts on hover
-    ratio_stats = [s for s in STATS if s.kind not in ("money", "count")]
+    ratio_stats = [s for s in STATS if s.kind not in ("money", "count") and s.key not in PER_STREET_KEYS and s.key not in RAISE_KEYS]
     header = ["player", "hands"] + [_SHORT.get(s.label, s.label) for s in ratio_stats]
     titles = ["", ""] + [s.label for s in ratio_stats]
     stat_rows = []
@@ -359,9 +370,33 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
             af = "-" if r["af"] is None else f"{r['af']:,.2f}"
             afq = "-" if r["afq"] is None else f"{100 * r['afq']:.1f} %"
             ftb = "-" if not r["fold_to_bet_d"] else f"{100 * r['fold_to_bet_n'] / r['fold_to_bet_d']:.1f} %"
-            agg_rows.append([_name(r["player"]), e(r["street"]), *(_num(f"{int(r[k]):,}", int(r[k])) for k in ("bets_raises", "calls", "folds")), e(af), e(afq), e(ftb)])
-    agg_html = (_aggression_figure(result) if bs.height else "") + _table(
-        ["player", "street", "bets+raises", "calls", "folds", "AF", "AFq", "fold to bet"], agg_rows, left=(0, 1), sortable=True
+            player_row = result.row(str(r["player"]))
+            per_street = []
+            for key in ("reraise", "check_raise"):
+                stat = STAT_BY_KEY.get(f"{key}_{r['street']}")
+                if stat is None:  # no such spot on this street (no check-raise on 2nd street): no opportunity
+                    per_street.append(_num("-", None))
+                else:
+                    v, d = fmt_value(stat, player_row)
+                    per_street.append(_num(v, ratio_value(stat, player_row), d))
+            agg_rows.append([_name(r["player"]), e(r["street"]), *(_num(f"{int(r[k]):,}", int(r[k])) for k in ("bets_raises", "calls", "folds")), e(af), e(afq), e(ftb),
+                             *per_street])
+    raise_stats = [STAT_BY_KEY[k] for k in RAISE_KEYS]
+    raise_rows = []
+    for r in sorted(t.to_dicts(), key=lambda r: name_key(str(r["player"]))):
+        row = [_name(r["player"]), _num(f"{int(r['hands']):,}", int(r["hands"]))]
+        for s in raise_stats:
+            v, d = fmt_value(s, r)
+            row.append(_num(v, ratio_value(s, r), d))
+        raise_rows.append(row)
+    raises_html = (
+        '<p class="note">re-raises, check-raises and stud\'s continuation bet over every street, a row per player; '
+        "each street apart in the table below.</p>"
+        + _table(["player", "hands", *(_SHORT.get(s.label, s.label) for s in raise_stats)], raise_rows, sortable=True,
+                 titles=["", "", *(s.label for s in raise_stats)])
+    )
+    agg_html = raises_html + (_aggression_figure(result) if bs.height else "") + _table(
+        ["player", "street", "bets+raises", "calls", "folds", "AF", "AFq", "fold to bet", "3-bet", "check-raise"], agg_rows, left=(0, 1), sortable=True
     )
     parts.append(_section("aggression", agg_html))
 

@@ -94,7 +94,8 @@ def _seat_counters() -> tuple[tuple[str, str], ...]:
     for key in RATIO_FLAGS:
         out += [(f"{key}_n", f"count_if(s.{key})"), (f"{key}_d", f"count_if(s.{key}_opp)")]
     for key in (*(f"reraise_{st}" for st in RERAISE_STREETS), *(f"check_raise_{st}" for st in CHECK_RAISE_STREETS), "cbet", "cbet_fold"):
-        out += [(f"{key}_n", f"count_if(s.{key})"), (f"{key}_d", f"count_if(s.{key}_opp)")]  # NULL before the column: none
+        # NULL before the column: none (count_if of nothing but NULLs is NULL, not 0)
+        out += [(f"{key}_n", f"coalesce(count_if(s.{key}), 0)"), (f"{key}_d", f"coalesce(count_if(s.{key}_opp), 0)")]
     aggr, calls, folds = (" + ".join(f"s.{c}_{st}" for st in STREETS) for c in ("bets", "calls", "folds"))
     out += [
         ("af_n", f"coalesce(sum({aggr}), 0)"),

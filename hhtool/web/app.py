@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from hhtool.web.params import VERDICTS, BadRequest, hand_query, stats_request
+from hhtool.stats.filters import VERDICTS
+from hhtool.web.params import BadRequest, hand_query, stats_request
 
 if TYPE_CHECKING:
     import duckdb

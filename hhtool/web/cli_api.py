@@ -36,7 +36,8 @@ import ipaddress
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hhtool.store.db import StandIn, StoreError, database_errors
 
@@ -48,7 +49,17 @@ if TYPE_CHECKING:
 
     from hhtool.history.currency import Rates
     from hhtool.stats import Filters, StatsResult
-    from hhtool.web.app import WebDb
+
+class WebDb(Protocol):
+    """What these routes need of the server's database (:class:`hhtool.web.app.WebDb`): named here, not imported,
+    since the app registers these routes (the app imports this module, never the other way)."""
+
+    path: Path
+
+    def cursor(self) -> AbstractContextManager[duckdb.DuckDBPyConnection]: ...
+
+    def new_cursor(self) -> duckdb.DuckDBPyConnection: ...
+
 
 TOKEN_HEADER = "X-Hhtool-Token"
 """The header that carries ``FILE.serve``'s token (:func:`hhtool.store.marker.new_token`)."""

@@ -80,11 +80,16 @@ class PlayersPage:
     prev: str | None
     next: str | None
     everyone: int  # players in scope before the name's search
+    left_out: int  # hands the verdicts filter leaves out (docs/stats.md, "Verdicts"): the page says so
+    left_out_verdicts: tuple[str, ...]
+    every_hand: str  # this page with every verdict counted
 
 
 def players_page(cur: duckdb.DuckDBPyConnection, q: PlayersQuery, path: str, items: list[tuple[str, str]], kept: Kept,
                  derived: frozenset[str]) -> PlayersPage:
     """The page of the grid ``q`` asks for; ``path`` and ``items`` (the query string) make its links."""
+    from hhtool.stats.compute import left_out
+
     grid = kept.get(("grid", repr(q.filters)), lambda: grid_for(cur, q.filters, derived))
     if grid.column(q.sort) is None:
         raise BadRequest(f"sort {q.sort!r}: use one of {', '.join(grid.sort_keys())} (net_CODE: the net in that currency)")
@@ -117,5 +122,8 @@ def players_page(cur: duckdb.DuckDBPyConnection, q: PlayersQuery, path: str, ite
         prev=url(page=str(q.page - 1)) if q.page > 1 else None,
         next=url(page=str(q.page + 1)) if start + PAGE_SIZE < len(ordered) else None,
         everyone=len(grid.rows),
+        left_out=kept.get(("left-out", repr(q.filters)), lambda: left_out(cur, q.filters)),
+        left_out_verdicts=q.filters.left_out,
+        every_hand=url(verdicts="all", page=None),
     )
 

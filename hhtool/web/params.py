@@ -22,9 +22,9 @@ from typing import Literal
 
 from hhtool.history.currency import Rates
 from hhtool.stats.compute import Filters
+from hhtool.stats.filters import VERDICTS
 from hhtool.stats.filters_parse import FILTER_KEYS, QUERY_STRING, FilterError, choices, day, parse_filters, parse_rates, unsigned, whole
 
-VERDICTS = ("ok", "disputed", "invalid", "error")
 SORTS = ("time", "pot", "net")
 MAX_LIMIT = 500
 PAGE = 50
@@ -61,7 +61,7 @@ def _refused() -> Iterator[None]:
 class HandQuery:
     """Which hands, in which order, which page: everything ``/hands`` and ``/api/hands`` are asked."""
 
-    filters: Filters = field(default_factory=Filters)
+    filters: Filters = field(default_factory=lambda: Filters(verdicts=VERDICTS))  # a list shows every hand unless asked
     verdicts: tuple[str, ...] = ()
     pot_min: Decimal | None = None  # in the hand's major unit (euros, chips), inclusive
     pot_max: Decimal | None = None
