@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hhtool.history.currency import Currency, Rates, currency_of, format_money
-from hhtool.stats.definitions import MONEY_KEYS, STATS
+from hhtool.stats.definitions import MONEY_KEYS, STATS, StatDef
 from hhtool.stats.figures import CONFIG, figure_html
 from hhtool.stats.filters import Filters
 from hhtool.stats.order import currency_rank, name_key
@@ -129,6 +129,20 @@ def _num(text: str, value: float | int | None, detail: str = "") -> str:
     v = "NaN" if value is None else repr(float(value))
     title = f' title="{e(detail)}"' if detail else ""
     return f'<td data-v="{v}"{title}>{e(text)}</td>'
+
+
+def _stats_table(t: pl.DataFrame, stats: list[StatDef]) -> str:
+    """A sortable table of ``stats``, a row per player of the statistics' table ``t`` in the order of names, each
+    figure with its counts on hover."""
+    rows = []
+    for r in sorted(t.to_dicts(), key=lambda r: name_key(str(r["player"]))):
+        row = [_name(r["player"]), _num(f"{int(r['hands']):,}", int(r["hands"]))]
+        for s in stats:
+            v, d = fmt_value(s, r)
+            row.append(_num(v, ratio_value(s, r), d))
+        rows.append(row)
+    return _table(["player", "hands", *(_SHORT.get(s.label, s.label) for s in stats)], rows, sortable=True,
+                  titles=["", "", *(s.label for s in stats)])
 
 
 def _fig_html(fig: Any) -> str:
@@ -348,20 +362,11 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
 
     # the statistics: a row per player, sortable, every figure with its counts on hover
     ratio_stats = [s for s in STATS if s.kind not in ("money", "count") and s.key not in PER_STREET_KEYS and s.key not in RAISE_KEYS]
-    header = ["player", "hands"] + [_SHORT.get(s.label, s.label) for s in ratio_stats]
-    titles = ["", ""] + [s.label for s in ratio_stats]
-    stat_rows = []
-    for r in sorted(t.to_dicts(), key=lambda r: name_key(str(r["player"]))):
-        row = [_name(r["player"]), _num(f"{int(r['hands']):,}", int(r["hands"]))]
-        for s in ratio_stats:
-            v, d = fmt_value(s, r)
-            row.append(_num(v, ratio_value(s, r), d))
-        stat_rows.append(row)
     stats_note = (
         '<p class="note">a row per player; click a heading to sort, hover a value for actions/opportunities '
         "(win rates: the hands they are over); \"-\": no opportunity. Money per currency is under Results.</p>"
     )
-    parts.append(_section("stats", stats_note + _table(header, stat_rows, sortable=True, titles=titles)))
+    parts.append(_section("stats", stats_note + _stats_table(t, ratio_stats)))
 
     bs = result.by_street
     agg_rows = []
@@ -381,19 +386,9 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
                     per_street.append(_num(v, ratio_value(stat, player_row), d))
             agg_rows.append([_name(r["player"]), e(r["street"]), *(_num(f"{int(r[k]):,}", int(r[k])) for k in ("bets_raises", "calls", "folds")), e(af), e(afq), e(ftb),
                              *per_street])
-    raise_stats = [STAT_BY_KEY[k] for k in RAISE_KEYS]
-    raise_rows = []
-    for r in sorted(t.to_dicts(), key=lambda r: name_key(str(r["player"]))):
-        row = [_name(r["player"]), _num(f"{int(r['hands']):,}", int(r["hands"]))]
-        for s in raise_stats:
-            v, d = fmt_value(s, r)
-            row.append(_num(v, ratio_value(s, r), d))
-        raise_rows.append(row)
     raises_html = (
         '<p class="note">re-raises, check-raises and stud\'s continuation bet over every street, a row per player; '
-        "each street apart in the table below.</p>"
-        + _table(["player", "hands", *(_SHORT.get(s.label, s.label) for s in raise_stats)], raise_rows, sortable=True,
-                 titles=["", "", *(s.label for s in raise_stats)])
+        "each street apart in the table below.</p>" + _stats_table(t, [STAT_BY_KEY[k] for k in RAISE_KEYS])
     )
     agg_html = raises_html + (_aggression_figure(result) if bs.height else "") + _table(
         ["player", "street", "bets+raises", "calls", "folds", "AF", "AFq", "fold to bet", "3-bet", "check-raise"], agg_rows, left=(0, 1), sortable=True
