@@ -1,4 +1,6 @@
-"""Statistics as text (80 columns), CSV or JSON: money per currency, numbers a program can read back.
+"""Statistics as each player's detail text (80 columns), CSV or JSON: money per currency, numbers a program can read back.
+
+The grid of ``hhtool stats`` (a row per player) is :mod:`hhtool.stats.grid_text`; it reads its figures here.
 
 For a person (:func:`to_text`): a block per player, each amount in its own
 money (``€-202.70`` is written ``-€202.70``, chips as ``1,136 chips``), one
@@ -178,6 +180,19 @@ def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, A
                 out[f"{s.key}_hands"] = int(r[RATES[s.key][1]])
         rows.append(out)
     return rows
+
+
+def figure_schema(result: StatsResult, row: dict[str, Any] | None, rates: Rates | None = None) -> dict[str, Any]:
+    """The polars types of :func:`to_rows`' columns (those of ``row``, else the columns every table has):
+    the name a string, a ratio or win rate a float, money an exact 128-bit integer (as DuckDB sums it), a count an integer."""
+    import polars as pl
+
+    money = {f"{key}_{cur.code}_{cur.minor_name}" for cur in result.currencies() for key in MONEY_KEYS}
+    if rates is not None:
+        money |= {f"{key}_in_{rates.target.code}_cents" for key in MONEY_KEYS}
+    floats = {s.key for s in STATS if s.kind in RATIO_KINDS or s.kind == "rate"}
+    names = list(row) if row is not None else _base_columns()
+    return {n: pl.String if n == "player" else pl.Float64 if n in floats else pl.Int128 if n in money else pl.Int64 for n in names}
 
 
 def to_csv(result: StatsResult, rates: Rates | None = None, *, raw: bool = False) -> str:

@@ -27,15 +27,22 @@ from hhtool.store.flags import STREETS
 if TYPE_CHECKING:
     import polars as pl
 
+    from hhtool.history.currency import Rates
+
 
 @dataclass
 class StatsResult:
     """Per-player totals (``table``), their money per currency (``money``) and per-street aggression (``by_street``).
 
     ``table`` has a row per player, in the order a person expects names
-    (:func:`~hhtool.stats.order.name_key`); ``money`` a row per player and currency with the
-    exact sums in minor units (``net``, ``sd_net``, ``nsd_net``, ``rake``):
-    amounts of different currencies are never added.
+    (:func:`~hhtool.stats.order.name_key`), with the counts each figure is
+    made of (``vpip_n``, ``vpip_d``; the frame the report and the server
+    read); ``money`` a row per player and currency (``currency`` its ISO
+    code, ``EUR``, ``USD``, ``XXX``, or ``chips``) with the exact sums in
+    minor units (``net``, ``sd_net``, ``nsd_net``, ``rake``): amounts of
+    different currencies are never added.  :meth:`figures` gives the
+    ready figures, a row per player, as ``hhtool stats --format csv`` writes
+    them; :meth:`row` one player's.
 
     ``per_hand`` (one row per hand and player, with the money of the hand)
     is not part of the statistics: it is read from the database only when
@@ -64,10 +71,40 @@ class StatsResult:
         return [str(p) for p in self.table["player"].to_list()]
 
     def row(self, player: str) -> dict[str, Any]:
+        """``player``'s figures: their row of :meth:`figures` (``vpip`` a number, ``vpip_actions``, ``net_EUR_cents`` ...)
+        and of ``table`` (the counts it is made of, ``vpip_n``, ``vpip_d``); :class:`KeyError` for a name not in the result."""
         got = self._rows.get(player)
         if got is None:
             raise KeyError(player)
-        return dict(got)
+        return {**got, **self._figure_rows[player]}
+
+    def figures(self, rates: Rates | None = None) -> pl.DataFrame:
+        """The ready figures, a row per player in the result's order: what ``hhtool stats --format csv`` writes, as a frame.
+
+        ``player``, ``hands``; each ratio statistic ``KEY`` (a percentage,
+        0 to 100, or a plain ratio for ``af``) as a float, its exact fraction
+        rounded half to even to four decimals, None where there was no
+        opportunity, with ``KEY_actions`` and ``KEY_opportunities`` beside
+        it; each win rate with ``KEY_hands``; per currency (ISO code)
+        ``hands_EUR`` and each money statistic in integer minor units,
+        ``net_EUR_cents``, ``net_chips_chips``; with ``rates``, the
+        converted sums ``net_in_EUR_cents`` (docs/stats.md, "Machine
+        outputs"; docs/python.md).
+        """
+        import polars as pl
+
+        from hhtool.stats.render import figure_schema, to_rows
+
+        rows = list(self._figure_rows.values()) if rates is None else to_rows(self, rates)
+        schema = figure_schema(self, rows[0] if rows else None, rates)
+        return pl.DataFrame([list(r.values()) for r in rows], schema=schema, orient="row")
+
+    @cached_property
+    def _figure_rows(self) -> dict[str, dict[str, Any]]:
+        """Each player's row of :meth:`figures` (without rates), made once: :meth:`row` is asked a dozen times a page."""
+        from hhtool.stats.render import to_rows
+
+        return {str(r["player"]): r for r in to_rows(self)}
 
     @cached_property
     def _rows(self) -> dict[str, dict[str, Any]]:
@@ -94,7 +131,7 @@ class StatsResult:
             raise ValueError("this result has no database to read its hands from")
         con = connect(self.db, read_only=True)
         try:
-            return load_per_hand(con, self.filters, self.players())
+            return with_codes(load_per_hand(con, self.filters, self.players()))
         finally:
             con.close()
 
@@ -123,12 +160,28 @@ def make_result(
         table=pl.DataFrame(table, schema=schema),
         by_street=street_aggression([{name: r[column[name]] for name in ("player", *STREET_COLUMNS)} for r in rows]),
         money=pl.DataFrame(
-            {name: [r[i] for r in money] for i, name in enumerate(("player", "currency", "unit", *MONEY_COLUMNS))},
+            {name: [currency_of(r[1], r[2]).code if i == 1 else r[i] for r in money] for i, name in enumerate(("player", "currency", "unit", *MONEY_COLUMNS))},
             schema={"player": pl.String, "currency": pl.String, "unit": pl.String, "hands": pl.Int64, **dict.fromkeys(MONEY_COLUMNS[1:], pl.Int128)},
         ),
         filters=f,
         db=db,
     )
+
+
+def with_codes(t: pl.DataFrame) -> pl.DataFrame:
+    """``t`` with its ``currency`` (the hands' sign, ``$``) as the ISO code (``USD``; ``chips`` for a chip hand), as the library names a money."""
+    import polars as pl
+
+    if t.height == 0:
+        return t
+    pairs = t.select("currency", "unit").unique().rows()
+    code: pl.Expr = pl.lit(None, pl.String)
+    for sign, unit in pairs:
+        here = (pl.col("currency").is_null() if sign is None else pl.col("currency") == sign) & (
+            pl.col("unit").is_null() if unit is None else pl.col("unit") == unit
+        )
+        code = pl.when(here).then(pl.lit(currency_of(sign, unit).code)).otherwise(code)
+    return t.with_columns(currency=code)
 
 
 def with_rates(players: list[str], hands: dict[str, list[int]], exact: dict[str, dict[str, Fraction]]) -> dict[str, list[Any]]:
