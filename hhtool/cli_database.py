@@ -211,6 +211,8 @@ def stats(
         keys = None if columns is None else parse_columns(columns)
     except GridError as e:
         raise fail(str(e)) from None
+    if keys is not None and fmt != "table":
+        raise fail(f"--columns chooses the grid's columns (--format table); --format {fmt} has them all")
     try:
         source = _source(db, parquet)
         with database_errors(source, everything=True):  # a damaged block is found by the statement that reads it

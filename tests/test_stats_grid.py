@@ -109,6 +109,8 @@ def test_columns_choose_and_order_the_grid(db: Path) -> None:
     assert head.split() == ["player", "VPIP", "hands", "W$SD"]  # in the order given, each once, nothing added
     code, out = stats(db, "--columns", "hands,vpipp")
     assert code == 2 and "did you mean 'vpip'?" in out and "known: hands, net, " in out and "wwsf" in out
+    code, out = stats(db, "--columns", "hands", "--format", "csv")  # CSV has every column: a choice would be lost
+    assert code == 2 and "--columns chooses the grid's columns" in out
 
 
 def test_no_opportunity_is_a_dash_never_zero(db: Path) -> None:

@@ -30,7 +30,8 @@ import unicodedata
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Union
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Union
 
 from hhtool.history.currency import Currency, Rates, format_money
 from hhtool.stats.definitions import MONEY_KEYS, STATS, StatDef
@@ -76,8 +77,9 @@ class Column:
     heading: str
     cells: tuple[str, ...]
 
-    @property
+    @cached_property
     def width(self) -> int:
+        """The widest of its heading and cells, once (a grid of thousands of players asks it at every line)."""
         return max(cells(c) for c in (self.heading, *self.cells))
 
 
@@ -169,23 +171,25 @@ def sort_players(result: StatsResult, key: str | None, rates: Rates | None = Non
         codes = [c.code for c in result.currencies()]
         each = f"; money by one currency: {', '.join(f'net_{c}' for c in codes)} (sd_net_{codes[0]}, ... likewise)" if codes else ""
         raise GridError(f"--sort: {key!r} is no statistic{hint} known: {', '.join(column_keys())}{each}")
-    values = [_sort_value(result, p, key, rates) for p in result.players()]
+    codes = [c.code for c in result.currencies()]  # once: a frame's distinct values, not once a player
+    values = [_sort_value(result, row, key, codes, rates) for row in result.table.to_dicts()]
     order = sorted(range(len(values)), key=lambda i: (values[i] is None, -(values[i] or 0)))
     return replace(result, table=result.table.select(pl.all().gather(order)))
 
 
-def _sort_value(result: StatsResult, player: str, key: str, rates: Rates | None) -> Value | None:
-    """The value ``player`` is sorted by; None (last) without opportunity or without a hand in that money."""
+def _sort_value(result: StatsResult, row: dict[str, Any], key: str, codes: list[str], rates: Rates | None) -> Value | None:
+    """The value a player (``row``, theirs of ``result.table``) is sorted by; None (last) without opportunity or
+    without a hand in that money (``codes``: the result's)."""
+    player = str(row["player"])
     money = next((m for m in MONEY_KEYS if key == m or key.startswith(m + "_")), None)
-    if money is not None and (key == money or key[len(money) + 1:] in {c.code for c in result.currencies()}):
+    if money is not None and (key == money or key[len(money) + 1:] in codes):
         figures = result.money_of(player)
         if key == money and rates is not None:
             return converted(result, player, money, rates)[0]
-        code = key[len(money) + 1:] if key != money else (result.currencies()[0].code if result.currencies() else "")
+        code = key[len(money) + 1:] if key != money else (codes[0] if codes else "")
         mine = next((f for c, f in figures.items() if c.code == code), None)
         return None if mine is None else mine[money]
     s = _stat(key)
-    row = result.row(player)
     if s.kind == "count":
         return int(row[s.key])
     return exact_value(s, row)
@@ -196,6 +200,7 @@ def _money_columns(result: StatsResult, key: str, rates: Rates | None) -> list[C
     players = result.players()
     heading = HEADINGS.get(key, key)
     monies = result.currencies()
+    figures = [result.money_of(p) for p in players]
     out: list[Column] = []
     if rates is not None:
         sums = [converted(result, p, key, rates)[0] for p in players]
@@ -203,8 +208,8 @@ def _money_columns(result: StatsResult, key: str, rates: Rates | None) -> list[C
         monies = [c for c in monies if rates.rate(c) is None]
     for cur in monies:
         cells_ = []
-        for p in players:
-            mine = result.money_of(p).get(cur)
+        for mine_all in figures:
+            mine = mine_all.get(cur)
             cells_.append("" if mine is None else _amount(mine[key], cur))
         out.append(Column(key, f"{heading} {cur.name}", tuple(cells_)))
     return out
@@ -215,12 +220,11 @@ def _amount(minor: int, cur: Currency) -> str:
     return f"{minor:,}" if cur.chips else format_money(minor, cur)
 
 
-def _columns(result: StatsResult, key: str, rates: Rates | None) -> list[Column]:
-    """The grid's columns of one statistic: one, or one per money for a money statistic."""
+def _columns(result: StatsResult, rows: list[dict[str, Any]], key: str, rates: Rates | None) -> list[Column]:
+    """The grid's columns of one statistic: one, or one per money for a money statistic (``rows``: ``result.table``'s)."""
     s = _stat(key)
     if s.kind == "money":
         return _money_columns(result, key, rates)
-    rows = [result.row(p) for p in result.players()]
     if s.kind == "count":
         values = [f"{int(r[key]):,}" for r in rows]
     else:
@@ -248,7 +252,8 @@ def to_grid(
     names = [str(p) if raw else term(str(p)) for p in result.players()]
     longest = max(cells(n) for n in [*names, "player"])
     chosen = list(columns or DEFAULT_COLUMNS)
-    built = {key: _columns(result, key, rates) for key in chosen}
+    rows = result.table.to_dicts()  # once: the counts every figure is made of
+    built = {key: _columns(result, rows, key, rates) for key in chosen}
     left_out: list[str] = []
     while len(chosen) > 1 and _width(min(longest, NAME_MIN), [c for k in chosen for c in built[k]]) > width:
         left_out.insert(0, chosen.pop())
@@ -256,7 +261,7 @@ def to_grid(
         rank = {"pct": 0, "ratio": 0, "rate": 1, "count": 2, "money": 3}
         extra = [s.key for s in sorted(STATS, key=lambda s: rank.get(s.kind, 2)) if s.key not in chosen]
         for key in extra if not left_out else ():
-            cols = _columns(result, key, rates)
+            cols = _columns(result, rows, key, rates)
             if _width(min(longest, EXTRA_NAME), [c for k in chosen for c in built[k]] + cols) > width:
                 break
             chosen.append(key)
