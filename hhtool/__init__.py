@@ -9,6 +9,8 @@ Use from Python (each name's help says more; ``README.md`` shows them at work)::
     result = hhtool.replay_hand(hand)               # verdict, findings, payouts
     summary = hhtool.import_paths(["histories/"], "hands.duckdb")
     stats = hhtool.statistics("hands.duckdb")
+    figures = stats.figures()                       # a polars frame, a row per player
+    frame = hhtool.query("SELECT verdict, count(*) AS n FROM hands GROUP BY verdict", db="hands.duckdb")
     odds = hhtool.equities(["Qc Qs 9c", "Ah Kd Jh"], "classic")
 
 The names are defined in :mod:`hhtool.api`, which imports what each one
@@ -38,6 +40,7 @@ from hhtool.api import (
     load_rooms,
     parse_hand,
     profile,
+    query,
     read_file,
     read_text,
     replay_hand,

@@ -16,7 +16,10 @@ called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
   :func:`what_if`: the same hand settled under another profile;
 - :func:`import_paths`: files, folders, globs and archives into a DuckDB file;
 - :func:`statistics`, :func:`write_report`: what ``hhtool stats`` and
-  ``hhtool report`` compute from that file;
+  ``hhtool report`` compute from that file (``statistics(db).figures()``:
+  the ready figures as a polars frame, a row per player);
+- :func:`query`: read-only SQL on that file, as ``hhtool query``, to a
+  polars frame (``docs/python.md`` shows both at work);
 - :func:`web_app`: the web application ``hhtool serve`` runs over it;
 - :func:`profile`: a rule profile (``classic``, ``stellapoker``, ``italian``);
   :func:`load_room`, :func:`load_rooms`: a room's own rules, from its file
@@ -42,6 +45,8 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import threading
+
+    import polars as pl
 
     from starlette.applications import Starlette
 
@@ -242,12 +247,44 @@ def statistics(db: str | Path, filters: Filters | None = None) -> StatsResult:
 
     ``filters`` (:class:`hhtool.stats.Filters`) narrows the hands and
     players; each statistic is actions over opportunities
-    (``docs/stats.md``).  ``result.players()`` lists the players and
-    ``result.ratio(player, key)`` gives one statistic.
+    (``docs/stats.md``).  ``result.figures()`` is a polars frame of the
+    ready figures, a row per player (``vpip`` a percentage with
+    ``vpip_actions`` and ``vpip_opportunities`` beside it, None without
+    opportunity; money in integer minor units per ISO currency code,
+    ``net_EUR_cents``), as ``hhtool stats --format csv`` writes them;
+    ``result.row(player)`` one player's; ``result.players()`` lists the
+    players, ``result.money_of(player)`` their money per currency and
+    ``result.ratio(player, key)`` one statistic's counts (docs/python.md).
     """
     from hhtool.stats import compute
 
     return compute(db, filters)
+
+
+def query(sql: str, db: str | Path | None = None, *, parquet: str | Path | None = None, timeout: float | None = 300.0) -> pl.DataFrame:
+    """The result of read-only ``sql`` on the database ``db`` as a polars frame, exactly as ``hhtool query`` runs it.
+
+    ``db``: the database file (default: ``$HHTOOL_DB``, else the default
+    path ``hhtool`` uses); or ``parquet``, a Parquet dataset
+    (``hhtool export --parquet``) read as the same tables.  Only statements
+    that read run (docs/query.md): anything else raises
+    :class:`~hhtool.store.query.ReadOnlyQueryError` before any statement
+    runs, SQL DuckDB refuses a :class:`~hhtool.store.query.QueryError`, and
+    the connection itself can reach no file, extension or setting.  Each
+    statement stops after ``timeout`` seconds (None or 0: no limit) with
+    :class:`~hhtool.store.limits.TimeLimitError`.  Several statements: the
+    last one's rows.  Tables: ``docs/schema.md``.
+    """
+    from hhtool.store.db import resolve_db_path
+    from hhtool.store.query import run_query
+
+    if parquet is not None:
+        if db is not None:
+            raise ValueError("give db or parquet, not both")
+        from hhtool.store.parquet import ParquetDataset
+
+        return run_query(ParquetDataset(parquet), sql, timeout=timeout)
+    return run_query(resolve_db_path(db), sql, timeout=timeout)
 
 
 def write_report(
@@ -356,6 +393,7 @@ __all__ = [
     "load_rooms",
     "parse_hand",
     "profile",
+    "query",
     "read_file",
     "read_text",
     "replay_hand",

@@ -34,6 +34,7 @@ from hhtool.cli_options import (
     SeatsOpt,
     SiteOpt,
     StakesOpt,
+    StatsFormat,
     StructureOpt,
     ToOpt,
     VerdictsOpt,
@@ -209,24 +210,51 @@ def stats(
     currency: CurrencyOpt = None,
     rate: RateOpt = None,
     verdicts: VerdictsOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", help="How to print the statistics.")] = "table",
+    fmt: Annotated[
+        StatsFormat,
+        typer.Option("--format", help="table: a row per player (one --player: their detail); detail: each player's statistics with counts; csv; json."),
+    ] = "table",
+    columns: Annotated[
+        Optional[str], typer.Option("--columns", metavar="KEYS", help="The grid's columns, statistic keys comma-separated, e.g. hands,net,vpip,af (docs/stats.md).")
+    ] = None,
+    sort: Annotated[
+        Optional[str], typer.Option("--sort", metavar="KEY", help="Highest first by this statistic (default: hands); money per currency: net_EUR, net_chips.")
+    ] = None,
     raw: RawOpt = False,
 ) -> None:
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
+    import shutil
+
     from hhtool.stats import compute
+    from hhtool.stats.grid_text import GridError, parse_columns, sort_players, to_grid
     from hhtool.stats.render import to_csv, to_json, to_text
     from hhtool.store.db import StoreError, database_errors, resolve_db_path
 
-    if fmt not in ("table", "csv", "json"):
-        raise fail(f"unknown format {fmt!r}: use table, csv or json")
+    if fmt not in ("table", "detail", "csv", "json"):
+        raise fail(f"unknown format {fmt!r}: use table, detail, csv or json")
     filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate, verdicts)
+    try:
+        keys = None if columns is None else parse_columns(columns)
+    except GridError as e:
+        raise fail(str(e)) from None
+    if keys is not None and fmt != "table":
+        raise fail(f"--columns chooses the grid's columns (--format table); --format {fmt} has them all")
     try:
         source = _source(db, parquet)
         with database_errors(source, everything=True):  # a damaged block is found by the statement that reads it
             result = _or_served(source, lambda s: compute(s, filters), lambda server: server.stats(filters))
     except StoreError as e:
         raise fail(str(e)) from None
-    render = {"table": to_text, "csv": to_csv, "json": to_json}[fmt]
+    if sort is not None or (fmt == "table" and result.table.height):  # the grid: most hands first unless told
+        try:
+            result = sort_players(result, sort, rates)
+        except GridError as e:
+            raise fail(str(e)) from None
+    if fmt == "table" and (keys is not None or len(filters.players) != 1):
+        width = shutil.get_terminal_size((80, 24)).columns  # $COLUMNS, else the terminal's, else 80 (not a terminal)
+        sys.stdout.write(to_grid(result, rates, columns=keys, width=width, raw=raw))
+        return
+    render = {"table": to_text, "detail": to_text, "csv": to_csv, "json": to_json}[fmt]
     sys.stdout.write(render(result, rates, raw=raw))
 
 

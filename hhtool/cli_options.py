@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 ProfileName = Literal["classic", "stellapoker", "italian"]
 StructureName = Literal["fixed", "pot", "no"]
 Format = Literal["table", "csv", "json"]
+StatsFormat = Literal["table", "detail", "csv", "json"]
 
 RULES_METAVAR = "<classic|stellapoker|italian|FILE>"
 """How the help shows an option that takes a rule profile or a room file (:func:`rules_arg`)."""

@@ -72,7 +72,7 @@ def test_help_has_an_example_and_readable_types(command: tuple[str, ...]) -> Non
 
 def test_choices_show_their_allowed_values() -> None:
     assert "<classic|stellapoker|italian|FILE>" in help_text("audit", "-h")  # a profile, or a room file (docs/rooms.md)
-    assert "<table|csv|json>" in help_text("stats", "-h")
+    assert "<table|detail|csv|json>" in help_text("stats", "-h")
     assert "<fixed|pot|no>" in help_text("simulate", "-h")
     bad = runner.invoke(app, ["audit", "--rules", "texas", "x.txt"])
     assert bad.exit_code == 2 and "classic" in bad.output

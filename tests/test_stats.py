@@ -117,7 +117,11 @@ def test_cli_formats_and_untrusted_name(tmp_path: Path) -> None:
     runner = CliRunner()
     res = runner.invoke(app, ["stats", "--db", str(db)])
     assert res.exit_code == 0, res.output
-    assert f"== {XSS}" in res.output  # plain text in a terminal, as written
+    assert f"\n{XSS[:20]}" in res.output  # the grid: plain text in a terminal, as written (cut to fit 80 columns)
+    assert max(len(line) for line in res.output.splitlines()) <= 80
+    res = runner.invoke(app, ["stats", "--db", str(db), "--format", "detail"])
+    assert res.exit_code == 0, res.output
+    assert f"== {XSS}" in res.output
     assert max(len(line) for line in res.output.splitlines()) <= 80
     assert "completed the bring-in" in res.output and "-  0/0" in res.output
     res = runner.invoke(app, ["stats", "--db", str(db), "--player", "bob", "--format", "json"])

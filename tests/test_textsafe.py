@@ -308,9 +308,12 @@ def test_query_table_and_csv_on_the_hostile_database(hostile: tuple[Path, Path, 
 
 def test_stats_table_csv_json_on_the_hostile_database(hostile: tuple[Path, Path, Path]) -> None:
     folder, _, db = hostile
-    table = _run("stats", "--db", str(db), cwd=folder)
+    table = _run("stats", "--db", str(db), "--format", "detail", cwd=folder)
     assert table.returncode == 0 and _unsafe_bytes(table.stdout + table.stderr) == []
     assert all(f"== {term(n)}".encode() in table.stdout for n in NAMES)
+    grid = _run("stats", "--db", str(db), cwd=folder)  # the grid: each name escaped, cut to its column
+    assert grid.returncode == 0 and _unsafe_bytes(grid.stdout + grid.stderr) == []
+    assert all(term(n)[:10].encode() in grid.stdout for n in NAMES)
     text = _run("stats", "--db", str(db), "--format", "csv", cwd=folder).stdout
     assert _unsafe_bytes(text) == []
     rows = list(csv.DictReader(io.StringIO(text.decode())))

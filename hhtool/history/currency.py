@@ -20,6 +20,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from hhtool.history.money import money_text
 
 _SIGNS = {"€": "EUR", "$": "USD", "£": "GBP"}
+_CODES = {**{code: sign for sign, code in _SIGNS.items()}, "XXX": ""}
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -53,10 +54,14 @@ def currency_of(sign: str | None, unit: str | None) -> Currency:
 
     A hand in cents with no sign (decimals written without one) is ``XXX``,
     ISO 4217's code for "no currency": kept apart from every real one.
+    ``sign`` may also be the ISO code itself (``EUR``, ``XXX``), as the
+    library's frames name a currency (docs/python.md).
     """
     if unit == "chip":
         return CHIPS
     sign = sign or ""
+    if sign in _CODES:  # an ISO code, as the statistics' frames give it (``EUR``): the same currency as its sign
+        return Currency(sign, _CODES[sign], 2)
     return Currency(_SIGNS.get(sign, "XXX" if not sign else sign), sign, 2)
 
 

@@ -1,4 +1,6 @@
-"""Statistics as text (80 columns), CSV or JSON: money per currency, numbers a program can read back.
+"""Statistics as each player's detail text (80 columns), CSV or JSON: money per currency, numbers a program can read back.
+
+The grid of ``hhtool stats`` (a row per player) is :mod:`hhtool.stats.grid_text`; it reads its figures here.
 
 For a person (:func:`to_text`): a block per player, each amount in its own
 money (``€-202.70`` is written ``-€202.70``, chips as ``1,136 chips``), one
@@ -23,28 +25,15 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from hhtool.history.currency import Currency, Rates, format_money, format_rate
+from hhtool.history.currency import Rates, format_money, format_rate
 from hhtool.textsafe import csv_text, dumps, term
-from hhtool.stats.compute import MONEY_KEYS, RATES, RATIO_KINDS, STATS, StatDef, StatsResult
-
-
-def exact_value(s: StatDef, row: dict[str, Any]) -> Fraction | None:
-    """A ratio statistic or a win rate of one player row, exactly; None without opportunity (docs/stats.md, "Figures").
-
-    A ratio is its integer count of actions over its count of
-    opportunities (x 100 for a percentage), divided once; a win rate the
-    exact net in forced bets (``bb_n_exact``) x 100 over its hands.  Every
-    figure shown or written is this fraction rounded by :func:`rounded`, so
-    the same hands give the same text whichever engine summed them.
-    """
-    if s.kind == "rate":
-        n_key, d_key = RATES[s.key]
-        hands = int(row[d_key])
-        return None if hands == 0 else Fraction(row[f"{n_key}_exact"]) * 100 / hands
-    n, d = row[f"{s.key}_n"], int(row[f"{s.key}_d"])
-    if d == 0:
-        return None
-    return Fraction(int(n), d) * (100 if s.kind == "pct" else 1)
+from hhtool.stats.definitions import MONEY_KEYS, RATES, RATIO_KINDS, STATS, StatDef
+from hhtool.stats.result import StatsResult
+from hhtool.stats.result import base_columns as _base_columns
+from hhtool.stats.result import converted as converted
+from hhtool.stats.result import exact_value as exact_value
+from hhtool.stats.result import figure_schema as figure_schema
+from hhtool.stats.result import to_rows as to_rows
 
 
 def rounded(value: Fraction, places: int, *, grouping: bool = False) -> str:
@@ -77,22 +66,6 @@ def fmt_value(s: StatDef, row: dict[str, Any]) -> tuple[str, str]:
     if v is None:
         return "-", counts
     return (f"{rounded(v, 1, grouping=True)} %" if s.kind == "pct" else rounded(v, 2, grouping=True)), counts
-
-
-def converted(result: StatsResult, player: str, key: str, rates: Rates) -> tuple[Decimal | None, list[Currency]]:
-    """``key`` (a money statistic) of ``player`` summed in the target currency, and the currencies it includes.
-
-    Only currencies with a rate convert; the others (and chips) are left out
-    of the sum and keep their own figures.
-    """
-    total: Decimal | None = None
-    used = []
-    for cur, figures in result.money_of(player).items():
-        value = rates.convert(figures[key], cur)
-        if value is not None:
-            total = value if total is None else total + value
-            used.append(cur)
-    return total, used
 
 
 def money_lines(result: StatsResult, player: str, key: str, rates: Rates | None = None) -> list[tuple[str, str]]:
@@ -162,36 +135,6 @@ def verdicts_footer(result: StatsResult) -> list[str]:
     ]
 
 
-def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, Any]]:
-    """One flat dict per player for CSV: numbers as numbers, None without opportunity, money in minor units per currency."""
-    currencies = result.currencies()
-    rows = []
-    for r in result.table.to_dicts():
-        player = str(r["player"])
-        out: dict[str, Any] = {"player": player, "hands": int(r["hands"])}
-        figures = result.money_of(player)
-        for cur in currencies:
-            mine = figures.get(cur)
-            out[f"hands_{cur.code}"] = mine["hands"] if mine else 0
-            for key in MONEY_KEYS:
-                out[f"{key}_{cur.code}_{cur.minor_name}"] = mine[key] if mine else 0
-        if rates is not None:
-            for key in MONEY_KEYS:
-                total, _ = converted(result, player, key, rates)
-                out[f"{key}_in_{rates.target.code}_cents"] = None if total is None else int(total.quantize(Decimal(1)))
-        for s in STATS:
-            if s.kind in RATIO_KINDS or s.kind == "rate":
-                v = exact_value(s, r)
-                out[s.key] = None if v is None else float(round(v, 4))  # rounded half to even on the fraction
-            if s.kind in RATIO_KINDS:
-                out[f"{s.key}_actions"] = r[f"{s.key}_n"]
-                out[f"{s.key}_opportunities"] = int(r[f"{s.key}_d"])
-            elif s.kind == "rate":
-                out[f"{s.key}_hands"] = int(r[RATES[s.key][1]])
-        rows.append(out)
-    return rows
-
-
 def to_csv(result: StatsResult, rates: Rates | None = None, *, raw: bool = False) -> str:
     """A header and a row per player; an empty cell where there was no opportunity (docs/stats.md).
 
@@ -204,17 +147,6 @@ def to_csv(result: StatsResult, rates: Rates | None = None, *, raw: bool = False
     for row in rows:
         lines.append(_csv_row(["" if v is None else v if raw or not isinstance(v, str) else csv_text(v) for v in row.values()]))
     return "".join(lines)
-
-
-def _base_columns() -> list[str]:
-    """The columns every CSV has, whatever the currencies in it (those add ``hands_CODE`` and ``KEY_CODE_UNIT``)."""
-    columns = ["player", "hands"]
-    for s in STATS:
-        if s.kind in RATIO_KINDS:
-            columns += [s.key, f"{s.key}_actions", f"{s.key}_opportunities"]
-        elif s.kind == "rate":
-            columns += [s.key, f"{s.key}_hands"]
-    return columns
 
 
 def _csv_row(values: list[Any]) -> str:

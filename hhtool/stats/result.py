@@ -5,18 +5,24 @@ either of two queries, over the seats or over ``player_totals``, and must
 make the same result; and because what readers ask of a result (a
 player's row, their money per currency, their hands) is its own, not the
 query's.  A statistic with no opportunity is ``None`` and shows as ``-``.
+
+The ready figures (:func:`to_rows`: each ratio as a number beside its
+counts, money per ISO currency code in minor units) are made here too,
+since :meth:`StatsResult.row` and :meth:`StatsResult.figures` give them;
+the CSV and JSON of :mod:`hhtool.stats.render` write the same rows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hhtool.history.currency import Currency, currency_of
-from hhtool.stats.definitions import MONEY_KEYS, RATES, Ratio
+from hhtool.history.currency import Currency, Rates, currency_of
+from hhtool.stats.definitions import MONEY_KEYS, RATES, RATIO_KINDS, STATS, Ratio, StatDef
 from hhtool.stats.filters import Filters
 from hhtool.stats.order import currency_rank, name_key
 from hhtool.stats.per_hand import load_per_hand
@@ -33,9 +39,14 @@ class StatsResult:
     """Per-player totals (``table``), their money per currency (``money``) and per-street aggression (``by_street``).
 
     ``table`` has a row per player, in the order a person expects names
-    (:func:`~hhtool.stats.order.name_key`); ``money`` a row per player and currency with the
-    exact sums in minor units (``net``, ``sd_net``, ``nsd_net``, ``rake``):
-    amounts of different currencies are never added.
+    (:func:`~hhtool.stats.order.name_key`), with the counts each figure is
+    made of (``vpip_n``, ``vpip_d``; the frame the report and the server
+    read); ``money`` a row per player and currency (``currency`` its ISO
+    code, ``EUR``, ``USD``, ``XXX``, or ``chips``) with the exact sums in
+    minor units (``net``, ``sd_net``, ``nsd_net``, ``rake``): amounts of
+    different currencies are never added.  :meth:`figures` gives the
+    ready figures, a row per player, as ``hhtool stats --format csv`` writes
+    them; :meth:`row` one player's.
 
     ``per_hand`` (one row per hand and player, with the money of the hand)
     is not part of the statistics: it is read from the database only when
@@ -65,10 +76,36 @@ class StatsResult:
         return [str(p) for p in self.table["player"].to_list()]
 
     def row(self, player: str) -> dict[str, Any]:
+        """``player``'s figures: their row of :meth:`figures` (``vpip`` a number, ``vpip_actions``, ``net_EUR_cents`` ...)
+        and of ``table`` (the counts it is made of, ``vpip_n``, ``vpip_d``); :class:`KeyError` for a name not in the result."""
         got = self._rows.get(player)
         if got is None:
             raise KeyError(player)
-        return dict(got)
+        return {**got, **self._figure_rows[player]}
+
+    def figures(self, rates: Rates | None = None) -> pl.DataFrame:
+        """The ready figures, a row per player in the result's order: what ``hhtool stats --format csv`` writes, as a frame.
+
+        ``player``, ``hands``; each ratio statistic ``KEY`` (a percentage,
+        0 to 100, or a plain ratio for ``af``) as a float, its exact fraction
+        rounded half to even to four decimals, None where there was no
+        opportunity, with ``KEY_actions`` and ``KEY_opportunities`` beside
+        it; each win rate with ``KEY_hands``; per currency (ISO code)
+        ``hands_EUR`` and each money statistic in integer minor units,
+        ``net_EUR_cents``, ``net_chips_chips``; with ``rates``, the
+        converted sums ``net_in_EUR_cents`` (docs/stats.md, "Machine
+        outputs"; docs/python.md).
+        """
+        import polars as pl
+
+        rows = list(self._figure_rows.values()) if rates is None else to_rows(self, rates)
+        schema = figure_schema(self, rows[0] if rows else None, rates)
+        return pl.DataFrame([list(r.values()) for r in rows], schema=schema, orient="row")
+
+    @cached_property
+    def _figure_rows(self) -> dict[str, dict[str, Any]]:
+        """Each player's row of :meth:`figures` (without rates), made once: :meth:`row` is asked a dozen times a page."""
+        return {str(r["player"]): r for r in to_rows(self)}
 
     @cached_property
     def _rows(self) -> dict[str, dict[str, Any]]:
@@ -95,7 +132,7 @@ class StatsResult:
             raise ValueError("this result has no database to read its hands from")
         con = connect(self.db, read_only=True)
         try:
-            return load_per_hand(con, self.filters, self.players())
+            return with_codes(load_per_hand(con, self.filters, self.players()))
         finally:
             con.close()
 
@@ -124,12 +161,28 @@ def make_result(
         table=pl.DataFrame(table, schema=schema),
         by_street=street_aggression([{name: r[column[name]] for name in ("player", *STREET_COLUMNS)} for r in rows]),
         money=pl.DataFrame(
-            {name: [r[i] for r in money] for i, name in enumerate(("player", "currency", "unit", *MONEY_COLUMNS))},
+            {name: [currency_of(r[1], r[2]).code if i == 1 else r[i] for r in money] for i, name in enumerate(("player", "currency", "unit", *MONEY_COLUMNS))},
             schema={"player": pl.String, "currency": pl.String, "unit": pl.String, "hands": pl.Int64, **dict.fromkeys(MONEY_COLUMNS[1:], pl.Int128)},
         ),
         filters=f,
         db=db,
     )
+
+
+def with_codes(t: pl.DataFrame) -> pl.DataFrame:
+    """``t`` with its ``currency`` (the hands' sign, ``$``) as the ISO code (``USD``; ``chips`` for a chip hand), as the library names a money."""
+    import polars as pl
+
+    if t.height == 0:
+        return t
+    pairs = t.select("currency", "unit").unique().rows()
+    code: pl.Expr = pl.lit(None, pl.String)
+    for sign, unit in pairs:
+        here = (pl.col("currency").is_null() if sign is None else pl.col("currency") == sign) & (
+            pl.col("unit").is_null() if unit is None else pl.col("unit") == unit
+        )
+        code = pl.when(here).then(pl.lit(currency_of(sign, unit).code)).otherwise(code)
+    return t.with_columns(currency=code)
 
 
 def with_rates(players: list[str], hands: dict[str, list[int]], exact: dict[str, dict[str, Fraction]]) -> dict[str, list[Any]]:
@@ -164,3 +217,92 @@ def street_aggression(rows: list[dict[str, Any]]) -> pl.DataFrame:
                 out[k].append(v)
     counts = dict.fromkeys(("bets_raises", "calls", "folds", "fold_to_bet_n", "fold_to_bet_d"), pl.Int64)
     return pl.DataFrame(out, schema={"player": pl.String, "street": pl.String, **counts, "af": pl.Float64, "afq": pl.Float64})
+
+
+def exact_value(s: StatDef, row: dict[str, Any]) -> Fraction | None:
+    """A ratio statistic or a win rate of one player row, exactly; None without opportunity (docs/stats.md, "Figures").
+
+    A ratio is its integer count of actions over its count of
+    opportunities (x 100 for a percentage), divided once; a win rate the
+    exact net in forced bets (``bb_n_exact``) x 100 over its hands.  Every
+    figure shown or written is this fraction rounded by :func:`hhtool.stats.render.rounded`, so
+    the same hands give the same text whichever engine summed them.
+    """
+    if s.kind == "rate":
+        n_key, d_key = RATES[s.key]
+        hands = int(row[d_key])
+        return None if hands == 0 else Fraction(row[f"{n_key}_exact"]) * 100 / hands
+    n, d = row[f"{s.key}_n"], int(row[f"{s.key}_d"])
+    if d == 0:
+        return None
+    return Fraction(int(n), d) * (100 if s.kind == "pct" else 1)
+
+
+def converted(result: StatsResult, player: str, key: str, rates: Rates) -> tuple[Decimal | None, list[Currency]]:
+    """``key`` (a money statistic) of ``player`` summed in the target currency, and the currencies it includes.
+
+    Only currencies with a rate convert; the others (and chips) are left out
+    of the sum and keep their own figures.
+    """
+    total: Decimal | None = None
+    used = []
+    for cur, figures in result.money_of(player).items():
+        value = rates.convert(figures[key], cur)
+        if value is not None:
+            total = value if total is None else total + value
+            used.append(cur)
+    return total, used
+
+
+def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, Any]]:
+    """One flat dict per player for CSV: numbers as numbers, None without opportunity, money in minor units per currency."""
+    currencies = result.currencies()
+    rows = []
+    for r in result.table.to_dicts():
+        player = str(r["player"])
+        out: dict[str, Any] = {"player": player, "hands": int(r["hands"])}
+        figures = result.money_of(player)
+        for cur in currencies:
+            mine = figures.get(cur)
+            out[f"hands_{cur.code}"] = mine["hands"] if mine else 0
+            for key in MONEY_KEYS:
+                out[f"{key}_{cur.code}_{cur.minor_name}"] = mine[key] if mine else 0
+        if rates is not None:
+            for key in MONEY_KEYS:
+                total, _ = converted(result, player, key, rates)
+                out[f"{key}_in_{rates.target.code}_cents"] = None if total is None else int(total.quantize(Decimal(1)))
+        for s in STATS:
+            if s.kind in RATIO_KINDS or s.kind == "rate":
+                v = exact_value(s, r)
+                out[s.key] = None if v is None else float(round(v, 4))  # rounded half to even on the fraction
+            if s.kind in RATIO_KINDS:
+                out[f"{s.key}_actions"] = r[f"{s.key}_n"]
+                out[f"{s.key}_opportunities"] = int(r[f"{s.key}_d"])
+            elif s.kind == "rate":
+                out[f"{s.key}_hands"] = int(r[RATES[s.key][1]])
+        rows.append(out)
+    return rows
+
+
+def figure_schema(result: StatsResult, row: dict[str, Any] | None, rates: Rates | None = None) -> dict[str, Any]:
+    """The polars types of :func:`to_rows`' columns (those of ``row``, else the columns every table has):
+    the name a string, a ratio or win rate a float, money an exact 128-bit integer (as DuckDB sums it), a count an integer."""
+    import polars as pl
+
+    money = {f"{key}_{cur.code}_{cur.minor_name}" for cur in result.currencies() for key in MONEY_KEYS}
+    if rates is not None:
+        money |= {f"{key}_in_{rates.target.code}_cents" for key in MONEY_KEYS}
+    floats = {s.key for s in STATS if s.kind in RATIO_KINDS or s.kind == "rate"}
+    names = list(row) if row is not None else base_columns()
+    return {n: pl.String if n == "player" else pl.Float64 if n in floats else pl.Int128 if n in money else pl.Int64 for n in names}
+
+
+def base_columns() -> list[str]:
+    """The columns every CSV has, whatever the currencies in it (those add ``hands_CODE`` and ``KEY_CODE_UNIT``)."""
+    columns = ["player", "hands"]
+    for s in STATS:
+        if s.kind in RATIO_KINDS:
+            columns += [s.key, f"{s.key}_actions", f"{s.key}_opportunities"]
+        elif s.kind == "rate":
+            columns += [s.key, f"{s.key}_hands"]
+    return columns
