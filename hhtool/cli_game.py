@@ -155,8 +155,19 @@ def simulate(
     jobs: Annotated[
         int, typer.Option("--jobs", metavar="N", help="Worker processes; 0: one per core (the output does not depend on it).")
     ] = 0,
+    pool: Annotated[int, typer.Option("--pool", metavar="N", help="Population mode: N players join and leave several tables running at once.")] = 0,
+    tables: Annotated[int, typer.Option("--tables", metavar="N", help="With --pool: tables at once (default: about two thirds of the pool seated).")] = 0,
+    collude: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--collude",
+            metavar="KIND[:A,B][:STRENGTH]",
+            help="A colluding pair (repeatable): soft-play, chip-dumping (A dumps to B) or card-sharing; "
+            "without names the seed picks the pair; strength 0-1 (default 0.5). Manifest in FILE.collusion.jsonl.",
+        ),
+    ] = None,
 ) -> None:
-    """Simulate Telesina hands that audit ok, optionally with faults and a manifest."""
+    """Simulate Telesina hands that audit ok, optionally with faults, colluding pairs and their manifests."""
     from hhtool.simulate import SimulationError, make_config, write_simulation
 
     room = rules_arg(rules)
@@ -176,6 +187,9 @@ def simulate(
             view=view,
             site=site,
             faults=faults,
+            pool=pool,
+            tables=tables,
+            collude=collude or (),
         )
         result = write_simulation(config, hands, out, jobs=jobs)
     except SimulationError as e:
@@ -183,4 +197,6 @@ def simulate(
     except OSError as e:
         raise fail(f"cannot write {out}: {e.strerror}") from None
     note = f", {result.faults} altered (manifest {result.manifest})" if result.manifest is not None else ""
+    if result.collusion is not None:
+        note += f", {result.deviations} pair-hand(s) with a colluding decision (manifest {result.collusion})"
     typer.echo(f"{result.hands} hand(s) written to {result.out}{note}", err=True)

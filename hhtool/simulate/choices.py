@@ -7,14 +7,17 @@ bot may do (the ``can_…`` answers), between what sizes it may bet
 (``min_bet_to``, ``max_bet_to``) and, before it is made, whether the size
 it picked is legal (``can_bet_to``).  What is the simulator's own is the
 bots' choices (:func:`~hhtool.simulate.bots.decide`), so what it writes
-audits ``ok``.
+audits ``ok``.  A colluding pair's players (``--collude``) decide as
+every bot, then :mod:`.collusion` may replace the choice in their kind's
+spots: a different choice among the legal ones, never another rule.
 """
 
 from __future__ import annotations
 
 from hhtool.game.operations import Player
 from hhtool.history.events import Bet, BettingCapped, BringIn, Call, Check, Complete, DoubleBetAllowed, Fold, RaiseTo, UncalledBet
-from hhtool.simulate.bots import Situation, decide, quick_category, quick_five, raise_fraction, strength
+from hhtool.simulate.bots import Move, Situation, decide, quick_category, quick_five, raise_fraction, strength
+from hhtool.simulate.collusion import Deviation, Partner, colluding_move, partners
 from hhtool.simulate.hand import HandState
 
 
@@ -31,6 +34,11 @@ class Bots:
         self.round_no = 0
         self.strength_cache: dict[str, float] = {}
         self.showing_cache: dict[str, int] = {}
+        self.partners: dict[str, Partner] = partners(hand) if hand.cfg.collusion else {}
+        self.aggressor: str | None = None  # who made the bet now faced this round (bets, raises, completions)
+        self.dump_bet = False  # that bet was a chip dumper's dumping bet or raise
+        self.dumping = False  # the bet about to be made is one
+        self.deviations: list[Deviation] = []  # the colluding decisions of the hand, for the manifest
 
     def betting_round(self, rnd: int) -> None:
         """Betting round ``rnd`` (1 = 2nd street, 5 = the vela round): the opener, every action, the uncalled bet."""
@@ -42,6 +50,8 @@ class Bots:
         if b.big_option and b.structure == "fixed":
             hand.emit(DoubleBetAllowed(hand.ln()))
         self.round_no = rnd
+        self.aggressor = None
+        self.dump_bet = False
         self.strength_cache.clear()
         self.showing_cache.clear()
         while b.next_index is not None:
@@ -102,6 +112,11 @@ class Bots:
         s = self.strength_of(name)
         style = hand.style[name]
         move = decide(style, s, sit, hand.rng)
+        self.dumping = False
+        if self.partners:
+            side = self.partners.get(name)
+            if side is not None:
+                move = self.collude(p, side, move, s, sit)
         if move == "raise":
             to = self.raise_target(p, raise_fraction(style, s, hand.rng))
             if to is None:
@@ -122,6 +137,24 @@ class Bots:
         else:
             b.check(name)
             hand.emit(Check(hand.ln(), name))
+
+    def collude(self, p: Player, side: Partner, move: Move, s: float, sit: Situation) -> Move:
+        """A pair's player: the colluding move where its kind's spot arises, with the pair's strength as probability.
+
+        The deviation is kept with the line its action is about to be
+        written on (the next line: one action, one line).
+        """
+        hand = self.hand
+        may_raise_now = sit.may_raise and self.raise_target(p, 0.0) is not None
+        other = colluding_move(hand, p, side, move, s, sit, self.aggressor, self.dump_bet, self.round_no, may_raise_now)
+        if other is None or other == move:
+            return move
+        strength = side.collusion.strength
+        if strength < 1.0 and not hand.rng.random() < strength:
+            return move
+        self.deviations.append(Deviation(hand.line, p.name, self.round_no, other, move))
+        self.dumping = other == "raise" and side.collusion.kind == "chip-dumping"
+        return other
 
     def raise_target(self, p: Player, fraction: float) -> int | None:
         """A legal total for a bet, raise or completion now, or None when none is allowed.
@@ -161,6 +194,9 @@ class Bots:
         b = hand.betting
         name = p.name
         op = b.bet_to(name, to)
+        self.aggressor = name
+        self.dump_bet = self.dumping
+        self.dumping = False
         all_in = p.behind == 0
         if op.completes:
             hand.emit(Complete(hand.ln(), name, to, all_in))

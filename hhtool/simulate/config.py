@@ -11,7 +11,9 @@ states one.
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -196,9 +198,113 @@ class SimConfig:
     min_dealt: int  # the fewest players a hand may be dealt to (a wild rank must stay in the deck)
     rake: RakeRule = HOUSE_RAKE  # what the table takes from each pot
     room: Room | None = None
+    pool: int = 0  # population mode: players in the pool (0: one table per session, as before)
+    tables: int = 1  # population mode: tables running at once
+    collusion: tuple[Collusion, ...] = ()  # the colluding pairs, in the order asked (pair 1, 2, ...)
+
+    @property
+    def colluders(self) -> frozenset[str]:
+        """Every player in a colluding pair."""
+        return frozenset(n for c in self.collusion for n in (c.a, c.b))
 
 
 STRUCTURES: dict[str, Structure] = {"fixed": "fixed", "pot": "pot", "no": "no"}
+
+COLLUSION_KINDS = ("soft-play", "chip-dumping", "card-sharing")
+"""The kinds of ``--collude`` (``docs/simulate.md``, "Colluding pairs", defines each)."""
+
+DEFAULT_STRENGTH = 0.5
+"""How often a pair deviates, by default, where its kind's spot arises."""
+
+
+@dataclass(frozen=True, slots=True)
+class Collusion:
+    """One colluding pair: its kind, its two players and its strength (0..1: how often it deviates in its spots).
+
+    ``a`` and ``b`` are ordered for chip dumping only: ``a`` dumps, ``b``
+    receives; soft play and card sharing are symmetric.
+    """
+
+    kind: str
+    a: str
+    b: str
+    strength: float
+
+
+@dataclass(frozen=True, slots=True)
+class CollusionRequest:
+    """A ``--collude`` option read: the kind, the two names (None: the seed picks them), the strength."""
+
+    kind: str
+    names: tuple[str, str] | None
+    strength: float
+
+
+def parse_collusion(text: str) -> CollusionRequest:
+    """``KIND[:A,B][:STRENGTH]``: ``soft-play:alice,bob:0.8``, ``chip-dumping:0.5``, ``card-sharing``.
+
+    Names may hold colons (``ciro:napoli``): the last ``:`` part is the
+    strength when it reads as a number, the first is the kind, the rest is
+    the two names split at their one comma.
+    """
+    kind, _, rest = text.strip().partition(":")
+    kind = re.sub(r"[\s_]+", "-", kind.strip().lower())
+    if kind not in COLLUSION_KINDS:
+        raise SimulationError(f"--collude {text!r}: unknown kind {kind!r}, expected {', '.join(COLLUSION_KINDS)}")
+    strength = DEFAULT_STRENGTH
+    names_part = rest
+    head, sep, last = rest.rpartition(":")
+    number = last if sep else rest
+    if re.fullmatch(r"\s*(?:\d+(?:\.\d*)?|\.\d+)\s*", number):
+        strength = float(number)
+        names_part = head if sep else ""
+        if not 0.0 <= strength <= 1.0:
+            raise SimulationError(f"--collude {text!r}: strength {number.strip()} is not between 0 and 1")
+    if not names_part:
+        return CollusionRequest(kind, None, strength)
+    names = names_part.split(",")
+    if len(names) != 2 or not all(n for n in names):
+        raise SimulationError(f"--collude {text!r}: expected two names A,B (e.g. {kind}:alice,bob:0.5)")
+    a, b = names
+    if a == b:
+        raise SimulationError(f"--collude {text!r}: a pair needs two players")
+    return CollusionRequest(kind, (a, b), strength)
+
+
+def resolve_collusion(
+    requests: Sequence[CollusionRequest], available: Sequence[str], seed: int
+) -> tuple[Collusion, ...]:
+    """The pairs, named: those given on the command line, then those the seed picks among the players left.
+
+    A player belongs to one pair at most (a partner is then one name).
+    Picks come from ``random.Random("<seed>:collude")`` in the order the
+    options were given, among ``available`` (the pool, or the first
+    players of a single table) not already in a pair.
+    """
+    taken: set[str] = set()
+    for r in requests:
+        if r.names is None:
+            continue
+        for n in r.names:
+            if n not in available:
+                where = "in the pool" if len(available) > 8 else f"at the table ({', '.join(available)})"
+                raise SimulationError(f"--collude {r.kind}: {n!r} is not a player {where}")
+            if n in taken:
+                raise SimulationError(f"--collude: {n!r} is in two pairs; a player colludes with one partner")
+            taken.add(n)
+    rng = random.Random(f"{seed}:collude")
+    pairs: list[Collusion] = []
+    for r in requests:
+        if r.names is not None:
+            a, b = r.names
+        else:
+            free = [n for n in available if n not in taken]
+            if len(free) < 2:
+                raise SimulationError(f"--collude {r.kind}: fewer than two players left to pick a pair from")
+            a, b = rng.sample(free, 2)
+            taken.update((a, b))
+        pairs.append(Collusion(r.kind, a, b, r.strength))
+    return tuple(pairs)
 
 
 def make_config(
@@ -211,6 +317,9 @@ def make_config(
     view: str = "audit",
     site: str | None = None,
     faults: float = 0.0,
+    pool: int = 0,
+    tables: int = 0,
+    collude: Sequence[str | CollusionRequest] = (),
 ) -> SimConfig:
     """Check a request and fill in the defaults; :class:`SimulationError` says what is wrong.
 
@@ -220,6 +329,12 @@ def make_config(
     simulator's own, :data:`HOUSE_RAKE`, when it states none), the headers
     name its base profile, and the site is the room's first unless ``site``
     is given, so that ``hhtool audit --rooms`` picks the room again.
+
+    ``pool``: population mode, ``pool`` players joining and leaving
+    ``tables`` tables at once (0: derived, about two thirds of the pool
+    seated), ``players`` seated at each.  ``collude``: ``--collude`` texts
+    (:func:`parse_collusion`) or requests, the pairs named among the pool
+    or the table's first players.
     """
     room = _room_file(rules)
     if room is not None:
@@ -270,6 +385,28 @@ def make_config(
             raise SimulationError(f"--site {site_name!r}: one word of letters and digits")
     chosen_site = SITES.get(site_name) or Site(site_name, MoneyStyle("€", True, True, False), "UTC", site_name)
     view_name = None if view == "audit" else view
+    if pool < 0 or tables < 0:
+        raise SimulationError("--pool and --tables: not negative")
+    if pool:
+        from hhtool.simulate.pool import pool_names
+
+        if view_name is not None:
+            raise SimulationError("--view NAME with --pool: an own view follows one player at one table; use --view audit")
+        if pool < players:
+            raise SimulationError(f"--pool {pool}: fewer players than the {players} seated at a table")
+        tables = tables or max(1, 2 * pool // (3 * players))
+        if tables * players > pool:
+            raise SimulationError(f"--tables {tables}: {tables} tables of {players} need {tables * players} players, the pool has {pool}")
+        available: tuple[str, ...] = pool_names(pool)
+    else:
+        if tables > 1:
+            raise SimulationError("--tables: only with --pool (without it, each session is one table)")
+        tables = 1
+        from hhtool.simulate.table import FIRST_NAMES
+
+        available = FIRST_NAMES[:players]
+    requests = [parse_collusion(c) if isinstance(c, str) else c for c in collude]
+    pairs = resolve_collusion(requests, available, seed)
     return SimConfig(
         rules=ruleset,
         structure=struct,
@@ -283,6 +420,9 @@ def make_config(
         min_dealt=min_dealt,
         rake=room.rake if room is not None and room.rake is not None else HOUSE_RAKE,
         room=room,
+        pool=pool,
+        tables=tables,
+        collusion=pairs,
     )
 
 

@@ -6,7 +6,9 @@ the hands are cut into *sessions* of :data:`SESSION_HANDS` hands; session
 ``(seed, k)``, and its hands are numbered ``<seed>-<k>-<n>``.  Workers
 (``jobs``) take whole sessions and the parent writes them in order.
 A session's text never depends on another's, so the same seed gives the
-same bytes with one process or many.
+same bytes with one process or many.  In population mode (``--pool``) the
+sessions of a block of ``tables`` run at once, seated by the block's
+schedule (:mod:`.pool`), itself a function of the seed and the block.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import datetime, timedelta, timezone
 from hhtool._native.pickling import picklable
 from hhtool.history.events import Hand
 from hhtool.history.write import write_hand
+from hhtool.simulate.collusion import Deviation, hand_entries
 from hhtool.simulate.config import DeckExhausted, SimConfig, SimulationError
 from hhtool.simulate.faults import inject
 from hhtool.simulate.hand import HandState
@@ -46,6 +49,7 @@ class SessionOutput:
     manifest: list[dict[str, object]]  # "line": the hand's first line, "fault_line" the line changed, counted from the session's first
     lines: int
     hands: int
+    collusion: list[dict[str, object]]  # the colluding pairs' hands ("line"s counted from the session's first line)
 
 
 picklable(SessionOutput)
@@ -64,17 +68,32 @@ def session_rng(seed: int, session: int, stream: str) -> random.Random:
 
 
 def session_hands(
-    config: SimConfig, session: int, count: int, on_redeal: Callable[[str], None] | None = None
+    config: SimConfig,
+    session: int,
+    count: int,
+    on_redeal: Callable[[str], None] | None = None,
+    deviations: list[list[Deviation]] | None = None,
 ) -> Iterator[Hand]:
     """``count`` hands of session ``session``, as written (view applied, before faults).
 
-    ``on_redeal`` is told the id of every hand whose deal ran out of cards and is dealt again.
+    ``on_redeal`` is told the id of every hand whose deal ran out of cards
+    and is dealt again; ``deviations``, given, gets each hand's colluding
+    decisions (a list a hand, in step with the hands yielded).
     """
     rng = session_rng(config.seed, session, "table")
-    table = Table(config, rng)
     offset = _ZONES.get(config.site.zone, 0)
     tz = timezone(timedelta(hours=offset))
-    when = datetime(2026, 1, 1, tzinfo=tz) + timedelta(days=session % 300, hours=rng.randint(0, 12))
+    if config.pool:
+        from hhtool.simulate.pool import block_schedule, pool_styles
+
+        block, at = divmod(session, config.tables)
+        schedule = block_schedule(config, block, SESSION_HANDS)[at]
+        table = Table(config, rng, schedule, pool_styles(config))
+        start = session_rng(config.seed, block, "pool-start").randint(0, 12)  # the block's tables open together
+        when = datetime(2026, 1, 1, tzinfo=tz) + timedelta(days=block % 300, hours=start)
+    else:
+        table = Table(config, rng)
+        when = datetime(2026, 1, 1, tzinfo=tz) + timedelta(days=session % 300, hours=rng.randint(0, 12))
     table_name = f"{config.site.table} {session + 1}"
     for n in range(count):
         deal = table.next_deal()
@@ -94,6 +113,8 @@ def session_hands(
         hand = play.build(table.arrivals, table.departures)
         if config.view is not None:
             hand = own_view(hand, config.view)
+        if deviations is not None:
+            deviations.append(play.bots.deviations)
         yield hand
         when += timedelta(seconds=rng.randint(25, 240))
 
@@ -103,20 +124,25 @@ def run_session(config: SimConfig, session: int, count: int) -> SessionOutput:
     faults_rng = session_rng(config.seed, session, "faults")
     parts: list[str] = []
     manifest: list[dict[str, object]] = []
+    collusion: list[dict[str, object]] = []
+    deviations: list[list[Deviation]] = []
     line = 1
     hands = 0
-    for hand in session_hands(config, session, count):
+    for hand in session_hands(config, session, count, deviations=deviations):
+        played = hand
         if config.fault_rate and faults_rng.random() < config.fault_rate:
             injected = inject(hand, faults_rng, config.room)
             if injected is not None:
                 hand, entry = injected
                 fault_line = line + int(str(entry["fault_line"])) - 1  # counted from the session's first line too
                 manifest.append({"hand_id": hand.hand_id, "line": line, **entry, "fault_line": fault_line})
+        if config.collusion:
+            collusion.extend(hand_entries(played, hand, config.collusion, deviations[-1], line))
         text = write_hand(hand)
         parts.append(text)
         line += text.count("\n") + 1
         hands += 1
-    return SessionOutput("\n".join(parts), manifest, line - 2, hands)
+    return SessionOutput("\n".join(parts), manifest, line - 2, hands, collusion)
 
 
 def sessions(total: int) -> list[tuple[int, int]]:

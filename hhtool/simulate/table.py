@@ -6,7 +6,13 @@ hands, then a newcomer joins), lets players sit out for a while and come
 back, and moves the button clockwise to the next player dealt in.  The
 viewer of an own-view history (``--view NAME``) never sits out and never
 leaves: a room's history for one player holds only that player's hands,
-so the viewer simply tops up when broke.
+so the viewer simply tops up when broke; nor do the players of a colluding
+pair at a single table (``--collude``), so the pair keeps meeting.
+
+In population mode (``--pool``) the seating is not the table's own: a
+schedule (:mod:`.pool`) says who sits where at each hand, and the table
+follows it: who leaves and who sits down, pool players keeping their
+style for the whole run and topping up when broke.
 """
 
 from __future__ import annotations
@@ -46,7 +52,14 @@ class Deal:
 class Table:
     """One table's seats between hands; all randomness from the table's own generator."""
 
-    def __init__(self, config: SimConfig, rng: random.Random) -> None:
+    def __init__(
+        self,
+        config: SimConfig,
+        rng: random.Random,
+        schedule: list[tuple[tuple[int, str], ...]] | None = None,
+        styles: dict[str, Style] | None = None,
+    ) -> None:
+        """A table of ``config.players`` first players; or, given a pool ``schedule`` (a roster a hand) and the pool's ``styles``, its first roster."""
         self.config = config
         self.rng = rng
         self.max_seats = 8 if config.players > 6 else 6
@@ -56,6 +69,14 @@ class Table:
         self.button = 0
         self.arrivals: list[tuple[str, int]] = []  # (name, seat) who sat down since the last hand
         self.departures: list[str] = []
+        self.stay = config.colluders | ({config.view} if config.view is not None else frozenset())
+        self.schedule = schedule
+        self.pool_styles: dict[str, Style] = styles if styles is not None else {}
+        self.step = 0
+        if schedule is not None:
+            for seat, name in schedule[0]:
+                self.seats[seat] = SeatState(seat, name, self._buy_in(), self.pool_styles[name])
+            return
         numbers = sorted(rng.sample(range(1, self.max_seats + 1), config.players))
         for k, seat in enumerate(numbers):
             self.seats[seat] = SeatState(seat, FIRST_NAMES[k], self._buy_in(), rng.choice(STYLES))
@@ -113,9 +134,12 @@ class Table:
                 s.stack = stacks[s.name]
             elif s.sitting_out:
                 s.sitting_out -= 1
+        if self.schedule is not None:
+            self.follow_schedule()
+            return
         for seat, s in list(self.seats.items()):
             if s.stack < cfg.stakes.big_bet:
-                if s.name == cfg.view or rng.random() < 0.5:
+                if s.name in self.stay or rng.random() < 0.5:
                     s.stack = self._buy_in()  # a top-up between hands
                 else:
                     del self.seats[seat]
@@ -140,4 +164,26 @@ class Table:
             self.arrivals.append((s.name, seat))
         for s in self.seats.values():
             if s.sitting_out == 0 and s.name != cfg.view and rng.random() < 0.02:
+                s.sitting_out = rng.randint(1, 6)
+
+    def follow_schedule(self) -> None:
+        """Population mode, after a hand: broke players top up, the next roster's leavers leave and its arrivals sit down."""
+        cfg = self.config
+        rng = self.rng
+        schedule = self.schedule
+        assert schedule is not None
+        self.step += 1
+        roster = dict(schedule[min(self.step, len(schedule) - 1)])
+        for seat, s in list(self.seats.items()):
+            if roster.get(seat) != s.name:
+                del self.seats[seat]
+                self.departures.append(s.name)
+            elif s.stack < cfg.stakes.big_bet:
+                s.stack = self._buy_in()  # a top-up between hands: pool players leave when their stay ends
+        for seat, name in sorted(roster.items()):
+            if seat not in self.seats:
+                self.seats[seat] = SeatState(seat, name, self._buy_in(), self.pool_styles[name])
+                self.arrivals.append((name, seat))
+        for s in self.seats.values():
+            if s.sitting_out == 0 and rng.random() < 0.02:
                 s.sitting_out = rng.randint(1, 6)
