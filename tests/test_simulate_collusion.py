@@ -23,7 +23,7 @@ from hhtool.simulate import make_config, simulate_run, write_simulation
 from hhtool.simulate import session as session_mod
 from hhtool.simulate.bots import quick_category
 from hhtool.simulate.config import SimConfig, SimulationError, parse_collusion
-from hhtool.simulate.pool import pool_names
+from hhtool.simulate.names import pool_names
 from hhtool.simulate.session import session_hands, sessions
 from tests.inprocess import hhtool
 

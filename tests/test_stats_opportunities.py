@@ -98,7 +98,7 @@ def test_no_number_over_no_opportunity(game_db: tuple[str, Path]) -> None:
     out = runner.invoke(app, ["stats", "--db", str(db), "--format", "json"])
     assert out.exit_code == 0, out.output
     objs = {o["player"]: o for o in json.loads(out.stdout)["players"]}
-    out = runner.invoke(app, ["stats", "--db", str(db)])
+    out = runner.invoke(app, ["stats", "--db", str(db), "--format", "detail"])
     assert out.exit_code == 0, out.output
     text = out.stdout
     assert set(rows) == set(objs) == set(r.players())
@@ -126,3 +126,19 @@ def test_no_number_over_no_opportunity(game_db: tuple[str, Path]) -> None:
         for key, (_, d_key) in RATES.items():
             hands = int(row[d_key])
             assert (rows[player][key] == "") == (objs[player][key] is None) == (hands == 0), (game, player, key)
+
+
+def test_the_grid_shows_no_number_over_no_opportunity(game_db: tuple[str, Path]) -> None:
+    """The players grid (``hhtool stats``' table) shows '-' in every column the rules give no opportunity for."""
+    game, db = game_db
+    has_vela, has_bring_in = rules_of(game)
+    never = ([] if has_vela else ["saw_vela"]) + ([] if has_bring_in else list(BRING_IN_STATS))
+    if not never:
+        pytest.skip(f"{game}'s rules give every statistic an opportunity")
+    out = CliRunner().invoke(app, ["stats", "--db", str(db), "--columns", ",".join(["hands", *never])], env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.split("\n\n", 1)[0].splitlines()[1:]  # a line per player, before the notes
+    assert len(lines) == len(compute(db).players())
+    for line in lines:
+        assert line.split()[-len(never):] == ["-"] * len(never), (game, line)
+

@@ -388,7 +388,7 @@ def make_config(
     if pool < 0 or tables < 0:
         raise SimulationError("--pool and --tables: not negative")
     if pool:
-        from hhtool.simulate.pool import pool_names
+        from hhtool.simulate.names import pool_names
 
         if view_name is not None:
             raise SimulationError("--view NAME with --pool: an own view follows one player at one table; use --view audit")
@@ -402,7 +402,7 @@ def make_config(
         if tables > 1:
             raise SimulationError("--tables: only with --pool (without it, each session is one table)")
         tables = 1
-        from hhtool.simulate.table import FIRST_NAMES
+        from hhtool.simulate.names import FIRST_NAMES
 
         available = FIRST_NAMES[:players]
     requests = [parse_collusion(c) if isinstance(c, str) else c for c in collude]

@@ -26,7 +26,8 @@ from hhtool.simulate.config import DeckExhausted, SimConfig, SimulationError
 from hhtool.simulate.faults import inject
 from hhtool.simulate.hand import HandState
 from hhtool.simulate.play import HandPlay
-from hhtool.simulate.table import FIRST_NAMES, Table
+from hhtool.simulate.names import FIRST_NAMES
+from hhtool.simulate.table import Table
 from hhtool.simulate.view import own_view
 
 REDEALS = 1000

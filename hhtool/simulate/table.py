@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from hhtool.simulate.bots import STYLES, Style
 from hhtool.simulate.config import SimConfig
+from hhtool.simulate.names import FIRST_NAMES
 
-FIRST_NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hugo")
 NEWCOMERS = (
     "Il Vecchio", "ciro:napoli", "[VIP] Zia (IT)", "Ännchen", "o'neil", "Luca", "Sofia", "Matteo",
     "Chiara", "Davide", "Piero", "Lia", "Bruno", "Rosa", "Enzo", "Tito",
