@@ -30,7 +30,6 @@ whose home is the project's top-level ``grammars/`` folder.
 
 from __future__ import annotations
 
-from hhtool import api
 from hhtool.api import (
     audit_paths,
     audit_report,
@@ -45,13 +44,35 @@ from hhtool.api import (
     read_text,
     replay_hand,
     replay_steps,
+    share_hand,
     statistics,
     street_equities,
     web_app,
     what_if,
     write_report,
 )
-from hhtool.api import share_hand
 
 __version__ = "0.1.0"
-__all__ = ["__version__", *api.__all__]
+# listed, not built from api.__all__: a type checker then sees each name as exported (``hhtool.query`` under mypy --strict)
+__all__ = [
+    "__version__",
+    "audit_paths",
+    "audit_report",
+    "equities",
+    "import_paths",
+    "load_room",
+    "load_rooms",
+    "parse_hand",
+    "profile",
+    "query",
+    "read_file",
+    "read_text",
+    "replay_hand",
+    "replay_steps",
+    "share_hand",
+    "statistics",
+    "street_equities",
+    "web_app",
+    "what_if",
+    "write_report",
+]

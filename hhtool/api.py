@@ -403,6 +403,7 @@ __all__ = [
     "web_app",
     "what_if",
     "write_report",
+    "share_hand",
 ]
 
 
@@ -473,4 +474,3 @@ def share_hand(
     return share_html(shared) if fmt == "html" else forum_text(shared)
 
 
-__all__ += ["share_hand"]

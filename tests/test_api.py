@@ -39,3 +39,13 @@ def test_readme_python_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
     failures, tried = doctest.testfile(str(ROOT / "README.md"), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert tried >= 10, "the README's Python section lost its examples"
     assert failures == 0
+
+
+def test_the_package_exports_every_name_of_the_api_by_name() -> None:
+    """``hhtool.__all__`` is written out (a type checker reads only a literal list): it must hold every name of the API."""
+    import hhtool
+    import hhtool.api
+
+    assert set(hhtool.__all__) == {"__version__", *hhtool.api.__all__}
+    for name in hhtool.api.__all__:
+        assert getattr(hhtool, name) is getattr(hhtool.api, name), name

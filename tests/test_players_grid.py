@@ -63,6 +63,8 @@ def facts(db: Path, grid: Grid, tmp_path_factory: pytest.TempPathFactory) -> dic
             "euro": con.execute("SELECT count(*), sum(total_pot) FROM hands WHERE currency = '€'").fetchall()[0],
             "not_played": con.execute("SELECT count(*) FROM hands WHERE verdict IN ('invalid', 'error')").fetchall()[0][0],
             "every_hand": grid_from_result(compute_on(con, Filters(verdicts=VERDICTS), from_seats=True)),
+            "carol_vpip": (compute_on(con, Filters(players=("carol",))).ratio("carol", "vpip").opportunities,
+                           compute_on(con, Filters(players=("carol",), verdicts=VERDICTS)).ratio("carol", "vpip").opportunities),
         }
     finally:
         con.close()
@@ -318,3 +320,17 @@ def test_the_report_grid_fits_1400_px_and_sorts_in_the_page(facts: dict[str, Any
     dollars = [r for r in grid.sorted("net_USD", True) if any(c.code == "USD" for c in r.net)]
     assert got[: len(dollars)] == [r.player for r in dollars]
     assert set(got[len(dollars):]) == {r.player for r in grid.rows} - {r.player for r in dollars}
+
+
+def test_a_figures_hands_are_the_hands_it_counts(server: Server, facts: dict[str, Any]) -> None:
+    """A player's figure counts ok and disputed hands by default: the list behind it is those hands, not every verdict."""
+    counted, every = facts["carol_vpip"]
+    assert every > counted > 0  # some of her hands are invalid: the test can tell
+    status, _, body = server.get("/players/carol")
+    assert status == 200
+    row = body.split('<tr data-stat="vpip">', 1)[1].split("</tr>", 1)[0]
+    link = html.unescape(re.search(r'<a class="opportunities" href="([^"]+)"', row).group(1))  # type: ignore[union-attr]
+    assert "verdicts=ok%2Cdisputed" in link
+    status, _, hands = server.get(link)
+    assert status == 200
+    assert f'<span class="total">{counted:,}</span>' in hands

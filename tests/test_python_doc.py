@@ -21,7 +21,7 @@ def test_every_example_of_the_python_guide_runs(monkeypatch: pytest.MonkeyPatch)
 
 def test_query_reads_the_default_database_and_a_parquet_export_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``hhtool.query`` finds the database as the commands do (``$HHTOOL_DB``) and reads an exported dataset the same."""
-    from hhtool.api import import_paths, query
+    from hhtool import import_paths, query
     from hhtool.store.query import export_parquet
     from tests.sample_paths import SAMPLES
 

@@ -290,7 +290,7 @@ def create_app(
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
-            return error(request, 404, f"nothing at {request.url.path}: the pages are /hands, /players, /audit; the API is under /api/ (docs/api.md)")
+            return error(request, 404, f"nothing at {request.url.path}: the pages are / (the dashboard), /hands, /players, /audit; the API is under /api/ (docs/api.md)")
         return error(request, exc.status_code, str(exc.detail))
 
     async def crashed(request: Request, exc: Exception) -> Response:

@@ -49,6 +49,8 @@ def filter_items(f: Filters) -> list[tuple[str, str]]:
     items += [("seats", str(n)) for n in f.max_seats] + [("stakes", f"{a}/{b}") for a, b in f.stakes]
     if f.day_start_hour:
         items.append(("day_start", str(f.day_start_hour)))
+    if not f.every_verdict:  # the hands behind a figure are the ones it counts; /hands lists every verdict unless told
+        items.append(("verdicts", ",".join(f.verdicts)))
     return items
 
 
