@@ -30,49 +30,9 @@ whose home is the project's top-level ``grammars/`` folder.
 
 from __future__ import annotations
 
-from hhtool.api import (
-    audit_paths,
-    audit_report,
-    equities,
-    import_paths,
-    load_room,
-    load_rooms,
-    parse_hand,
-    profile,
-    query,
-    read_file,
-    read_text,
-    replay_hand,
-    replay_steps,
-    share_hand,
-    statistics,
-    street_equities,
-    web_app,
-    what_if,
-    write_report,
-)
+from hhtool import api
+from hhtool.api import *  # noqa: F403 -- the names of api.__all__, each exported
 
 __version__ = "0.1.0"
-# listed, not built from api.__all__: a type checker then sees each name as exported (``hhtool.query`` under mypy --strict)
-__all__ = [
-    "__version__",
-    "audit_paths",
-    "audit_report",
-    "equities",
-    "import_paths",
-    "load_room",
-    "load_rooms",
-    "parse_hand",
-    "profile",
-    "query",
-    "read_file",
-    "read_text",
-    "replay_hand",
-    "replay_steps",
-    "share_hand",
-    "statistics",
-    "street_equities",
-    "web_app",
-    "what_if",
-    "write_report",
-]
+__all__ = ["__version__"]
+__all__ += api.__all__  # a form type checkers read: each name of the API is exported as hhtool.NAME
