@@ -242,7 +242,7 @@ def import_paths(
     return _import_paths(paths, db, workers=workers, progress=progress, cancel=cancel, rooms=governing, reaudit=reaudit)
 
 
-def statistics(db: str | Path, filters: Filters | None = None) -> StatsResult:
+def statistics(db: str | Path, filters: Filters | None = None, *, play_time: bool = True, gap_minutes: int = 30) -> StatsResult:
     """Each player's statistics in the database ``db``, as ``hhtool stats`` computes them.
 
     ``filters`` (:class:`hhtool.stats.Filters`) narrows the hands and
@@ -255,10 +255,15 @@ def statistics(db: str | Path, filters: Filters | None = None) -> StatsResult:
     ``result.row(player)`` one player's; ``result.players()`` lists the
     players, ``result.money_of(player)`` their money per currency and
     ``result.ratio(player, key)`` one statistic's counts (docs/python.md).
+    ``play_time``: with each player's sessions, hours played and winnings
+    per hour (``sessions``, ``hours_played``, ``net_per_hour_EUR_cents``;
+    a new session after ``gap_minutes`` without a hand), as the CSV has
+    them; False leaves out that walk of every hand (about a second at a
+    million hands).
     """
     from hhtool.stats import compute
 
-    return compute(db, filters)
+    return compute(db, filters, play_time=play_time, gap_minutes=gap_minutes)
 
 
 def query(sql: str, db: str | Path | None = None, *, parquet: str | Path | None = None, timeout: float | None = 300.0) -> pl.DataFrame:

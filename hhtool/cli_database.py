@@ -220,13 +220,14 @@ def stats(
     sort: Annotated[
         Optional[str], typer.Option("--sort", metavar="KEY", help="Highest first by this statistic (default: hands); money per currency: net_EUR, net_chips.")
     ] = None,
+    gap: Annotated[int, typer.Option("--session-gap", min=1, metavar="MINUTES", help="Minutes without a hand that start a new session.")] = 30,
     raw: RawOpt = False,
 ) -> None:
     """Player statistics: each one actions / opportunities, '-' without opportunity (docs/stats.md)."""
     import shutil
 
     from hhtool.stats import compute
-    from hhtool.stats.grid_text import GridError, parse_columns, sort_players, to_grid
+    from hhtool.stats.grid_text import PLAY_KEYS, GridError, parse_columns, sort_players, to_grid
     from hhtool.stats.render import to_csv, to_json, to_text
     from hhtool.store.db import StoreError, database_errors, resolve_db_path
 
@@ -239,10 +240,14 @@ def stats(
         raise fail(str(e)) from None
     if keys is not None and fmt != "table":
         raise fail(f"--columns chooses the grid's columns (--format table); --format {fmt} has them all")
+    grid = fmt == "table" and (keys is not None or len(filters.players) != 1)
+    # time played walks every hand in time order: only where it is shown (docs/stats.md, "Time played")
+    timed = not grid or any(k in PLAY_KEYS for k in keys or ()) or (sort or "").startswith(PLAY_KEYS)
     try:
         source = _source(db, parquet)
         with database_errors(source, everything=True):  # a damaged block is found by the statement that reads it
-            result = _or_served(source, lambda s: compute(s, filters), lambda server: server.stats(filters))
+            result = _or_served(source, lambda s: compute(s, filters, play_time=timed, gap_minutes=gap),
+                                lambda server: server.stats(filters, play_time=timed, gap_minutes=gap))
     except StoreError as e:
         raise fail(str(e)) from None
     if sort is not None or (fmt == "table" and result.table.height):  # the grid: most hands first unless told
@@ -250,7 +255,7 @@ def stats(
             result = sort_players(result, sort, rates)
         except GridError as e:
             raise fail(str(e)) from None
-    if fmt == "table" and (keys is not None or len(filters.players) != 1):
+    if grid:
         width = shutil.get_terminal_size((80, 24)).columns  # $COLUMNS, else the terminal's, else 80 (not a terminal)
         sys.stdout.write(to_grid(result, rates, columns=keys, width=width, raw=raw))
         return

@@ -23,6 +23,7 @@ from hhtool.stats.definitions import MONEY_KEYS, RATES, RATIO_KINDS, STATS, Rati
 from hhtool.stats.filters import Filters, UnknownPlayerError, check_players, scope
 from hhtool.stats.order import name_key
 from hhtool.stats.per_hand import load_per_hand
+from hhtool.stats.playtime import load_play_time
 from hhtool.stats.result import StatsResult, make_result
 from hhtool.stats.series import sessions
 from hhtool.stats.sql import from_totals, money_sql, rate_numerators, rate_units_sql, stats_sql
@@ -38,11 +39,16 @@ __all__ = [
 ]
 
 
-def compute(db: str | Path, filters: Filters | None = None) -> StatsResult:
-    """Every statistic for every player (or ``filters.players``) on a read-only connection."""
+def compute(db: str | Path, filters: Filters | None = None, *, play_time: bool = False, gap_minutes: int = 30) -> StatsResult:
+    """Every statistic for every player (or ``filters.players``) on a read-only connection.
+
+    ``play_time``: with each player's sessions and time played
+    (:mod:`hhtool.stats.playtime`, a new session after ``gap_minutes``
+    without a hand), a walk of every hand in time order that the sums do not need.
+    """
     con = connect(db, read_only=True)
     try:
-        result = compute_on(con, filters, db if isinstance(db, Path) else Path(db))
+        result = compute_on(con, filters, db if isinstance(db, Path) else Path(db), play_time=play_time, gap_minutes=gap_minutes)
         result.left_out = left_out(con, result.filters)
         return result
     finally:
@@ -60,7 +66,7 @@ def left_out(con: duckdb.DuckDBPyConnection, f: Filters) -> int:
 
 def compute_on(
     con: duckdb.DuckDBPyConnection, filters: Filters | None = None, db: Path | None = None, *, from_seats: bool = False,
-    derived: frozenset[str] | None = None, known: bool = False,
+    derived: frozenset[str] | None = None, known: bool = False, play_time: bool = False, gap_minutes: int = 30,
 ) -> StatsResult:
     """Every statistic for every player (or ``filters.players``) on an open connection.
 
@@ -71,7 +77,7 @@ def compute_on(
     the derived tables known current (:func:`~hhtool.store.totals.current_tables`; None: look).
     ``known``: ``filters.players`` were found by :func:`check_players` already
     (the server keeps that answer: a name once in stays; the check is a pass
-    over ``player_totals``, 6 ms of a cold page).
+    over ``player_totals``, 6 ms of a cold page).  ``play_time``, ``gap_minutes``: as :func:`compute`'s.
     """
     f = filters or Filters()
     totals = not from_seats and current(con, PLAYER_TOTALS, derived)
@@ -88,4 +94,7 @@ def compute_on(
             money_sql(hand_where, seat_where, bool(f.players)),
             hand_params + seat_params + seat_params + seat_params + [f.min_hands],  # hs, rk, sm, the HAVING's seats
         ).fetchall()
-    return make_result(t, exact, m, f, db)
+    result = make_result(t, exact, m, f, db)
+    if play_time:
+        result.play_time = load_play_time(con, f, result.players(), gap_minutes, from_seats=from_seats, derived=derived)
+    return result

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Union
 from hhtool.history.currency import Currency, Rates, format_money
 from hhtool.stats.definitions import MONEY_KEYS, STATS, StatDef
 from hhtool.stats.render import converted, exact_value, rounded, verdicts_footer
+from hhtool.stats.result import converted_per_hour
 from hhtool.textsafe import term
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ HEADINGS = {
     "rake": "rake", "bb100": "bb/100", "bbl100": "bl/100", "ante100": "ante/100", "vpip": "VPIP", "complete": "compl",
     "raise2": "raise", "steal": "steal", "bi_fold_steal": "BIfSt", "saw_3rd": "saw3", "saw_4th": "saw4", "saw_5th": "saw5",
     "saw_vela": "vela", "af": "AF", "afq": "AFq", "fold_to_bet": "FtB", "wtsd": "WTSD", "wsd": "W$SD", "wwsf": "WWSF",
+    "sessions": "sess", "hours_played": "hours", "avg_session_hours": "h/sess", "net_per_hour": "net/h", "bb_per_hour": "bb/h",
 }
 """Short headings, as trackers write them; a statistic not named here is headed by its key."""
 
@@ -61,6 +63,10 @@ come before a long name's tail."""
 
 GAP = " "
 """Between the names and the figures, as between two figures: each column right-aligned, so numbers stay apart."""
+
+PLAY_KEYS = ("sessions", "hours_played", "avg_session_hours", "net_per_hour", "bb_per_hour")
+"""The columns of time played (docs/stats.md, "Time played"): not statistics of the table but a walk of every hand,
+so only on request (``--columns``, ``--sort``), never among a wide terminal's extra columns."""
 
 Value = Union[int, Fraction, Decimal]
 
@@ -113,9 +119,14 @@ def _stat(key: str) -> StatDef:
     return next(s for s in STATS if s.key == key)
 
 
+def _kind(key: str) -> str:
+    """A column's kind: its statistic's, or ``play`` for one of time played."""
+    return "play" if key in PLAY_KEYS else _stat(key).kind
+
+
 def column_keys() -> list[str]:
-    """Every key ``--columns`` takes: each statistic of :data:`~hhtool.stats.definitions.STATS`."""
-    return [s.key for s in STATS]
+    """Every key ``--columns`` takes: each statistic of :data:`~hhtool.stats.definitions.STATS`, and the time played's."""
+    return [s.key for s in STATS] + list(PLAY_KEYS)
 
 
 def _unknown(kind: str, key: str, known: list[str]) -> GridError:
@@ -148,7 +159,7 @@ def sort_keys(result: StatsResult) -> list[str]:
         out.append(s.key)
         if s.kind == "money":
             out += [f"{s.key}_{code}" for code in codes]
-    return out
+    return out + list(PLAY_KEYS) + [f"net_per_hour_{code}" for code in codes]
 
 
 def sort_players(result: StatsResult, key: str | None, rates: Rates | None = None) -> StatsResult:
@@ -181,6 +192,8 @@ def _sort_value(result: StatsResult, row: dict[str, Any], key: str, codes: list[
     """The value a player (``row``, theirs of ``result.table``) is sorted by; None (last) without opportunity or
     without a hand in that money (``codes``: the result's)."""
     player = str(row["player"])
+    if key.startswith(PLAY_KEYS):
+        return _play_value(result, row, key, codes, rates)
     money = next((m for m in MONEY_KEYS if key == m or key.startswith(m + "_")), None)
     if money is not None and (key == money or key[len(money) + 1:] in codes):
         figures = result.money_of(player)
@@ -193,6 +206,56 @@ def _sort_value(result: StatsResult, row: dict[str, Any], key: str, codes: list[
     if s.kind == "count":
         return int(row[s.key])
     return exact_value(s, row)
+
+
+def _play_value(result: StatsResult, row: dict[str, Any], key: str, codes: list[str], rates: Rates | None) -> Value | None:
+    """A player's exact figure of time played (``net_per_hour`` per currency, as money sorts); None without."""
+    from hhtool.stats.playtime import hours, per_hour
+
+    played = result.play_of(str(row["player"]))
+    if played is None:
+        raise ValueError("this result has no time played: compute it with play_time=True")
+    n, us = sum(v[0] for v in played.values()), sum(v[1] for v in played.values())
+    if key == "sessions":
+        return n
+    if n == 0:
+        return None
+    if key == "hours_played":
+        return hours(us)
+    if key == "avg_session_hours":
+        return hours(us) / n
+    if key == "bb_per_hour":
+        return per_hour(Fraction(row["bb_n_exact"]), us) if int(row["bb_d"]) else None
+    if key == "net_per_hour" and rates is not None:
+        return converted_per_hour(result, str(row["player"]), rates)
+    code = key[len("net_per_hour_"):] if key != "net_per_hour" else (codes[0] if codes else "")
+    money = {c.code: f for c, f in result.money_of(str(row["player"])).items()}
+    mine = next(((c, v) for c, v in played.items() if c.code == code), None)
+    return None if mine is None or code not in money else per_hour(money[code]["net"], mine[1][1])
+
+
+def _play_columns(result: StatsResult, rows: list[dict[str, Any]], key: str, rates: Rates | None) -> list[Column]:
+    """The grid's column(s) of one figure of time played: net per hour one per money (or converted), as net is."""
+    codes = [c.code for c in result.currencies()]
+    heading = HEADINGS.get(key, key)
+    if key != "net_per_hour":
+        values = [_play_value(result, r, key, codes, rates) for r in rows]
+        places = {"hours_played": 2, "avg_session_hours": 2, "bb_per_hour": 2}.get(key, 0)
+        return [Column(key, heading, tuple("-" if v is None else rounded(Fraction(v), places, grouping=True) for v in values))]
+    out: list[Column] = []
+    monies = result.currencies()
+    if rates is not None:
+        sums = [_play_value(result, r, key, codes, rates) for r in rows]
+        out.append(Column(key, f"{heading} in {rates.target.code}", tuple(
+            "" if v is None else format_money(Decimal(Fraction(v).numerator) / Decimal(Fraction(v).denominator), rates.target) for v in sums)))
+        monies = [c for c in monies if rates.rate(c) is None]
+    for cur in monies:
+        cells_ = []
+        for r in rows:
+            v = _play_value(result, r, f"{key}_{cur.code}", codes, None)
+            cells_.append("" if v is None else _amount(round(Fraction(v)), cur))
+        out.append(Column(key, f"{heading} {cur.name}", tuple(cells_)))
+    return out
 
 
 def _money_columns(result: StatsResult, key: str, rates: Rates | None) -> list[Column]:
@@ -222,6 +285,8 @@ def _amount(minor: int, cur: Currency) -> str:
 
 def _columns(result: StatsResult, rows: list[dict[str, Any]], key: str, rates: Rates | None) -> list[Column]:
     """The grid's columns of one statistic: one, or one per money for a money statistic (``rows``: ``result.table``'s)."""
+    if key in PLAY_KEYS:
+        return _play_columns(result, rows, key, rates)
     s = _stat(key)
     if s.kind == "money":
         return _money_columns(result, key, rates)
@@ -279,14 +344,17 @@ def to_grid(
 
 def _notes(players: int, chosen: list[str], left_out: list[str], width: int, rates: Rates | None) -> list[str]:
     """What the grid's figures are, and what it left out: each note one line within the width."""
-    pct = [HEADINGS.get(k, k) for k in chosen if _stat(k).kind == "pct"]
+    pct = [HEADINGS.get(k, k) for k in chosen if _kind(k) == "pct"]
     words = [f"{players:,} player{'' if players == 1 else 's'}"]
     if pct:
         words.append(f"{', '.join(pct[:3])}{' ...' if len(pct) > 3 else ''} in % of opportunities")
     words.append("'-': no opportunity")
     notes = _wrap("; ".join(words) + ".", width)
-    if any(_stat(k).kind == "rate" for k in chosen):
+    if any(_kind(k) == "rate" for k in chosen):
         notes += _wrap("bb/100: big bets won per 100 hands (docs/stats.md, \"Win rates\").", width)
+    if any(_kind(k) == "play" for k in chosen):
+        notes += _wrap("sess, hours: sessions (a new one after the session gap without a hand) and their hours, each counting "
+                       "its last hand as a minute; net/h, bb/h: per hour of them (docs/stats.md, \"Time played\").", width)
     if left_out:
         notes += _wrap(f"left out for the width ({width} columns): {', '.join(left_out)}; a wider terminal or --columns shows them.", width)
     notes += _wrap("Each player's statistics with their counts: --format detail (or one --player).", width)
@@ -301,4 +369,4 @@ def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
 
 
-__all__ = ["DEFAULT_COLUMNS", "HEADINGS", "Column", "GridError", "column_keys", "parse_columns", "sort_keys", "sort_players", "to_grid"]
+__all__ = ["DEFAULT_COLUMNS", "HEADINGS", "PLAY_KEYS", "Column", "GridError", "column_keys", "parse_columns", "sort_keys", "sort_players", "to_grid"]

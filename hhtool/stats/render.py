@@ -25,12 +25,14 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from hhtool.history.currency import Rates, format_money, format_rate
+from hhtool.history.currency import Currency, Rates, format_money, format_rate
 from hhtool.textsafe import csv_text, dumps, term
 from hhtool.stats.definitions import MONEY_KEYS, RATES, RATIO_KINDS, STATS, StatDef
 from hhtool.stats.result import StatsResult
 from hhtool.stats.result import base_columns as _base_columns
+from hhtool.stats.playtime import duration_text, per_hour
 from hhtool.stats.result import converted as converted
+from hhtool.stats.result import converted_per_hour
 from hhtool.stats.result import exact_value as exact_value
 from hhtool.stats.result import figure_schema as figure_schema
 from hhtool.stats.result import to_rows as to_rows
@@ -114,6 +116,8 @@ def to_text(result: StatsResult, rates: Rates | None = None, *, raw: bool = Fals
                 continue
             value, detail = fmt_value(s, r)
             lines.append(f"  {s.label:<34} {value:>18}  {detail[:22]}".rstrip())
+            if s.key == "ante100":  # the results per hour after the results per hand
+                lines += [f"  {label:<34} {value:>18}  {detail[:22]}".rstrip() for label, value, detail in play_lines(result, player, rates)]
         lines.append("")
     lines.append("'-' = no opportunity; a win rate is in the forced bet it names,")
     lines.append("per 100 of the hands that have one (docs/stats.md)")
@@ -122,6 +126,40 @@ def to_text(result: StatsResult, rates: Rates | None = None, *, raw: bool = Fals
         lines.append(f"money converted to {rates.target.code}, chips never; the rates:")
         lines += [f"  {line}" for line in rates.lines()]
     return "\n".join(lines) + "\n"
+
+
+def play_lines(result: StatsResult, player: str, rates: Rates | None = None) -> list[tuple[str, str, str]]:
+    """(label, value, detail) lines of time played (docs/stats.md, "Time played"), none where it was not computed.
+
+    Sessions, time played, the average session, net won per hour in each
+    money (or converted, and the moneys that do not convert), big bets per
+    hour: each rate its exact fraction rounded once, money to its minor unit.
+    """
+    played = result.play_of(player)
+    if played is None:
+        return []
+    n = sum(v[0] for v in played.values())
+    us = sum(v[1] for v in played.values())
+    if n == 0:
+        return [("sessions", "0", "")]
+    out = [("sessions", f"{n:,}", ""), ("time played", duration_text(us), ""), ("average session", duration_text(Fraction(us, n)), "")]
+    money = result.money_of(player)
+    per_money: list[tuple[str, str]] = []
+    left = list(played)
+    if rates is not None:
+        rate = converted_per_hour(result, player, rates)
+        if rate is not None:
+            _, used = converted(result, player, "net", rates)
+            per_money.append((format_money(Decimal(rate.numerator) / Decimal(rate.denominator), rates.target),
+                              f"in {rates.target.code}, over {duration_text(sum(played.get(c, (0, 0))[1] for c in used))}"))
+            left = [c for c in left if c not in used]
+    for cur in left:
+        rate = per_hour(money[cur]["net"], played[cur][1]) if cur in money else None
+        per_money.append(("-" if rate is None else format_money(round(rate), cur), f"over {duration_text(played[cur][1])}"))
+    out += [("net won per hour" if i == 0 else "", value, detail) for i, (value, detail) in enumerate(per_money)]
+    bb = per_hour(Fraction(result.row(player)["bb_n_exact"]), us) if int(result.row(player)["bb_d"]) else None
+    out.append(("big bets per hour", "-" if bb is None else rounded(bb, 2, grouping=True), f"over {duration_text(us)}"))
+    return out
 
 
 def verdicts_footer(result: StatsResult) -> list[str]:
@@ -142,11 +180,19 @@ def to_csv(result: StatsResult, rates: Rates | None = None, *, raw: bool = False
     """
     rows = to_rows(result, rates)
     if not rows:  # no player: still the header, so that a program reads an empty table
-        return _csv_row(_base_columns())
+        return _csv_row(_base_columns(result.play_time is not None))
     lines = [_csv_row(list(rows[0]))]
     for row in rows:
         lines.append(_csv_row(["" if v is None else v if raw or not isinstance(v, str) else csv_text(v) for v in row.values()]))
     return "".join(lines)
+
+
+def _play_money(flat: dict[str, Any], cur: Currency) -> dict[str, Any]:
+    """A money's figures of time played in JSON (its sessions, hours, net per hour in minor units), when computed."""
+    if f"sessions_{cur.code}" not in flat:
+        return {}
+    return {"sessions": flat[f"sessions_{cur.code}"], "hours_played": flat[f"hours_played_{cur.code}"],
+            "net_per_hour": flat[f"net_per_hour_{cur.code}_{cur.minor_name}"]}
 
 
 def _csv_row(values: list[Any]) -> str:
@@ -165,7 +211,7 @@ def to_json(result: StatsResult, rates: Rates | None = None, *, raw: bool = Fals
         player = str(row["player"])
         obj: dict[str, Any] = {"player": player, "hands": flat["hands"]}
         obj["money"] = [
-            {"currency": cur.code, "decimals": cur.decimals, "hands": f["hands"], **{key: f[key] for key in MONEY_KEYS}}
+            {"currency": cur.code, "decimals": cur.decimals, "hands": f["hands"], **{key: f[key] for key in MONEY_KEYS}, **_play_money(flat, cur)}
             for cur, f in result.money_of(player).items()
         ]
         if rates is not None:
@@ -174,8 +220,12 @@ def to_json(result: StatsResult, rates: Rates | None = None, *, raw: bool = Fals
                 total, used = converted(result, player, key, rates)
                 conv[key] = None if total is None else int(total.quantize(Decimal(1)))
                 conv["from"] = [c.code for c in used]
+            if result.play_time is not None:
+                rate = converted_per_hour(result, player, rates)
+                conv["net_per_hour"] = None if rate is None else float(round(rate, 4))
             obj["converted"] = conv
-        obj.update({k: v for k, v in flat.items() if k not in obj and not k.startswith(("hands_", *(f"{m}_" for m in MONEY_KEYS)))})
+        per_money = ("hands_", "sessions_", "hours_played_", "net_per_hour_", *(f"{m}_" for m in MONEY_KEYS))
+        obj.update({k: v for k, v in flat.items() if k not in obj and not k.startswith(per_money)})
         players.append(obj)
     doc = {
         "rates": None

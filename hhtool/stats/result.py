@@ -26,6 +26,7 @@ from hhtool.stats.definitions import MONEY_KEYS, RATES, RATIO_KINDS, STATS, Rati
 from hhtool.stats.filters import Filters
 from hhtool.stats.order import currency_rank, name_key
 from hhtool.stats.per_hand import load_per_hand
+from hhtool.stats.playtime import hours, per_hour
 from hhtool.stats.sql import MONEY_COLUMNS, STREET_COLUMNS, stat_parts
 from hhtool.store.db import connect
 from hhtool.store.flags import STREETS
@@ -60,6 +61,26 @@ class StatsResult:
     filters: Filters = field(default_factory=Filters)
     db: Path | None = None
     left_out: int | None = None  # hands the verdicts filter left out (None: not counted); docs/stats.md, "Verdicts"
+    play_time: pl.DataFrame | None = None  # sessions and time played per player and money, when asked (hhtool.stats.playtime)
+
+    def play_of(self, player: str) -> dict[Currency, tuple[int, int]] | None:
+        """The player's (sessions, microseconds played) per currency, euro first; None where the time was not computed
+        (:func:`~hhtool.stats.compute.compute` with ``play_time``), an empty dict for a player without a session."""
+        if self.play_time is None:
+            return None
+        return dict(sorted(self._play_rows.get(player, {}).items(), key=lambda kv: currency_rank(kv[0])))
+
+    @cached_property
+    def _play_rows(self) -> dict[str, dict[Currency, tuple[int, int]]]:
+        """:attr:`play_time`'s rows per player, read once (two signs of one ISO code, none and ``XXX``, are one money)."""
+        out: dict[str, dict[Currency, tuple[int, int]]] = {}
+        if self.play_time is not None:
+            for p, code, unit, n, us in self.play_time.select("player", "currency", "unit", "sessions", "played_us").iter_rows():
+                mine = out.setdefault(str(p), {})
+                cur = currency_of(code, unit)
+                was = mine.get(cur, (0, 0))
+                mine[cur] = (was[0] + int(n), was[1] + int(us))
+        return out
 
     def currencies(self) -> list[Currency]:
         """Every currency of the hands in scope, euro, dollar, pound first, chips last."""
@@ -262,15 +283,27 @@ def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, A
         player = str(r["player"])
         out: dict[str, Any] = {"player": player, "hands": int(r["hands"])}
         figures = result.money_of(player)
+        played = result.play_of(player)
+        if played is not None:
+            out.update(play_totals(r, played))
         for cur in currencies:
             mine = figures.get(cur)
             out[f"hands_{cur.code}"] = mine["hands"] if mine else 0
             for key in MONEY_KEYS:
                 out[f"{key}_{cur.code}_{cur.minor_name}"] = mine[key] if mine else 0
+            if played is not None:
+                n, us = played.get(cur, (0, 0))
+                out[f"sessions_{cur.code}"] = n
+                out[f"hours_played_{cur.code}"] = float(round(hours(us), 4)) if n else None
+                rate = per_hour(mine["net"], us) if mine and n else None
+                out[f"net_per_hour_{cur.code}_{cur.minor_name}"] = None if rate is None else float(round(rate, 4))
         if rates is not None:
             for key in MONEY_KEYS:
                 total, _ = converted(result, player, key, rates)
                 out[f"{key}_in_{rates.target.code}_cents"] = None if total is None else int(total.quantize(Decimal(1)))
+            if played is not None:
+                rate = converted_per_hour(result, player, rates)
+                out[f"net_per_hour_in_{rates.target.code}_cents"] = None if rate is None else float(round(rate, 4))
         for s in STATS:
             if s.kind in RATIO_KINDS or s.kind == "rate":
                 v = exact_value(s, r)
@@ -284,6 +317,28 @@ def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, A
     return rows
 
 
+def play_totals(row: dict[str, Any], played: dict[Currency, tuple[int, int]]) -> dict[str, Any]:
+    """The currency-free figures of time played (docs/stats.md, "Time played"): sessions, hours played, the average
+    session in hours and big bets per hour, each rounded half to even to four decimals; None without a session."""
+    n = sum(v[0] for v in played.values())
+    us = sum(v[1] for v in played.values())
+    bb = per_hour(Fraction(row["bb_n_exact"]), us) if int(row["bb_d"]) else None
+    return {
+        "sessions": n,
+        "hours_played": float(round(hours(us), 4)) if n else None,
+        "avg_session_hours": float(round(hours(us) / n, 4)) if n else None,
+        "bb_per_hour": None if bb is None or not n else float(round(bb, 4)),
+    }
+
+
+def converted_per_hour(result: StatsResult, player: str, rates: Rates) -> Fraction | None:
+    """The net converted to the target (:func:`converted`) per hour of the sessions in the currencies it adds; None without."""
+    total, used = converted(result, player, "net", rates)
+    played = result.play_of(player) or {}
+    us = sum(played.get(c, (0, 0))[1] for c in used)
+    return None if total is None or us == 0 else per_hour(Fraction(total), us)
+
+
 def figure_schema(result: StatsResult, row: dict[str, Any] | None, rates: Rates | None = None) -> dict[str, Any]:
     """The polars types of :func:`to_rows`' columns (those of ``row``, else the columns every table has):
     the name a string, a ratio or win rate a float, money an exact 128-bit integer (as DuckDB sums it), a count an integer."""
@@ -292,14 +347,23 @@ def figure_schema(result: StatsResult, row: dict[str, Any] | None, rates: Rates 
     money = {f"{key}_{cur.code}_{cur.minor_name}" for cur in result.currencies() for key in MONEY_KEYS}
     if rates is not None:
         money |= {f"{key}_in_{rates.target.code}_cents" for key in MONEY_KEYS}
-    floats = {s.key for s in STATS if s.kind in RATIO_KINDS or s.kind == "rate"}
-    names = list(row) if row is not None else base_columns()
+    floats = {s.key for s in STATS if s.kind in RATIO_KINDS or s.kind == "rate"} | set(PLAY_FLOATS)
+    floats |= {f"{k}_{cur.code}" for cur in result.currencies() for k in ("hours_played",)}
+    floats |= {f"net_per_hour_{cur.code}_{cur.minor_name}" for cur in result.currencies()}
+    if rates is not None:
+        floats.add(f"net_per_hour_in_{rates.target.code}_cents")
+    names = list(row) if row is not None else base_columns(result.play_time is not None)
     return {n: pl.String if n == "player" else pl.Float64 if n in floats else pl.Int128 if n in money else pl.Int64 for n in names}
 
 
-def base_columns() -> list[str]:
-    """The columns every CSV has, whatever the currencies in it (those add ``hands_CODE`` and ``KEY_CODE_UNIT``)."""
-    columns = ["player", "hands"]
+PLAY_FLOATS = ("hours_played", "avg_session_hours", "bb_per_hour")
+"""The currency-free figures of time played that are numbers with decimals (``sessions`` is a count)."""
+
+
+def base_columns(play_time: bool = False) -> list[str]:
+    """The columns every CSV has, whatever the currencies in it (those add ``hands_CODE`` and ``KEY_CODE_UNIT``);
+    ``play_time``: with the time played's (docs/stats.md, "Time played")."""
+    columns = ["player", "hands"] + (["sessions", *PLAY_FLOATS] if play_time else [])
     for s in STATS:
         if s.kind in RATIO_KINDS:
             columns += [s.key, f"{s.key}_actions", f"{s.key}_opportunities"]

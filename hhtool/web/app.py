@@ -424,7 +424,7 @@ def create_app(
 
     def player_view(request: Request) -> Response:
         from hhtool.stats.render import heading
-        from hhtool.web.player import stat_lines, winnings_figure
+        from hhtool.web.player import play_lines_of, stat_lines, winnings_figure
 
         (name,) = _segments(request, "/players/", 1)
         f, rates = _stats_args(request, name)
@@ -440,10 +440,10 @@ def create_app(
             result = statistics(cur, f)  # an unknown name: UnknownPlayerError, a 404 with the names it may mean
         if name not in result.players():
             return page(request, "player.html", name=name, lines=[], heading=f"{name}: no hand matches the filters", graph=None,
-                        sessions=[], params=request.query_params)
+                        sessions=[], played=[], params=request.query_params)
         graph, rows = pending.result()
         return page(request, "player.html", name=name, lines=stat_lines(result, name, rates), heading=heading(result, name), graph=graph,
-                    sessions=rows, params=request.query_params)
+                    sessions=rows, played=play_lines_of(result, name, rows, rates), params=request.query_params)
 
     def audit(request: Request) -> Response:
         from hhtool.web.hands import STAT_SEATS, hand_page, stored_findings

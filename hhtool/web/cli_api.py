@@ -313,8 +313,11 @@ def _stats(served: ServedDatabase, doc: dict[str, Any]) -> Response:
     from hhtool.textsafe import dumps
 
     filters = filters_of(doc.get("filters", {}))
+    play_time, gap = doc.get("play_time", False), doc.get("gap_minutes", 30)
+    if not isinstance(play_time, bool) or not isinstance(gap, int) or isinstance(gap, bool) or gap < 1:
+        raise BadCall("play_time: true or false; gap_minutes: minutes, 1 or more")
     with database_errors(served, everything=True):
-        result = compute(served, filters)
+        result = compute(served, filters, play_time=play_time, gap_minutes=gap)
     return Response(dumps({"result": result_doc(result)}), media_type="application/json")
 
 

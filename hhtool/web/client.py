@@ -72,11 +72,11 @@ class Server:
     pid: int
     token: str
 
-    def stats(self, filters: Filters) -> StatsResult:
-        """:func:`hhtool.stats.compute`'s result for ``filters``, computed by the server."""
+    def stats(self, filters: Filters, *, play_time: bool = False, gap_minutes: int = 30) -> StatsResult:
+        """:func:`hhtool.stats.compute`'s result for ``filters`` (and its options), computed by the server."""
         from hhtool.web.cli_api import filters_doc, result_of
 
-        with self._post("stats", {"filters": filters_doc(filters)}) as answer:
+        with self._post("stats", {"filters": filters_doc(filters), "play_time": play_time, "gap_minutes": gap_minutes}) as answer:
             doc = json.loads(answer.read())
         return result_of(doc["result"], self.db)
 

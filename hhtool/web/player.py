@@ -3,7 +3,8 @@ each linked to the hands behind it, the winnings graph whose points open their h
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime as dt
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
@@ -11,8 +12,9 @@ from hhtool.history.currency import Rates, currency_of, format_money
 from hhtool.stats.compute import STATS, Filters, StatsResult
 from hhtool.stats.figures import CONFIG, template
 from hhtool.stats.points import line_points
-from hhtool.stats.render import fmt_value, money_lines
-from hhtool.stats.series import player_series, running_lines, session_list
+from hhtool.stats.playtime import HAND_SECONDS
+from hhtool.stats.render import fmt_value, money_lines, play_lines
+from hhtool.stats.series import Session, player_series, running_lines, session_list
 from hhtool.web.hands import PER_DECISION, STAT_SEATS
 
 if TYPE_CHECKING:
@@ -120,7 +122,7 @@ def winnings_figure(
     for s in walked.result() if walked is not None else session_list(hands):
         cur = currency_of(s.currency, s.unit)
         rows.append({"session": s.session, "start": s.start, "end": s.end, "hands": s.hands, "net": s.net, "net_text": format_money(s.net, cur),
-                     "big_bets": s.big_bets, "currency": cur.code,
+                     "big_bets": s.big_bets, "currency": cur.code, "unit": s.unit, "played_us": session_us(s),
                      # what the page shows: grouped by thousands, as the report's sessions (issue 41: "4031")
                      "session_text": f"{s.session:,}", "hands_text": f"{s.hands:,}", "big_bets_text": f"{s.big_bets:,.2f}"})
     if len(hands) == 0:
@@ -128,6 +130,29 @@ def winnings_figure(
     layout = {"xaxis": {"title": {"text": "hands"}}, "yaxis": {"title": {"text": "big bets"}}, "height": 360,
               "margin": {"l": 60, "r": 20, "t": 20, "b": 40}}
     return figure_data_html(traces, layout, "winnings"), rows
+
+
+def session_us(s: Session) -> int:
+    """A session's length in microseconds as :mod:`hhtool.stats.playtime` counts it: first to last start, plus its last hand."""
+    span = 0 if s.start is None or s.end is None else (s.end - s.start) // dt.timedelta(microseconds=1)
+    return span + HAND_SECONDS * 1_000_000
+
+
+def play_lines_of(result: StatsResult, player: str, sessions: list[dict[str, Any]], rates: Rates | None) -> list[tuple[str, str, str]]:
+    """The page's block of time played: ``hhtool stats --format detail``'s lines (:func:`~hhtool.stats.render.play_lines`),
+    of the sessions the page walked already (:func:`winnings_figure`'s rows), not another walk of the player's hands."""
+    import polars as pl
+
+    totals: dict[tuple[str, str | None], list[int]] = {}
+    for r in sessions:
+        t = totals.setdefault((r["currency"], r["unit"]), [0, 0])
+        t[0] += 1
+        t[1] += int(r["played_us"])
+    frame = pl.DataFrame(
+        [(player, c, u, n, us) for (c, u), (n, us) in totals.items()], orient="row",
+        schema={"player": pl.String, "currency": pl.String, "unit": pl.String, "sessions": pl.Int64, "played_us": pl.Int64},
+    )
+    return play_lines(replace(result, play_time=frame), player, rates)
 
 
 def figure_data_html(data: list[dict[str, Any]], layout: dict[str, Any], div_id: str) -> str:
