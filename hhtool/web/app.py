@@ -113,7 +113,7 @@ def templates() -> jinja2.Environment:
     """The pages' templates (package data), HTML-escaped always: a name like ``<script>`` is text."""
     import jinja2
 
-    from hhtool.web.hands import api_hand_url, hand_url
+    from hhtool.web.hands import api_hand_url, hand_url, share_url
     from hhtool.web.player import player_url
 
     env = jinja2.Environment(
@@ -124,7 +124,7 @@ def templates() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(hand_url=hand_url, api_hand_url=api_hand_url, player_url=player_url, verdicts=VERDICTS)
+    env.globals.update(hand_url=hand_url, api_hand_url=api_hand_url, share_url=share_url, player_url=player_url, verdicts=VERDICTS)
     return env
 
 
@@ -369,6 +369,25 @@ def create_app(
             room = stored_room(cur, row)
         return read_hand(row, room), findings
 
+    def share_view(request: Request) -> Response:
+        """``/share/SITE/HAND_ID``: the hand as ``hhtool share`` writes it, a file to download (:mod:`hhtool.web.share`)."""
+        from starlette.responses import Response as Plain
+
+        from hhtool.store.rooms import stored_room
+        from hhtool.web.hands import find_hand
+        from hhtool.web.share import file_name, share_query, shared_bytes
+
+        q = share_query(list(request.query_params.multi_items()))
+        site, hand_id = _segments(request, "/share/", 2)
+        with db.cursor() as cur:
+            row = find_hand(cur, site, hand_id)
+            if row is None:
+                raise NotFound(f"no hand {hand_id!r} of the site {site!r} in this database")
+            room = stored_room(cur, row)
+        body = shared_bytes(row, room, q)
+        kind = "text/html; charset=utf-8" if q.fmt == "html" else "text/plain; charset=utf-8"
+        return Plain(body, media_type=kind, headers={"Content-Disposition": f'attachment; filename="{file_name(site, hand_id, q)}"'})
+
     def hand_by_key(request: Request) -> Response:
         """``/hand/KEY``: a 303 to the hand's page.  The winnings graph's points carry their hand's key, not its URL,
         so that a page of 2,000 points a line needs no lookup of each point's site and hand id (a third of its CPU)."""
@@ -529,6 +548,7 @@ def create_app(
             ("/hands", hands_list),
             ("/hands/{rest:path}", hand_view),
             ("/hand/{rest:path}", hand_by_key),
+            ("/share/{rest:path}", share_view),
             ("/players", players),
             ("/players/{rest:path}", player_view),
             ("/audit", audit),

@@ -228,6 +228,11 @@ def hand_url(site: str, hand_id: str) -> str:
     return "/hands/" + hand_path(site, hand_id)
 
 
+def share_url(site: str, hand_id: str) -> str:
+    """The hand as a file to share, ``/share/SITE/HAND_ID`` (:mod:`hhtool.web.share`; :func:`hand_path`)."""
+    return "/share/" + hand_path(site, hand_id)
+
+
 def api_hand_url(site: str, hand_id: str) -> str:
     """The hand in the JSON API, ``/api/hands/SITE/HAND_ID`` (:func:`hand_path`)."""
     return "/api/hands/" + hand_path(site, hand_id)
