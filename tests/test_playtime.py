@@ -62,15 +62,15 @@ def test_exact_figures_per_player_and_currency(timed: Path) -> None:
     # € 21 + 1 minutes, $ 1 minute: 23 minutes in 3 sessions
     assert bob["sessions"] == 3 and bob["sessions_EUR"] == 2 and bob["sessions_USD"] == 1
     assert bob["hours_played"] == round(23 / 60, 4) == 0.3833
-    assert bob["hours_played_EUR"] == round(22 / 60, 4) and bob["hours_played_USD"] == round(1 / 60, 4)
+    assert bob["hours_at_EUR_tables"] == round(22 / 60, 4) and bob["hours_at_USD_tables"] == round(1 / 60, 4)
     assert bob["avg_session_hours"] == round(23 / 180, 4)
     # € 4 x 580 = 2,320 cents over 22 minutes; $ 580 cents over 1 minute; 5 x 5.8 = 29 big bets over 23 minutes
-    assert bob["net_per_hour_EUR_cents"] == round(2320 * 60 / 22, 4) == 6327.2727
-    assert bob["net_per_hour_USD_cents"] == 34800.0
+    assert bob["net_per_hour_EUR_cents"] == 6327  # 6,327.27 cents an hour: whole cents, as every money column
+    assert bob["net_per_hour_USD_cents"] == 34800
     assert bob["bb_per_hour"] == round(29 * 60 / 23, 4) == 75.6522
     # dave played no $ hand, erin no € hand: no session there, no rate ("-"), never 0
     dave, erin = r.row("dave"), r.row("erin")
-    assert dave["sessions_USD"] == 0 and dave["hours_played_USD"] is None and dave["net_per_hour_USD_cents"] is None
+    assert dave["sessions_USD"] == 0 and dave["hours_at_USD_tables"] is None and dave["net_per_hour_USD_cents"] is None
     assert dave["net_per_hour_EUR_cents"] == round(4 * -110 * 60 / 22, 4)
     assert erin["sessions"] == 1 and erin["sessions_EUR"] == 0 and erin["net_per_hour_EUR_cents"] is None
     assert r.play_of("bob") is not None and r.play_of("erin") is not None
@@ -78,20 +78,20 @@ def test_exact_figures_per_player_and_currency(timed: Path) -> None:
     assert played == {"EUR": (2, 22 * MINUTE), "USD": (1, 1 * MINUTE)} and HAND_SECONDS == 60
     # the frame of the Python API has them, with their types
     figures = compute(timed, play_time=True).figures()
-    assert figures.schema["sessions"] == pl.Int64 and figures.schema["net_per_hour_EUR_cents"] == pl.Float64
+    assert figures.schema["sessions"] == pl.Int64 and figures.schema["net_per_hour_EUR_cents"] == pl.Int64
     # without play_time, none of it (the default grid's cost)
     assert "sessions" not in compute(timed).row("bob")
 
 
 def test_filters_apply(timed: Path) -> None:
     every = compute(timed, Filters(verdicts=("ok", "disputed", "invalid", "error")), play_time=True).row("bob")
-    assert every["sessions_EUR"] == 3 and every["hours_played_EUR"] == round(23 / 60, 4)  # the invalid hand's session counts
+    assert every["sessions_EUR"] == 3 and every["hours_at_EUR_tables"] == round(23 / 60, 4)  # the invalid hand's session counts
     day = compute(timed, Filters(date_to=dt.date(2026, 11, 29)), play_time=True)
     assert day.row("bob")["sessions"] == 2 and "sessions_USD" not in day.row("bob") and "erin" not in day.players()
     one = compute(timed, Filters(players=("dave",)), play_time=True)
     assert one.players() == ["dave"] and one.row("dave")["sessions"] == 2
     assert compute(timed, play_time=True, gap_minutes=40).row("bob")["sessions_EUR"] == 1  # 18:00 to 18:51 in one
-    assert compute(timed, play_time=True, gap_minutes=40).row("bob")["hours_played_EUR"] == round(52 / 60, 4)
+    assert compute(timed, play_time=True, gap_minutes=40).row("bob")["hours_at_EUR_tables"] == round(52 / 60, 4)
 
 
 def test_detail_csv_json_and_grid(timed: Path) -> None:
@@ -111,7 +111,7 @@ def test_detail_csv_json_and_grid(timed: Path) -> None:
 
     res = runner.invoke(app, ["stats", "--db", str(timed), "--format", "csv"])
     rows = {r["player"]: r for r in pl.read_csv(res.output.encode()).to_dicts()}
-    assert rows["bob"]["net_per_hour_EUR_cents"] == 6327.2727 and rows["dave"]["net_per_hour_USD_cents"] is None
+    assert rows["bob"]["net_per_hour_EUR_cents"] == 6327 and rows["dave"]["net_per_hour_USD_cents"] is None
     assert rows["bob"]["hours_played"] == 0.3833 and rows["bob"]["sessions"] == 3
 
     res = runner.invoke(app, ["stats", "--db", str(timed), "--format", "json"])
@@ -119,12 +119,12 @@ def test_detail_csv_json_and_grid(timed: Path) -> None:
     bob = players["bob"]
     assert bob["sessions"] == 3 and bob["hours_played"] == 0.3833 and bob["bb_per_hour"] == 75.6522
     money = {m["currency"]: m for m in bob["money"]}
-    assert money["EUR"]["sessions"] == 2 and money["EUR"]["net_per_hour"] == 6327.2727 and money["USD"]["net_per_hour"] == 34800.0
+    assert money["EUR"]["sessions"] == 2 and money["EUR"]["net_per_hour"] == 6327 and money["USD"]["net_per_hour"] == 34800
     assert not any(k.startswith(("sessions_", "net_per_hour_")) for k in bob)  # per money only in the money objects
 
     res = runner.invoke(app, ["stats", "--db", str(timed), "--currency", "EUR", "--rate", "USD=0.5", "--format", "json"])
     bob = {p["player"]: p for p in json.loads(res.output)["players"]}["bob"]
-    assert bob["converted"]["net_per_hour"] == round((2320 + 290) * 60 / 23, 4)  # € and $ at 0.5, over both's 23 minutes
+    assert bob["converted"]["net_per_hour"] == round((2320 + 290) * 60 / 23) == 6809  # € and $ at 0.5, over both's 23 minutes, whole cents
 
     res = runner.invoke(app, ["stats", "--db", str(timed), "--columns", "hands,sessions,hours_played,net_per_hour,bb_per_hour",
                               "--sort", "net_per_hour_USD"], env={"COLUMNS": "100"})

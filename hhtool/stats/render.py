@@ -191,7 +191,7 @@ def _play_money(flat: dict[str, Any], cur: Currency) -> dict[str, Any]:
     """A money's figures of time played in JSON (its sessions, hours, net per hour in minor units), when computed."""
     if f"sessions_{cur.code}" not in flat:
         return {}
-    return {"sessions": flat[f"sessions_{cur.code}"], "hours_played": flat[f"hours_played_{cur.code}"],
+    return {"sessions": flat[f"sessions_{cur.code}"], "hours_played": flat[f"hours_at_{cur.code}_tables"],
             "net_per_hour": flat[f"net_per_hour_{cur.code}_{cur.minor_name}"]}
 
 
@@ -222,9 +222,9 @@ def to_json(result: StatsResult, rates: Rates | None = None, *, raw: bool = Fals
                 conv["from"] = [c.code for c in used]
             if result.play_time is not None:
                 rate = converted_per_hour(result, player, rates)
-                conv["net_per_hour"] = None if rate is None else float(round(rate, 4))
+                conv["net_per_hour"] = None if rate is None else round(rate)  # whole minor units, as the money beside it
             obj["converted"] = conv
-        per_money = ("hands_", "sessions_", "hours_played_", "net_per_hour_", *(f"{m}_" for m in MONEY_KEYS))
+        per_money = ("hands_", "sessions_", "hours_at_", "net_per_hour_", *(f"{m}_" for m in MONEY_KEYS))
         obj.update({k: v for k, v in flat.items() if k not in obj and not k.startswith(per_money)})
         players.append(obj)
     doc = {

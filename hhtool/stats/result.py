@@ -284,8 +284,8 @@ def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, A
         out: dict[str, Any] = {"player": player, "hands": int(r["hands"])}
         figures = result.money_of(player)
         played = result.play_of(player)
-        if played is not None:
-            out.update(play_totals(r, played))
+        # the time played's columns come after every other (the CSV's columns before them are as they were)
+        tail: dict[str, Any] = {} if played is None else play_totals(r, played)
         for cur in currencies:
             mine = figures.get(cur)
             out[f"hands_{cur.code}"] = mine["hands"] if mine else 0
@@ -293,17 +293,18 @@ def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, A
                 out[f"{key}_{cur.code}_{cur.minor_name}"] = mine[key] if mine else 0
             if played is not None:
                 n, us = played.get(cur, (0, 0))
-                out[f"sessions_{cur.code}"] = n
-                out[f"hours_played_{cur.code}"] = float(round(hours(us), 4)) if n else None
+                tail[f"sessions_{cur.code}"] = n
+                tail[f"hours_at_{cur.code}_tables"] = float(round(hours(us), 4)) if n else None
                 rate = per_hour(mine["net"], us) if mine and n else None
-                out[f"net_per_hour_{cur.code}_{cur.minor_name}"] = None if rate is None else float(round(rate, 4))
+                # money in whole minor units, as every *_cents column: the rate rounded half to even to the cent
+                tail[f"net_per_hour_{cur.code}_{cur.minor_name}"] = None if rate is None else round(rate)
         if rates is not None:
             for key in MONEY_KEYS:
                 total, _ = converted(result, player, key, rates)
                 out[f"{key}_in_{rates.target.code}_cents"] = None if total is None else int(total.quantize(Decimal(1)))
             if played is not None:
                 rate = converted_per_hour(result, player, rates)
-                out[f"net_per_hour_in_{rates.target.code}_cents"] = None if rate is None else float(round(rate, 4))
+                tail[f"net_per_hour_in_{rates.target.code}_cents"] = None if rate is None else round(rate)
         for s in STATS:
             if s.kind in RATIO_KINDS or s.kind == "rate":
                 v = exact_value(s, r)
@@ -313,6 +314,7 @@ def to_rows(result: StatsResult, rates: Rates | None = None) -> list[dict[str, A
                 out[f"{s.key}_opportunities"] = int(r[f"{s.key}_d"])
             elif s.kind == "rate":
                 out[f"{s.key}_hands"] = int(r[RATES[s.key][1]])
+        out.update(tail)
         rows.append(out)
     return rows
 
@@ -348,10 +350,7 @@ def figure_schema(result: StatsResult, row: dict[str, Any] | None, rates: Rates 
     if rates is not None:
         money |= {f"{key}_in_{rates.target.code}_cents" for key in MONEY_KEYS}
     floats = {s.key for s in STATS if s.kind in RATIO_KINDS or s.kind == "rate"} | set(PLAY_FLOATS)
-    floats |= {f"{k}_{cur.code}" for cur in result.currencies() for k in ("hours_played",)}
-    floats |= {f"net_per_hour_{cur.code}_{cur.minor_name}" for cur in result.currencies()}
-    if rates is not None:
-        floats.add(f"net_per_hour_in_{rates.target.code}_cents")
+    floats |= {f"hours_at_{cur.code}_tables" for cur in result.currencies()}
     names = list(row) if row is not None else base_columns(result.play_time is not None)
     return {n: pl.String if n == "player" else pl.Float64 if n in floats else pl.Int128 if n in money else pl.Int64 for n in names}
 
@@ -363,10 +362,10 @@ PLAY_FLOATS = ("hours_played", "avg_session_hours", "bb_per_hour")
 def base_columns(play_time: bool = False) -> list[str]:
     """The columns every CSV has, whatever the currencies in it (those add ``hands_CODE`` and ``KEY_CODE_UNIT``);
     ``play_time``: with the time played's (docs/stats.md, "Time played")."""
-    columns = ["player", "hands"] + (["sessions", *PLAY_FLOATS] if play_time else [])
+    columns = ["player", "hands"]
     for s in STATS:
         if s.kind in RATIO_KINDS:
             columns += [s.key, f"{s.key}_actions", f"{s.key}_opportunities"]
         elif s.kind == "rate":
             columns += [s.key, f"{s.key}_hands"]
-    return columns
+    return columns + (["sessions", *PLAY_FLOATS] if play_time else [])
