@@ -109,16 +109,18 @@ def aliases_of(con: duckdb.DuckDBPyConnection) -> dict[Account, str]:
 
 
 def shared_names(con: duckdb.DuckDBPyConnection, names: list[str] | None, totals: bool) -> set[str]:
-    """The names among ``names`` (None: every name) that have accounts on two sites or more of the database."""
+    """The names among ``names`` (None: every name) that have accounts on two sites or more of the database (dealt in a hand
+    of any verdict: whatever the filters, so that a key names the same account on every page and in every command)."""
     from hhtool.stats.filters import one_of
 
     if names is not None and not names:
         return set()
     if totals:
-        source, player = "player_totals h", "h.player"
+        source, player, dealt = "player_totals h", "h.player", "h.hands > 0"
     else:
-        source, player = "seats s JOIN hands h USING (hand_key)", "s.player"
-    where, params = ("TRUE", []) if names is None else one_of(player, names)
+        source, player, dealt = "seats s JOIN hands h USING (hand_key)", "s.player", "s.dealt_in"
+    where, params = (dealt, []) if names is None else one_of(player, names)
+    where = f"{dealt} AND {where}"
     rows = con.execute(f"SELECT {player} FROM {source} WHERE {where} GROUP BY {player} HAVING count(DISTINCT h.site) > 1", params).fetchall()
     return {str(r[0]) for r in rows}
 

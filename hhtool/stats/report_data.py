@@ -80,8 +80,8 @@ def report_data(db: str | Path, filters: Filters | None = None, *, gap_minutes: 
         f = result.filters  # the players' accounts found (docs/stats.md, "Players and accounts")
         per_hand = load_per_hand(con, f, players, result.accounts)
         cats = showdown_categories(con, f, players, result.accounts)
-        start = starting_cards(con, f, result.accounts_of(players))
-        games = results_by_game(con, f, result.accounts_of(players))
+        start = starting_cards(con, f, players, result.accounts)
+        games = results_by_game(con, f, players, result.accounts)
         audit = audit_rows(con, f)
         to_replay, disputed_total = replay_rows(con, f)
         rooms = rooms_covered(con, f)
@@ -147,7 +147,9 @@ def showdown_categories(
     ), ("net",)).pipe(labelled, picks).pipe(big_bet_sums, ["player", "category", "currency", "unit"], ["shown", "won", "net"]).pipe(by_name)
 
 
-def starting_cards(con: duckdb.DuckDBPyConnection, filters: Filters, accounts: list[tuple[str, str]]) -> pl.DataFrame:
+def starting_cards(
+    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None
+) -> pl.DataFrame:
     """Per hole rank and door rank: hands and net won in big bets (hands whose hole card is known).
 
     A player's 2nd-street cards are one face down (the hole card) and one
@@ -156,7 +158,7 @@ def starting_cards(con: duckdb.DuckDBPyConnection, filters: Filters, accounts: l
     """
     import polars as pl
 
-    hand_where, hand_params, seat_where, seat_params = scope(filters, accounts)
+    hand_where, hand_params, seat_where, seat_params = scope(filters, [p for ps in key_picks(players, accounts).values() for p in ps])
     return exact_sums(pl.DataFrame(
         con.sql(
             f"""
@@ -223,11 +225,13 @@ def replay_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int | No
     return out, int(count[0]) if count else 0
 
 
-def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, accounts: list[tuple[str, str]]) -> pl.DataFrame:
+def results_by_game(
+    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None
+) -> pl.DataFrame:
     """The seats in scope summed by site, stakes, structure, table size and currency: hands and net (exact; over ``big_bet``, the big bets)."""
     import polars as pl
 
-    hand_where, hand_params, seat_where, seat_params = scope(filters, accounts)
+    hand_where, hand_params, seat_where, seat_params = scope(filters, [p for ps in key_picks(players, accounts).values() for p in ps])
     return exact_sums(pl.DataFrame(
         con.sql(
             f"""
