@@ -144,7 +144,7 @@ alias_app = typer.Typer(help="The accounts a person owns: their figures are the 
 alias_app.command(epilog=examples("alias add me alice@Vela alice@Tavolo"))(alias.add)
 alias_app.command(epilog=examples("alias remove alice@Tavolo"))(alias.remove)
 alias_app.command("list", epilog=examples("alias list", "alias list --format json"))(alias.list_)
-app.add_typer(alias_app, name="alias", epilog=examples("alias add me alice@Vela alice@Tavolo", "stats --player me", "alias list"))
+app.add_typer(alias_app, name="alias", epilog=examples("alias add me alice@Vela alice@Tavolo", "alias remove alice@Tavolo", "alias list"))
 
 app.command(epilog=examples(
     "serve --db hands.duckdb",
