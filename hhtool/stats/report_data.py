@@ -78,10 +78,11 @@ def report_data(db: str | Path, filters: Filters | None = None, *, gap_minutes: 
         if not players:
             raise EmptyReportError("no hands match the filters: no report written" + ("" if f == Filters() else f" ({filters_text(f)})"))
         f = result.filters  # the players' accounts found (docs/stats.md, "Players and accounts")
-        per_hand = load_per_hand(con, f, players, result.accounts)
-        cats = showdown_categories(con, f, players, result.accounts)
-        start = starting_cards(con, f, players, result.accounts)
-        games = results_by_game(con, f, players, result.accounts)
+        every = not f.players and f.min_hands <= 1  # every account in scope is a row: no condition on the accounts
+        per_hand = load_per_hand(con, f, players, result.accounts, every=every)
+        cats = showdown_categories(con, f, players, result.accounts, every=every)
+        start = starting_cards(con, f, players, result.accounts, every=every)
+        games = results_by_game(con, f, players, result.accounts, every=every)
         audit = audit_rows(con, f)
         to_replay, disputed_total = replay_rows(con, f)
         rooms = rooms_covered(con, f)
@@ -112,7 +113,8 @@ def big_bet_lines(d: pl.DataFrame) -> list[tuple[str, list[int], list[float]]]:
 
 
 def showdown_categories(
-    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None
+    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None,
+    every: bool = False,
 ) -> pl.DataFrame:
     """Per player, hand category shown at showdown and currency: times shown, times won something, net, big bets.
 
@@ -127,7 +129,7 @@ def showdown_categories(
     from hhtool.game.evaluate import CATEGORY_LABELS
 
     picks = key_picks(players, accounts)
-    hand_where, hand_params, seat_where, seat_params = scope(filters, [p for ps in picks.values() for p in ps])
+    hand_where, hand_params, seat_where, seat_params = scope(filters, None if every else [p for ps in picks.values() for p in ps])
     order = ", ".join(f"'{label}'" for label in CATEGORY_LABELS)  # constants of ours, never input
     return exact_sums(pl.DataFrame(
         con.sql(
@@ -148,7 +150,8 @@ def showdown_categories(
 
 
 def starting_cards(
-    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None
+    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None,
+    every: bool = False,
 ) -> pl.DataFrame:
     """Per hole rank and door rank: hands and net won in big bets (hands whose hole card is known).
 
@@ -158,7 +161,7 @@ def starting_cards(
     """
     import polars as pl
 
-    hand_where, hand_params, seat_where, seat_params = scope(filters, [p for ps in key_picks(players, accounts).values() for p in ps])
+    hand_where, hand_params, seat_where, seat_params = scope(filters, None if every else [p for ps in key_picks(players, accounts).values() for p in ps])
     return exact_sums(pl.DataFrame(
         con.sql(
             f"""
@@ -226,12 +229,13 @@ def replay_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int | No
 
 
 def results_by_game(
-    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None
+    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None,
+    every: bool = False,
 ) -> pl.DataFrame:
     """The seats in scope summed by site, stakes, structure, table size and currency: hands and net (exact; over ``big_bet``, the big bets)."""
     import polars as pl
 
-    hand_where, hand_params, seat_where, seat_params = scope(filters, [p for ps in key_picks(players, accounts).values() for p in ps])
+    hand_where, hand_params, seat_where, seat_params = scope(filters, None if every else [p for ps in key_picks(players, accounts).values() for p in ps])
     return exact_sums(pl.DataFrame(
         con.sql(
             f"""
