@@ -88,12 +88,18 @@ def accounts_where(player: str, site: str, picks: list[Pick]) -> tuple[str, list
         any_name, any_params = one_of(player, sorted(everywhere))
     else:
         any_name, any_params = "FALSE", []
+    if not everywhere and len({s for s, _ in pairs}) == 1:  # one site (an account, a person's of one site): plain conjuncts
+        site_cond, site_params = one_of(site, [pairs[0][0]])
+        if len(names) == 1:
+            return f"({who} AND {site_cond})", params + site_params
     if len(pairs) <= 64:
         exact = " OR ".join(f"({player} = ? AND {site} = ?)" for _ in pairs)
         exact_params: list[Any] = [v for s, n in pairs for v in (n, s)]
     else:
         exact = f"list_contains(?::VARCHAR[], {site} || chr(31) || {player})"
         exact_params = [[f"{s}\x1f{n}" for s, n in pairs]]
+    if not everywhere:
+        return f"({who} AND ({exact}))", params + exact_params
     return f"({who} AND ({any_name} OR {exact}))", params + any_params + exact_params
 
 
@@ -165,7 +171,13 @@ def resolve(con: duckdb.DuckDBPyConnection, names: tuple[str, ...], totals: bool
     for a, person in persons.items():
         members.setdefault(person, []).append(a)
     picks = picks_of(n for n in names if n not in members)
-    found = _accounts(con, sorted({n for _, n in picks} | {a[1] for n in names for a in members.get(n, [])}), totals)
+    # the accounts as parsed first (NAME@SITE's name, a bare name), the whole text of a NAME@SITE as a name only where that
+    # account is not found (a name with an "@" written bare): not a pass over every seat for a name nobody has
+    first = {parse_key(n)[0] for n in names if n not in members} | {a[1] for n in names for a in members.get(n, [])}
+    found = _accounts(con, sorted(first), totals)
+    literal = sorted({n for n in names if n not in members and parse_key(n)[1] is not None
+                      and (parse_key(n)[1], parse_key(n)[0]) not in found})
+    found |= _accounts(con, literal, totals)
     out: list[Wanted] = []
     missing = []
     for text in names:
