@@ -22,6 +22,7 @@ from typing import Annotated
 
 import typer
 
+from hhtool import cli_alias as alias
 from hhtool import cli_database as database
 from hhtool import cli_game as game
 from hhtool import cli_histories as histories
@@ -137,6 +138,13 @@ app.command(epilog=examples(
     "report --player alice --session-gap 45 --out alice.html",
     "report --currency EUR --rate USD=0.92 --out report.html",
 ))(database.report)
+
+alias_app = typer.Typer(help="The accounts a person owns: their figures are the sums of the accounts'.", no_args_is_help=True,
+                        rich_markup_mode=None)
+alias_app.command(epilog=examples("alias add me alice@Vela alice@Tavolo"))(alias.add)
+alias_app.command(epilog=examples("alias remove alice@Tavolo"))(alias.remove)
+alias_app.command("list", epilog=examples("alias list", "alias list --format json"))(alias.list_)
+app.add_typer(alias_app, name="alias", epilog=examples("alias add me alice@Vela alice@Tavolo", "alias remove alice@Tavolo", "alias list"))
 
 app.command(epilog=examples(
     "serve --db hands.duckdb",

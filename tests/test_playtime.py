@@ -159,7 +159,7 @@ def test_the_same_sessions_as_the_walk(tmp_path: Path) -> None:
             con = connect(db, read_only=True)
             try:
                 for from_seats in (False, True):
-                    got = load_play_time(con, f, r.players(), gap, from_seats=from_seats)
+                    got = load_play_time(con, f, r.accounts, gap, from_seats=from_seats)
                     got = got.select("player", "currency", n=pl.col("sessions"), us=pl.col("played_us"))
                     assert got.sort("player", "currency").equals(want.sort("player", "currency")), (f, gap, from_seats)
             finally:

@@ -215,9 +215,10 @@ def test_ratios_are_exact_fractions_rounded_half_even_once(tmp_path: Path) -> No
     assert fmt_value(stat["vpip"], row) == ("18.8 %", "3/16") and fmt_value(stat["af"], row) == ("0.12", "1/8")
     assert rounded(Fraction(-123456789, 100000), 2, grouping=True) == "-1,234.57" and rounded(Fraction(-1, 1000), 2) == "0.00"
     # the win rates' numerators: each net over its unit, added as fractions, in any order the same
-    rows = [("a", 100, None, None, 7), ("a", 300, None, 5, -2), ("a", 7, 3, None, 1), ("b", 0, 0, 0, 9)]
+    # (a row an account since issue 41: player, site, big bet, big blind, ante, net; keyed by (site, player))
+    rows = [("a", "S", 100, None, None, 7), ("a", "S", 300, None, 5, -2), ("a", "S", 7, 3, None, 1), ("b", "S", 0, 0, 0, 9)]
     exact = {"bb_n": Fraction(7, 100) + Fraction(-2, 300) + Fraction(1, 7), "bl_n": Fraction(1, 3), "an_n": Fraction(-2, 5)}
-    assert rate_numerators(rows) == rate_numerators(rows[::-1]) == {"a": exact, "b": dict.fromkeys(exact, Fraction(0))}
+    assert rate_numerators(rows) == rate_numerators(rows[::-1]) == {("S", "a"): exact, ("S", "b"): dict.fromkeys(exact, Fraction(0))}
     # the same hands from a database and from its Parquet export: the same text, CSV and JSON
     db = build(tmp_path, [hand(f"Q-{i}") for i in range(7)])
     export_parquet(db, tmp_path / "pq")

@@ -143,7 +143,7 @@ def reference(
     try:
         hands = {r[0]: r for r in con.execute(
             "SELECT hand_key, profile, big_bet, big_blind, ante, vela IS NOT NULL, bring_in IS NOT NULL, currency, unit, "
-            "vela_at_start, structure FROM hands WHERE list_contains(?, verdict)", [list(verdicts)]
+            "vela_at_start, structure, site FROM hands WHERE list_contains(?, verdict)", [list(verdicts)]
         ).fetchall()}
         seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
         for r in con.execute(
@@ -168,8 +168,9 @@ def reference(
     finally:
         con.close()
 
-    out: dict[str, Counts] = defaultdict(Counts)
-    for hand_key, (_, profile, big_bet, big_blind, ante, has_vela, has_bring_in, currency, unit, vela_at_start, structure) in hands.items():
+    # a player is an account, a name at a site (docs/stats.md, "Players and accounts"): counted per (site, name)
+    out: dict[tuple[str, str], Counts] = defaultdict(Counts)
+    for hand_key, (_, profile, big_bet, big_blind, ante, has_vela, has_bring_in, currency, unit, vela_at_start, structure, site) in hands.items():
         if profiles and profile not in profiles:
             continue
         rules = profile_rules(profile).with_options(vela="at_start" if vela_at_start else None)
@@ -222,9 +223,9 @@ def reference(
                 flags[(order[0], "bi_fold_steal_d")] = True
                 flags[(order[0], "bi_fold_steal_n")] = second.get(order[0]) == "fold"
         for player, net, collected, went, won, fold_street, _stack in seats[hand_key]:
-            if players and player not in players:
+            if players and player not in players and f"{player}@{site}" not in players:
                 continue
-            c = out[player]
+            c = out[(site, player)]
             c.hands += 1
             m = c.money[(currency, unit)]
             m[0] += 1
@@ -276,7 +277,19 @@ def reference(
         c.ratios["af"] = [aggr, calls]
         c.ratios["afq"] = [aggr, aggr + calls + folds]
         c.ratios["fold_to_bet"] = [sum(c.street[(st, "fold_to_bet_n")] for st in STREETS), sum(c.street[(st, "fold_to_bet_d")] for st in STREETS)]
-    return {p: c for p, c in out.items() if c.hands >= min_hands}
+    keys = account_keys(db)
+    return {keys[a]: c for a, c in out.items() if c.hands >= min_hands}
+
+
+def account_keys(db: Path) -> dict[tuple[str, str], str]:
+    """Each account's (site, name) key: the bare name, or NAME@SITE where the name is on two sites of the database (dealt in,
+    whatever the filters: a key does not change with them) or holds an "@" (docs/stats.md, "Players and accounts")."""
+    sites: dict[str, set[str]] = defaultdict(set)
+    con = duckdb.connect(str(db), read_only=True)
+    for site, player in con.execute("SELECT DISTINCT h.site, s.player FROM seats s JOIN hands h USING (hand_key) WHERE s.dealt_in").fetchall():
+        sites[player].add(site)
+    con.close()
+    return {(site, p): f"{p}@{site}" if len(ss) > 1 or "@" in p else p for p, ss in sites.items() for site in ss}
 
 
 def check(db: Path, **filters: object) -> int:
@@ -433,7 +446,7 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
 
     con = duckdb.connect(str(simulated), read_only=True)
     hands = {r[0]: r[1:] for r in con.execute(
-        "SELECT hand_key, profile, vela_at_start, wild_rank, exposure, dealt_in, vela, verdict, raw_text, big_bet, currency, unit FROM hands"
+        "SELECT hand_key, profile, vela_at_start, wild_rank, exposure, dealt_in, vela, verdict, raw_text, big_bet, currency, unit, site FROM hands"
     ).fetchall()}
     cards: dict[tuple[int, str], list[tuple[str, str, bool]]] = defaultdict(list)
     for hand_key, player, street, card, up in con.execute("SELECT hand_key, player, street, card, up FROM cards WHERE player IS NOT NULL").fetchall():
@@ -441,11 +454,12 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
     seats = con.execute("SELECT hand_key, player, went_to_showdown, outcome, won_at_showdown, net FROM seats WHERE dealt_in").fetchall()
     con.close()
 
+    keys = account_keys(simulated)
     shown: dict[tuple[str, str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])  # per player, category and money
     starting: dict[tuple[str, str], list[Any]] = defaultdict(lambda: [0, Fraction(0)])
     written = 0
     for hand_key, player, went, outcome, won, net in seats:
-        name, at_start, wild, exposure, dealt_in, vela, verdict, text, big_bet, currency, unit = hands[hand_key]
+        name, at_start, wild, exposure, dealt_in, vela, verdict, text, big_bet, currency, unit, site = hands[hand_key]
         mine = cards[(hand_key, player)]
         pair = hole_and_door(text, player, exposure)
         if pair is not None:
@@ -458,7 +472,7 @@ def test_report_sections_equal_one_hand_at_a_time(simulated: Path) -> None:
         low = rules.lowest_rank(min(max(dealt_in, rules.min_players), rules.max_players))
         held = [parse_card(c) for _, c, _ in mine] + ([parse_card(vela)] if vela else [])
         label = CATEGORY_LABELS[evaluate(held, rules, low).category]
-        row = shown[(player, label, currency, unit)]
+        row = shown[(keys[(site, player)], label, currency, unit)]  # per account (issue 41), not per name
         row[0] += 1
         row[1] += bool(won)
         row[2] += net or 0

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hhtool.stats.accounts import accounts_where, keys_of, resolve
 from hhtool.stats.definitions import MONEY_KEYS, RATES, RATIO_KINDS, STATS, Ratio, StatDef
 from hhtool.stats.filters import Filters, UnknownPlayerError, check_players, scope
 from hhtool.stats.order import name_key
@@ -26,7 +27,7 @@ from hhtool.stats.per_hand import load_per_hand
 from hhtool.stats.playtime import load_play_time
 from hhtool.stats.result import StatsResult, make_result
 from hhtool.stats.series import sessions
-from hhtool.stats.sql import from_totals, money_sql, rate_numerators, rate_units_sql, stats_sql
+from hhtool.stats.sql import by_keys, from_totals, money_sql, rate_numerators, rate_units_sql, stats_sql
 from hhtool.store.db import connect
 from hhtool.store.totals import PLAYER_TOTALS, current
 
@@ -81,20 +82,21 @@ def compute_on(
     """
     f = filters or Filters()
     totals = not from_seats and current(con, PLAYER_TOTALS, derived)
-    if not known:
-        check_players(con, f.players, totals)
+    if f.players and f.resolved is None:  # what the names select: accounts, a person's (docs/stats.md, "Players and accounts")
+        f = replace(f, resolved=check_players(con, f.players, totals) if not known else resolve(con, f.players, totals)[0])
     if totals:  # the sums kept at import (hhtool.store.totals): a few rows a player, the same figures
-        t, exact, m = from_totals(con, f)
+        rows = from_totals(con, f)
     else:
         hand_where, hand_params, seat_where, seat_params = scope(f)
-        # the placeholders in the order each query has them: hs, (rk,) sp, HAVING
-        t = con.execute(stats_sql(hand_where, seat_where), hand_params + seat_params + [f.min_hands]).fetchall()
-        exact = rate_numerators(con.execute(rate_units_sql(hand_where, seat_where), hand_params + seat_params).fetchall())
-        m = con.execute(
-            money_sql(hand_where, seat_where, bool(f.players)),
-            hand_params + seat_params + seat_params + seat_params + [f.min_hands],  # hs, rk, sm, the HAVING's seats
-        ).fetchall()
-    result = make_result(t, exact, m, f, db)
+        # the placeholders in the order each query has them: hs, (rk,) sp
+        t = con.execute(stats_sql(hand_where, seat_where), hand_params + seat_params).fetchall()
+        units = rate_numerators(con.execute(rate_units_sql(hand_where, seat_where), hand_params + seat_params).fetchall())
+        named, named_params = accounts_where("x.player", "x.site", f.picks()) if f.players else ("TRUE", [])
+        m = con.execute(money_sql(hand_where, seat_where, named), hand_params + named_params + seat_params).fetchall()
+        rows = (t, units, m)
+    keys = keys_of(con, [(str(r[1]), str(r[0])) for r in rows[0]], f.resolved if f.players else None, totals)
+    (t, exact, money), members = by_keys(rows, keys, f.min_hands)
+    result = make_result(t, exact, money, f, db, members)
     if play_time:
-        result.play_time = load_play_time(con, f, result.players(), gap_minutes, from_seats=from_seats, derived=derived)
+        result.play_time = load_play_time(con, f, result.accounts, gap_minutes, from_seats=from_seats, derived=derived)
     return result

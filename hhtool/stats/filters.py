@@ -42,6 +42,17 @@ class Filters:
     stakes: tuple[tuple[str, str], ...] = ()  # (small, big) as written: "0.50", "1.00" or "200", "400"
     day_start_hour: int = 0  # hands before this hour (UTC) count to the day before
     verdicts: tuple[str, ...] = DEFAULT_VERDICTS  # the replay's verdicts counted (every one of VERDICTS: no condition)
+    # what ``players`` name, found in the database (:func:`hhtool.stats.accounts.resolve`): (person or None, site, name)
+    # each; None: not looked up, each read as NAME@SITE or a bare name (no person)
+    resolved: tuple[tuple[str | None, str, str], ...] | None = None
+
+    def picks(self) -> list[tuple[str | None, str]]:
+        """The accounts ``players`` select: (site, name) each as found, else as written (site None: every site)."""
+        from hhtool.stats.accounts import picks_of
+
+        if self.resolved is not None:
+            return list(dict.fromkeys((s, n) for _, s, n in self.resolved))
+        return picks_of(self.players)
 
     @property
     def every_verdict(self) -> bool:
@@ -103,45 +114,54 @@ def _day_start(day: dt.date, hour: int) -> dt.datetime:
     return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc) + dt.timedelta(hours=hour)
 
 
-def scope(f: Filters, players: list[str] | None = None) -> tuple[str, list[Any], str, list[Any]]:
+def scope(f: Filters, accounts: list[tuple[str, str]] | list[tuple[str | None, str]] | None = None) -> tuple[str, list[Any], str, list[Any]]:
     """The hands and seats that count: a condition on ``hands h`` and its parameters, one on ``seats s`` and its.
 
     ``f.players`` (named by the user, usually few) narrows the hands read
-    to theirs; ``players`` (the ones a result kept) narrows only the seats.
+    to theirs; ``accounts`` ((site, name) each, site None for every site: the ones a result kept)
+    narrows only the seats.  The seats' condition names the hand's ``site``
+    bare: the query joins the seats to a row of the hands that has it.
     """
+    from hhtool.stats.accounts import accounts_where
+
     where, params = hands_where(f)
     if f.players:
-        where += " AND h.hand_key IN (SELECT hand_key FROM seats WHERE dealt_in AND list_contains(?::VARCHAR[], player))"
-        params = params + [list(f.players)]
-    names = list(f.players) if players is None else players
-    if players is None and not names:
-        return where, params, "s.dealt_in", []
-    return where, params, "s.dealt_in AND list_contains(?::VARCHAR[], s.player)", [names]
+        picks = f.picks()
+        if all(site is None for site, _ in picks):
+            who, names = accounts_where("player", "site", picks)
+            where += f" AND h.hand_key IN (SELECT hand_key FROM seats WHERE dealt_in AND {who})"
+        else:  # the account's site is the hand's: the seats joined to the hands (a seat row has no site)
+            who, names = accounts_where("s.player", "site", picks)
+            where += f" AND h.hand_key IN (SELECT s.hand_key FROM seats s JOIN hands USING (hand_key) WHERE s.dealt_in AND {who})"
+        params = params + names
+    if accounts is None:
+        if not f.players:
+            return where, params, "s.dealt_in", []
+        picks = f.picks()
+    else:
+        picks = [(site, n) for site, n in accounts]
+    who, names = accounts_where("s.player", "site", picks)
+    return where, params, f"s.dealt_in AND {who}", names
 
 
 def totals_scope(f: Filters) -> tuple[str, list[Any]]:
     """The rows of ``player_totals h`` that count: the filters' hands (:func:`hands_where`), of ``f.players`` when named."""
+    from hhtool.stats.accounts import accounts_where
+
     where, params = hands_where(f, hours=True)
     if f.players:
-        who, names = one_of("h.player", list(f.players))
+        who, names = accounts_where("h.player", "h.site", f.picks())
         where, params = f"{where} AND {who}", params + names
     return where, params
-
-
-def one_of(column: str, names: list[str]) -> tuple[str, list[Any]]:
-    """``column`` is one of ``names``: a list of values DuckDB compares with each row group's least and greatest name
-    (a table in the order of the players reads the named ones' row groups only), or a list parameter for many."""
-    if len(names) <= 64:
-        return f"{column} IN ({', '.join('?' for _ in names) or 'NULL'})", list(names)
-    return f"list_contains(?::VARCHAR[], {column})", [list(names)]
 
 
 class UnknownPlayerError(StoreError):
     """A ``--player`` that has no hand in the database (a usage error), with the names it may have meant."""
 
 
-def check_players(con: duckdb.DuckDBPyConnection, names: tuple[str, ...], totals: bool | None = None) -> None:
-    """Raise :class:`UnknownPlayerError` for a name with no seat in the database: "did you mean 'alice'?".
+def check_players(con: duckdb.DuckDBPyConnection, names: tuple[str, ...], totals: bool | None = None) -> tuple[tuple[str | None, str, str], ...]:
+    """What ``names`` select (:func:`hhtool.stats.accounts.resolve`); :class:`UnknownPlayerError` for one that selects no
+    account of the database: "did you mean 'alice'?".
 
     A misspelt name would otherwise give an empty table, or a report with
     nothing in it, that looks like an answer.  ``totals``: whether
@@ -149,25 +169,21 @@ def check_players(con: duckdb.DuckDBPyConnection, names: tuple[str, ...], totals
     is found there, a few rows, and only the others are looked for among
     every seat (a name never dealt in is still a player of the database).
     """
+    from hhtool.stats.accounts import aliases_of, all_accounts, resolve, shared_names
+
     if not names:
-        return
+        return ()
     if totals is None:
         totals = current(con, PLAYER_TOTALS)
-    known: set[str] = set()
-    if totals:
-        known = {str(r[0]) for r in con.execute(
-            f"SELECT DISTINCT player FROM {PLAYER_TOTALS.name} WHERE hands > 0 AND list_contains(?::VARCHAR[], player)", [list(names)]
-        ).fetchall()}
-    rest = [n for n in names if n not in known]
-    if rest:
-        known |= {str(r[0]) for r in con.execute("SELECT DISTINCT player FROM seats WHERE list_contains(?::VARCHAR[], player)", [rest]).fetchall()}
-    missing = [n for n in names if n not in known]
+    found, missing = resolve(con, names, totals)
     if not missing:
-        return
+        return found
     import difflib
 
-    everyone = [str(r[0]) for r in con.execute("SELECT DISTINCT player FROM seats").fetchall()]
-    folded = {name_key(p)[0]: p for p in everyone}
+    accounts = all_accounts(con)
+    shared = shared_names(con, None, False)
+    everyone = {p for _, p in accounts} | {f"{p}@{s}" for s, p in accounts if p in shared or "@" in p} | set(aliases_of(con).values())
+    folded = {name_key(p)[0]: p for p in sorted(everyone)}
     parts = []
     for name in missing:
         close = difflib.get_close_matches(name_key(name)[0], list(folded), n=3, cutoff=0.6)

@@ -184,7 +184,7 @@ def grid_from_result(result: StatsResult) -> Grid:
 
 
 def grid_sql(where: str) -> str:
-    """Every player's grid counts from ``player_totals h`` in scope, a row per player, money and big bet (few a player).
+    """Every account's grid counts from ``player_totals h`` in scope, a row per account, money and big bet (few an account).
 
     DuckDB adds up the table's rows (137,400 for a million hands); Python
     only the few rows a player left (the win rate's exact numerator is a
@@ -193,7 +193,7 @@ def grid_sql(where: str) -> str:
     parts = dict(stat_parts())
     sums = ", ".join(f"sum({' + '.join(f'h.{p}' for p in parts[name])})::BIGINT AS {name}" for name in NEEDED)
     return f"""
-    SELECT h.player, h.currency, h.unit, h.big_bet, {sums}, sum(h.net)::HUGEINT AS net
+    SELECT h.player, h.site, h.currency, h.unit, h.big_bet, {sums}, sum(h.net)::HUGEINT AS net
     FROM {PLAYER_TOTALS.name} h
     WHERE {where}
     GROUP BY ALL
@@ -202,28 +202,36 @@ def grid_sql(where: str) -> str:
 
 def grid_from_totals(con: duckdb.DuckDBPyConnection, f: Filters) -> Grid:
     """The grid of the players in scope of ``f`` from ``player_totals`` (which must hold every stored hand:
-    :func:`~hhtool.store.totals.current`); the same rows as :func:`grid_from_result` of the statistics."""
+    :func:`~hhtool.store.totals.current`); the same rows as :func:`grid_from_result` of the statistics: a row per
+    account, or per person for their accounts (docs/stats.md, "Players and accounts")."""
+    from dataclasses import replace
+
+    from hhtool.stats.accounts import keys_of, resolve
+
+    if f.players and f.resolved is None:
+        f = replace(f, resolved=resolve(con, f.players, True)[0])
     where, params = totals_scope(f)
     rows = con.execute(grid_sql(where), params).fetchall()
+    keys = keys_of(con, [(str(r[1]), str(r[0])) for r in rows], f.resolved if f.players else None, True)
     n = len(NEEDED)
     counts: dict[str, list[int]] = {}
     bb_n: dict[str, Fraction] = {}
     net: dict[str, dict[Currency, int]] = {}
     money_hands: dict[str, dict[Currency, int]] = {}
     for r in rows:
-        player = str(r[0])
-        values = [int(v or 0) for v in r[4 : 4 + n]]
-        got = counts.get(player)
-        counts[player] = values if got is None else [a + b for a, b in zip(got, values)]
-        hands, big_bet, won = values[0], r[3], int(r[4 + n] or 0)
-        if big_bet is not None and big_bet > 0:
-            bb_n[player] = bb_n.get(player, Fraction(0)) + Fraction(won, int(big_bet))
-        if hands:
-            cur = currency_of(r[1], r[2])
-            mine = net.setdefault(player, {})
-            mine[cur] = mine.get(cur, 0) + won
-            mh = money_hands.setdefault(player, {})
-            mh[cur] = mh.get(cur, 0) + hands
+        values = [int(v or 0) for v in r[5 : 5 + n]]
+        hands, big_bet, won = values[0], r[4], int(r[5 + n] or 0)
+        for player in keys.get((str(r[1]), str(r[0])), ()):
+            got = counts.get(player)
+            counts[player] = values if got is None else [a + b for a, b in zip(got, values)]
+            if big_bet is not None and big_bet > 0:
+                bb_n[player] = bb_n.get(player, Fraction(0)) + Fraction(won, int(big_bet))
+            if hands:
+                cur = currency_of(r[2], r[3])
+                mine = net.setdefault(player, {})
+                mine[cur] = mine.get(cur, 0) + won
+                mh = money_hands.setdefault(player, {})
+                mh[cur] = mh.get(cur, 0) + hands
     out = []
     currencies: set[Currency] = set()
     for player, values in counts.items():

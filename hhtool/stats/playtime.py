@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from hhtool.history.currency import currency_of
-from hhtool.stats.filters import Filters, hands_where, one_of, scope
+from hhtool.stats.filters import Filters, hands_where, scope
 from hhtool.store.totals import PLAYER_HANDS, current
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ PLAY_COLUMNS = ("sessions", "played_us")
 
 
 def play_time_sql(where: str, table: str, gap_minutes: int) -> str:
-    """Each (player, currency, unit)'s sessions and their length in microseconds, of the rows of ``table`` matching ``where``.
+    """Each account's (player, site) sessions per money (currency, unit) and their length in microseconds, of the rows
+    of ``table`` matching ``where``.
 
     ``d`` is the time since the same player's previous hand in the same
     money (NULL for the first, or where a start is not known: such a hand
@@ -53,12 +54,12 @@ def play_time_sql(where: str, table: str, gap_minutes: int) -> str:
     """
     gap = int(gap_minutes) * 60_000_000
     return f"""
-        SELECT player, currency, unit, 1 + count(*) FILTER (WHERE d > {gap}) AS sessions,
+        SELECT player, site, currency, unit, 1 + count(*) FILTER (WHERE d > {gap}) AS sessions,
                coalesce(sum(d) FILTER (WHERE d <= {gap}), 0)::BIGINT AS span_us
         FROM (
-            SELECT {table}.player, h.currency, h.unit,
+            SELECT {table}.player, h.site, h.currency, h.unit,
                    epoch_us(h.started_at) - lag(epoch_us(h.started_at)) OVER (
-                       PARTITION BY {table}.player, h.currency, h.unit ORDER BY h.started_at ASC NULLS FIRST, h.hand_key
+                       PARTITION BY {table}.player, h.site, h.currency, h.unit ORDER BY h.started_at ASC NULLS FIRST, h.hand_key
                    ) AS d
             {where}
         )
@@ -67,35 +68,39 @@ def play_time_sql(where: str, table: str, gap_minutes: int) -> str:
 
 
 def load_play_time(
-    con: duckdb.DuckDBPyConnection, f: Filters, players: list[str], gap_minutes: int = 30, *, from_seats: bool = False,
-    derived: frozenset[str] | None = None,
+    con: duckdb.DuckDBPyConnection, f: Filters, accounts: dict[str, tuple[tuple[str, str], ...]], gap_minutes: int = 30, *,
+    from_seats: bool = False, derived: frozenset[str] | None = None,
 ) -> pl.DataFrame:
-    """A row per player of ``players`` and money they played in scope of ``f``: ``player``, ``currency`` (ISO code),
-    ``unit``, ``sessions``, ``played_us`` (the sessions' length, :data:`HAND_SECONDS` included).
+    """A row per row key of ``accounts`` (a result's :attr:`~hhtool.stats.result.StatsResult.accounts`) and money
+    played in scope of ``f``: ``player`` (the key), ``currency`` (ISO code), ``unit``, ``sessions``, ``played_us``
+    (the sessions' length, :data:`HAND_SECONDS` included).
 
-    From ``player_hands`` where it holds exactly the stored hands (a
-    player's rows together, already nearly in time order), else (and with
-    ``from_seats``) from the seats joined to the hands.  Every player at
-    once when ``f`` names none (the others are dropped here: the result's
-    ``--min-hands``).
+    Sessions are an account's each (a person's time is the sum of their
+    accounts', as it is of their monies').  From ``player_hands`` where it
+    holds exactly the stored hands (a player's rows together, already
+    nearly in time order), else (and with ``from_seats``) from the seats
+    joined to the hands.  Every account at once when ``f`` names none (the
+    others are dropped here: the result's ``--min-hands``).
     """
     import polars as pl
 
+    from hhtool.stats.accounts import accounts_where
+
+    key_of = {account: key for key, members in accounts.items() for account in members}
     params: list[Any]
     if not from_seats and current(con, PLAYER_HANDS, derived):
         where, params = hands_where(f)
         if f.players:
-            who, names = one_of("h.player", list(f.players))
-            where, params = f"{where} AND {who}", params + names
+            who, named = accounts_where("h.player", "h.site", [(site, name) for site, name in key_of])
+            where, params = f"{where} AND {who}", params + named
         body, table = f"FROM {PLAYER_HANDS.name} h WHERE {where}", "h"
     else:
         hand_where, hand_params, seat_where, seat_params = scope(f)
         body, table = f"FROM seats s JOIN hands h USING (hand_key) WHERE {hand_where} AND {seat_where}", "s"
         params = hand_params + seat_params
     rows = con.execute(play_time_sql(body, table, gap_minutes), params).fetchall()
-    wanted = set(players)
-    kept = [(str(p), currency_of(c, u).code, u, int(n), int(span) + int(n) * HAND_SECONDS * 1_000_000)
-            for p, c, u, n, span in rows if p in wanted]
+    kept = [(key_of[(str(s), str(p))], currency_of(c, u).code, u, int(n), int(span) + int(n) * HAND_SECONDS * 1_000_000)
+            for p, s, c, u, n, span in rows if (str(s), str(p)) in key_of]
     kept.sort(key=lambda r: (r[0], r[1], r[2] or ""))
     return pl.DataFrame(
         kept, orient="row",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from hhtool.stats.compute import compute_on
 from hhtool.stats.filters import Filters, scope
 from hhtool.stats.order import by_name
-from hhtool.stats.per_hand import load_per_hand
+from hhtool.stats.per_hand import key_picks, labelled, load_per_hand
 from hhtool.stats.points import line_points
 from hhtool.stats.result import StatsResult
 from hhtool.stats.series import running_lines, sessions
@@ -77,10 +77,12 @@ def report_data(db: str | Path, filters: Filters | None = None, *, gap_minutes: 
         players = result.players()
         if not players:
             raise EmptyReportError("no hands match the filters: no report written" + ("" if f == Filters() else f" ({filters_text(f)})"))
-        per_hand = load_per_hand(con, f, players)
-        cats = showdown_categories(con, f, players)
-        start = starting_cards(con, f, players)
-        games = results_by_game(con, f, players)
+        f = result.filters  # the players' accounts found (docs/stats.md, "Players and accounts")
+        every = not f.players and f.min_hands <= 1  # every account in scope is a row: no condition on the accounts
+        per_hand = load_per_hand(con, f, players, result.accounts, every=every)
+        cats = showdown_categories(con, f, players, result.accounts, every=every)
+        start = starting_cards(con, f, players, result.accounts, every=every)
+        games = results_by_game(con, f, players, result.accounts, every=every)
         audit = audit_rows(con, f)
         to_replay, disputed_total = replay_rows(con, f)
         rooms = rooms_covered(con, f)
@@ -110,39 +112,47 @@ def big_bet_lines(d: pl.DataFrame) -> list[tuple[str, list[int], list[float]]]:
     return out
 
 
-def showdown_categories(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
+def showdown_categories(
+    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None,
+    every: bool = False,
+) -> pl.DataFrame:
     """Per player, hand category shown at showdown and currency: times shown, times won something, net, big bets.
 
     A player *showed* when the summary says so (``seats.outcome`` won or
     lost at a showdown) and their five cards are known; the category is
     what those five and the vela make under the hand's own rules, as the
-    replay ranked them at import (``seats.shown_category``).
+    replay ranked them at import (``seats.shown_category``).  ``players``
+    are row keys, ``accounts`` theirs (a person's rows are their accounts').
     """
     import polars as pl
 
     from hhtool.game.evaluate import CATEGORY_LABELS
 
-    hand_where, hand_params, seat_where, seat_params = scope(filters, players)
+    picks = key_picks(players, accounts)
+    hand_where, hand_params, seat_where, seat_params = scope(filters, None if every else [p for ps in picks.values() for p in ps])
     order = ", ".join(f"'{label}'" for label in CATEGORY_LABELS)  # constants of ours, never input
     return exact_sums(pl.DataFrame(
         con.sql(
             f"""
             SELECT * FROM (
-                SELECT s.player, s.shown_category AS category, h.currency, h.unit, h.big_bet, count(*)::BIGINT AS shown,
+                SELECT s.player, h.site, s.shown_category AS category, h.currency, h.unit, h.big_bet, count(*)::BIGINT AS shown,
                        count_if(s.won_at_showdown)::BIGINT AS won, coalesce(sum(s.net::HUGEINT), 0) AS net
                 FROM seats s JOIN hands h USING (hand_key)
                 WHERE {hand_where} AND {seat_where} AND s.went_to_showdown AND s.outcome IN ('won', 'lost')
                       AND s.shown_category IS NOT NULL
-                GROUP BY s.player, s.shown_category, h.currency, h.unit, h.big_bet
+                GROUP BY s.player, h.site, s.shown_category, h.currency, h.unit, h.big_bet
             )
             ORDER BY player, list_position([{order}], category) DESC, currency, unit
             """,
             params=hand_params + seat_params,
         )
-    ), ("net",)).pipe(big_bet_sums, ["player", "category", "currency", "unit"], ["shown", "won", "net"]).pipe(by_name)
+    ), ("net",)).pipe(labelled, picks).pipe(big_bet_sums, ["player", "category", "currency", "unit"], ["shown", "won", "net"]).pipe(by_name)
 
 
-def starting_cards(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
+def starting_cards(
+    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None,
+    every: bool = False,
+) -> pl.DataFrame:
     """Per hole rank and door rank: hands and net won in big bets (hands whose hole card is known).
 
     A player's 2nd-street cards are one face down (the hole card) and one
@@ -151,7 +161,7 @@ def starting_cards(con: duckdb.DuckDBPyConnection, filters: Filters, players: li
     """
     import polars as pl
 
-    hand_where, hand_params, seat_where, seat_params = scope(filters, players)
+    hand_where, hand_params, seat_where, seat_params = scope(filters, None if every else [p for ps in key_picks(players, accounts).values() for p in ps])
     return exact_sums(pl.DataFrame(
         con.sql(
             f"""
@@ -218,11 +228,14 @@ def replay_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int | No
     return out, int(count[0]) if count else 0
 
 
-def results_by_game(con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str]) -> pl.DataFrame:
+def results_by_game(
+    con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None,
+    every: bool = False,
+) -> pl.DataFrame:
     """The seats in scope summed by site, stakes, structure, table size and currency: hands and net (exact; over ``big_bet``, the big bets)."""
     import polars as pl
 
-    hand_where, hand_params, seat_where, seat_params = scope(filters, players)
+    hand_where, hand_params, seat_where, seat_params = scope(filters, None if every else [p for ps in key_picks(players, accounts).values() for p in ps])
     return exact_sums(pl.DataFrame(
         con.sql(
             f"""

@@ -61,7 +61,13 @@ class StatsResult:
     filters: Filters = field(default_factory=Filters)
     db: Path | None = None
     left_out: int | None = None  # hands the verdicts filter left out (None: not counted); docs/stats.md, "Verdicts"
+    accounts: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    """Each row's accounts, (site, name) each: one for an account's row, a person's several (docs/stats.md, "Players and accounts")."""
     play_time: pl.DataFrame | None = None  # sessions and time played per player and money, when asked (hhtool.stats.playtime)
+
+    def accounts_of(self, players: list[str]) -> list[tuple[str, str]]:
+        """The accounts of the rows ``players`` (each key's, :attr:`accounts`), every one once."""
+        return list(dict.fromkeys(a for p in players for a in self.accounts.get(p, ())))
 
     def play_of(self, player: str) -> dict[Currency, tuple[int, int]] | None:
         """The player's (sessions, microseconds played) per currency, euro first; None where the time was not computed
@@ -153,17 +159,19 @@ class StatsResult:
             raise ValueError("this result has no database to read its hands from")
         con = connect(self.db, read_only=True)
         try:
-            return with_codes(load_per_hand(con, self.filters, self.players()))
+            return with_codes(load_per_hand(con, self.filters, self.players(), self.accounts))
         finally:
             con.close()
 
 
 def make_result(
-    rows: list[tuple[Any, ...]], exact: dict[str, dict[str, Fraction]], money: list[tuple[Any, ...]], f: Filters, db: Path | None
+    rows: list[tuple[Any, ...]], exact: dict[str, dict[str, Fraction]], money: list[tuple[Any, ...]], f: Filters, db: Path | None,
+    accounts: dict[str, tuple[tuple[str, str], ...]] | None = None,
 ) -> StatsResult:
     """The :class:`StatsResult` of the statistics' rows (a player and :func:`~hhtool.stats.sql.stat_parts`' columns,
     as :func:`~hhtool.stats.sql.stats_sql` gives them), the win rates' numerators and the money rows (player,
-    currency, unit, :data:`~hhtool.stats.sql.MONEY_COLUMNS`).
+    currency, unit, :data:`~hhtool.stats.sql.MONEY_COLUMNS`), a row key each; ``accounts``: each key's accounts
+    (the table's ``site``: an account's site, None for a person's several).
 
     Built in Python, a row a player (a page's one): the frames once, with
     their types given, rather than a frame's operations one after the
@@ -174,8 +182,12 @@ def make_result(
     names = ["player", *(name for name, _ in stat_parts())]
     rows = sorted(rows, key=lambda r: name_key(str(r[0])))
     table: dict[str, list[Any]] = {name: [r[i] for r in rows] for i, name in enumerate(names) if name not in STREET_COLUMNS}
+    members = accounts or {}
+    sites = [_site(p, members.get(p, ())) for p in table["player"]]
+    table = {"player": table["player"], "site": sites, **{k: v for k, v in table.items() if k != "player"}}
     table.update(with_rates(table["player"], {name: table[name] for _, (_, name) in RATES.items()}, exact))
-    schema: dict[str, Any] = {name: pl.String if name == "player" else pl.Int64 for name in names if name not in STREET_COLUMNS}
+    schema: dict[str, Any] = {"player": pl.String, "site": pl.String}
+    schema.update({name: pl.Int64 for name in names if name not in STREET_COLUMNS and name != "player"})
     schema.update({name: pl.String if name.endswith("_exact") else pl.Float64 for name in table if name not in schema})
     column = {name: i for i, name in enumerate(names)}
     return StatsResult(
@@ -187,7 +199,15 @@ def make_result(
         ),
         filters=f,
         db=db,
+        accounts=members,
     )
+
+
+def _site(key: str, accounts: tuple[tuple[str, str], ...]) -> str | None:
+    """The site of the row ``key``: its account's; None for a person's row (their accounts, even one)."""
+    if len(accounts) == 1 and key in (accounts[0][1], f"{accounts[0][1]}@{accounts[0][0]}"):
+        return accounts[0][0]
+    return None
 
 
 def with_codes(t: pl.DataFrame) -> pl.DataFrame:

@@ -99,17 +99,30 @@ def player_series(
 
 
 def _player_series(con: duckdb.DuckDBPyConnection, f: Filters, player: str, *, from_seats: bool, derived: frozenset[str] | None) -> HandSeries:
+    from dataclasses import replace
+
+    from hhtool.stats.accounts import accounts_where, picks_of, resolve
+
+    # the row's accounts: a person's, NAME@SITE's, a bare name's (docs/stats.md, "Players and accounts")
+    if f.resolved is not None and f.players == (player,):
+        wanted = f.resolved
+    else:
+        wanted = resolve(con, (player,), current(con, PLAYER_TOTALS, derived))[0]
+    picks: list[tuple[str | None, str]] = list(dict.fromkeys((s, n) for _, s, n in wanted)) or picks_of([player])
+    if f.players:
+        f = replace(f, resolved=wanted if f.players == (player,) else f.resolved)
     monies_sql = None
     if not from_seats and set(f.players) <= {player} and current(con, PLAYER_HANDS, derived):
         where, params = hands_where(f)
-        body, s = f"FROM {PLAYER_HANDS.name} h WHERE {where} AND h.player = ?", "h"
-        params = [*params, player]
+        who, names = accounts_where("h.player", "h.site", picks)
+        body, s = f"FROM {PLAYER_HANDS.name} h WHERE {where} AND {who}", "h"
+        params = [*params, *names]
         if current(con, PLAYER_TOTALS, derived):
             # every money of the player, from their totals (a few rows, not a pass over their hands: 8 ms of a page of
             # 442,050); one in no hand in scope numbers no row, and has no session
-            monies_sql = (f"SELECT DISTINCT currency, unit FROM {PLAYER_TOTALS.name} WHERE player = ? ORDER BY ALL", [player])
+            monies_sql = (f"SELECT DISTINCT h.currency, h.unit FROM {PLAYER_TOTALS.name} h WHERE {who} ORDER BY ALL", names)
     else:
-        hand_where, hand_params, seat_where, seat_params = scope(f, [player])
+        hand_where, hand_params, seat_where, seat_params = scope(f, picks)
         body, s = f"FROM seats s JOIN hands h USING (hand_key) WHERE {hand_where} AND {seat_where}", "s"
         params = hand_params + seat_params
     sql, ps = monies_sql or (f"SELECT DISTINCT h.currency, h.unit {body} ORDER BY ALL", params)

@@ -75,23 +75,24 @@ def stats_sql(hand_where: str, seat_where: str) -> str:
     (net over the big bet, the big blind, the ante, each over the hands
     that have one).  The counts are :data:`~hhtool.store.totals.SEAT_COUNTERS`,
     the ones ``player_totals`` keeps summed (:func:`totals_sql`).
-    Money per currency is :func:`money_sql`'s.
-    Placeholders, in order: ``hand_where``'s, ``seat_where``'s, ``min_hands``.
+    Money per currency is :func:`money_sql`'s.  A row per account (player
+    and site: docs/stats.md, "Players and accounts"), every one in scope:
+    :func:`by_keys` adds a person's and keeps those with ``min_hands``.
+    Placeholders, in order: ``hand_where``'s, ``seat_where``'s.
     """
     counts = ", ".join(f"({sql})::BIGINT AS {name}" for name, sql in SEAT_COUNTERS)
     return f"""
     WITH hs AS (
-        SELECT h.hand_key, h.big_bet, h.big_blind, h.ante, {OLD_VELA_SQL}
+        SELECT h.hand_key, h.site, h.big_bet, h.big_blind, h.ante, {OLD_VELA_SQL}
         FROM hands h WHERE {hand_where}
     ),
     sp AS (
-        SELECT s.player, {counts}
+        SELECT s.player, hs.site, {counts}
         FROM seats s JOIN hs USING (hand_key)
         WHERE {seat_where}
-        GROUP BY s.player
-        HAVING count(*) >= ?
+        GROUP BY s.player, hs.site
     )
-    SELECT player, {', '.join(_stat_columns())}
+    SELECT player, site, {', '.join(_stat_columns())}
     FROM sp
     """
 
@@ -108,29 +109,30 @@ def rate_units_sql(hand_where: str, seat_where: str) -> str:
     """
     return f"""
     WITH hs AS (
-        SELECT h.hand_key, h.big_bet, h.big_blind, h.ante
+        SELECT h.hand_key, h.site, h.big_bet, h.big_blind, h.ante
         FROM hands h WHERE {hand_where}
     )
-    SELECT s.player, hs.big_bet, hs.big_blind, hs.ante, sum(s.net)::HUGEINT AS net
+    SELECT s.player, hs.site, hs.big_bet, hs.big_blind, hs.ante, sum(s.net)::HUGEINT AS net
     FROM seats s JOIN hs USING (hand_key)
     WHERE {seat_where}
-    GROUP BY s.player, hs.big_bet, hs.big_blind, hs.ante
+    GROUP BY s.player, hs.site, hs.big_bet, hs.big_blind, hs.ante
     """
 
 
-def rate_numerators(rows: list[tuple[Any, ...]]) -> dict[str, dict[str, Fraction]]:
-    """Each player's win rates' numerators (``bb_n``, ``bl_n``, ``an_n``: net in units of the forced bet), exact."""
-    out: dict[str, dict[str, Fraction]] = {}
+def rate_numerators(rows: list[tuple[Any, ...]]) -> dict[tuple[str, str], dict[str, Fraction]]:
+    """Each account's win rates' numerators (``bb_n``, ``bl_n``, ``an_n``: net in units of the forced bet), exact;
+    ``rows`` as :func:`rate_units_sql` gives them (player, site, the forced bets, the net)."""
+    out: dict[tuple[str, str], dict[str, Fraction]] = {}
     for row in rows:
-        mine = out.setdefault(str(row[0]), {key: Fraction(0) for key in RATE_UNITS})
+        mine = out.setdefault((str(row[1]), str(row[0])), {key: Fraction(0) for key in RATE_UNITS})
         for key, column in RATE_UNITS.items():
-            unit = row[column]
+            unit = row[column + 1]
             if unit is not None and unit > 0:
-                mine[key] += Fraction(int(row[4]), int(unit))
+                mine[key] += Fraction(int(row[5]), int(unit))
     return out
 
 
-def money_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
+def money_sql(hand_where: str, seat_where: str, named: str = "TRUE") -> str:
     """Each player's money per currency: exact sums in minor units, never one currency added to another.
 
     Sums are HUGEINT (128 bits): no stored amount can make them overflow.
@@ -139,18 +141,20 @@ def money_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
     The rake a player paid is each pot's rake shared among its winners in
     proportion to their shares, rounded half up to the minor unit per pot,
     in integers (a double would lose cents on large pots).
-    Placeholders: ``hand_where``'s, the player list of ``rk`` (when
-    ``named``), ``seat_where``'s, ``min_hands``.
+    A row per account and money (player, site, currency, unit), every one
+    in scope (:func:`by_keys` adds a person's).  ``named``: the pot
+    winners that count, a condition on ``x.player`` and ``x.site``.
+    Placeholders: ``hand_where``'s, ``named``'s, ``seat_where``'s.
     """
-    player_cond = "list_contains(?::VARCHAR[], x.player)" if named else "TRUE"
+    player_cond = named
     money = ", ".join(f"{sql} AS {name}" for name, sql in MONEY_COUNTERS)
     return f"""
-    WITH hs AS (SELECT h.hand_key, h.currency, h.unit FROM hands h WHERE {hand_where}),
+    WITH hs AS (SELECT h.hand_key, h.site, h.currency, h.unit FROM hands h WHERE {hand_where}),
     out AS (SELECT s.hand_key, s.player FROM seats s JOIN hs USING (hand_key) WHERE NOT s.dealt_in),
     rk AS (
-        SELECT player, currency, unit, sum(share)::HUGEINT AS rake
+        SELECT player, site, currency, unit, sum(share)::HUGEINT AS rake
         FROM (
-            SELECT p.hand_key, hs.currency, hs.unit, u.w AS player, {RAKE_SHARE_SQL} AS share
+            SELECT p.hand_key, hs.site, hs.currency, hs.unit, u.w AS player, {RAKE_SHARE_SQL} AS share
             FROM pots p JOIN hs USING (hand_key), LATERAL (SELECT unnest(p.winners) AS w, unnest(p.shares) AS s) u
         ) x
         ANTI JOIN out ON out.hand_key = x.hand_key AND out.player = x.player
@@ -158,14 +162,13 @@ def money_sql(hand_where: str, seat_where: str, named: bool = False) -> str:
         GROUP BY ALL
     ),
     sm AS (
-        SELECT s.player, hs.currency, hs.unit, count(*) AS hands, {money}
+        SELECT s.player, hs.site, hs.currency, hs.unit, count(*) AS hands, {money}
         FROM seats s JOIN hs USING (hand_key)
         WHERE {seat_where}
         GROUP BY ALL
     )
     SELECT sm.*, coalesce(rk.rake, 0)::HUGEINT AS rake
-    FROM sm LEFT JOIN rk USING (player, currency, unit)
-    WHERE sm.player IN (SELECT s.player FROM seats s JOIN hs USING (hand_key) WHERE {seat_where} GROUP BY s.player HAVING count(*) >= ?)
+    FROM sm LEFT JOIN rk USING (player, site, currency, unit)
     """
 
 
@@ -176,19 +179,25 @@ def totals_sql(where: str) -> str:
     counts = ", ".join(f"sum(h.{name})::BIGINT AS {name}" for name, _ in SEAT_COUNTERS)
     money = ", ".join(f"sum(h.{name})::HUGEINT AS {name}" for name, _ in (*MONEY_COUNTERS, ("rake", "")))
     return f"""
-    SELECT h.player, h.currency, h.unit, h.big_bet, h.big_blind, h.ante, {counts}, {money}
+    SELECT h.player, h.site, h.currency, h.unit, h.big_bet, h.big_blind, h.ante, {counts}, {money}
     FROM {PLAYER_TOTALS.name} h
     WHERE {where}
     GROUP BY ALL
     """
 
 
-def from_totals(con: duckdb.DuckDBPyConnection, f: Filters) -> tuple[list[tuple[Any, ...]], dict[str, dict[str, Fraction]], list[tuple[Any, ...]]]:
-    """The statistics' rows (before their win rates), the win rates' exact numerators and the money rows, from ``player_totals``.
+Rows = tuple[list[tuple[Any, ...]], dict[tuple[str, str], dict[str, Fraction]], list[tuple[Any, ...]]]
+"""The statistics' rows (player, site, :func:`stat_parts`' columns), the win rates' exact numerators per account
+((site, player)) and the money rows (player, site, currency, unit, :data:`MONEY_COLUMNS`): an account each."""
+
+
+def from_totals(con: duckdb.DuckDBPyConnection, f: Filters) -> Rows:
+    """The statistics' rows (before their win rates), the win rates' exact numerators and the money rows, from ``player_totals``,
+    an account each (:func:`by_keys` makes them a row's key each).
 
     One query (:func:`totals_sql`), its rows added up here three ways: per
-    player (the counts, as :func:`stats_sql` words them), per player and
-    forced bets (the nets the win rates divide), per player and money.
+    account (the counts, as :func:`stats_sql` words them), per account and
+    forced bets (the nets the win rates divide), per account and money.
     The rows are few (a player's are one per money and forced bets: five
     for the benchmark's busiest), so they are added in Python: a frame's
     group-bys and filters cost a player's page 8 ms of fixed overhead for
@@ -197,30 +206,69 @@ def from_totals(con: duckdb.DuckDBPyConnection, f: Filters) -> tuple[list[tuple[
     """
     where, params = totals_scope(f)
     rows = con.execute(totals_sql(where), params).fetchall()
-    # a row: player, currency, unit, big_bet, big_blind, ante (DIMENSIONS' order), the counts, the money sums and the rake
+    # a row: player, site, currency, unit, big_bet, big_blind, ante, the counts, the money sums and the rake
     counts = len(SEAT_COUNTERS)
     at = {name: i for i, (name, _) in enumerate(SEAT_COUNTERS)}
-    hands, money = at["hands"], 6 + counts
+    hands, money = at["hands"], 7 + counts
     net = money + MONEY_COLUMNS.index("net") - 1
-    per: dict[str, list[int]] = {}
+    per: dict[tuple[str, str], list[int]] = {}
     for r in rows:
-        got = per.get(r[0])
+        a = (r[0], r[1])
+        got = per.get(a)
         if got is None:
-            per[r[0]] = [v or 0 for v in r[6 : 6 + counts]]
+            per[a] = [v or 0 for v in r[7 : 7 + counts]]
         else:
-            per[r[0]] = [a + (v or 0) for a, v in zip(got, r[6 : 6 + counts])]
-    kept = {p: c for p, c in per.items() if c[hands] >= f.min_hands and c[hands] > 0}
-    t = [(p, *(sum(c[at[x]] for x in parts) for _, parts in stat_parts())) for p, c in kept.items()]
+            per[a] = [x + (v or 0) for x, v in zip(got, r[7 : 7 + counts])]
+    kept = {a: c for a, c in per.items() if c[hands] > 0}
+    t = [(p, s, *(sum(c[at[x]] for x in parts) for _, parts in stat_parts())) for (p, s), c in kept.items()]
     units: dict[tuple[Any, ...], int] = {}
     monies: dict[tuple[Any, ...], list[int]] = {}
     for r in rows:
-        if r[0] not in kept:
+        if (r[0], r[1]) not in kept:
             continue
-        key = (r[0], r[3], r[4], r[5])
+        key = (r[0], r[1], r[4], r[5], r[6])
         units[key] = units.get(key, 0) + (r[net] or 0)
-        m = monies.setdefault((r[0], r[1], r[2]), [0] * len(MONEY_COLUMNS))
-        m[0] += r[6 + hands] or 0
+        m = monies.setdefault((r[0], r[1], r[2], r[3]), [0] * len(MONEY_COLUMNS))
+        m[0] += r[7 + hands] or 0
         for k in range(1, len(MONEY_COLUMNS)):
             m[k] += r[money + k - 1] or 0
     exact = rate_numerators([(*key, v) for key, v in units.items()])
     return t, exact, [(*key, *m) for key, m in monies.items() if m[0] > 0]
+
+
+def by_keys(
+    rows: Rows, keys: dict[tuple[str, str], list[str]], min_hands: int
+) -> tuple[tuple[list[tuple[Any, ...]], dict[str, dict[str, Fraction]], list[tuple[Any, ...]]], dict[str, tuple[tuple[str, str], ...]]]:
+    """The accounts' rows (:data:`Rows`) added up per row key (``keys``: each account's, :func:`hhtool.stats.accounts.keys_of`),
+    the keys with fewer than ``min_hands`` hands left out; and each key's accounts.
+
+    Every count and money sum is a sum over seats, so a person's is the sum
+    of their accounts' (a hand two of their accounts played counts twice,
+    as two seats).  Added in Python: a few rows an account.
+    """
+    t, exact, money = rows
+    summed: dict[str, list[int]] = {}
+    members: dict[str, list[tuple[str, str]]] = {}
+    for r in t:
+        a = (str(r[1]), str(r[0]))
+        for key in keys.get(a, ()):
+            got = summed.get(key)
+            summed[key] = list(r[2:]) if got is None else [x + y for x, y in zip(got, r[2:])]
+            members.setdefault(key, []).append(a)
+    kept = {k: v for k, v in summed.items() if v[0] >= min_hands and v[0] > 0}
+    out_t = [(k, *v) for k, v in kept.items()]
+    out_exact: dict[str, dict[str, Fraction]] = {}
+    for a, nums in exact.items():
+        for key in keys.get(a, ()):
+            if key in kept:
+                mine = out_exact.setdefault(key, {n: Fraction(0) for n in nums})
+                for n, v in nums.items():
+                    mine[n] = mine.get(n, Fraction(0)) + v
+    monies: dict[tuple[Any, ...], list[int]] = {}
+    for r in money:
+        for key in keys.get((str(r[1]), str(r[0])), ()):
+            if key in kept:
+                got = monies.get((key, r[2], r[3]))
+                monies[(key, r[2], r[3])] = list(r[4:]) if got is None else [x + y for x, y in zip(got, r[4:])]
+    out_m = [(*k, *v) for k, v in monies.items()]
+    return (out_t, out_exact, out_m), {k: tuple(sorted(set(members[k]))) for k in kept}

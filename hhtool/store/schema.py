@@ -368,7 +368,19 @@ ROOMS = TableSpec(
     key=("name", "digest"),
 )
 
-ADDED_TABLES: tuple[str, ...] = ("rooms",)
+ALIASES = TableSpec(
+    "aliases",
+    "The accounts a person owns (`hhtool alias`): one row an account, an account in one person's at most; the figures of "
+    "a person are the sums of their accounts' (docs/stats.md, \"Players and accounts\").",
+    (
+        _c("person", "VARCHAR", "the person's name: not empty, no `@`, no account's bare name"),
+        _c("site", "VARCHAR", "the account's site (`hands.site`)"),
+        _c("player", "VARCHAR", "the account's name at that site (`seats.player`)"),
+    ),
+    key=("site", "player"),
+)
+
+ADDED_TABLES: tuple[str, ...] = ("rooms", "aliases")
 """Tables added within a schema version: a database that lacks one gains it (empty) when opened for writing, as
 with :data:`ADDED_COLUMNS`, and nothing else changes."""
 
@@ -379,7 +391,7 @@ META = TableSpec(
     key=("key",),
 )
 
-TABLES: tuple[TableSpec, ...] = (FILES, HANDS, SEATS, ACTIONS, CARDS, POTS, FINDINGS, FAILED, CONFLICTS, ROOMS, META)
+TABLES: tuple[TableSpec, ...] = (FILES, HANDS, SEATS, ACTIONS, CARDS, POTS, FINDINGS, FAILED, CONFLICTS, ROOMS, ALIASES, META)
 HAND_TABLES: tuple[TableSpec, ...] = (SEATS, ACTIONS, CARDS, POTS, FINDINGS)
 """The tables with one or more rows per stored hand, keyed by ``hand_key``."""
 

@@ -457,6 +457,15 @@ def create_app(
         pending = side.submit(winnings)
         with db.cursor() as cur:
             result = statistics(cur, f)  # an unknown name: UnknownPlayerError, a 404 with the names it may mean
+        if name not in result.players() and result.players():
+            # a bare name of accounts on two sites: their rows, a link each (docs/stats.md, "Players and accounts")
+            from urllib.parse import urlencode
+
+            from starlette.responses import RedirectResponse
+
+            pending.cancel()
+            items = [(k, v) for k, v in request.query_params.multi_items() if k != "player"]
+            return RedirectResponse("/players?" + urlencode([("player", name), *items]), status_code=303)
         if name not in result.players():
             return page(request, "player.html", name=name, lines=[], heading=f"{name}: no hand matches the filters", graph=None,
                         sessions=[], played=[], params=request.query_params)

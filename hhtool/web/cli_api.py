@@ -114,12 +114,19 @@ def _encode(value: object) -> object:
         return {"date": value.isoformat()}
     if isinstance(value, (tuple, list)):
         return [_encode(v) for v in value]
+    if isinstance(value, dict):  # a result's accounts: each row key's (site, name) pairs
+        return {"dict": [[_encode(k), _encode(v)] for k, v in value.items()]}
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     raise TypeError(f"cannot send a {type(value).__name__}")
 
 
 def _decode(value: object) -> object:
+    if isinstance(value, dict) and set(value) == {"dict"} and isinstance(value["dict"], list):
+        pairs = [_decode(kv) for kv in value["dict"]]
+        if not all(isinstance(kv, tuple) and len(kv) == 2 for kv in pairs):
+            raise BadCall("a mapping of the result is not a list of pairs")
+        return {kv[0]: kv[1] for kv in pairs if isinstance(kv, tuple)}
     if isinstance(value, dict):
         if set(value) != {"date"} or not isinstance(value["date"], str):
             raise BadCall("a value of the filters is not a date, a number, a text or a list of them")

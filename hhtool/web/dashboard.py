@@ -142,30 +142,34 @@ def latest_sessions(cur: duckdb.DuckDBPyConnection, derived: frozenset[str], n: 
     walked as a player's page walks them (:func:`~hhtool.stats.series.session_list`),
     until no run left can end later than the ``n`` sessions found.  Where
     the derived tables are not current, the seats joined to the hands.
+    A session is an account's (a name at a site, named by its key:
+    docs/stats.md, "Players and accounts").
     """
+    from hhtool.stats.accounts import account_key, shared_names
     from hhtool.store.totals import HOUR_SQL
 
     if PLAYER_TOTALS.name in derived:
-        hours = f"SELECT DISTINCT player, currency, unit, hour FROM {PLAYER_TOTALS.name} WHERE hands > 0"
+        hours = f"SELECT DISTINCT player, site, currency, unit, hour FROM {PLAYER_TOTALS.name} WHERE hands > 0"
     else:
-        hours = (f"SELECT DISTINCT s.player, h.currency, h.unit, {HOUR_SQL} AS hour FROM seats s JOIN hands h USING (hand_key) "
+        hours = (f"SELECT DISTINCT s.player, h.site, h.currency, h.unit, {HOUR_SQL} AS hour FROM seats s JOIN hands h USING (hand_key) "
                  "WHERE s.dealt_in AND h.started_at IS NOT NULL")
     runs = cur.execute(
         f"""
         WITH hrs AS ({hours}),
-        isl AS (SELECT *, hour - row_number() OVER (PARTITION BY player, currency, unit ORDER BY hour) AS run FROM hrs),
-        ends AS (SELECT player, currency, unit, min(hour) AS first, max(hour) AS last FROM isl GROUP BY player, currency, unit, run)
-        SELECT player, currency, unit, first, last FROM ends
-        QUALIFY row_number() OVER (PARTITION BY player, currency, unit ORDER BY last DESC) = 1
-        ORDER BY last DESC, player
+        isl AS (SELECT *, hour - row_number() OVER (PARTITION BY player, site, currency, unit ORDER BY hour) AS run FROM hrs),
+        ends AS (SELECT player, site, currency, unit, min(hour) AS first, max(hour) AS last FROM isl GROUP BY player, site, currency, unit, run)
+        SELECT player, site, currency, unit, first, last FROM ends
+        QUALIFY row_number() OVER (PARTITION BY player, site, currency, unit ORDER BY last DESC) = 1
+        ORDER BY last DESC, player, site
         """
     ).fetchall()
     hands = PLAYER_HANDS.name in derived
-    source = (f"FROM {PLAYER_HANDS.name} h WHERE h.player = ?" if hands
-              else "FROM seats s JOIN hands h USING (hand_key) WHERE s.dealt_in AND s.player = ?")
+    source = (f"FROM {PLAYER_HANDS.name} h WHERE h.player = ? AND h.site = ?" if hands
+              else "FROM seats s JOIN hands h USING (hand_key) WHERE s.dealt_in AND s.player = ? AND h.site = ?")
     net = "h.net" if hands else "s.net"
     out: list[SessionRow] = []
-    for player, currency, unit, first, last in runs:
+    shared: set[str] | None = None
+    for name, site, currency, unit, first, last in runs:
         since, end = EPOCH + dt.timedelta(hours=int(first)), EPOCH + dt.timedelta(hours=int(last) + 1)
         if len(out) >= n and all(r.end is not None and r.end >= end for r in out):
             break  # the runs left end before every session found
@@ -173,8 +177,11 @@ def latest_sessions(cur: duckdb.DuckDBPyConnection, derived: frozenset[str], n: 
             f"SELECT h.hand_key, epoch_us(h.started_at) AS t, {net} AS net, coalesce(h.big_bet, 0) AS big_bet {source} "
             "AND h.currency IS NOT DISTINCT FROM ? AND h.unit IS NOT DISTINCT FROM ? AND h.started_at >= ? AND h.started_at < ? "
             "ORDER BY h.started_at, h.hand_key",
-            params=[player, currency, unit, since, end],
+            params=[name, site, currency, unit, since, end],
         ).fetchnumpy()
+        if shared is None:  # the names on two sites, asked once the first session is walked (a few of the runs are)
+            shared = shared_names(cur, None, PLAYER_TOTALS.name in derived)
+        player = account_key(str(site), str(name), name in shared)
         got = session_list(_series(table, player, currency, unit), GAP_MINUTES) if len(table["t"]) else []
         if got:
             s = got[-1]

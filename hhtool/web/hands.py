@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from hhtool.history.currency import Currency, currency_of, format_money
 from hhtool.stats.compute import scope
-from hhtool.store.totals import ALLIN_HANDS, PLAYER_HANDS, current, current_tables, stat_bits_condition
+from hhtool.store.totals import ALLIN_HANDS, PLAYER_HANDS, PLAYER_TOTALS, current, current_tables, stat_bits_condition
 from hhtool.store.totals import STAT_SEATS as STAT_SEATS  # the statistics' hands, as the pages import them from here
 from hhtool.web.params import HandQuery
 
@@ -46,31 +46,41 @@ class HandPage:
     query: HandQuery
 
 
-def _query_sql(q: HandQuery, player_hands: bool = False, allin_hands: bool = False) -> tuple[str, list[Any], bool]:
+def _query_sql(
+    q: HandQuery, player_hands: bool = False, allin_hands: bool = False, picks: list[list[tuple[str | None, str]]] | None = None
+) -> tuple[str, list[Any], bool]:
     """The FROM and WHERE of the list, its parameters, and whether the player's seat is joined as ``s``.
 
     ``player_hands``: the list of a named player from ``player_hands h``
     alone (:mod:`hhtool.store.totals`: each of their hands with the facts
     the list filters and sorts by, the statistics' answers as bits), the
-    same hands as the hands joined to the seats.
+    same hands as the hands joined to the seats.  ``picks``: each named
+    player's accounts ((site or None, name) each: a person's several; None:
+    each name read as ``NAME@SITE`` or a bare name, :func:`~hhtool.stats.accounts.picks_of`).
     """
+    from hhtool.stats.accounts import accounts_where, picks_of
+
     f = q.filters
-    first, others = (f.players[0], f.players[1:]) if f.players else (None, ())
-    hand_where, params, _, _ = scope(replace(f, players=()))
+    groups = picks if picks is not None else [picks_of([name]) for name in f.players]
+    first, others = (groups[0], groups[1:]) if groups else (None, [])
+    hand_where, params, _, _ = scope(replace(f, players=(), resolved=None))
     joins = ""
     join_params: list[Any] = []
     table = "hands h"
     if player_hands and first is not None:
         table = f"{PLAYER_HANDS.name} h"
-        hand_where = f"h.player = ? AND {hand_where}"
-        params = [first, *params]
+        who, names = accounts_where("h.player", "h.site", first)
+        hand_where = f"{who} AND {hand_where}"
+        params = [*names, *params]
     elif first is not None:
-        joins = " JOIN seats s ON s.hand_key = h.hand_key AND s.player = ? AND s.dealt_in"
-        join_params.append(first)
+        who, names = accounts_where("s.player", "h.site", first)
+        joins = f" JOIN seats s ON s.hand_key = h.hand_key AND s.dealt_in AND {who}"
+        join_params += names
     parts = [hand_where]
-    for name in others:  # hands that every named player played
-        parts.append("h.hand_key IN (SELECT hand_key FROM seats WHERE player = ? AND dealt_in)")
-        params.append(name)
+    for group in others:  # hands that every named player played
+        who, names = accounts_where("o.player", "h.site", group)
+        parts.append(f"h.hand_key IN (SELECT o.hand_key FROM seats o WHERE o.dealt_in AND {who})")
+        params += names
     if q.verdicts:
         parts.append(f"h.verdict IN ({', '.join('?' for _ in q.verdicts)})")
         params.extend(q.verdicts)
@@ -159,7 +169,16 @@ def hand_page(
     asks = not from_seats and (bool(q.filters.players) or q.all_in is not None)  # whether a derived table could serve
     known = current_tables(con) if derived is None and asks else derived or frozenset()
     fast = asks and bool(q.filters.players) and current(con, PLAYER_HANDS, known)
-    body, params, joined = _query_sql(q, fast, asks and q.all_in is not None and current(con, ALLIN_HANDS, known))
+    picks: list[list[tuple[str | None, str]]] | None = None
+    if q.filters.players:  # each name's accounts: a person's, NAME@SITE's, a bare name's (docs/stats.md, "Players and accounts")
+        from hhtool.stats.accounts import picks_of, resolve
+
+        totals = current(con, PLAYER_TOTALS, known or None)
+        picks = []
+        for name in q.filters.players:
+            mine: list[tuple[str | None, str]] = list(dict.fromkeys((s, n) for _, s, n in resolve(con, (name,), totals)[0]))
+            picks.append(mine or picks_of([name]))
+    body, params, joined = _query_sql(q, fast, asks and q.all_in is not None and current(con, ALLIN_HANDS, known), picks)
     direction = "DESC" if q.descending else "ASC"
     order = {
         "time": f"h.started_at {direction}, h.hand_key {direction}",
