@@ -102,8 +102,8 @@ def test_alias_refusals_add_list_remove(db: Path, tmp_path: Path) -> None:
     assert code == 2 and "no account 'alice@Tavlo'" in out and "'alice@Tavolo'" in out
     code, out = run("alias", "add", "me", "alice", *d)
     assert code == 2 and "NAME@SITE" in out
-    code, out = run("alias", "add", "alice", "alice@Vela", *d)
-    assert code == 2 and "an account's name" in out
+    code, out = run("alias", "add", "alice", "alice@Vela", *d)  # alice@Tavolo is an alice too, and not among them
+    assert code == 2 and "also the name of the account alice@Tavolo" in out
     code, out = run("alias", "add", "me@home", "alice@Vela", *d)
     assert code == 2 and "'@'" in out
     code, out = run("alias", "add", "", "alice@Vela", *d)
@@ -217,3 +217,21 @@ def test_serve_shows_accounts_and_the_person(server: Server, aliased: Path) -> N
     # writing an alias while serve holds the database: refused, the server named
     code, out = run("alias", "add", "you", "bob@Vela", "--db", str(aliased))
     assert code == 2 and "hhtool serve" in out
+
+
+def test_a_person_may_bear_the_name_of_all_their_accounts(db: Path, tmp_path: Path) -> None:
+    """alice at Vela and at Tavolo made the person "alice": --player alice is the person, each account NAME@SITE beside it."""
+    copy = Path(shutil.copyfile(db, tmp_path / "p.duckdb"))
+    d = ("--db", str(copy))
+    code, out = run("alias", "add", "alice", "alice@Vela", "alice@Tavolo", *d)
+    assert code == 0, out
+    code, out = run("stats", "--format", "json", *d)
+    assert code == 0, out
+    rows = {p["player"]: p for p in json.loads(out)["players"]}
+    assert "alice" in rows and not {"alice@Vela", "alice@Tavolo"} & set(rows)  # the person's row alone
+    code, out = run("stats", "--format", "json", "--player", "alice", "--player", "alice@Vela", "--player", "alice@Tavolo", *d)
+    assert code == 0, out
+    got = {p["player"]: p["hands"] for p in json.loads(out)["players"]}
+    assert set(got) == {"alice", "alice@Vela", "alice@Tavolo"}  # never two rows under one key
+    assert got["alice"] == got["alice@Vela"] + got["alice@Tavolo"]
+

@@ -148,7 +148,9 @@ def keys_of(
     """
     accounts = list(dict.fromkeys(present))
     shared = shared_names(con, sorted({n for _, n in accounts}), totals)
-    own = {a: account_key(a[0], a[1], a[1] in shared) for a in accounts}
+    persons = aliases_of(con)
+    named = set(persons.values())  # a person named as their accounts are (alice's): the accounts are NAME@SITE beside them
+    own = {a: account_key(a[0], a[1], a[1] in shared or a[1] in named) for a in accounts}
     out: dict[Account, list[str]] = {}
     if resolved is not None:
         for person, site, name in resolved:
@@ -159,7 +161,6 @@ def keys_of(
                 if key not in got:
                     got.append(key)
         return out
-    persons = aliases_of(con)
     return {a: [persons.get(a) or own[a]] for a in accounts}
 
 

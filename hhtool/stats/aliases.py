@@ -6,7 +6,8 @@ can then be asked for the person: the sums of their accounts' (docs/stats.md,
 "Players and accounts").  What is written is checked first, since a typo
 would otherwise make a person of an account that never played, or a person
 whose name hides an account's: an account must have a hand in the database,
-a person's name must be no account's bare name.
+a person's name may be an account's only where every account of that name
+is the person's (alice, for alice at Vela and at Tavolo).
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ def add_aliases(con: duckdb.DuckDBPyConnection, person: str, accounts: list[str]
     """Make ``accounts`` (``NAME@SITE`` each) the person's, in one transaction; the rows written.
 
     Refused (:class:`AliasError`, nothing written): a person's name empty,
-    with an ``@`` (it would read as an account) or equal to an account's
-    bare name (``--player NAME`` would no longer mean the account); an
+    with an ``@`` (it would read as an account) or the name of an account
+    that is not to be theirs (``--player NAME`` would no longer mean that
+    account); an
     account with no hand in the database (a typo: the nearest are named);
     an account already another person's (remove it first).  An account
     already the person's is kept as it is.
@@ -78,9 +80,6 @@ def add_aliases(con: duckdb.DuckDBPyConnection, person: str, accounts: list[str]
         raise AliasError("name at least one account, NAME@SITE")
     known = all_accounts(con)
     have = set(known)
-    if person in {n for _, n in known}:
-        raise AliasError(f"person {person!r}: that is an account's name in this database; choose another name for the person "
-                         "(--player NAME would otherwise no longer mean the account)")
     current = aliases_of(con)
     wanted: list[Account] = []
     for text in accounts:
@@ -92,6 +91,16 @@ def add_aliases(con: duckdb.DuckDBPyConnection, person: str, accounts: list[str]
             raise AliasError(f"account {text!r} is already {owner!r}'s: `hhtool alias remove {text}` first")
         if owner is None and a not in wanted:
             wanted.append(a)
+    # a person may bear the name of accounts (alice, for alice at Vela and at Tavolo) when every account of that name is
+    # theirs: --player NAME then means the person, and no account of that name is left that it could have meant
+    mine = {a for a, owner in current.items() if owner == person} | set(wanted)
+    others = sorted(a for a in known if a[1] == person and a not in mine)
+    if others:
+        raise AliasError(
+            f"person {person!r}: that is also the name of the account{'s' if len(others) > 1 else ''} "
+            f"{', '.join(f'{n}@{s}' for s, n in others)}, not among theirs: add {'them' if len(others) > 1 else 'it'} too, "
+            "or choose another name for the person (--player NAME would otherwise no longer mean that account)"
+        )
     with batch_transaction(con):
         for site, name in wanted:
             con.execute("INSERT INTO aliases (person, site, player) VALUES (?, ?, ?)", [person, site, name])

@@ -373,7 +373,7 @@ ALIASES = TableSpec(
     "The accounts a person owns (`hhtool alias`): one row an account, an account in one person's at most; the figures of "
     "a person are the sums of their accounts' (docs/stats.md, \"Players and accounts\").",
     (
-        _c("person", "VARCHAR", "the person's name: not empty, no `@`, no account's bare name"),
+        _c("person", "VARCHAR", "the person's name: not empty, no `@`, the name of no account that is not theirs"),
         _c("site", "VARCHAR", "the account's site (`hands.site`)"),
         _c("player", "VARCHAR", "the account's name at that site (`seats.player`)"),
     ),
