@@ -116,6 +116,9 @@ find "$out/parquet" -maxdepth 2 | head -8
 say "stats: per player, actions over opportunities ('-' where there was no opportunity)"
 hhtool stats --db "$out/hands.duckdb" --min-hands 100 --structure fixed | head -40
 
+say "alias: a player is an account on a site; alice's three accounts made one person, shown as one row"
+hhtool alias add alice alice@Vela alice@StellaPoker alice@Tavolo --db "$out/hands.duckdb"
+
 say "stats: one player's money per currency, then converted at the rates given (chips never convert)"
 hhtool stats --db "$out/hands.duckdb" --player alice | head -8
 hhtool stats --db "$out/hands.duckdb" --player alice --currency EUR --rate USD=0.92 | head -8
