@@ -161,7 +161,9 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: under no-referrer a browser names a POST's origin "null", and a write is
+    # refused unless its Origin is this server's (hhtool.web.writes); to any other site nothing is sent still
+    "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
 }
 """The headers of every response of the server, errors and redirects included (:class:`SecurityHeaders`)."""
@@ -249,10 +251,15 @@ def create_app(
     from hhtool.store.db import StoreError
     from hhtool.web.hands import Kept
 
+    from hhtool.web.writes import new_csrf_token
+
     path = Path(db_path)
     db = WebDb(path, con if con is not None else open_database(path), time_limit)
     app_progress: Progress = progress or (lambda: None)
-    kept = Kept(version or (lambda: None))
+    hands_version: Callable[[], object] = version or (lambda: None)
+    writes = [0]  # the server's own writes (aliases): what the pages keep is kept for the hands and these both
+    kept = Kept(lambda: (hands_version(), writes[0]))
+    csrf = new_csrf_token()
     side = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hhtool-serve-side")  # a page's second query (player_view)
     # the sessions' walk beside the graph's lines, within that second half (a pool of its own: a task of ``side``
     # waiting on a task queued behind it in ``side`` could wait for ever)
@@ -272,7 +279,7 @@ def create_app(
     def page(request: Request, template: str, code: int = 200, **context: Any) -> Response:
         from starlette.responses import HTMLResponse
 
-        html = templates().get_template(template).render(request=request, progress=app_progress(), db=str(path), **context)
+        html = templates().get_template(template).render(request=request, progress=app_progress(), db=str(path), csrf=csrf, **context)
         return HTMLResponse(html, status_code=code)
 
     def api(doc: Any, status: int = 200) -> Response:
@@ -388,6 +395,48 @@ def create_app(
         kind = "text/html; charset=utf-8" if q.fmt == "html" else "text/plain; charset=utf-8"
         return Plain(body, media_type=kind, headers={"Content-Disposition": f'attachment; filename="{file_name(site, hand_id, q)}"'})
 
+    async def aliases_post(request: Request) -> Response:
+        """``POST /aliases``: the accounts a person owns, added or taken out, as ``hhtool alias`` does (:mod:`hhtool.web.writes`)."""
+        from starlette.concurrency import run_in_threadpool
+        from starlette.responses import RedirectResponse
+
+        from hhtool.stats.aliases import AliasError, add_aliases, remove_aliases
+        from hhtool.web.writes import MAX_FORM, Refused, checked_form
+
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM:
+                break
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        try:
+            fields = checked_form(request.method, headers, f"{request.url.scheme}://{request.url.netloc}", body, csrf)
+            values: dict[str, list[str]] = {}
+            for k, v in fields:
+                values.setdefault(k, []).append(v)
+            if set(values) - {"action", "person", "accounts"}:
+                raise BadRequest(f"unknown field {sorted(set(values) - {'action', 'person', 'accounts'})[0]!r}: action, person, accounts")
+            action = (values.get("action") or [""])[0]
+            if action not in ("add", "remove"):
+                raise BadRequest("action: add or remove")
+            person = (values.get("person") or [""])[0].strip()
+            accounts = [line.strip() for text in values.get("accounts", []) for line in text.splitlines() if line.strip()]
+
+            def write() -> None:
+                with db.cursor() as cur:
+                    if action == "add":
+                        add_aliases(cur, person, accounts)
+                    else:
+                        remove_aliases(cur, accounts)
+
+            await run_in_threadpool(write)
+        except Refused as e:
+            return error(request, 403, str(e))
+        except (BadRequest, AliasError) as e:
+            return error(request, 400, str(e))
+        writes[0] += 1
+        return RedirectResponse("/players#aliases", status_code=303)
+
     def hand_by_key(request: Request) -> Response:
         """``/hand/KEY``: a 303 to the hand's page.  The winnings graph's points carry their hand's key, not its URL,
         so that a page of 2,000 points a line needs no lookup of each point's site and hand id (a third of its CPU)."""
@@ -408,6 +457,7 @@ def create_app(
 
     def players(request: Request) -> Response:
         """The players grid (:mod:`hhtool.web.grid`): a row per player, sorted and paged here, under the statistics' filters."""
+        from hhtool.stats.aliases import list_aliases
         from hhtool.web.grid import players_page, players_query
 
         items = list(request.query_params.multi_items())
@@ -415,7 +465,8 @@ def create_app(
         with db.cursor() as cur:
             known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty grid
             view = players_page(cur, q, request.url.path, items, kept, derived(cur))
-        return page(request, "players.html", v=view, q=q, params=request.query_params)
+            aliases = kept.get(("aliases",), lambda: list_aliases(cur))
+        return page(request, "players.html", v=view, q=q, params=request.query_params, aliases=aliases)
 
     def known_players(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
         """:func:`~hhtool.stats.compute.check_players` (a pass over the seats), once for names found: a name once in stays."""
@@ -569,6 +620,7 @@ def create_app(
             ("/api/progress", api_progress),
         )
     ]
+    routes.append(Route("/aliases", aliases_post, methods=["POST"]))  # the one write of the pages (hhtool.web.writes)
     if token is not None:  # stats, query, report, export of the local CLI (docs/serve.md, "Reading while serving")
         from hhtool.web.cli_api import cli_routes
 
