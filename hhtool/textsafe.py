@@ -127,3 +127,20 @@ def json_text(text: str) -> str:
 def dumps(obj: Any, **kwargs: Any) -> str:
     """``json.dumps(obj, ensure_ascii=False, ...)``, safe to ``cat`` to a terminal (see :func:`json_text`)."""
     return json_text(json.dumps(obj, ensure_ascii=False, **kwargs))
+
+
+def columns(text: str) -> int:
+    """The columns ``text`` takes in a terminal: East Asian wide characters two, combining marks and format characters
+    (zero-width joiners, variation selectors) none.  What the players grid, the forum text and the import's summary
+    measure a name by, so that a line cut to 80 columns is 80 on the screen."""
+    if text.isascii():
+        return len(text)
+    import unicodedata
+
+    n = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        n += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return n
+

@@ -25,7 +25,8 @@ import pytest
 
 from hhtool.history.parse import parse_text
 from hhtool.history.write import write_hand
-from hhtool.replayer.forum import columns, forum_text
+from hhtool.replayer.forum import forum_text
+from hhtool.textsafe import columns
 from hhtool.replayer.page import share_html
 from hhtool.replayer.share import ShareError, share, share_json
 from tests.browser import needs_browser

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from hhtool.cli import app
 from hhtool.stats import compute
-from hhtool.stats.grid_text import cells
+from hhtool.textsafe import columns as cells
 from hhtool.store.importer import import_paths
 from hhtool.textsafe import term
 from tests.sample_paths import SAMPLES
@@ -61,9 +61,16 @@ def grid(text: str) -> tuple[str, list[str]]:
 
 
 def cell(heading_line: str, line: str, heading: str) -> str:
-    """The right-aligned cell of ``line`` under ``heading`` (a non-empty one)."""
-    end = heading_line.index(heading) + len(heading)
-    return line[:end].rsplit(" ", 1)[-1]
+    """The right-aligned cell of ``line`` under ``heading`` (a non-empty one), found by terminal cells, as the grid
+    aligns (a name's wide or zero-width characters take other cells than characters)."""
+    end = cells(heading_line[: heading_line.index(heading) + len(heading)])
+    used = i = 0
+    while i < len(line) and used < end:
+        used += cells(line[i])
+        i += 1
+    while i < len(line) and cells(line[i]) == 0:  # a zero-width character belongs with the one before it
+        i += 1
+    return line[:i].rsplit(" ", 1)[-1]
 
 
 @pytest.mark.parametrize("width", [80, 60, 132])

@@ -16,13 +16,12 @@ to the terminal it is printed on.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import TYPE_CHECKING
 
 from hhtool.game.cards import RANK_CHARS, card_symbol
 from hhtool.history.events import Event, PostAnte
 from hhtool.history.money import display_amount
-from hhtool.textsafe import term
+from hhtool.textsafe import columns, term
 
 if TYPE_CHECKING:
     from hhtool.replay.steps import SeatState, SeenCard, Step
@@ -32,16 +31,6 @@ WIDTH = 80
 INDENT = "    "
 _STRUCTURES = {"fixed": "Fixed Limit", "pot": "Pot Limit", "no": "No Limit"}
 _EXPOSURES = {"carte_coperte": "carte coperte", "una_coperta": "una coperta"}
-
-
-def columns(text: str) -> int:
-    """The columns ``text`` takes in a terminal: East Asian wide characters two, combining marks and format characters none."""
-    n = 0
-    for ch in text:
-        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
-            continue
-        n += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return n
 
 
 def wrap(text: str, width: int = WIDTH, indent: str = INDENT) -> list[str]:

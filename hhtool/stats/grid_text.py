@@ -26,7 +26,6 @@ unless ``raw``, measured in terminal cells (a CJK character takes two).
 from __future__ import annotations
 
 import difflib
-import unicodedata
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
@@ -37,6 +36,7 @@ from hhtool.history.currency import Currency, Rates, format_money
 from hhtool.stats.definitions import MONEY_KEYS, STATS, StatDef
 from hhtool.stats.render import converted, exact_value, rounded, verdicts_footer
 from hhtool.stats.result import converted_per_hour
+from hhtool.textsafe import columns as cells
 from hhtool.textsafe import term
 
 if TYPE_CHECKING:
@@ -87,18 +87,6 @@ class Column:
     def width(self) -> int:
         """The widest of its heading and cells, once (a grid of thousands of players asks it at every line)."""
         return max(cells(c) for c in (self.heading, *self.cells))
-
-
-def cells(s: str) -> int:
-    """The terminal cells ``s`` takes: two for a wide (CJK) character, none for a combining mark or a joiner."""
-    if s.isascii():
-        return len(s)
-    n = 0
-    for ch in s:
-        if unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\ufe0f":
-            continue
-        n += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return n
 
 
 def fit(s: str, width: int) -> str:

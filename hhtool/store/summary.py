@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hhtool.textsafe import columns
+
 SHOWN_SKIPS = 20
 """Skipped paths listed one a line in the text summary; the others are counted (``--json`` lists all)."""
 
@@ -120,24 +122,12 @@ class FailedHand:
         }
 
 
-def _cols(text: str) -> int:
-    """The columns ``text`` takes in a terminal: East Asian wide characters two, combining marks and format characters none."""
-    import unicodedata
-
-    n = 0
-    for ch in text:
-        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
-            continue
-        n += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return n
-
-
 def _cut(text: str, cols: int) -> str:
     """The longest start of ``text`` that fits in ``cols`` columns."""
     out = []
     used = 0
     for ch in text:
-        w = _cols(ch)
+        w = columns(ch)
         if used + w > cols:
             break
         out.append(ch)
@@ -153,12 +143,12 @@ def _wrap(head: str, text: str, width: int, indent: int = 6, max_lines: int = 3)
     """
     pad = " " * indent
     lines = [head]
-    used = _cols(head)
+    used = columns(head)
     words = text.split(" ")
     i = 0
     while i < len(words):
         word = words[i]
-        w = _cols(word)
+        w = columns(word)
         sep = 0 if lines[-1] == pad else 1
         if used + sep + w <= width:
             lines[-1] += " " * sep + word
