@@ -80,6 +80,17 @@ def parse(
     raise typer.Exit(EXIT_FINDINGS if counts["errors"] or failed else EXIT_OK)
 
 
+def _audit_width() -> int | None:
+    """The columns the audit's text is broken to: the terminal's (or ``$COLUMNS``); None when it goes to a file or a
+    pipe, which keep one line per fact for ``grep``."""
+    import os
+    import shutil
+
+    if "COLUMNS" in os.environ or sys.stdout.isatty():
+        return shutil.get_terminal_size((80, 24)).columns
+    return None
+
+
 def audit(
     files: InputsArg,
     hand: Annotated[Optional[str], typer.Option("--hand", metavar="ID", help="Only the hand with this id.")] = None,
@@ -131,13 +142,14 @@ def audit(
     governing = rooms_or_fail(rooms)
     counts: dict[str, int] = {}
     report = InputReport()
+    width = _audit_width()
     try:
         for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report, equity=equity, rooms=governing):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             if as_json:
                 typer.echo(dumps(audit_mod.to_json(result)))
             else:
-                echo(audit_mod.to_text(result, raw=raw), raw=raw)
+                echo(audit_mod.to_text(result, raw=raw, width=width), raw=raw)
     except ImportPathError as e:
         raise fail(str(e)) from None
     failed = input_problems(report, raw)

@@ -144,3 +144,40 @@ def columns(text: str) -> int:
         n += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
     return n
 
+
+def wrap(text: str, width: int = 80, indent: str = "    ") -> list[str]:
+    """``text`` (one line, already made safe) in lines of at most ``width`` columns (:func:`columns`), the lines after the first indented.
+
+    Broken at spaces; a word wider than a line (a long name) is cut where the line is full.
+    """
+    out: list[str] = []
+    line: str | None = None  # the line being filled, its indent included; None: no word on it yet
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line is not None else (indent if out else "") + word
+        if columns(candidate) <= width:
+            line = candidate
+            continue
+        if line is not None:
+            out.append(line)
+            candidate = indent + word
+            if columns(candidate) <= width:
+                line = candidate
+                continue
+        while columns(candidate) > width:
+            cut = _fit(candidate, width)
+            out.append(candidate[:cut])
+            candidate = indent + candidate[cut:]
+        line = candidate
+    if line is not None:
+        out.append(line)
+    return [o.rstrip() for o in out] or [""]
+
+
+def _fit(text: str, width: int) -> int:
+    """How many characters of ``text`` fit in ``width`` columns."""
+    used = 0
+    for k, ch in enumerate(text):
+        used += columns(ch)
+        if used > width:
+            return max(k, 1)
+    return len(text)

@@ -289,11 +289,17 @@ def _what_if_json(w: WhatIf) -> dict[str, Any]:
     }
 
 
-def to_text(result: AuditResult, *, raw: bool = False) -> str:
-    """A readable report of one hand, each line terminal-safe unless ``raw``."""
+def to_text(result: AuditResult, *, raw: bool = False, width: int | None = None) -> str:
+    """A readable report of one hand, each line terminal-safe unless ``raw``.
+
+    ``width``: lines longer than that many columns are broken at spaces, each
+    continuation indented four columns past its line's own indent (``hhtool
+    audit`` on a terminal passes its width); None keeps one line per fact, for
+    a file or a program reading it.
+    """
     if result.replay is None:
         assert result.error is not None
-        return f"== {result.error.describe(raw=raw)}\nverdict: unparsed\n"
+        return _joined([f"== {result.error.describe(raw=raw)}", "verdict: unparsed"], width)
     r = result.replay
     h = r.hand.header
     money = r.hand.money
@@ -344,7 +350,22 @@ def to_text(result: AuditResult, *, raw: bool = False) -> str:
         if w.kind == "showdown":
             lines += _pot_lines(w.other, "  ")
         lines.append(f"  payouts that change: {w.changes_text()}")
-    return "\n".join(lines if raw else map(term, lines)) + "\n"
+    return _joined(lines if raw else [term(x) for x in lines], width)
+
+
+def _joined(lines: list[str], width: int | None) -> str:
+    """The report's lines as one text, each broken to ``width`` columns when given."""
+    if width is not None:
+        lines = [part for x in lines for part in _wrapped(x, width)]
+    return "\n".join(lines) + "\n"
+
+
+def _wrapped(line: str, width: int) -> list[str]:
+    """``line`` broken to ``width`` columns (at least 40), its continuations four columns past its own indent."""
+    from hhtool.textsafe import wrap
+
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    return wrap(line, max(width, 40), indent + "    ")
 
 
 def _street_line(s: StreetEquity) -> str:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from hhtool.game.cards import RANK_CHARS, card_symbol
 from hhtool.history.events import Event, PostAnte
 from hhtool.history.money import display_amount
-from hhtool.textsafe import columns, term
+from hhtool.textsafe import columns, term, wrap
 
 if TYPE_CHECKING:
     from hhtool.replay.steps import SeatState, SeenCard, Step
@@ -31,44 +31,6 @@ WIDTH = 80
 INDENT = "    "
 _STRUCTURES = {"fixed": "Fixed Limit", "pot": "Pot Limit", "no": "No Limit"}
 _EXPOSURES = {"carte_coperte": "carte coperte", "una_coperta": "una coperta"}
-
-
-def wrap(text: str, width: int = WIDTH, indent: str = INDENT) -> list[str]:
-    """``text`` (one line, already made safe) in lines of at most ``width`` columns, the lines after the first indented.
-
-    Broken at spaces; a word wider than a line (a long name) is cut where the line is full.
-    """
-    out: list[str] = []
-    line: str | None = None  # the line being filled, its indent included; None: no word on it yet
-    for word in text.split(" "):
-        candidate = f"{line} {word}" if line is not None else (indent if out else "") + word
-        if columns(candidate) <= width:
-            line = candidate
-            continue
-        if line is not None:
-            out.append(line)
-            candidate = indent + word
-            if columns(candidate) <= width:
-                line = candidate
-                continue
-        while columns(candidate) > width:
-            cut = _fit(candidate, width)
-            out.append(candidate[:cut])
-            candidate = indent + candidate[cut:]
-        line = candidate
-    if line is not None:
-        out.append(line)
-    return [o.rstrip() for o in out] or [""]
-
-
-def _fit(text: str, width: int) -> int:
-    """How many characters of ``text`` fit in ``width`` columns."""
-    used = 0
-    for k, ch in enumerate(text):
-        used += columns(ch)
-        if used > width:
-            return max(k, 1)
-    return len(text)
 
 
 def _card(c: SeenCard) -> str:
