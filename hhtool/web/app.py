@@ -108,6 +108,16 @@ def _term(value: object) -> object:
     return "" if value is None else value
 
 
+def _lines(value: str) -> object:
+    """``{{ note|lines }}``: a text of several lines (a note) escaped for HTML with its line ends kept, every other
+    control character shown escaped as :func:`_term` shows it (``\\x1b``)."""
+    from markupsafe import Markup, escape
+
+    from hhtool.textsafe import term_lines
+
+    return Markup(escape(term_lines(value)))
+
+
 @lru_cache(maxsize=1)
 def templates() -> jinja2.Environment:
     """The pages' templates (package data), HTML-escaped always: a name like ``<script>`` is text."""
@@ -124,6 +134,7 @@ def templates() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["lines"] = _lines
     env.globals.update(hand_url=hand_url, api_hand_url=api_hand_url, share_url=share_url, player_url=player_url, verdicts=VERDICTS)
     return env
 
