@@ -39,6 +39,9 @@ def note(
     ] = None,
     append: Annotated[bool, typer.Option("--append", help="Add TEXT as a new line after the note there is, instead of replacing it.")] = False,
     clear: Annotated[bool, typer.Option("--clear", help="Remove the note.")] = False,
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="<text|table|csv|json>", help="With no HAND nor --player: how to print every note.")
+    ] = "text",
     db: DbOption = None,
     raw: RawOpt = False,
 ) -> None:
@@ -58,6 +61,10 @@ def note(
         raise fail("--append adds TEXT to the note: give the TEXT")
     if (clear or text is not None) and hand is None and player is None:
         raise fail("which note? give HAND (a stored hand's id) or --player NAME@SITE")
+    if fmt not in ("text", "table", "csv", "json"):
+        raise fail(f"unknown format {fmt!r}: use text, table, csv or json")
+    if fmt != "text" and (hand is not None or player is not None):
+        raise fail("--format prints every note: give no HAND nor --player with it")
     write = clear or text is not None
     try:
         con = _connect(db, write)
@@ -81,8 +88,10 @@ def note(
                     return
                 kept = lib.set_hand_note(con, ref, "" if clear else text or "", append=append)
                 typer.echo(_safe(f"{where}: " + (f"note written ({len(kept):,} characters)" if kept else "no note"), raw))
-            else:
+            elif fmt == "text":
                 _print_all(con, raw)
+            else:
+                _render_all(con, fmt, raw)
         finally:
             con.close()
     except StoreError as e:
@@ -171,6 +180,22 @@ def _print_all(con: duckdb.DuckDBPyConnection, raw: bool) -> None:
     for p in players:
         typer.echo(_safe(f"player {p.account}", raw))
         _print_lines(p.note, None, raw, indent="    ")
+
+
+def _render_all(con: duckdb.DuckDBPyConnection, fmt: str, raw: bool) -> None:
+    """Every note as rows (kind, site, hand_id, player, tags, note), rendered as ``hhtool query`` renders: safe unless ``--raw``."""
+    import polars as pl
+
+    from hhtool.stats.notes import all_hand_notes, all_player_notes
+    from hhtool.store.query import render
+
+    rows: list[tuple[str, str, str | None, str | None, str, str]] = [
+        ("hand", h.site, h.hand_id, None, " ".join(h.tags), h.note) for h in all_hand_notes(con)
+    ]
+    rows += [("player", p.site, None, p.player, "", p.note) for p in all_player_notes(con)]
+    names = ("kind", "site", "hand_id", "player", "tags", "note")
+    df = pl.DataFrame([list(c) for c in zip(*rows)] if rows else [[] for _ in names], schema={n: pl.String for n in names}, orient="col")
+    sys.stdout.write(render(df, fmt, raw=raw))  # type: ignore[arg-type]  # one of table, csv, json
 
 
 def _print_lines(text: str, none: str | None, raw: bool, indent: str = "") -> None:
