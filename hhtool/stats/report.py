@@ -41,8 +41,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_GRAPHS", "SECTIONS", "EmptyReportError", "build_report", "replayers_html", "report_html", "write_report"]
 
+STUDY_SECTION = ("study", "Study list")
+"""The section of ``report --tag``, first: the tagged hands in the order played, with their notes and replayers."""
 SECTIONS = (
-    ("study", "Study list"),
     ("players", "Players"),
     ("summary", "Summary"),
     ("winnings", "Winnings"),
@@ -495,9 +496,8 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
         )
     )
     filt = filters_text(f)
-    toc = "<nav><ol>" + "".join(
-        f'<li><a href="#{key}">{e(label)}</a></li>' for key, label in SECTIONS if key != "study" or data.study is not None
-    ) + "</ol></nav>"
+    shown = ((STUDY_SECTION,) if data.study is not None else ()) + SECTIONS
+    toc = "<nav><ol>" + "".join(f'<li><a href="#{key}">{e(label)}</a></li>' for key, label in shown) + "</ol></nav>"
     money_note = ", ".join(c.name for c in currencies) or "none"
     rates_note = f"; converted {rates.describe()}" if rates is not None else ""
     rooms_note = "; rules: " + "; ".join(
@@ -581,7 +581,7 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
 
 
 def _section(key: str, body: str) -> str:
-    heading = dict(SECTIONS)[key]
+    heading = dict((STUDY_SECTION, *SECTIONS))[key]
     return f'<section id="{key}"><h2>{e(heading)}</h2>{body}</section>'
 
 
