@@ -138,24 +138,19 @@ def tags_(
     raw: RawOpt = False,
 ) -> None:
     """Every tag and how many stored hands have it, most first."""
-    import polars as pl
-
-    from hhtool.stats.notes import tag_counts
-    from hhtool.store.db import StoreError
-    from hhtool.store.query import render
+    from hhtool.cli_database import _or_served
+    from hhtool.stats.notes import TAG_COUNTS_SQL
+    from hhtool.store.db import StoreError, resolve_db_path
+    from hhtool.store.query import render, run_query
 
     if fmt not in ("table", "csv", "json"):
         raise fail(f"unknown format {fmt!r}: use table, csv or json")
-    try:
-        con = _connect(db, False)
-        try:
-            rows = tag_counts(con)
-        finally:
-            con.close()
+    try:  # read-only SQL: while hhtool serve holds the file, the server runs it (docs/serve.md, "Reading while serving")
+        text = _or_served(resolve_db_path(db), lambda source: render(run_query(source, TAG_COUNTS_SQL), fmt, raw=raw),  # type: ignore[arg-type]
+                          lambda server: server.query(TAG_COUNTS_SQL, fmt, raw=raw))  # type: ignore[arg-type]  # checked above
     except StoreError as e:
         raise fail(_safe(str(e), raw)) from None
-    df = pl.DataFrame({"tag": [t for t, _ in rows], "hands": [n for _, n in rows]}, schema={"tag": pl.String, "hands": pl.Int64})
-    sys.stdout.write(render(df, fmt, raw=raw))  # type: ignore[arg-type]  # checked above
+    sys.stdout.write(text)
 
 
 def _connect(db: object, write: bool) -> duckdb.DuckDBPyConnection:

@@ -139,6 +139,8 @@ def test_notes_and_tags_written_show_in_the_lists_and_the_cli_is_refused_while_s
     # the CLI cannot write while the server holds the file: refused, with the server's address
     r = hhtool("note", hand, "from the CLI", "--db", str(s.db))
     assert r.returncode == 2 and s.url in r.stderr
+    r = hhtool("tags", "--db", str(s.db), "--format", "csv")  # a read: the server answers it
+    assert r.returncode == 0 and "review,1" in r.stdout.splitlines()
 
 
 def _alice_hand(s: Server) -> str:

@@ -167,11 +167,16 @@ def remove_tags(con: duckdb.DuckDBPyConnection, hand: HandRef, tags: list[str]) 
     return gone
 
 
+TAG_COUNTS_SQL = (
+    "SELECT t.tag, count(*) AS hands FROM hand_tags t JOIN hands h ON h.site = t.site AND h.hand_id = t.hand_id "
+    "GROUP BY t.tag ORDER BY hands DESC, t.tag"
+)
+"""Every tag and its hands (``hhtool tags``): read-only SQL, which ``hhtool serve`` runs for the CLI while it holds the file."""
+
+
 def tag_counts(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
     """Every tag and the hands that have it, most first, then by name (a tag of a hand no longer stored is not counted)."""
-    rows = con.execute(
-        "SELECT t.tag, count(*) FROM hand_tags t JOIN hands h ON h.site = t.site AND h.hand_id = t.hand_id GROUP BY t.tag ORDER BY 2 DESC, 1"
-    ).fetchall()
+    rows = con.execute(TAG_COUNTS_SQL).fetchall()
     return [(str(t), int(n)) for t, n in rows]
 
 
