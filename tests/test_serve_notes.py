@@ -59,7 +59,7 @@ def _token(s: Server, path: str) -> str:
     assert status == 200
     tokens = set(re.findall(r'<input type="hidden" name="csrf" value="([^"]+)">', body))
     assert len(tokens) == 1
-    return tokens.pop()
+    return str(tokens.pop())
 
 
 def _form(s: Server) -> dict[str, str]:
@@ -67,11 +67,19 @@ def _form(s: Server) -> dict[str, str]:
     return {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"{u.scheme}://{u.netloc}", "Host": u.netloc}
 
 
-WRITES = [
-    ("/notes/hand", lambda site, hand: {"action": "note", "site": site, "hand_id": hand, "note": "Intruder was here"}),
-    ("/notes/hand", lambda site, hand: {"action": "tag", "site": site, "hand_id": hand, "tag": "intruder"}),
-    ("/notes/player", lambda site, hand: {"site": "Vela", "player": "alice", "note": "Intruder was here", "back": "/players/alice"}),
-]
+def _hand_note(site: str, hand: str) -> dict[str, str]:
+    return {"action": "note", "site": site, "hand_id": hand, "note": "Intruder was here"}
+
+
+def _hand_tag(site: str, hand: str) -> dict[str, str]:
+    return {"action": "tag", "site": site, "hand_id": hand, "tag": "intruder"}
+
+
+def _player_note(site: str, hand: str) -> dict[str, str]:
+    return {"site": "Vela", "player": "alice", "note": "Intruder was here", "back": "/players/alice"}
+
+
+WRITES = [("/notes/hand", _hand_note), ("/notes/hand", _hand_tag), ("/notes/player", _player_note)]
 
 
 @pytest.mark.parametrize("write", range(len(WRITES)))
@@ -146,7 +154,7 @@ def test_notes_and_tags_written_show_in_the_lists_and_the_cli_is_refused_while_s
 def _alice_hand(s: Server) -> str:
     body = s.get("/hands?player=alice%40Vela&limit=1")[2]
     (href,) = re.findall(r'<a class="hand" href="([^"]+)"', body)
-    return href
+    return str(href)
 
 
 @needs_browser
