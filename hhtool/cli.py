@@ -26,6 +26,7 @@ from hhtool import cli_alias as alias
 from hhtool import cli_database as database
 from hhtool import cli_game as game
 from hhtool import cli_histories as histories
+from hhtool import cli_notes as notes
 from hhtool import cli_rules as rules
 from hhtool import cli_share as sharing
 from hhtool.cli_output import EXIT_FINDINGS, EXIT_OK
@@ -145,6 +146,17 @@ alias_app.command(epilog=examples("alias add me alice@Vela alice@Tavolo"))(alias
 alias_app.command(epilog=examples("alias remove alice@Tavolo"))(alias.remove)
 alias_app.command("list", epilog=examples("alias list", "alias list --format json"))(alias.list_)
 app.add_typer(alias_app, name="alias", epilog=examples("alias add me alice@Vela alice@Tavolo", "alias remove alice@Tavolo", "alias list"))
+
+app.command(epilog=examples(
+    'note C-1001 "called down light: he had it"',
+    "note C-1001 --append \"and again on 5th\"",
+    'note --player bob@Vela "bluffs the vela when checked to"',
+    "note C-1001",
+    "note C-1001 --clear",
+    "note",
+))(notes.note)
+app.command(epilog=examples("tag C-1001 study", "tag C-1001 --site Vela study bluff-catch", "tag C-1001 --remove study", "tag C-1001"))(notes.tag)
+app.command("tags", epilog=examples("tags", "tags --format csv"))(notes.tags_)
 
 app.command(epilog=examples(
     "serve --db hands.duckdb",

@@ -37,6 +37,7 @@ from hhtool.cli_options import (
     StatsFormat,
     StructureOpt,
     ToOpt,
+    TagOpt,
     VerdictsOpt,
 )
 from hhtool.cli_output import EXIT_FINDINGS, fail
@@ -169,6 +170,7 @@ def _stats_args(
     currency: Optional[str],
     rate: Optional[list[str]],
     verdicts: Optional[list[str]] = None,
+    tag: Optional[list[str]] = None,
 ) -> "tuple[Filters, Rates | None]":
     """The filters and the rates of ``stats`` and ``report``, read as ``hhtool serve`` reads its parameters; a usage error otherwise."""
     from hhtool.stats.filters_parse import FilterError, Spelling, parse_filters, parse_rates
@@ -188,6 +190,7 @@ def _stats_args(
             stakes=stakes or (),
             day_start=str(day_start),
             verdict_list=verdicts or (),
+            tags=tag or (),
         )
         return filters, parse_rates(options, currency, rate or ())
     except FilterError as e:
@@ -210,6 +213,7 @@ def stats(
     currency: CurrencyOpt = None,
     rate: RateOpt = None,
     verdicts: VerdictsOpt = None,
+    tag: TagOpt = None,
     fmt: Annotated[
         StatsFormat,
         typer.Option("--format", help="table: a row per player (one --player: their detail); detail: each player's statistics with counts; csv; json."),
@@ -233,7 +237,7 @@ def stats(
 
     if fmt not in ("table", "detail", "csv", "json"):
         raise fail(f"unknown format {fmt!r}: use table, detail, csv or json")
-    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate, verdicts)
+    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate, verdicts, tag)
     try:
         keys = None if columns is None else parse_columns(columns)
     except GridError as e:
@@ -280,13 +284,14 @@ def report(
     currency: CurrencyOpt = None,
     rate: RateOpt = None,
     verdicts: VerdictsOpt = None,
+    tag: TagOpt = None,
     gap: Annotated[int, typer.Option("--session-gap", min=1, metavar="MINUTES", help="Minutes without a hand that start a new session.")] = 30,
 ) -> None:
     """Write one self-contained HTML report: winnings graph, statistics, aggression, showdowns, sessions, audit."""
     from hhtool.stats.report import EmptyReportError, write_report
     from hhtool.store.db import StoreError, database_errors, resolve_db_path
 
-    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate, verdicts)
+    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate, verdicts, tag)
     try:
         source = _source(db, parquet)
         with database_errors(source, everything=True):

@@ -118,7 +118,7 @@ def test_the_hand_page_groups_amounts_the_history_wrote_bare(server: Server) -> 
     assert status == 200 and "€1187.15 in chips" in body  # the hand as written, in the replayer's text pane
     seats = {row[1]: row for row in _rows(body, "seats")}
     assert seats["alice"][2] == "€1,187.15", seats["alice"]
-    assert seats["bob"][2:] == ["€20.00", "€10.90", "€10.90"]
+    assert seats["bob"][2:] == ["€20.00", "€10.90", "€10.90", ""]  # the last column: the note on the player (none)
     # the replayer's seats: the same text beside the exact amount
     assert '"stack":{"amount":118715,"currency":"EUR","text":"€1,187.15"}' in body
     status, _, body = server.get("/hands/Tavolo/3-0-1")

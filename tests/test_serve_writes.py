@@ -131,9 +131,12 @@ def test_the_form_writes_from_a_real_browser(served: tuple[Server, list[str]], t
         form.find_element(By.NAME, "person").send_keys("Browser person")
         form.find_element(By.NAME, "accounts").send_keys("carol@Vela")
         form.find_element(By.CSS_SELECTOR, 'button[value="add"]').click()
+        from selenium.webdriver.support.expected_conditions import staleness_of
         from selenium.webdriver.support.ui import WebDriverWait
 
-        # the 303 back to the grid: wait for the new page's list (the form's page had none)
+        # the 303 back to the grid: wait for the new page (the form's page may have a list already, of another test's
+        # person: waiting for the list alone could read it as the page goes)
+        WebDriverWait(driver, 20).until(staleness_of(form))
         listed = WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.ID, "alias-list"))[0].text
         assert "Browser person" in listed and "carol@Vela" in listed
         ARTIFACTS.mkdir(exist_ok=True)

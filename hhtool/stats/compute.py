@@ -84,7 +84,7 @@ def compute_on(
     totals = not from_seats and current(con, PLAYER_TOTALS, derived)
     if f.players and f.resolved is None:  # what the names select: accounts, a person's (docs/stats.md, "Players and accounts")
         f = replace(f, resolved=check_players(con, f.players, totals) if not known else resolve(con, f.players, totals)[0])
-    if totals:  # the sums kept at import (hhtool.store.totals): a few rows a player, the same figures
+    if totals and not f.tags:  # the sums kept at import (hhtool.store.totals): a few rows a player, the same figures
         rows = from_totals(con, f)
     else:
         hand_where, hand_params, seat_where, seat_params = scope(f)

@@ -45,6 +45,9 @@ class Filters:
     # what ``players`` name, found in the database (:func:`hhtool.stats.accounts.resolve`): (person or None, site, name)
     # each; None: not looked up, each read as NAME@SITE or a bare name (no person)
     resolved: tuple[tuple[str | None, str, str], ...] | None = None
+    # hands with any of these tags (``hand_tags``, :mod:`hhtool.stats.notes`): a condition on each hand, which the sums
+    # kept per hour (``player_totals``) cannot answer, so every figure is summed from the seats when it is given
+    tags: tuple[str, ...] = ()
 
     def picks(self) -> list[tuple[str | None, str]]:
         """The accounts ``players`` select: (site, name) each as found, else as written (site None: every site)."""
@@ -106,6 +109,15 @@ def hands_where(f: Filters, hours: bool = False) -> tuple[str, list[Any]]:
             start = _day_start(day, f.day_start_hour)
             parts.append(f"{since} {op} ?")
             params.append(int(start.timestamp()) // 3600 if hours else start)
+    if f.tags:
+        if hours:
+            raise ValueError("a tag filter needs the hands: player_totals cannot answer it")  # callers check f.tags first
+        # by hand_key, a column of the hands and of player_hands alike; a tag is kept on (site, hand_id)
+        parts.append(
+            "h.hand_key IN (SELECT th.hand_key FROM hands th JOIN hand_tags t ON t.site = th.site AND t.hand_id = th.hand_id "
+            f"WHERE t.tag IN ({', '.join('?' for _ in f.tags)}))"
+        )
+        params.extend(f.tags)
     return (" AND ".join(parts) or "TRUE"), params
 
 

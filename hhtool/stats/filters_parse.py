@@ -24,7 +24,7 @@ from hhtool.stats.filters import DEFAULT_VERDICTS, VERDICTS, Filters
 
 PROFILES = ("classic", "stellapoker", "italian")
 STRUCTURES = ("fixed", "pot", "no")
-FILTER_KEYS = ("player", "from", "to", "site", "profile", "structure", "seats", "stakes", "day_start", "min_hands", "verdicts")
+FILTER_KEYS = ("player", "from", "to", "site", "profile", "structure", "seats", "stakes", "day_start", "min_hands", "verdicts", "tag")
 """The filters of :class:`~hhtool.stats.Filters` by the names a query string gives them (``--max-seats`` is ``seats``)."""
 MAX_MIN_HANDS = 10**9
 """More hands than any database holds: a larger ``min_hands`` is a mistake, and a bounded one is never a huge ``int()``."""
@@ -148,6 +148,7 @@ def parse_filters(
     stakes: Sequence[str] = (),
     day_start: str | None = None,
     verdict_list: Sequence[str] = (),
+    tags: Sequence[str] = (),
 ) -> Filters:
     """The statistics' filters from their values as written (None or empty: no filter), checked in the order of :class:`~hhtool.stats.Filters`."""
     n = spelling.name
@@ -163,7 +164,22 @@ def parse_filters(
         stakes=tuple(stake(n("stakes"), s) for s in stakes),
         day_start_hour=0 if day_start is None else whole(n("day_start"), day_start, 0, 23),
         verdicts=verdicts(n("verdicts"), verdict_list),
+        tags=tag_list(n("tag"), tags),
     )
+
+
+def tag_list(name: str, values: Sequence[str]) -> tuple[str, ...]:
+    """Tags, as :mod:`hhtool.stats.notes` keeps them (lower case), each once: hands with any of them.
+
+    >>> tag_list("--tag", ["Study", "bluff", "study"])
+    ('study', 'bluff')
+    """
+    from hhtool.stats.notes import NoteError, checked_tags
+
+    try:
+        return tuple(checked_tags(list(values)))
+    except NoteError as e:
+        raise FilterError(f"{name}: {e}") from None
 
 
 def parse_rates(spelling: Spelling, currency: str | None, rates: Sequence[str]) -> Rates | None:

@@ -133,7 +133,7 @@ def _money_kinds(
     """Each (player, site, currency, unit) of ``picks`` with a hand in scope, from their totals; None where those are not current or many."""
     from hhtool.stats.accounts import accounts_where
 
-    if not current(con, PLAYER_TOTALS):
+    if f.tags or not current(con, PLAYER_TOTALS):  # a tag is a condition on each hand: not in the hourly sums
         return None
     where, params = totals_scope(replace(f, players=()))
     who, names = accounts_where("h.player", "h.site", picks)

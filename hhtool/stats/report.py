@@ -22,7 +22,16 @@ from hhtool.stats.filters import Filters
 from hhtool.stats.order import currency_rank, name_key
 from hhtool.stats.points import MAX_POINTS, line_points
 from hhtool.stats.render import converted, fmt_value, heading, ratio_value, rounded
-from hhtool.stats.report_data import MAX_REPLAYERS, EmptyReportError, ReportData, big_bet_lines, filters_text, game_results, report_data
+from hhtool.stats.report_data import (
+    MAX_REPLAYERS,
+    EmptyReportError,
+    ReportData,
+    StudyHand,
+    big_bet_lines,
+    filters_text,
+    game_results,
+    report_data,
+)
 from hhtool.store.flags import CHECK_RAISE_STREETS, RERAISE_STREETS
 
 if TYPE_CHECKING:
@@ -32,6 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_GRAPHS", "SECTIONS", "EmptyReportError", "build_report", "replayers_html", "report_html", "write_report"]
 
+STUDY_SECTION = ("study", "Study list")
+"""The section of ``report --tag``, first: the tagged hands in the order played, with their notes and replayers."""
 SECTIONS = (
     ("players", "Players"),
     ("summary", "Summary"),
@@ -62,6 +73,7 @@ h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;margin-top:1.
 nav ol{columns:2;font-size:.9em}
 .note{color:#666;font-size:.85em}
 details.replay summary{cursor:pointer;padding:.2em 0}
+.study-note{white-space:pre-wrap;overflow-wrap:anywhere;border-left:3px solid #17402e;padding:.2em .6em;margin:.3em 0;max-width:60em}
 .js-plotly-plot,.plotly-graph-div{max-width:100%}
 """
 
@@ -92,6 +104,13 @@ def e(value: object) -> str:
     from hhtool.textsafe import term
 
     return html.escape(term(str(value)), quote=True)
+
+
+def e_lines(value: str) -> str:
+    """:func:`e` of a text of several lines (a note): its line ends kept, for ``white-space: pre-wrap`` to show."""
+    from hhtool.textsafe import term_lines
+
+    return html.escape(term_lines(value), quote=True)
 
 
 def _table(
@@ -272,6 +291,36 @@ def replayers_html(rows: list[tuple[Any, ...]], total: int) -> str:
     return "".join(out)
 
 
+def study_html(hands: list[StudyHand], total: int, tags: tuple[str, ...]) -> str:
+    """The study list: the tagged hands in the order played, each with its tags, its note (escaped, its lines kept) and its
+    replayer in a ``<details>``; the replayer's assets once."""
+    from hhtool.replay.steps import steps_from_text
+    from hhtool.replayer.html import replayer_assets, replayer_html
+
+    out = [
+        f'<p class="note">the {total:,} hand{"s" if total != 1 else ""} tagged {e(" or ".join(tags))} under these filters, in the order played'
+        + (f" (the first {len(hands):,} here: <code>hhtool serve</code>'s /study lists every one)" if total > len(hands) else "")
+        + "; open a hand to replay it.</p>",
+        '<ol id="study-list">',
+    ]
+    for h in hands:
+        try:
+            fragment = replayer_html(steps_from_text(h.raw_text, first_line=h.first_line, source=h.file, room=h.room), assets=False)
+        except Exception as err:  # a hand that no longer parses or replays: said, and the others still shown
+            fragment = f'<p class="note">no replay: {e(type(err).__name__)}: {e(err)}</p>'
+        started = h.started_at.isoformat(sep=" ")[:19] if h.started_at is not None else ""
+        note = f'<div class="study-note">{e_lines(h.note)}</div>' if h.note else '<p class="note">no note</p>'
+        out.append(
+            f'<li class="study-hand"><p><strong>{e(h.site)} hand {e(h.hand_id)}</strong>, {e(started)} UTC, {e(h.verdict)}; '
+            f'tags: {e(" ".join(h.tags))}</p>{note}'
+            f'<details class="replay"><summary>replay {e(h.site)} hand {e(h.hand_id)}</summary>{fragment}</details></li>'
+        )
+    out.append("</ol>")
+    if hands:
+        out.append(replayer_assets())
+    return "".join(out)
+
+
 _SHORT = {
     "VPIP (2nd street)": "VPIP",
     "completed the bring-in": "compl.",
@@ -345,6 +394,8 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
             total = [converted(result, p, key, rates)[0] for p in players]
             known = [x for x in total if x is not None]
             summary_rows.append([e(f"{label}, {whose}, {rates.describe()}"), e(format_money(sum(known, Decimal(0)), rates.target) if known else "-")])
+    if data.study is not None:
+        parts.append(_section("study", study_html(data.study, data.studied, f.tags)))
     parts.append(_section("players", _grid_html(result)))
     parts.append(_section("summary", _table(["", "value"], summary_rows)))
 
@@ -445,7 +496,8 @@ def report_html(data: ReportData, *, title: str = "hhtool report", rates: Rates 
         )
     )
     filt = filters_text(f)
-    toc = "<nav><ol>" + "".join(f'<li><a href="#{key}">{e(label)}</a></li>' for key, label in SECTIONS) + "</ol></nav>"
+    shown = ((STUDY_SECTION,) if data.study is not None else ()) + SECTIONS
+    toc = "<nav><ol>" + "".join(f'<li><a href="#{key}">{e(label)}</a></li>' for key, label in shown) + "</ol></nav>"
     money_note = ", ".join(c.name for c in currencies) or "none"
     rates_note = f"; converted {rates.describe()}" if rates is not None else ""
     rooms_note = "; rules: " + "; ".join(
@@ -529,7 +581,7 @@ def _results_html(result: StatsResult, games: pl.DataFrame, rates: Rates | None)
 
 
 def _section(key: str, body: str) -> str:
-    heading = dict(SECTIONS)[key]
+    heading = dict((STUDY_SECTION, *SECTIONS))[key]
     return f'<section id="{key}"><h2>{e(heading)}</h2>{body}</section>'
 
 

@@ -63,6 +63,25 @@ class ReportData:
     replays: list[tuple[Any, ...]]
     disputed: int
     rooms: list[tuple[str | None, str | None, int]]  # (room, its file, hands): whose rules the hands in scope were audited under
+    # with a tag filter, the study list (:func:`study_rows`): the tagged hands in the order played, and how many in all
+    study: list[StudyHand] | None = None
+    studied: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StudyHand:
+    """A hand of the study list: where it is, its tags and note, and what its replayer is drawn from."""
+
+    site: str
+    hand_id: str
+    started_at: Any
+    verdict: str
+    tags: tuple[str, ...]
+    note: str
+    file: str
+    first_line: int
+    raw_text: str
+    room: Any  # the Room it was audited under, None for RULES.md's profile
 
 
 def report_data(db: str | Path, filters: Filters | None = None, *, gap_minutes: int = 30) -> ReportData:
@@ -86,12 +105,13 @@ def report_data(db: str | Path, filters: Filters | None = None, *, gap_minutes: 
         audit = audit_rows(con, f)
         to_replay, disputed_total = replay_rows(con, f)
         rooms = rooms_covered(con, f)
+        study, studied = study_rows(con, f) if f.tags else (None, 0)
     finally:
         con.close()
     return ReportData(
         filters=f, gap_minutes=gap_minutes, result=result, players=players, per_hand=per_hand, games=games,
         showdowns=cats, starting=start, sessions=sessions(per_hand, gap_minutes), audit=audit, replays=to_replay,
-        disputed=disputed_total, rooms=rooms,
+        disputed=disputed_total, rooms=rooms, study=study, studied=studied,
     )
 
 
@@ -228,6 +248,31 @@ def replay_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int | No
     return out, int(count[0]) if count else 0
 
 
+def study_rows(con: duckdb.DuckDBPyConnection, filters: Filters, most: int | None = None) -> tuple[list[StudyHand], int]:
+    """The hands in scope of ``filters`` (its tags among them), in the order they were played, the ``most``
+    (:data:`MAX_REPLAYERS`) first, each with its tags and note; and how many there are in all."""
+    most = MAX_REPLAYERS if most is None else most
+    hand_where, hand_params, _, _ = scope(filters)
+    count = con.execute(f"SELECT count(*) FROM hands h WHERE {hand_where}", hand_params).fetchone()
+    rows = con.execute(
+        f"""
+        SELECT h.site, h.hand_id, h.started_at, h.verdict, h.file, h.first_line, h.raw_text, h.room, h.rules_digest,
+               (SELECT n.note FROM hand_notes n WHERE n.site = h.site AND n.hand_id = h.hand_id) AS note,
+               (SELECT list(t.tag ORDER BY t.tag) FROM hand_tags t WHERE t.site = h.site AND t.hand_id = h.hand_id) AS tags
+        FROM hands h WHERE {hand_where}
+        ORDER BY h.started_at, h.hand_key
+        LIMIT ?
+        """,
+        [*hand_params, most],
+    ).fetchall()
+    out = [
+        StudyHand(str(r[0]), str(r[1]), r[2], str(r[3]), tuple(str(t) for t in r[10] or ()), str(r[9] or ""), str(r[4]), int(r[5]), str(r[6]),
+                  stored_room(con, {"room": r[7], "rules_digest": r[8]}))
+        for r in rows
+    ]
+    return out, int(count[0]) if count else 0
+
+
 def results_by_game(
     con: duckdb.DuckDBPyConnection, filters: Filters, players: list[str], accounts: dict[str, tuple[tuple[str, str], ...]] | None = None,
     every: bool = False,
@@ -311,4 +356,6 @@ def filters_text(f: Filters) -> str:
         bits.append(f"dates: {f.date_from or '…'} to {f.date_to or '…'}")
     if f.min_hands:
         bits.append(f"at least {f.min_hands} hands")
+    if f.tags:
+        bits.append(f"hands tagged {' or '.join(f.tags)}")
     return "filters: " + ("; ".join(bits) if bits else "none")

@@ -380,7 +380,47 @@ ALIASES = TableSpec(
     key=("site", "player"),
 )
 
-ADDED_TABLES: tuple[str, ...] = ("rooms", "aliases")
+HAND_NOTES = TableSpec(
+    "hand_notes",
+    "A player's note on a hand (`hhtool note HAND TEXT`, the note box of serve's hand page): one a hand at most. Keyed by the "
+    "hand's `(site, hand_id)`, not its `hand_key`, and never written by an import: a file imported again and "
+    "`import --reaudit` leave it as it is (docs/study.md).",
+    (
+        _c("site", "VARCHAR", "the hand's site (`hands.site`)"),
+        _c("hand_id", "VARCHAR", "the hand's id (`hands.hand_id`)"),
+        _c("note", "VARCHAR", "the note as written: at most 10,000 characters, untrusted text like the histories'"),
+        _c("written_at", "TIMESTAMPTZ", "when it was last written"),
+    ),
+    key=("site", "hand_id"),
+)
+
+HAND_TAGS = TableSpec(
+    "hand_tags",
+    "A hand's tags (`hhtool tag HAND study`, the tag buttons of serve's hand page): a row a hand and tag; `--tag NAME` "
+    "filters the statistics, the report and serve's lists by them. Keyed like `hand_notes`, which see.",
+    (
+        _c("site", "VARCHAR", "the hand's site (`hands.site`)"),
+        _c("hand_id", "VARCHAR", "the hand's id (`hands.hand_id`)"),
+        _c("tag", "VARCHAR", "the tag: 1 to 40 letters, digits, `-` or `_`, in lower case (`study`)"),
+        _c("tagged_at", "TIMESTAMPTZ", "when the hand was given the tag"),
+    ),
+    key=("site", "hand_id", "tag"),
+)
+
+PLAYER_NOTES = TableSpec(
+    "player_notes",
+    "A player's note on an account (`hhtool note --player NAME@SITE TEXT`, the note box of serve's player page): a read on "
+    "how they play, shown wherever the account is. Keyed by the account, `(site, player)`, like `aliases`.",
+    (
+        _c("site", "VARCHAR", "the account's site (`hands.site`)"),
+        _c("player", "VARCHAR", "the account's name at that site (`seats.player`)"),
+        _c("note", "VARCHAR", "the note as written: at most 10,000 characters"),
+        _c("written_at", "TIMESTAMPTZ", "when it was last written"),
+    ),
+    key=("site", "player"),
+)
+
+ADDED_TABLES: tuple[str, ...] = ("rooms", "aliases", "hand_notes", "hand_tags", "player_notes")
 """Tables added within a schema version: a database that lacks one gains it (empty) when opened for writing, as
 with :data:`ADDED_COLUMNS`, and nothing else changes."""
 
@@ -391,7 +431,9 @@ META = TableSpec(
     key=("key",),
 )
 
-TABLES: tuple[TableSpec, ...] = (FILES, HANDS, SEATS, ACTIONS, CARDS, POTS, FINDINGS, FAILED, CONFLICTS, ROOMS, ALIASES, META)
+TABLES: tuple[TableSpec, ...] = (
+    FILES, HANDS, SEATS, ACTIONS, CARDS, POTS, FINDINGS, FAILED, CONFLICTS, ROOMS, ALIASES, HAND_NOTES, HAND_TAGS, PLAYER_NOTES, META,
+)
 HAND_TABLES: tuple[TableSpec, ...] = (SEATS, ACTIONS, CARDS, POTS, FINDINGS)
 """The tables with one or more rows per stored hand, keyed by ``hand_key``."""
 

@@ -108,6 +108,16 @@ def _term(value: object) -> object:
     return "" if value is None else value
 
 
+def _lines(value: str) -> object:
+    """``{{ note|lines }}``: a text of several lines (a note) escaped for HTML with its line ends kept, every other
+    control character shown escaped as :func:`_term` shows it (``\\x1b``)."""
+    from markupsafe import Markup, escape
+
+    from hhtool.textsafe import term_lines
+
+    return Markup(escape(term_lines(value)))
+
+
 @lru_cache(maxsize=1)
 def templates() -> jinja2.Environment:
     """The pages' templates (package data), HTML-escaped always: a name like ``<script>`` is text."""
@@ -124,6 +134,7 @@ def templates() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["lines"] = _lines
     env.globals.update(hand_url=hand_url, api_hand_url=api_hand_url, share_url=share_url, player_url=player_url, verdicts=VERDICTS)
     return env
 
@@ -348,19 +359,55 @@ def create_app(
     # ------------------------------------------------------------------ pages
 
     def hands_list(request: Request) -> Response:
+        from hhtool.stats.notes import notes_of_hands
         from hhtool.web.hands import PER_DECISION, STAT_SEATS, hand_page
 
         q = hand_query(request.query_params.multi_items(), STAT_SEATS)
         with db.cursor() as cur:
             known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
             result = hand_page(cur, q, kept, derived=derived(cur))
-        return page(request, "hands.html", result=result, q=q, nav=_nav(request, result.total, q.limit, q.offset),
+            notes = notes_of_hands(cur, [(str(r["site"]), str(r["hand_id"])) for r in result.rows])
+        return page(request, "hands.html", notes=notes, result=result, q=q, nav=_nav(request, result.total, q.limit, q.offset),
                     sort_url=lambda key: _with(request, sort=key, order="asc" if q.sort == key and q.descending else "desc", page=None, offset=None),
                     params=request.query_params, per_decision=q.stat in PER_DECISION)
 
     def hand_view(request: Request) -> Response:
+        from hhtool.stats.notes import STUDY, HandRef, hand_note, tag_counts
+
         detail, findings = _hand(request)
-        return page(request, "hand.html", d=detail, stored=findings)
+        site, hand_id = str(detail.row["site"]), str(detail.row["hand_id"])
+        with db.cursor() as cur:
+            mine = hand_note(cur, HandRef(site, hand_id))
+            known = kept.get(("tags",), lambda: tag_counts(cur))
+            notes = kept.get(("player-notes",), lambda: player_notes_of(cur))
+        offered = [STUDY, *(t for t, _ in known if t != STUDY)]
+        seat_notes = {p: n for (s, p), n in notes.items() if s == site}
+        return page(request, "hand.html", d=detail, stored=findings, notes=mine, offered=offered, seat_notes=seat_notes)
+
+    def player_notes_of(cur: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], str]:
+        from hhtool.stats.notes import player_notes
+
+        return player_notes(cur)
+
+    def study(request: Request) -> Response:
+        """``/study``: the hands of a tag (``study`` unless ``tag`` names others), oldest first, each with its note and a
+        link to its replayer: the hands list's filters and pages, its order the time played unless asked."""
+        from hhtool.stats.notes import STUDY, notes_of_hands, tag_counts
+        from hhtool.web.hands import STAT_SEATS, hand_page
+
+        items = list(request.query_params.multi_items())
+        if not any(k == "tag" and v.strip() for k, v in items):
+            items.append(("tag", STUDY))
+        if not any(k == "order" for k, _ in items):
+            items.append(("order", "asc"))
+        q = hand_query(items, STAT_SEATS)
+        with db.cursor() as cur:
+            known_players(cur, q.filters.players)
+            result = hand_page(cur, q, kept, derived=derived(cur))
+            notes = notes_of_hands(cur, [(str(r["site"]), str(r["hand_id"])) for r in result.rows])
+            known = kept.get(("tags",), lambda: tag_counts(cur))
+        return page(request, "study.html", result=result, q=q, notes=notes, known=known, nav=_nav(request, result.total, q.limit, q.offset),
+                    params=request.query_params)
 
     def _hand(request: Request) -> tuple[Any, list[dict[str, Any]]]:
         from hhtool.web.detail import read_hand
@@ -395,13 +442,10 @@ def create_app(
         kind = "text/html; charset=utf-8" if q.fmt == "html" else "text/plain; charset=utf-8"
         return Plain(body, media_type=kind, headers={"Content-Disposition": f'attachment; filename="{file_name(site, hand_id, q)}"'})
 
-    async def aliases_post(request: Request) -> Response:
-        """``POST /aliases``: the accounts a person owns, added or taken out, as ``hhtool alias`` does (:mod:`hhtool.web.writes`)."""
-        from starlette.concurrency import run_in_threadpool
-        from starlette.responses import RedirectResponse
-
-        from hhtool.stats.aliases import AliasError, add_aliases, remove_aliases
-        from hhtool.web.writes import MAX_FORM, Refused, checked_form
+    async def form(request: Request, allowed: tuple[str, ...]) -> dict[str, list[str]]:
+        """The fields of a write's form once :func:`~hhtool.web.writes.checked_form` has let it through (:class:`Refused`
+        otherwise), each name one of ``allowed`` (a :class:`BadRequest` for another)."""
+        from hhtool.web.writes import MAX_FORM, checked_form
 
         body = b""
         async for chunk in request.stream():
@@ -409,13 +453,30 @@ def create_app(
             if len(body) > MAX_FORM:
                 break
         headers = {k.lower(): v for k, v in request.headers.items()}
+        fields = checked_form(request.method, headers, f"{request.url.scheme}://{request.url.netloc}", body, csrf)
+        values: dict[str, list[str]] = {}
+        for k, v in fields:
+            values.setdefault(k, []).append(v)
+        if set(values) - set(allowed):
+            raise BadRequest(f"unknown field {sorted(set(values) - set(allowed))[0]!r}: {', '.join(allowed)}")
+        return values
+
+    def one(values: dict[str, list[str]], name: str) -> str:
+        got = values.get(name) or [""]
+        if len(got) > 1:
+            raise BadRequest(f"{name} given {len(got)} times: give it once")
+        return got[0]
+
+    async def aliases_post(request: Request) -> Response:
+        """``POST /aliases``: the accounts a person owns, added or taken out, as ``hhtool alias`` does (:mod:`hhtool.web.writes`)."""
+        from starlette.concurrency import run_in_threadpool
+        from starlette.responses import RedirectResponse
+
+        from hhtool.stats.aliases import AliasError, add_aliases, remove_aliases
+        from hhtool.web.writes import Refused
+
         try:
-            fields = checked_form(request.method, headers, f"{request.url.scheme}://{request.url.netloc}", body, csrf)
-            values: dict[str, list[str]] = {}
-            for k, v in fields:
-                values.setdefault(k, []).append(v)
-            if set(values) - {"action", "person", "accounts"}:
-                raise BadRequest(f"unknown field {sorted(set(values) - {'action', 'person', 'accounts'})[0]!r}: action, person, accounts")
+            values = await form(request, ("action", "person", "accounts"))
             action = (values.get("action") or [""])[0]
             if action not in ("add", "remove"):
                 raise BadRequest("action: add or remove")
@@ -436,6 +497,77 @@ def create_app(
             return error(request, 400, str(e))
         writes[0] += 1
         return RedirectResponse("/players#aliases", status_code=303)
+
+    async def hand_notes_post(request: Request) -> Response:
+        """``POST /notes/hand``: a hand's note written (``action=note``), a tag given (``tag``) or taken off (``untag``),
+        as ``hhtool note`` and ``hhtool tag`` do; back to the hand's page."""
+        from starlette.concurrency import run_in_threadpool
+        from starlette.responses import RedirectResponse
+
+        from hhtool.stats.notes import HandRef, NoteError, add_tags, remove_tags, set_hand_note
+        from hhtool.web.hands import hand_url
+        from hhtool.web.writes import Refused
+
+        try:
+            values = await form(request, ("action", "site", "hand_id", "note", "tag"))
+            action, site, hand_id = one(values, "action"), one(values, "site"), one(values, "hand_id")
+            if action not in ("note", "tag", "untag"):
+                raise BadRequest("action: note, tag or untag")
+
+            def write() -> None:
+                with db.cursor() as cur:
+                    if cur.execute("SELECT 1 FROM hands WHERE site = ? AND hand_id = ?", [site, hand_id]).fetchone() is None:
+                        raise NotFound(f"no hand {hand_id!r} of the site {site!r} in this database")
+                    ref = HandRef(site, hand_id)
+                    if action == "note":
+                        set_hand_note(cur, ref, one(values, "note"))
+                    elif action == "tag":
+                        add_tags(cur, ref, [t for text in values.get("tag", []) for t in text.split()])
+                    else:
+                        gone = [t for text in values.get("tag", []) for t in text.split()]
+                        if not gone:
+                            raise BadRequest("untag: name the tag to take off")
+                        remove_tags(cur, ref, gone)
+
+            await run_in_threadpool(write)
+        except Refused as e:
+            return error(request, 403, str(e))
+        except (BadRequest, NoteError) as e:
+            return error(request, 400, str(e))
+        except NotFound as e:
+            return error(request, 404, str(e))
+        writes[0] += 1
+        return RedirectResponse(hand_url(site, hand_id) + "#notes", status_code=303)
+
+    async def player_notes_post(request: Request) -> Response:
+        """``POST /notes/player``: an account's note written, as ``hhtool note --player NAME@SITE`` does; back to ``back``
+        (a player's page of this server) or the account's page."""
+        from starlette.concurrency import run_in_threadpool
+        from starlette.responses import RedirectResponse
+
+        from hhtool.stats.notes import NoteError, set_player_note
+        from hhtool.web.player import player_url
+        from hhtool.web.writes import Refused
+
+        try:
+            values = await form(request, ("site", "player", "note", "back"))
+            site, name, back = one(values, "site"), one(values, "player"), one(values, "back")
+
+            def write() -> None:
+                with db.cursor() as cur:
+                    set_player_note(cur, (site, name), one(values, "note"))
+
+            await run_in_threadpool(write)
+        except Refused as e:
+            return error(request, 403, str(e))
+        except (BadRequest, NoteError) as e:
+            return error(request, 400, str(e))
+        writes[0] += 1
+        # only a path of this server's players (never "//host" nor a scheme): the form's own page, or the account's
+        target = back if back.startswith(("/players/", "/players?")) or back == "/players" else player_url(f"{name}@{site}")
+        if "\\" in target or "\r" in target or "\n" in target:
+            target = player_url(f"{name}@{site}")
+        return RedirectResponse(target + "#notes", status_code=303)
 
     def hand_by_key(request: Request) -> Response:
         """``/hand/KEY``: a 303 to the hand's page.  The winnings graph's points carry their hand's key, not its URL,
@@ -466,7 +598,16 @@ def create_app(
             known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty grid
             view = players_page(cur, q, request.url.path, items, kept, derived(cur))
             aliases = kept.get(("aliases",), lambda: list_aliases(cur))
-        return page(request, "players.html", v=view, q=q, params=request.query_params, aliases=aliases)
+            notes = kept.get(("player-notes",), lambda: player_notes_of(cur))
+        return page(request, "players.html", v=view, q=q, params=request.query_params, aliases=aliases,
+                    notes_of=notes_lookup(notes, aliases))
+
+    def notes_lookup(notes: dict[tuple[str, str], str], aliases: list[Any]) -> Callable[[str], list[Any]]:
+        """What a page asks of a player's key: the notes of the accounts it names (:func:`~hhtool.stats.notes.notes_for_key`)."""
+        from hhtool.stats.notes import notes_for_key
+
+        owners = {(a.site, a.player): a.person for a in aliases}
+        return lambda key: notes_for_key(key, notes, owners)
 
     def known_players(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
         """:func:`~hhtool.stats.compute.check_players` (a pass over the seats), once for names found: a name once in stays."""
@@ -517,12 +658,25 @@ def create_app(
             pending.cancel()
             items = [(k, v) for k, v in request.query_params.multi_items() if k != "player"]
             return RedirectResponse("/players?" + urlencode([("player", name), *items]), status_code=303)
+        mine = player_accounts(name)
         if name not in result.players():
             return page(request, "player.html", name=name, lines=[], heading=f"{name}: no hand matches the filters", graph=None,
-                        sessions=[], played=[], params=request.query_params)
+                        sessions=[], played=[], params=request.query_params, accounts=mine)
         graph, rows = pending.result()
         return page(request, "player.html", name=name, lines=stat_lines(result, name, rates), heading=heading(result, name), graph=graph,
-                    sessions=rows, played=play_lines_of(result, name, rows, rates), params=request.query_params)
+                    sessions=rows, played=play_lines_of(result, name, rows, rates), params=request.query_params, accounts=mine)
+
+    def player_accounts(name: str) -> list[tuple[str, str, str]]:
+        """The accounts a player's page is about ((site, name, note) each, '' without one): a person's every account,
+        ``NAME@SITE``'s one, a bare name's; each with its note box on the page."""
+        from hhtool.stats.accounts import resolve
+        from hhtool.store.totals import PLAYER_TOTALS, current
+
+        with db.cursor() as cur:
+            found = kept.get(("accounts", name), lambda: resolve(cur, (name,), current(cur, PLAYER_TOTALS, derived(cur)))[0])
+            notes = kept.get(("player-notes",), lambda: player_notes_of(cur))
+        accounts = list(dict.fromkeys((site, player) for _, site, player in found))
+        return [(site, player, notes.get((site, player), "")) for site, player in accounts]
 
     def audit(request: Request) -> Response:
         from hhtool.web.hands import STAT_SEATS, hand_page, stored_findings
@@ -606,6 +760,7 @@ def create_app(
         for path, endpoint in (
             ("/", root),
             ("/hands", hands_list),
+            ("/study", study),
             ("/hands/{rest:path}", hand_view),
             ("/hand/{rest:path}", hand_by_key),
             ("/share/{rest:path}", share_view),
@@ -620,7 +775,10 @@ def create_app(
             ("/api/progress", api_progress),
         )
     ]
-    routes.append(Route("/aliases", aliases_post, methods=["POST"]))  # the one write of the pages (hhtool.web.writes)
+    # the pages' writes, each a POST checked by hhtool.web.writes: the accounts a person owns, the notes and tags
+    routes.append(Route("/aliases", aliases_post, methods=["POST"]))
+    routes.append(Route("/notes/hand", hand_notes_post, methods=["POST"]))
+    routes.append(Route("/notes/player", player_notes_post, methods=["POST"]))
     if token is not None:  # stats, query, report, export of the local CLI (docs/serve.md, "Reading while serving")
         from hhtool.web.cli_api import cli_routes
 

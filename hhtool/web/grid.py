@@ -58,7 +58,7 @@ def grid_for(cur: duckdb.DuckDBPyConnection, f: Filters, derived: frozenset[str]
     from hhtool.stats.compute import compute_on
     from hhtool.store.totals import PLAYER_TOTALS
 
-    if PLAYER_TOTALS.name in derived:
+    if PLAYER_TOTALS.name in derived and not f.tags:  # a tag is a condition on each hand: not in the hourly sums
         return grid_from_totals(cur, f)
     return grid_from_result(compute_on(cur, f, derived=derived, known=True))
 

@@ -160,6 +160,7 @@ def filters(p: Params) -> Filters:
             stakes=p.all("stakes"),
             day_start=single["day_start"],
             verdict_list=p.all("verdicts"),
+            tags=p.all("tag"),
         )
 
 

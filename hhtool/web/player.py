@@ -53,6 +53,7 @@ def filter_items(f: Filters) -> list[tuple[str, str]]:
         items.append(("day_start", str(f.day_start_hour)))
     if not f.every_verdict:  # the hands behind a figure are the ones it counts; /hands lists every verdict unless told
         items.append(("verdicts", ",".join(f.verdicts)))
+    items += [("tag", t) for t in f.tags]
     return items
 
 
