@@ -10,9 +10,12 @@ the lead's level (:mod:`hhtool.integrity.score`).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from hhtool.game.cards import Card
 
 from hhtool.integrity import signals as sg
 from hhtool.integrity import spots
@@ -60,7 +63,7 @@ def open_db(db: Any) -> tuple[duckdb.DuckDBPyConnection, bool, Path | None]:
     return db, False, path
 
 
-def quick(cards: list[int] | None, wild: int | None) -> tuple[int, int]:
+def quick(cards: Sequence[Card] | None, wild: int | None) -> tuple[int, int]:
     """The bots' quick read of known cards (category, main rank), (-1, 0) when unknown."""
     if not cards:
         return (-1, 0)
@@ -205,10 +208,10 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
                 scored_rows.append(r)
         score, p = combine(zs)
         level = lead(p, n_pairs, len(zs))
-        for r in sorted(scored_rows, key=lambda r: -(r.z or 0.0)):
-            if (r.z or 0.0) >= 2.0 and r.words:
-                words.append(f"{r.signal.replace('_', ' ')}: {r.words} (z {r.z:.1f})")
-                rest += [h for h in r.hands if h not in rest]
+        for sr in sorted(scored_rows, key=lambda x: -(x.z or 0.0)):
+            if (sr.z or 0.0) >= 2.0 and sr.words:
+                words.append(f"{sr.signal.replace('_', ' ')}: {sr.words} (z {sr.z:.1f})")
+                rest += [h for h in sr.hands if h not in rest]
         n = int(together[pair])
         if n < min_hands:
             continue
@@ -221,19 +224,19 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         })
     pair_rows.sort(key=lambda r: (-r["score"], -r["hands_together"], r["a"], r["b"]))
     ids = _hand_ids(con, sorted({k for r in pair_rows for k in r["hand_keys"][:HANDS_LISTED]}))
-    for i, r in enumerate(pair_rows):
-        r["rank"] = i + 1
-        listed = [ids[k] for k in r.pop("hand_keys")[:HANDS_LISTED] if k in ids]
-        r["hand_ids"] = listed
-        r["hands"] = ", ".join(listed)
-        r.pop("p")
-    schema = {
+    for i, pr in enumerate(pair_rows):
+        pr["rank"] = i + 1
+        listed = [ids[k] for k in pr.pop("hand_keys")[:HANDS_LISTED] if k in ids]
+        pr["hand_ids"] = listed
+        pr["hands"] = ", ".join(listed)
+        pr.pop("p")
+    schema: dict[str, Any] = {
         "rank": pl.Int64, "a": pl.String, "b": pl.String, "site": pl.String, "a_name": pl.String, "b_name": pl.String,
         "hands_together": pl.Int64, "score": pl.Float64, "lead": pl.String, "sure": pl.String, "signals": pl.String,
         "hands": pl.String, "hand_ids": pl.List(pl.String),
     }
     pairs_df = pl.DataFrame(pair_rows, schema=schema) if pair_rows else pl.DataFrame(schema=schema)
-    sig_schema = {"a": pl.String, "b": pl.String, "signal": pl.String, "value": pl.Float64, "baseline": pl.Float64,
+    sig_schema: dict[str, Any] = {"a": pl.String, "b": pl.String, "signal": pl.String, "value": pl.Float64, "baseline": pl.Float64,
                   "sample": pl.Int64, "z": pl.Float64, "scored": pl.Boolean, "why_not": pl.String}
     sig_df = pl.DataFrame(sig_rows, schema=sig_schema) if sig_rows else pl.DataFrame(schema=sig_schema)
     listed_pairs = set(zip(pairs_df["a"].to_list(), pairs_df["b"].to_list()))
