@@ -277,11 +277,13 @@ def between(rows: dict[Pair, Row], moments: dict[Pair, tuple[float, float, int]]
     tau2 = max(0.0, (q - (len(kept) - 1)) / denom) if denom > 0 else 0.0
     for row in rows.values():
         row.tau2 = tau2
+        if row.z is not None:  # DuckDB's parallel sums may differ in the last bits from run to run: not the ranking
+            row.z = round(row.z, 9)
     if tau2 > 0:
         for p, (d, v) in ds.items():
             r = rows.get(p)
             if r is not None and r.z is not None:
-                r.z *= math.sqrt(v / (v + tau2))
+                r.z = round(r.z * math.sqrt(v / (v + tau2)), 9)
     return tau2
 
 
