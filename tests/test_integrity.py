@@ -80,16 +80,17 @@ def test_co_presence_expectation() -> None:
 
 def test_chip_flow_against_each_ones_results_elsewhere() -> None:
     pair = ("S", "a", "b")
-    # a received -100 from b over 400 hands; a got 0 elsewhere over 1000 terms, b got +100 more elsewhere
-    rows = sg.chip_flow({pair: (400, 100.0, 900.0)}, {("S", "a"): (-100.0, 1400), ("S", "b"): (200.0, 1400)})
+    # 400 hands: 100 big bets from a to b, 300 exchanged; elsewhere a received -50 of 500 exchanged, b +100 of 400
+    rows = sg.chip_flow({pair: (400, 100.0, 900.0, 300.0)}, {("S", "a"): (-150.0, 800.0), ("S", "b"): (200.0, 700.0)})
     r = rows[pair]
-    s_a = (-100.0 + 100.0) / 1000
-    s_b = (200.0 - 100.0) / 1000
+    s_a = (-150.0 + 100.0) / (800.0 - 300.0)
+    s_b = (200.0 - 100.0) / (700.0 - 300.0)
+    expect = 300.0 * (s_b - s_a) / 2
     assert r.value == pytest.approx(25.0)
-    assert r.baseline == pytest.approx(100 * (s_b - s_a))
-    z = (100.0 - 400 * (s_b - s_a)) / math.sqrt(900.0 - 100.0**2 / 400)
-    assert r.z == pytest.approx(sg.two_sided_z(z))
-    few = sg.chip_flow({pair: (99, 10.0, 50.0)}, {})[pair]
+    assert r.baseline == pytest.approx(100 * expect / 400)
+    z = (100.0 - expect) / math.sqrt(900.0 - 100.0**2 / 400)
+    assert r.z == pytest.approx(sg.two_sided_z(z), abs=1e-8)
+    few = sg.chip_flow({pair: (99, 10.0, 50.0, 20.0)}, {})[pair]
     assert few.z is None and "99 < 300" in (few.why_not or "")
 
 
