@@ -1,0 +1,548 @@
+"""The screen: every pair of accounts dealt in together, its signals, one score, ranked (:func:`screen`).
+
+The stages: the hands and decisions from SQL (:mod:`hhtool.integrity.spots`),
+the quick read of the cards and the pricing of the decisions that pass
+the pre-filters (:mod:`hhtool.integrity.pricing`, cached), the signals
+against their baselines (:mod:`hhtool.integrity.signals`), one score and
+the lead's level (:mod:`hhtool.integrity.score`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hhtool.game.cards import Card
+
+from hhtool.integrity import signals as sg
+from hhtool.integrity import spots
+from hhtool.integrity.pricing import STREET_NO, HandCards, PriceCache, cache_path, hand_cards, price
+from hhtool.integrity.score import combine, lead
+from hhtool.stats.filters import Filters
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+
+FULL_VIEW: float = 0.95
+"""The share of seats dealt in whose hole card the histories show, at and above which they are a room's full view."""
+HANDS_LISTED: int = 8
+"""Hands a pair's row names (the strongest of what it rests on); the dossier lists them all."""
+
+
+@dataclass(frozen=True)
+class Screen:
+    """The ranked pairs, their signals in long form, what could not be computed and why, the hands read, the filters."""
+
+    pairs: pl.DataFrame
+    signals: pl.DataFrame
+    not_computed: tuple[tuple[str, str], ...]
+    hands_read: int
+    filters: Filters
+    priced: int = 0  # decisions priced in this run (not read from the cache)
+    cached: int = 0  # priced figures read from the cache
+    keys: dict[tuple[str, str], str] = field(default_factory=dict)  # (site, name) -> the account's key
+
+
+def open_db(db: Any) -> tuple[duckdb.DuckDBPyConnection, bool, Path | None]:
+    """(connection, whether it is ours to close, the database file): a path opened read-only, or a connection as given."""
+    if isinstance(db, (str, Path)):
+        from hhtool.store.db import connect
+
+        return connect(db, read_only=True), True, Path(db)
+    path: Path | None = None
+    try:
+        row = db.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+        if row and row[0]:
+            path = Path(str(row[0]))
+    except Exception:  # a connection that cannot say its file: no cache
+        path = None
+    return db, False, path
+
+
+def quick(cards: Sequence[Card] | None, wild: int | None) -> tuple[int, int]:
+    """The bots' quick read of known cards (category, main rank), (-1, 0) when unknown."""
+    if not cards:
+        return (-1, 0)
+    from hhtool.simulate.bots import quick_category
+
+    return quick_category(cards, wild)
+
+
+@dataclass
+class HandState:
+    """Who was dealt in and when each folded: who is still in at a decision."""
+
+    dealt: list[str] = field(default_factory=list)
+    fold_seq: dict[str, int] = field(default_factory=dict)
+
+    def still_in(self, seq: int, but: str) -> list[str]:
+        return [p for p in self.dealt if p != but and self.fold_seq.get(p, 1 << 30) > seq]
+
+    def folded(self, seq: int) -> list[str]:
+        return [p for p in self.dealt if self.fold_seq.get(p, 1 << 30) < seq]
+
+
+def killed_by(h: HandCards, decider: str, street: int, others: list[str]) -> list[str]:
+    """The players whose face-down cards hold at least one and at least half of the decider's outs (docs/integrity.md).
+
+    Outs: the cards of the decider's main group's rank (and wild cards)
+    among those the decider cannot see (not its own, not face up anywhere,
+    not the vela once turned).  Only for a hand of a pair or less.
+    """
+    mine = h.known(decider, street)
+    if mine is None:
+        return []
+    cat, top = quick(mine, h.wild)
+    if cat > 1:
+        return []
+    seen = set(mine)
+    for p in h.held:
+        seen.update(h.up(p, street))
+    if street >= 5 and h.vela is not None:
+        seen.add(h.vela)
+    ranks = {top} | ({h.wild} if h.wild is not None else set())
+    outs = [r * 4 + s for r in ranks for s in range(4) if r * 4 + s not in seen]
+    if not outs:
+        return []
+    out = []
+    for q in others:
+        down = set(h.face_down(q, street))
+        dead = sum(1 for c in outs if c in down)
+        if dead >= 1 and 2 * dead >= len(outs):
+            out.append(q)
+    return out
+
+
+def screen(db: Any, filters: Filters | None = None, *, min_hands: int | None = None, cache: bool = True) -> Screen:
+    """Every pair of accounts dealt in together in the hands ``filters`` select, best lead first (docs/integrity.md).
+
+    ``db``: a path (opened read-only) or an open DuckDB connection or
+    cursor.  ``min_hands``: only pairs with at least this many hands
+    together are listed (default: every pair).  ``cache``: read and add
+    to the priced equities beside the database (``DB.integrity-cache.parquet``).
+    """
+    f = filters or Filters()
+    con, ours, path = open_db(db)
+    try:
+        return _screen(con, f, min_hands or 0, PriceCache(cache_path(path) if cache else None))
+    finally:
+        if ours:
+            con.close()
+
+
+def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: PriceCache) -> Screen:
+    import polars as pl
+
+    spots.scoped_hands(con, f)
+    (hands_read,) = con.execute("SELECT count(*) FROM ih").fetchone() or (0,)
+    ph = spots.pair_hands(con)
+    pf = spots.player_flows(con)
+    tr = spots.traffic(con)
+    spots.decisions(con)
+    hu = spots.heads_up(con)
+
+    all_pairs: list[sg.Pair] = [(s, a, b) for s, a, b in zip(ph["site"], ph["a"], ph["b"])] if ph.height else []
+    together = dict(zip(all_pairs, ph["together"].to_list())) if ph.height else {}
+    rows: dict[str, dict[sg.Pair, sg.Row]] = {}
+    rows["co_presence"] = sg.co_presence(
+        together.items(),
+        {(s, p): int(n) for s, p, n in zip(tr["site"], tr["player"], tr["hands"])} if tr.height else {},
+        _beside(tr),
+    )
+    rows["chip_flow"] = sg.chip_flow(
+        {p: (int(n), float(fl), float(f2), float(v)) for p, n, fl, f2, v in zip(all_pairs, ph["together"], ph["flow"], ph["flow2"], ph["vol"])}
+        if ph.height else {},
+        {(s, p): (float(r), float(v)) for s, p, r, v in zip(pf["site"], pf["player"], pf["recv"], pf["vol"])} if pf.height else {},
+    )
+    aggr = sg.Tally()
+    for site, p, o, st, n, m in hu.iter_rows() if hu.height else ():
+        c = aggr.vs[(site, p, o, st)]
+        c[0] += int(n)
+        c[1] += int(n) - int(m)  # marked: the passive ones
+    rows["aggression"] = sg.against_baseline(
+        "aggression", aggr, all_pairs, "heads-up decisions against each other", False,
+        "heads up against each other they checked or called {obs:,} of {n:,} times, where their play against others in the same "
+        "spots gives {expect:,.0f}", two_sided=True, two_way=False,
+    )
+
+    into = sg.Tally()
+    for site, p, o, st, n, folds in spots.calls_into(con).iter_rows():
+        c = into.vs[(site, p, o, st)]
+        c[0] += int(n)
+        c[1] += int(n) - int(folds)  # marked: the calls and raises
+    rows["calls_into"] = sg.against_baseline(
+        "calls_into", into, all_pairs, "decisions facing each other's bets", False,
+        "called or raised each other's bets {obs:,} of {n:,} times, where their play facing others' bets gives {expect:,.0f}",
+    )
+
+    (known, dealt) = con.execute(
+        "SELECT count(*) FILTER (WHERE s.hole_card IS NOT NULL), count(*) FROM seats s JOIN ih USING (hand_key) WHERE s.dealt_in"
+    ).fetchone() or (0, 0)
+    full = dealt > 0 and known >= FULL_VIEW * dealt
+    not_computed: list[tuple[str, str]] = []
+    n_priced = 0
+    if full:
+        priced_rows, n_priced = _priced(con, all_pairs, prices)
+        rows.update(priced_rows)
+    else:
+        why = (f"own-view histories: the hole cards of {known:,} of {dealt:,} seats are shown (a player's own, and what is shown down); "
+               "the others' are needed")
+        for s in sg.PRICED:
+            not_computed.append((s, why))
+            rows[s] = {p: sg.Row(s, None, None, 0, None, why) for p in all_pairs}
+    prices.save()
+
+    keys = _keys(con, all_pairs)
+    pair_rows: list[dict[str, Any]] = []
+    sig_rows: list[dict[str, Any]] = []
+    n_pairs = len(all_pairs)
+    for pair in all_pairs:
+        site, a, b = pair
+        zs: list[float] = []
+        words: list[str] = []
+        rest: list[int] = []
+        scored_rows = []
+        for s in sg.SIGNALS:
+            r = rows[s].get(pair)
+            if r is None:
+                continue
+            sig_rows.append({
+                "a": keys[(site, a)], "b": keys[(site, b)], "signal": s, "value": _round(r.value), "baseline": _round(r.baseline),
+                "sample": r.sample, "z": _round(r.z), "scored": r.z is not None, "why_not": r.why_not,
+            })
+            if r.z is not None:
+                zs.append(r.z)
+                scored_rows.append(r)
+        score, p = combine(zs)
+        level = lead(p, n_pairs, len(zs))
+        for sr in sorted(scored_rows, key=lambda x: -(x.z or 0.0)):
+            if (sr.z or 0.0) >= 2.0 and sr.words:
+                words.append(f"{sr.signal.replace('_', ' ')}: {sr.words} (z {sr.z:.1f})")
+                rest += [h for h in sr.hands if h not in rest]
+        n = int(together[pair])
+        if n < min_hands:
+            continue
+        pair_rows.append({
+            "a": keys[(site, a)], "b": keys[(site, b)], "site": site, "a_name": a, "b_name": b, "hands_together": n,
+            "score": round(score, 3), "lead": level, "p": p,
+            "sure": _sure(n, len(zs), n_pairs),
+            "signals": "; ".join(words) or "nothing beyond what their play against others gives",
+            "hand_keys": rest,
+        })
+    pair_rows.sort(key=lambda r: (-r["score"], -r["hands_together"], r["a"], r["b"]))
+    ids = _hand_ids(con, sorted({k for r in pair_rows for k in r["hand_keys"][:HANDS_LISTED]}))
+    for i, pr in enumerate(pair_rows):
+        pr["rank"] = i + 1
+        listed = [ids[k] for k in pr.pop("hand_keys")[:HANDS_LISTED] if k in ids]
+        pr["hand_ids"] = listed
+        pr["hands"] = ", ".join(listed)
+        pr.pop("p")
+    schema: dict[str, Any] = {
+        "rank": pl.Int64, "a": pl.String, "b": pl.String, "site": pl.String, "a_name": pl.String, "b_name": pl.String,
+        "hands_together": pl.Int64, "score": pl.Float64, "lead": pl.String, "sure": pl.String, "signals": pl.String,
+        "hands": pl.String, "hand_ids": pl.List(pl.String),
+    }
+    pairs_df = pl.DataFrame(pair_rows, schema=schema) if pair_rows else pl.DataFrame(schema=schema)
+    sig_schema: dict[str, Any] = {"a": pl.String, "b": pl.String, "signal": pl.String, "value": pl.Float64, "baseline": pl.Float64,
+                  "sample": pl.Int64, "z": pl.Float64, "scored": pl.Boolean, "why_not": pl.String}
+    sig_df = pl.DataFrame(sig_rows, schema=sig_schema) if sig_rows else pl.DataFrame(schema=sig_schema)
+    listed_pairs = set(zip(pairs_df["a"].to_list(), pairs_df["b"].to_list()))
+    sig_df = sig_df.filter(pl.struct("a", "b").map_elements(lambda x: (x["a"], x["b"]) in listed_pairs, return_dtype=pl.Boolean)) \
+        if sig_df.height else sig_df
+    return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits, prices.hits,
+                  keys)
+
+
+def _round(x: float | None) -> float | None:
+    """Six decimals: the figures' last bits follow the order DuckDB summed in, which is not the same every run."""
+    return None if x is None else round(x, 6)
+
+
+def _sure(n: int, scored: int, pairs: int) -> str:
+    """How sure the figure is, in words: the sample and the signals scored on it."""
+    if scored == 0:
+        return f"too few hands ({n:,} together): no signal scored"
+    return f"{n:,} hands together, {scored} of {len(sg.SIGNALS)} signals scored, among {pairs:,} pairs"
+
+
+def _beside(tr: pl.DataFrame) -> dict[str, float]:
+    out: dict[str, float] = defaultdict(float)
+    for site, b in zip(tr["site"], tr["seats_beside"]) if tr.height else ():
+        out[site] += float(b)
+    return out
+
+
+def _keys(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair]) -> dict[tuple[str, str], str]:
+    """Each account's key as the statistics print it (NAME, or NAME@SITE where the name is on two sites)."""
+    from hhtool.stats.accounts import account_key, shared_names
+
+    accounts = sorted({(s, a) for s, a, _ in pairs} | {(s, b) for s, _, b in pairs})
+    shared = shared_names(con, sorted({n for _, n in accounts}), False)
+    return {(s, n): account_key(s, n, n in shared) for s, n in accounts}
+
+
+def _hand_ids(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, str]:
+    if not keys:
+        return {}
+    return {int(k): str(i) for k, i in con.execute(
+        "SELECT hand_key, hand_id FROM hands WHERE list_contains(?::BIGINT[], hand_key)", [keys]).fetchall()}
+
+
+PRICED_PAIRS: int = 25
+"""Per priced signal, the pairs whose read of the cards points most (z of at least :data:`PRICE_FROM`) whose decisions are priced."""
+PRICE_FROM: float = 1.0
+BASELINE_SAMPLE: int = 150
+"""Per player and signal, the decisions against everyone else priced to tell what share of the read's marks the equity keeps."""
+
+PRIOR: float = 20.0
+"""The shares the equity keeps are drawn toward everyone's by this many decisions' weight: a player with few priced
+decisions outside the pair gets everyone's share, not a share of 0 from 0 of 12."""
+
+WHAT: dict[str, str] = {"strong_fold": "strong", "hopeless_call": "hopeless", "passive_best": "best"}
+"""Each priced signal's candidates in :func:`hhtool.integrity.spots.candidates`."""
+
+
+def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceCache) -> tuple[dict[str, dict[sg.Pair, sg.Row]], int]:
+    """The signals priced with the exact equity: strong folds, passive best hands, hopeless money, card sharing.
+
+    Two passes (docs/integrity.md, "What is priced"): the quick read of the
+    cards marks candidates in every decision of every pair (SQL); then, for
+    the pairs where the read points most, the candidates between the two
+    are priced, and a sample of each player's candidates against everyone
+    else, so that the baseline is the share of the read's marks the equity
+    keeps.  Returns the rows and how many decisions were priced.
+    """
+    import hashlib
+
+    spots.quick_reads(con)
+    cand = spots.candidates(con)
+    tal = spots.tallies(con)
+    out: dict[str, dict[sg.Pair, sg.Row]] = {}
+    by_what: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    for row in cand.iter_rows():
+        by_what[row[8]].append(row)
+    den: dict[str, dict[tuple[str, str, str, str], int]] = defaultdict(dict)
+    for site, p, o, st, what, n in tal.iter_rows():
+        den[what][(site, p, o, st)] = den[what].get((site, p, o, st), 0) + int(n)
+    to_price: dict[tuple[int, int], tuple[Any, ...]] = {}
+    plans: dict[str, tuple[sg.Tally, list[sg.Pair]]] = {}
+    spread: dict[str, float] = {}
+    for signal, what in WHAT.items():
+        tally = sg.Tally()
+        for k, site, seq, line, street, lvl, player, kind, _, against in by_what[what]:
+            if what == "best":  # the spot: the street, facing a bet or not (a call or raise faces one)
+                tally.add(site, player, against, _spot(street, kind), kind in ("check", "call"), k)
+            else:
+                tally.add(site, player, against, street, True, k)
+        if what != "best":  # the decisions the read did not mark count too
+            for (site, p, o, st), n in den[what].items():
+                c = tally.vs[(site, p, o, st)]
+                c[0] = max(c[0], n)
+        rows = sg.against_baseline(signal, tally, pairs, *_TEXT[signal])
+        spread[signal] = _spread(rows)
+        out[signal] = rows
+        chosen = sorted((p for p, r in rows.items() if r.z is not None and r.z >= PRICE_FROM), key=lambda p: (-(rows[p].z or 0.0), p))
+        plans[signal] = (tally, chosen[:PRICED_PAIRS])
+    # the decisions to price: every candidate between a chosen pair's two, a sample of each one's against the others
+    players: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for signal, (_, chosen) in plans.items():
+        what = WHAT[signal]
+        inside = {(s, a, b) for s, a, b in chosen}
+        for s, a, b in chosen:
+            players[what] |= {(s, a), (s, b)}
+        sample: dict[tuple[str, str, str], list[tuple[str, tuple[Any, ...]]]] = defaultdict(list)
+        for row in by_what[what]:
+            k, site, seq, _, _, _, player, _, _, against = row
+            pair = (site, min(player, against), max(player, against))
+            if pair in inside:
+                to_price[(k, seq)] = row
+                continue
+            h = ""
+            for side, who in (("by", player), ("vs", against)):
+                if (site, who) in players[what]:
+                    h = h or hashlib.blake2b(f"{k}:{seq}".encode(), digest_size=8).hexdigest()
+                    sample[(side, site, who)].append((h, row))
+        for rows_ in sample.values():
+            for _, row in sorted(rows_, key=lambda x: x[0])[:BASELINE_SAMPLE]:
+                to_price[(row[0], row[2])] = row
+    equities = _price_all(con, list(to_price.values()), prices)
+    for signal, (tally, chosen) in plans.items():
+        what = WHAT[signal]
+        # ("by" or "vs", site, player) -> [candidates priced by the player (against the player) outside the pairs, kept]
+        keep: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+        chosen_set = set(chosen)
+        for (k, seq), row in to_price.items():
+            if row[8] != what:
+                continue
+            eq = equities.get((k, seq))
+            site, player, against = row[1], row[6], row[9]
+            if eq is None or (site, min(player, against), max(player, against)) in chosen_set:
+                continue
+            passed = _passes(what, eq)
+            for key in (("by", site, player), ("vs", site, against), ("all", site, "")):
+                c = keep[key]
+                c[0] += 1
+                c[1] += int(passed)
+        for pair in chosen:
+            tau2 = next((x.tau2 for x in out[signal].values()), 0.0)
+            r = _refined(signal, what, pair, tally, by_what[what], equities, keep, tau2)
+            if r.z is not None:
+                r.z /= spread[signal]
+            out[signal][pair] = r
+    share = sg.Tally()
+    hands_of: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for site, p, killer, st, n, folds, hands in spots.sharing(con).iter_rows():
+        c = share.vs[(site, p, killer, st)]
+        c[0] += int(n)
+        c[1] += int(folds)
+        if killer:
+            hands_of[(site, p, killer)] += list(hands or [])
+    share.hands = hands_of
+    out["card_sharing"] = sg.against_baseline("card_sharing", share, pairs, *_TEXT["card_sharing"])
+    return out, len(equities)
+
+
+def _spread(rows: dict[sg.Pair, sg.Row]) -> float:
+    """How much :func:`hhtool.integrity.signals.deflate` widened these rows' z's (1: not at all), for the priced rows that replace some."""
+    raw = {p: sg.Row(r.signal, r.value, r.baseline, r.sample, r.z) for p, r in rows.items()}
+    return sg.deflate(raw)
+
+
+def _spot(street: str, kind: str) -> str:
+    """A heads-up decision's spot: its street, and whether it faced a bet (a call or a raise did)."""
+    return street + (" facing a bet" if kind in ("call", "raise") else "")
+
+
+def _passes(what: str, eq: float) -> bool:
+    return eq >= sg.STRONG if what == "strong" else eq <= sg.HOPELESS if what == "hopeless" else eq >= sg.BEST
+
+
+def _refined(
+    signal: str, what: str, pair: sg.Pair, tally: sg.Tally, cands: list[tuple[Any, ...]], equities: dict[tuple[int, int], float | None],
+    keep: dict[tuple[str, str, str], list[int]], tau2: float,
+) -> sg.Row:
+    """A chosen pair's row with the equity: the candidates between the two priced, the baseline the read's share kept by it."""
+    site, a, b = pair
+    totals = tally.totals()
+    by_opp, every = tally.faced()
+    n = 0
+    obs = 0
+    expect = var = 0.0
+    hands: list[int] = []
+    mine = [r for r in cands if r[1] == site and {r[6], r[9]} == {a, b}]
+    every_kept = keep[("all", site, "")]
+    frac_all = (every_kept[1] + 0.5) / (every_kept[0] + 1.0)
+    for p, o in ((a, b), (b, a)):
+        # the share of the read's marks the equity keeps: the player's, times the opponent's factor
+        by, vs = keep[("by", site, p)], keep[("vs", site, o)]
+        frac = (by[1] + PRIOR * frac_all) / (by[0] + PRIOR) * ((vs[1] + PRIOR * frac_all) / (vs[0] + PRIOR)) / frac_all
+        for (s_, pp, oo, st), (k, m) in list(tally.vs.items()):
+            if s_ != site or pp != p or oo != o:
+                continue
+            if what == "best":  # the spots themselves are the priced best hands: n and the marks both from the equity
+                continue
+            rate = min(0.999, sg.expected_rate(totals[(site, p, st)], by_opp[(site, o, st)], every[(site, st)], k, m) * frac)
+            n += k
+            expect += k * rate
+            var += k * rate * (1 - rate)
+        for r in mine:
+            if r[6] != p:
+                continue
+            eq = equities.get((r[0], r[2]))
+            if eq is None:
+                continue
+            if what == "best":
+                if eq >= sg.BEST:
+                    # the passive share in the same spot against others, of the hands read ahead, with the opponent's factor
+                    spot = _spot(r[4], r[7])
+                    k_, m_ = tally.vs[(site, p, o, spot)]
+                    rate = sg.expected_rate(totals[(site, p, spot)], by_opp[(site, o, spot)], every[(site, spot)], k_, m_)
+                    n += 1
+                    passive = r[7] in ("check", "call")
+                    obs += int(passive)
+                    expect += rate
+                    var += rate * (1 - rate)
+                    if passive:
+                        hands.append(r[0])
+            elif _passes(what, eq):
+                obs += 1
+                hands.append(r[0])
+    value = obs / n if n else None
+    base = expect / n if n else None
+    if n < sg.MIN_SAMPLE[signal]:
+        return sg._not(signal, value, base, n, _TEXT[signal][0])
+    z = sg.rate_z(obs, expect, var) if what == "best" else sg.count_z(obs, expect)
+    if tau2 > 0 and n:  # the pairs' spread beyond their samples, as the read's rows of the signal have it
+        v = (var if what == "best" else max(expect, 0.5)) / (n * n)
+        z *= math.sqrt(v / (v + tau2))
+    return sg.Row(signal, value, base, n, z, words=_TEXT[signal][2].format(obs=obs, n=n, expect=expect), hands=sorted(set(hands)))
+
+
+_TEXT: dict[str, tuple[str, bool, str]] = {
+    "strong_fold": ("folds facing the partner's bet", True,
+                    "folded {obs:,} strong hands (60 % equity or more) of {n:,} folds to each other's bets, where their folds to "
+                    "others give {expect:.1f}"),
+    "passive_best": ("heads-up decisions with the best hand against each other", False,
+                     "with the best hand heads up against each other they checked or called {obs:,} of {n:,} times, where their play "
+                     "against others gives {expect:,.0f}"),
+    "hopeless_call": ("decisions putting money in against the partner", True,
+                      "put money in with a hopeless hand (15 % equity or less) {obs:,} times of {n:,} against each other, where their "
+                      "play against others gives {expect:.1f}"),
+    "card_sharing": ("decisions with the draw dead in the partner's cards", False,
+                     "folded {obs:,} of {n:,} times facing a bet when the other's face-down cards held their outs, where their folds "
+                     "with the outs elsewhere give {expect:.1f}"),
+}
+"""Each signal's sample unit, whether its marks are rare (Poisson) and its words."""
+
+
+def _price_all(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], prices: PriceCache) -> dict[tuple[int, int], float | None]:
+    """The equity of each decision (hand_key, seq) of ``rows`` (candidates), from the cache or priced now."""
+    if not rows:
+        return {}
+    keys = sorted({int(r[0]) for r in rows})
+    facts = {int(k): (str(s), str(i), int(th), str(pr), int(d), w) for k, s, i, th, pr, d, w in con.execute(
+        "SELECT hand_key, site, hand_id, text_hash, profile, dealt_in, wild_rank FROM hands WHERE list_contains(?::BIGINT[], hand_key)",
+        [keys]).fetchall()}
+    out: dict[tuple[int, int], float | None] = {}
+    todo = []
+    for r in rows:
+        k, seq = int(r[0]), int(r[2])
+        site, hid, th = facts[k][0], facts[k][1], facts[k][2]
+        hit, v = prices.get((site, hid, th, seq, "eq"))
+        if hit:
+            out[(k, seq)] = v
+        else:
+            todo.append(r)
+    if not todo:
+        return out
+    need = sorted({int(r[0]) for r in todo})
+    cards = hand_cards(spots.cards_of(con, need), {k: (facts[k][3], facts[k][4], facts[k][5]) for k in need})
+    states = hand_states(con, need)
+    for r in todo:
+        k, seq, lvl, player = int(r[0]), int(r[2]), int(r[5]), str(r[6])
+        street = STREET_NO.get(str(r[4]), lvl)
+        h = cards.get(k)
+        st = states[k]
+        v = price(h, player, st.still_in(seq, player), st.folded(seq), street) if h is not None else None
+        prices.put((facts[k][0], facts[k][1], facts[k][2], seq, "eq"), v)
+        out[(k, seq)] = v
+    return out
+
+
+def hand_states(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, HandState]:
+    """Who was dealt in each of these hands, in seat order, and when each folded."""
+    states: dict[int, HandState] = defaultdict(HandState)
+    for k, p in con.execute(
+        "SELECT hand_key, player FROM seats WHERE dealt_in AND list_contains(?::BIGINT[], hand_key) ORDER BY hand_key, seat", [keys]
+    ).fetchall():
+        states[int(k)].dealt.append(str(p))
+    for k, p, q in con.execute(
+        "SELECT hand_key, player, min(seq) FROM actions WHERE kind = 'fold' AND list_contains(?::BIGINT[], hand_key) GROUP BY ALL", [keys]
+    ).fetchall():
+        states[int(k)].fold_seq[str(p)] = int(q)
+    return states

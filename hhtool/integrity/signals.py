@@ -1,0 +1,358 @@
+"""The signals of one pair against its baseline, for every pair at once: each a value, a baseline, a sample and a z.
+
+Definitions (formula, baseline, minimum sample) are docs/integrity.md's,
+section by section; the ids are :data:`SIGNALS`.  Every z is one-sided,
+larger meaning more like the lead it names (chip flow: either way, its
+direction in words), and is scored only at or above the signal's minimum
+sample (:data:`MIN_SAMPLE`).  Counts of rare decisions are judged by the
+Poisson tail (:func:`hhtool.integrity.stats.poisson_upper`), rates of
+common ones by the binomial's normal approximation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Final
+
+from hhtool.integrity.stats import poisson_upper, z_of_p
+
+SIGNALS: Final = (
+    "co_presence", "chip_flow", "aggression", "calls_into", "strong_fold", "passive_best", "hopeless_call", "card_sharing",
+)
+"""Every signal, in the order the outputs list them."""
+PRICED: Final = ("strong_fold", "passive_best", "hopeless_call", "card_sharing")
+"""The signals that need the hole cards of both players (a room's full view)."""
+
+MIN_SAMPLE: Final = {
+    "co_presence": 50,  # hands together expected from the traffic
+    "chip_flow": 300,  # hands together
+    "aggression": 30,  # heads-up decisions against each other
+    "calls_into": 30,  # decisions facing the partner's bet
+    "strong_fold": 10,  # folds facing the partner's bet
+    "passive_best": 10,  # heads-up decisions against the partner holding the best hand
+    "hopeless_call": 10,  # decisions putting money in against the partner
+    "card_sharing": 5,  # decisions facing a bet with the draw dead in the partner's cards
+}
+"""The sample under which a signal is not scored (its unit is the signal's ``sample``)."""
+
+STRONG: Final = 0.6
+"""A fold is *strong* at this equity or more against the players still in."""
+BEST: Final = 0.6
+"""Heads up, the best hand: this equity or more."""
+HOPELESS: Final = 0.15
+"""Money put in at this equity or less: hopeless."""
+
+Pair = tuple[str, str, str]
+"""(site, a, b), a < b: one pair of accounts."""
+
+
+@dataclass
+class Row:
+    """One signal of one pair."""
+
+    signal: str
+    value: float | None
+    baseline: float | None
+    sample: int
+    z: float | None
+    why_not: str | None = None
+    words: str = ""
+    hands: list[int] = field(default_factory=list)  # hand keys the signal rests on, strongest first
+    tau2: float = 0.0  # the spread of the pairs' true differences this row's z was widened by (:func:`between`)
+
+
+def _not(signal: str, value: float | None, baseline: float | None, sample: int, unit: str) -> Row:
+    need = MIN_SAMPLE[signal]
+    return Row(signal, value, baseline, sample, None, f"too few {unit} ({sample:,} < {need:,})")
+
+
+def co_presence(pairs: Iterable[tuple[Pair, int]], hands: dict[tuple[str, str], int], beside: dict[str, float]) -> dict[Pair, Row]:
+    """Hands together against what the table traffic gives: E = n_a n_b * sum_h k(k-1) / (S^2 - sum n^2) per site.
+
+    ``hands``: each account's hands dealt in; ``beside``: per site the sum
+    over hands of k(k-1), k the players dealt in; S the sum of every
+    account's hands.  The z is robust, over the pairs of the data: the
+    log of (together + 1/2) / (E + 1/2) less its median, over 1.4826 times
+    its median absolute deviation, so that the clustering of hands (a
+    stay at a table lasts many hands) widens the baseline instead of
+    making every pair a lead.
+    """
+    total: dict[str, float] = defaultdict(float)
+    squares: dict[str, float] = defaultdict(float)
+    for (site, _), n in hands.items():
+        total[site] += n
+        squares[site] += float(n) * n
+    raw: dict[Pair, tuple[int, float]] = {}
+    for pair, together in pairs:
+        site, a, b = pair
+        denom = total[site] ** 2 - squares[site]
+        e = hands.get((site, a), 0) * hands.get((site, b), 0) * beside.get(site, 0.0) / denom if denom > 0 else 0.0
+        raw[pair] = (together, e)
+    logs = sorted(math.log((t + 0.5) / (e + 0.5)) for t, e in raw.values() if e >= MIN_SAMPLE["co_presence"])
+    med = _median(logs)
+    mad = max(MIN_SPREAD, 1.4826 * _median([abs(x - med) for x in logs])) if logs else 0.0
+    out: dict[Pair, Row] = {}
+    for pair, (t, e) in raw.items():
+        if e < MIN_SAMPLE["co_presence"] or len(logs) < 10 or mad <= 0:
+            out[pair] = Row("co_presence", float(t), e, int(round(e)), None, f"too few hands expected together ({e:,.0f} < {MIN_SAMPLE['co_presence']})"
+                            if e < MIN_SAMPLE["co_presence"] else "too few pairs to compare with (a robust baseline needs 10)")
+            continue
+        z = min(CO_PRESENCE_CAP, (math.log((t + 0.5) / (e + 0.5)) - med) / mad)
+        out[pair] = Row("co_presence", float(t), e, int(round(e)), z,
+                        words=f"together {t:,} hands where the traffic gives {e:,.0f} ({t / e:.1f} times)" if e else "")
+    return out
+
+
+CO_PRESENCE_CAP: Final = 3.0
+"""Co-presence's z is never above this: hands at a table come in stays of many hands, so a pair whose stays overlapped
+once is far above the traffic's expectation; sitting together is a reason to read the other signals, alone at most
+a weak lead."""
+MIN_SPREAD: Final = 0.2
+"""Co-presence's spread of log ratios is never taken below this (a pair 22 % above its expectation is one standard
+deviation): with few pairs, or tables whose players stay, the measured spread can be near 0."""
+
+
+def _median(xs: list[float]) -> float:
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def chip_flow(pairs: dict[Pair, tuple[int, float, float, float]], recv: dict[tuple[str, str], tuple[float, float]]) -> dict[Pair, Row]:
+    """Money from a to b in the hands together against their results with everyone else, in big bets.
+
+    Per hand, the money each loser lost went to the winners in proportion
+    to what each won; flow(a->b) is what went from a to b less what came
+    back.  Each player's share of the money exchanged with everyone else,
+    s_x = what x received over what x exchanged (the sum of |flow|), without
+    the partner's hands; with no collusion the money from a to b is about
+    V (s_b - s_a) / 2, V what the two exchanged (two who seldom meet in a
+    pot exchange little, whatever their results elsewhere).  z = (F - V (s_b
+    - s_a) / 2) / sqrt(sum f^2 - F^2 / n): either way (the words say who to
+    whom).  ``pairs``: (n, F, sum f^2, V); ``recv``: per account (received,
+    exchanged).
+    """
+    out: dict[Pair, Row] = {}
+    moments: dict[Pair, tuple[float, float, int]] = {}
+    for pair, (n, flow, flow2, vol) in pairs.items():
+        site, a, b = pair
+        ra, va = recv.get((site, a), (0.0, 0.0))
+        rb, vb = recv.get((site, b), (0.0, 0.0))
+        sa = (ra + flow) / (va - vol) if va > vol else 0.0  # a received -flow from b: without it
+        sb = (rb - flow) / (vb - vol) if vb > vol else 0.0
+        expect = vol * (sb - sa) / 2
+        per100 = 100.0 * flow / n if n else 0.0
+        base100 = 100.0 * expect / n if n else 0.0
+        if n < MIN_SAMPLE["chip_flow"]:
+            out[pair] = _not("chip_flow", per100, base100, n, "hands together")
+            continue
+        var = max(flow2 - flow * flow / n, 1e-9)
+        z = (flow - expect) / math.sqrt(var)
+        moments[pair] = (flow - expect, var, n)
+        giver, taker = (a, b) if z > 0 else (b, a)
+        out[pair] = Row("chip_flow", per100, base100, n, z,
+                        words=f"money went from {giver} to {taker}: {abs(per100 - base100):.1f} big bets a 100 hands beyond "
+                              "their results with everyone else")
+    between(out, moments)
+    for r in out.values():
+        if r.z is not None:
+            r.z = two_sided_z(r.z)
+    return out
+
+
+def two_sided_z(z: float) -> float:
+    """The one-sided z of a deviation either way: the normal z whose tail is twice ``|z|``'s."""
+    from hhtool.integrity.stats import p_of_z
+
+    return z_of_p(min(1.0, 2.0 * p_of_z(abs(z))))
+
+
+def rate_z(obs: float, expect: float, var: float) -> float:
+    """(obs - expect) / sd with a continuity correction of a half, toward zero."""
+    if var <= 0:
+        return 0.0
+    d = obs - expect
+    d = max(0.0, abs(d) - 0.5) * (1 if d >= 0 else -1)
+    return d / math.sqrt(var)
+
+
+def count_z(obs: int, expect: float) -> float:
+    """The z of a count of rare events at least ``obs`` with mean ``expect``: Poisson's tail, turned into a normal z."""
+    if obs <= expect:
+        return min(0.0, (obs - expect) / math.sqrt(expect)) if expect > 0 else 0.0
+    return z_of_p(poisson_upper(obs, expect))
+
+
+@dataclass
+class Tally:
+    """Counts of one kind of decision: against each opponent (``vs``), and in all, per player and stratum (street)."""
+
+    # (site, player, opponent, stratum) -> [decisions, marked]
+    vs: dict[tuple[str, str, str, str], list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    hands: dict[tuple[str, str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, site: str, player: str, opponent: str, stratum: str, marked: bool, hand: int | None = None) -> None:
+        c = self.vs[(site, player, opponent, stratum)]
+        c[0] += 1
+        c[1] += int(marked)
+        if marked and hand is not None:
+            self.hands[(site, player, opponent)].append(hand)
+
+    def totals(self) -> dict[tuple[str, str, str], list[int]]:
+        """(site, player, stratum) -> [decisions, marked] against everyone."""
+        out: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+        for (site, p, _, st), (n, m) in self.vs.items():
+            t = out[(site, p, st)]
+            t[0] += n
+            t[1] += m
+        return out
+
+    def faced(self) -> tuple[dict[tuple[str, str, str], list[int]], dict[tuple[str, str], list[int]]]:
+        """(site, opponent, stratum) -> [decisions, marked] of everyone against that opponent; and (site, stratum) -> all."""
+        by_opp: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+        every: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+        for (site, _, o, st), (n, m) in self.vs.items():
+            t = by_opp[(site, o, st)]
+            t[0] += n
+            t[1] += m
+            e = every[(site, st)]
+            e[0] += n
+            e[1] += m
+        return by_opp, every
+
+    def by_pair(self) -> dict[Pair, list[tuple[str, str, str, int, int]]]:
+        """Per pair: (decider, partner, stratum, decisions, marked) of each of its two players against the other."""
+        out: dict[Pair, list[tuple[str, str, str, int, int]]] = defaultdict(list)
+        for (site, p, o, st), (n, m) in self.vs.items():
+            a, b = (p, o) if p < o else (o, p)
+            out[(site, a, b)].append((p, o, st, n, m))
+        return out
+
+
+def expected_rate(mine: list[int], theirs: list[int] | None, every: list[int], k: int, m: int) -> float:
+    """The share of marks a player's decisions against an opponent would have with nothing between them.
+
+    The player's share against everyone else (``mine`` less the ``k``
+    decisions and ``m`` marks against this opponent), times, ``theirs``
+    given, the opponent's factor: the share everyone else's decisions
+    against the opponent have, over everyone's (a bluffer is folded to
+    with better hands, a caller is bet into more).  Half a mark either
+    way keeps a share off exactly 0 or 1 from few decisions.
+    """
+    rate = (mine[1] - m + 0.5) / (mine[0] - k + 1.0)
+    if theirs is None:
+        return rate
+    all_rate = (every[1] + 0.5) / (every[0] + 1.0)
+    opp_rate = (theirs[1] - m + 0.5 * all_rate) / (theirs[0] - k + 0.5)
+    factor = opp_rate / all_rate if all_rate > 0 else 1.0
+    return min(0.999, max(0.001, rate * factor))
+
+
+def between(rows: dict[Pair, Row], moments: dict[Pair, tuple[float, float, int]]) -> float:
+    """Widen each pair's z by the spread of the pairs' true differences from their baselines (a random effect); return it.
+
+    The baseline cannot hold everything: two styles meeting play each other
+    in their own way, and with many hands together that difference alone
+    would make a large z.  Each pair's difference per decision d = (obs -
+    E) / n has its sampling variance v = var / n^2; the spread of the true
+    differences tau^2 is what the pairs' d's vary by beyond their v's
+    (DerSimonian and Laird's estimate, weighted by 1/v, over the pairs but
+    the tenth farthest out: the few pairs of a collusion do not set it).  Each z is then
+    multiplied by sqrt(v / (v + tau^2)): a pair stands out by a difference
+    larger than styles give, not by its sample alone.
+    """
+    ds = {p: (diff / n, var / (n * n)) for p, (diff, var, n) in moments.items() if n > 0 and var > 0}
+    if len(ds) < 20:
+        return 0.0
+    # DerSimonian and Laird's estimate over the pairs, the tenth of them farthest out (a collusion's) left out
+    items = sorted(ds.values(), key=lambda dv: abs(dv[0]) / math.sqrt(dv[1]))
+    kept = items[: max(2, int(len(items) * 0.9))]
+    w = [1.0 / v for _, v in kept]
+    sw = sum(w)
+    mean = sum(wi * d for wi, (d, _) in zip(w, kept)) / sw
+    q = sum(wi * (d - mean) ** 2 for wi, (d, _) in zip(w, kept))
+    denom = sw - sum(wi * wi for wi in w) / sw
+    tau2 = max(0.0, (q - (len(kept) - 1)) / denom) if denom > 0 else 0.0
+    for row in rows.values():
+        row.tau2 = tau2
+        if row.z is not None:  # DuckDB's parallel sums may differ in the last bits from run to run: not the ranking
+            row.z = round(row.z, 9)
+    if tau2 > 0:
+        for p, (d, v) in ds.items():
+            r = rows.get(p)
+            if r is not None and r.z is not None:
+                r.z = round(r.z * math.sqrt(v / (v + tau2)), 9)
+    return tau2
+
+
+def deflate(rows: dict[Pair, Row]) -> float:
+    """Widen a signal's z's where they vary more across the pairs than their model says (never narrow them).
+
+    With nothing going on most pairs' z's are about standard normal; a
+    spread wider than that (1.4826 times their median absolute deviation,
+    over the pairs scored) means the baseline misses something every pair
+    shares -- the styles' interplay, big pots -- and every z is divided by it.
+    """
+    zs = [r.z for r in rows.values() if r.z is not None]
+    if len(zs) < 20:
+        return 1.0
+    med = _median(zs)
+    spread = max(1.0, 1.4826 * _median([abs(z - med) for z in zs]))
+    for r in rows.values():
+        if r.z is not None:
+            r.z = r.z / spread
+    return spread
+
+
+def against_baseline(
+    signal: str, tally: Tally, pairs: Iterable[Pair], unit: str, rare: bool, words: str, *, two_sided: bool = False,
+    two_way: bool = True,
+) -> dict[Pair, Row]:
+    """A marked share against the partner, against the same players' share against everyone else in the same stratum.
+
+    Expected marks E = sum over the two players and strata of n_vs_partner
+    * (marks - marks_vs_partner) / (n - n_vs_partner); z from the Poisson
+    tail (``rare``) or the binomial's normal approximation.  ``words``: a
+    format with {obs}, {n}, {expect}.
+    """
+    totals = tally.totals()
+    by_opp, every = tally.faced()
+    mine = tally.by_pair()
+    out: dict[Pair, Row] = {}
+    moments: dict[Pair, tuple[float, float, int]] = {}
+    for pair in pairs:
+        site = pair[0]
+        n = obs = 0
+        expect = var = 0.0
+        for p, o, st, k, m in mine.get(pair, ()):
+            rate = expected_rate(totals[(site, p, st)], by_opp[(site, o, st)] if two_way else None, every[(site, st)], k, m)
+            n += k
+            obs += m
+            expect += k * rate
+            var += k * rate * (1 - rate)
+        value = obs / n if n else None
+        base = expect / n if n else None
+        if n < MIN_SAMPLE[signal]:
+            out[pair] = _not(signal, value, base, n, unit)
+            continue
+        z = count_z(obs, expect) if rare else rate_z(obs, expect, var)
+        text = words.format(obs=obs, n=n, expect=expect)
+        if two_sided and z < 0:  # either way is a lead (softer, or harder: a dumper betting into the receiver)
+            text = (f"heads up against each other they bet or raised {n - obs:,} of {n:,} times, where their play against "
+                    f"others in the same spots gives {n - expect:,.0f}")
+        hands: list[int] = []
+        for p, o in ((pair[1], pair[2]), (pair[2], pair[1])):
+            hands += tally.hands.get((site, p, o), [])
+        out[pair] = Row(signal, value, base, n, z, words=text, hands=sorted(set(hands)))
+        moments[pair] = (obs - expect, var if not rare else max(expect, 0.5), n)
+    between(out, moments)
+    if two_sided:  # its chance doubled
+        for r in out.values():
+            if r.z is not None:
+                r.z = two_sided_z(r.z)
+    return out

@@ -1,0 +1,375 @@
+"""The decisions and the hands the screen reads, from the database: a few SQL passes over every pair at once.
+
+Everything here is SQL over the tables of docs/schema.md, aggregated in
+DuckDB so that a million hands come back as a few thousand rows: the pairs
+of accounts dealt in together and the money between them
+(:func:`pair_hands`), each player's figures over every opponent
+(:func:`player_flows`), the heads-up decisions with their opponent
+(:func:`heads_up`) and the decisions facing a bet with the bettor
+(:func:`facing`).  The cards are read only for the hands a priced signal
+looks at (:func:`cards_of`).  Every value goes to DuckDB as a parameter.
+
+An account is (site, name): two accounts meet only in a hand of their
+site.  Money is in big bets of the hand (``hands.big_bet``), so that hands
+of different stakes add up; a hand without a big bet counts 1 a unit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hhtool.stats.filters import Filters, hands_where
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+
+AGGRESSIVE = ("bet", "raise", "complete")
+"""The actions that put a bet in: what the aggression signal counts."""
+DECISIONS = ("bet", "raise", "complete", "call", "check", "fold")
+"""Voluntary actions: forced bets (antes, blinds, the bring-in) and returned bets are no decision."""
+
+
+def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
+    """The rows of ``sql`` as a polars frame, its columns named as the query names them."""
+    import polars as pl
+
+    cur = con.execute(sql, params or [])
+    names = [d[0] for d in cur.description or ()]
+    rows = cur.fetchall()
+    return pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
+
+
+def scoped_hands(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
+    """A temporary view ``ih`` of the hands the filters select (``hand_key``, ``site``, ``bb``), on this connection."""
+    where, params = hands_where(f)
+    # a view cannot hold parameters: a temporary table of the keys (a few MB for a million hands)
+    con.execute("DROP TABLE IF EXISTS ih")
+    con.execute(
+        "CREATE TEMP TABLE ih AS SELECT h.hand_key, h.site, "
+        "CAST(CASE WHEN coalesce(h.big_bet, 0) > 0 THEN h.big_bet ELSE 1 END AS DOUBLE) AS bb, h.table_name, h.started_at "
+        f"FROM hands h WHERE {where}",
+        params,
+    )
+
+
+def flows_sql() -> str:
+    """Per hand and ordered pair (a < b by name) dealt in together: a's and b's net and the money from a to b, in big bets.
+
+    The money a player lost in a hand went to the hand's winners in
+    proportion to what each won: flow(x->y) = loss(x) * win(y) / wins; the
+    flow from a to b is flow(a->b) - flow(b->a).
+    """
+    return """
+    WITH s AS (
+        SELECT s.hand_key, ih.site, s.player, s.net / ih.bb AS net, ih.bb
+        FROM seats s JOIN ih USING (hand_key) WHERE s.dealt_in
+    ), w AS (
+        SELECT hand_key, sum(greatest(net, 0)) AS wins FROM s GROUP BY hand_key
+    ), sw AS (
+        SELECT s.*, w.wins FROM s JOIN w USING (hand_key)
+    )
+    SELECT x.hand_key, x.site, x.player AS a, y.player AS b, x.net AS net_a, y.net AS net_b,
+        CASE WHEN x.wins > 0 THEN (greatest(-x.net, 0) * greatest(y.net, 0) - greatest(-y.net, 0) * greatest(x.net, 0)) / x.wins
+             ELSE 0 END AS flow
+    FROM sw x JOIN sw y ON x.hand_key = y.hand_key AND x.player < y.player
+    """
+
+
+def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per pair (site, a < b): hands together, the sum of the flow a->b and of its square, the nets' sums (big bets)."""
+    return frame(
+        con, f"""
+        SELECT site, a, b, count(*) AS together, sum(flow) AS flow, sum(flow * flow) AS flow2, sum(abs(flow)) AS vol,
+            sum(net_a) AS net_a, sum(net_b) AS net_b
+        FROM ({flows_sql()}) GROUP BY site, a, b ORDER BY site, a, b
+        """
+    )
+
+
+def player_flows(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per player: hands, the flow received from every opponent summed over (opponent, hand) and how many such terms."""
+    return frame(
+        con, f"""
+        WITH f AS ({flows_sql()})
+        SELECT site, player, sum(recv) AS recv, count(*) AS terms, sum(abs(recv)) AS vol FROM (
+            SELECT site, b AS player, flow AS recv FROM f
+            UNION ALL SELECT site, a AS player, -flow AS recv FROM f
+        ) GROUP BY site, player ORDER BY site, player
+        """
+    )
+
+
+def traffic(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per site and player: the hands dealt in; and per site the sum over hands of k(k-1), k the players dealt in."""
+    return frame(
+        con, """
+        SELECT ih.site, s.player, count(*) AS hands, sum(d.k - 1) AS seats_beside
+        FROM seats s JOIN ih USING (hand_key)
+        JOIN (SELECT hand_key, count(*) AS k FROM seats WHERE dealt_in AND hand_key IN (SELECT hand_key FROM ih) GROUP BY hand_key) d
+            USING (hand_key)
+        WHERE s.dealt_in GROUP BY ih.site, s.player ORDER BY ih.site, s.player
+        """
+    )
+
+
+def _decisions_sql() -> str:
+    """Every voluntary decision with its context: players still in before it, the bet it faces and who made it."""
+    return f"""
+    WITH a AS (
+        SELECT a.hand_key, ih.site, a.seq, a.line, a.street, a.player, a.kind, a.all_in,
+            count(*) FILTER (WHERE a.kind = 'fold') OVER w_before AS folded_before,
+            last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN a.player END IGNORE NULLS)
+                OVER (PARTITION BY a.hand_key, a.street ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS bettor
+        FROM actions a JOIN ih USING (hand_key)
+        WINDOW w_before AS (PARTITION BY a.hand_key ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    ), d AS (SELECT hand_key, count(*) AS dealt FROM seats WHERE dealt_in AND hand_key IN (SELECT hand_key FROM ih) GROUP BY hand_key)
+    SELECT a.*, d.dealt - a.folded_before AS players_in FROM a JOIN d USING (hand_key)
+    WHERE a.kind IN ({', '.join(repr(k) for k in DECISIONS)})
+    """
+
+
+def decisions(con: duckdb.DuckDBPyConnection) -> None:
+    """A temporary table ``idec`` of every decision with its context (:func:`_decisions_sql`) and, heads-up, the opponent."""
+    con.execute("DROP TABLE IF EXISTS idec")
+    con.execute(
+        f"""
+        CREATE TEMP TABLE idec AS
+        WITH dd AS ({_decisions_sql()}),
+        folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM actions
+                  WHERE kind = 'fold' AND hand_key IN (SELECT hand_key FROM ih) GROUP BY hand_key, player),
+        hu AS (
+            SELECT dd.hand_key, dd.seq, s.player AS opponent
+            FROM dd JOIN seats s ON s.hand_key = dd.hand_key AND s.dealt_in AND s.player <> dd.player
+            LEFT JOIN folds f ON f.hand_key = s.hand_key AND f.player = s.player
+            WHERE dd.players_in = 2 AND (f.fold_seq IS NULL OR f.fold_seq > dd.seq)
+        )
+        SELECT dd.*, hu.opponent FROM dd LEFT JOIN hu USING (hand_key, seq)
+        """
+    )
+
+
+def heads_up(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, opponent, spot): heads-up decisions and how many put a bet in; the spot is the street, facing a bet or not.
+
+    A decision heads-up (two players left) where a bet or raise was
+    possible: a check or a bet with no bet to face, a call, fold or raise
+    facing one.  All-in decisions are left out (no bet was possible after).
+    """
+    return frame(
+        con, f"""
+        SELECT site, player, opponent, street || CASE WHEN kind IN ('call', 'raise') THEN ' facing a bet' ELSE '' END AS spot,
+            count(*) AS n, count(*) FILTER (WHERE kind IN ({', '.join(repr(k) for k in AGGRESSIVE)})) AS aggr
+        FROM idec WHERE opponent IS NOT NULL AND NOT coalesce(all_in, FALSE) AND kind <> 'fold'
+        GROUP BY ALL ORDER BY ALL
+        """
+    )
+
+
+def facing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every decision facing a bet (a call, fold, raise or completion) with who made the bet it faces, one row each."""
+    return frame(
+        con, """
+        SELECT hand_key, site, seq, line, street, player, kind, bettor, players_in, opponent
+        FROM idec WHERE kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player
+        ORDER BY hand_key, seq
+        """
+    )
+
+
+def passive_spots(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Heads-up decisions where a bet or raise was possible (not all-in), one row each: what the pricing of passivity reads."""
+    return frame(
+        con, """
+        SELECT hand_key, site, seq, line, street, player, kind, bettor, players_in, opponent
+        FROM idec WHERE opponent IS NOT NULL AND NOT coalesce(all_in, FALSE) AND kind <> 'fold'
+        ORDER BY hand_key, seq
+        """
+    )
+
+
+def cards_of(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[Any, ...]]:
+    """The cards of these hands: (hand_key, player or None for the vela, street, card, up), in the order the table has them."""
+    if not keys:
+        return []
+    return con.execute(
+        "SELECT hand_key, player, street, card, up FROM cards WHERE list_contains(?::BIGINT[], hand_key) ORDER BY hand_key",
+        [keys],
+    ).fetchall()
+
+
+def hand_facts(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[Any, ...]]:
+    """(hand_key, site, hand_id, text_hash, profile, players dealt in, pot so far unknown) of these hands: the pricing's keys."""
+    if not keys:
+        return []
+    return con.execute(
+        "SELECT hand_key, site, hand_id, text_hash, profile, dealt_in, room FROM hands WHERE list_contains(?::BIGINT[], hand_key)",
+        [keys],
+    ).fetchall()
+
+
+def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
+    """A temporary table ``iq``: each player's quick read of the cards known at each street (1 = 2nd .. 4 = 5th).
+
+    The simulator's bots' read (:func:`hhtool.simulate.bots.quick_category`)
+    in SQL: the category from the ranks' counts alone (0 no pair, 1 a pair,
+    2 two pair, 3 trips, 5 a full house, 7 quads; straights and flushes
+    ignored, wild cards read as their rank) and the rank of the main group,
+    as one number ``q = 16 * category + rank`` that orders the reads; with
+    ``face_down`` the player's face-down cards and ``ranks`` the counts per
+    rank, for the card-sharing test.  Only where every card dealt by then
+    is known (a seat of an own-view history is not read).
+    """
+    con.execute("DROP TABLE IF EXISTS iq")
+    con.execute(
+        """
+        CREATE TEMP TABLE iq AS
+        WITH c AS (
+            SELECT hand_key, player, up,
+                CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS s,
+                strpos('23456789TJQKA', card[1]) + 1 AS r
+            FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
+        ), lv AS (
+            SELECT c.hand_key, c.player, l.lvl, c.r, c.up FROM c JOIN (VALUES (1), (2), (3), (4)) l(lvl) ON c.s <= l.lvl
+        ), rc AS (
+            SELECT hand_key, player, lvl, r, count(*) AS n FROM lv GROUP BY hand_key, player, lvl, r
+        )
+        SELECT hand_key, player, lvl, sum(n) AS cards,
+            CASE WHEN max(n) >= 4 THEN 7
+                 WHEN max(n) = 3 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 5 ELSE 3 END
+                 WHEN max(n) = 2 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 2 ELSE 1 END
+                 ELSE 0 END AS cat,
+            arg_max(r, n * 16 + r) AS top
+        FROM rc GROUP BY hand_key, player, lvl HAVING sum(n) = lvl + 1
+        """
+    )
+
+
+def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The decisions the pricing may mark, each with the quick reads of the decider and of the player it is against.
+
+    ``what``: ``strong`` a fold facing a bet from 3rd street on, holding a
+    pair or better not behind the bettor's read; ``hopeless`` money put in
+    (a call or raise facing the bettor, a bet heads up) from 3rd street on,
+    a category below the opponent's read; ``best`` a heads-up decision
+    from 3rd street on (not a fold), ahead of the opponent's read.
+    The rest of the decisions of each kind are counted, not priced
+    (:func:`tallies`): they cannot carry the mark.
+    """
+    return frame(
+        con,
+        """
+        WITH d AS (
+            SELECT i.*, CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 ELSE 4 END AS lvl,
+                CASE WHEN i.kind IN ('call', 'fold', 'raise', 'complete') AND i.bettor IS NOT NULL AND i.bettor <> i.player
+                     THEN i.bettor END AS faced
+            FROM idec i WHERE i.street <> '2nd'
+        ), x AS (
+            SELECT d.hand_key, d.site, d.seq, d.line, d.street, d.lvl, d.player, d.kind, d.faced, d.opponent, d.all_in,
+                m.cat * 16 + m.top AS me, m.cat AS my_cat, f.cat * 16 + f.top AS vs_faced, f.cat AS faced_cat,
+                o.cat * 16 + o.top AS vs_opp, o.cat AS opp_cat
+            FROM d JOIN iq m ON m.hand_key = d.hand_key AND m.player = d.player AND m.lvl = d.lvl
+            LEFT JOIN iq f ON f.hand_key = d.hand_key AND f.player = d.faced AND f.lvl = d.lvl
+            LEFT JOIN iq o ON o.hand_key = d.hand_key AND o.player = d.opponent AND o.lvl = d.lvl
+        )
+        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'strong' AS what, faced AS against FROM x
+            WHERE kind = 'fold' AND faced IS NOT NULL AND my_cat >= 1 AND me >= vs_faced
+        UNION ALL
+        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'hopeless', faced FROM x
+            WHERE kind IN ('call', 'raise', 'complete') AND faced IS NOT NULL AND my_cat < faced_cat
+        UNION ALL
+        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'hopeless', opponent FROM x
+            WHERE kind = 'bet' AND opponent IS NOT NULL AND my_cat < opp_cat
+        UNION ALL
+        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'best', opponent FROM x
+            WHERE opponent IS NOT NULL AND kind <> 'fold' AND NOT coalesce(all_in, FALSE) AND me > vs_opp
+        ORDER BY hand_key, seq
+        """,
+    )
+
+
+def tallies(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, against, street, what): the decisions each priced signal counts, priced or not.
+
+    ``strong``: folds facing a bet (3rd street on); ``hopeless``: money put
+    in against a player (calls and raises facing their bet, bets heads up
+    into them); ``best``: heads-up decisions (not folds, not all-in) --
+    of these only the ones priced at the best hand count, so their rows
+    here are the passive ones among those read ahead, for the words.
+    """
+    return frame(
+        con,
+        """
+        WITH d AS (
+            SELECT i.*, CASE WHEN i.kind IN ('call', 'fold', 'raise', 'complete') AND i.bettor IS NOT NULL AND i.bettor <> i.player
+                     THEN i.bettor END AS faced
+            FROM idec i WHERE i.street <> '2nd'
+        )
+        SELECT site, player, faced AS against, street, 'strong' AS what, count(*) AS n FROM d
+            WHERE kind = 'fold' AND faced IS NOT NULL GROUP BY ALL
+        UNION ALL
+        SELECT site, player, faced, street, 'hopeless', count(*) FROM d
+            WHERE kind IN ('call', 'raise', 'complete') AND faced IS NOT NULL GROUP BY ALL
+        UNION ALL
+        SELECT site, player, opponent, street, 'hopeless', count(*) FROM d
+            WHERE kind = 'bet' AND opponent IS NOT NULL GROUP BY ALL
+        ORDER BY ALL
+        """,
+    )
+
+
+def sharing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, killer, street): calls and folds facing a bet on 2nd to 4th street holding a pair or less, and the folds.
+
+    ``killer``: a player dealt in whose face-down cards hold at least one
+    and at least half of the decider's *outs* (the cards of its main
+    group's rank it cannot see: not its own, not face up anywhere by then),
+    or the empty string for a spot nobody's cards kill (a spot killed by
+    two players counts under each).  Wild cards are not outs here.
+    """
+    return frame(
+        con,
+        """
+        WITH c AS (
+            SELECT hand_key, player, up,
+                CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS s,
+                strpos('23456789TJQKA', card[1]) + 1 AS r
+            FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
+        ), d AS (
+            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind,
+                CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 ELSE 3 END AS lvl
+            FROM idec i WHERE i.street IN ('2nd', '3rd', '4th') AND i.kind IN ('call', 'fold') AND i.bettor IS NOT NULL
+                AND i.bettor <> i.player
+        ), dq AS (
+            SELECT d.*, q.top FROM d JOIN iq q ON q.hand_key = d.hand_key AND q.player = d.player AND q.lvl = d.lvl WHERE q.cat <= 1
+        ), seen AS (  -- cards of the main rank the decider sees: its own, and every card face up by then
+            SELECT dq.hand_key, dq.seq, count(*) AS seen FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top AND c.s <= dq.lvl
+                AND (c.player = dq.player OR c.up) GROUP BY dq.hand_key, dq.seq
+        ), down AS (  -- of them, in another player's face-down cards
+            SELECT dq.hand_key, dq.seq, c.player AS killer, count(*) AS dead FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top
+                AND c.s <= dq.lvl AND NOT c.up AND c.player <> dq.player GROUP BY dq.hand_key, dq.seq, c.player
+        ), k AS (
+            SELECT down.hand_key, down.seq, list(down.killer) AS killers
+            FROM down LEFT JOIN seen USING (hand_key, seq) WHERE 2 * down.dead >= 4 - coalesce(seen.seen, 0)
+            GROUP BY down.hand_key, down.seq
+        ), u AS (
+            SELECT dq.hand_key, dq.site, dq.street, dq.player, dq.kind, unnest(coalesce(k.killers, [''])) AS killer
+            FROM dq LEFT JOIN k USING (hand_key, seq)
+        )
+        SELECT site, player, killer, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds,
+            list(hand_key) FILTER (WHERE kind = 'fold' AND killer <> '') AS hands
+        FROM u GROUP BY site, player, killer, street ORDER BY site, player, killer, street
+        """,
+    )
+
+
+def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, bettor, street): decisions facing that player's bet (a call, raise or fold), and the folds."""
+    return frame(
+        con,
+        """
+        SELECT site, player, bettor, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds
+        FROM idec WHERE kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player
+        GROUP BY ALL ORDER BY ALL
+        """,
+    )
