@@ -297,7 +297,7 @@ def create_app(
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
-            return error(request, 404, f"nothing at {request.url.path}: the pages are / (the dashboard), /hands, /players, /audit; the API is under /api/ (docs/api.md)")
+            return error(request, 404, f"nothing at {request.url.path}: the pages are / (the dashboard), /hands, /players, /audit, /integrity; the API is under /api/ (docs/api.md)")
         return error(request, exc.status_code, str(exc.detail))
 
     async def crashed(request: Request, exc: Exception) -> Response:
@@ -536,6 +536,27 @@ def create_app(
             findings = stored_findings(cur, [int(r["hand_key"]) for r in result.rows])
         return page(request, "audit.html", result=result, findings=findings, nav=_nav(request, result.total, q.limit, q.offset))
 
+    def integrity(request: Request) -> Response:
+        """``/integrity``: the pairs of accounts to review, best lead first (:mod:`hhtool.web.integrity`)."""
+        from hhtool.web.integrity import integrity_page, integrity_query
+
+        items = list(request.query_params.multi_items())
+        q = integrity_query(items)
+        with db.cursor() as cur:
+            known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
+            view = integrity_page(cur, q, request.url.path, items, kept)
+        return page(request, "integrity.html", v=view, q=q, params=request.query_params)
+
+    def integrity_pair(request: Request) -> Response:
+        """``/integrity/pair?a=..&b=..``: one pair's dossier (:mod:`hhtool.web.integrity`)."""
+        from hhtool.web.integrity import dossier_page, pair_query
+
+        a, b, f = pair_query(list(request.query_params.multi_items()))
+        with db.cursor() as cur:
+            known_players(cur, (a, b))  # an account not in the database: a 404 with the names it may mean
+            view = dossier_page(cur, a, b, f, kept)
+        return page(request, "integrity_pair.html", d=view)
+
     def plotly(request: Request) -> Response:
         from starlette.responses import Response
 
@@ -612,6 +633,8 @@ def create_app(
             ("/players", players),
             ("/players/{rest:path}", player_view),
             ("/audit", audit),
+            ("/integrity", integrity),
+            ("/integrity/pair", integrity_pair),
             ("/static/plotly.min.js", plotly),
             *((address, asset) for address in ASSETS),
             ("/api/hands", api_hands),
