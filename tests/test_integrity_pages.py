@@ -33,10 +33,12 @@ SHOTS = Path("/work/notes/shots")
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """1,500 hands of a pool of 14 at 6-max, chip dumping from the ``<img>`` player to ``=1+1`` and soft play between Luca and Sofia."""
+    """1,500 hands of a pool of 14 at 6-max: chip dumping from ``Gatto<U+202E>Nero`` to ``<b>Zia</b>``, soft play between
+    Ännchen and Nonna Pina (pairs the seed's seating has meet some 500 times), and a player named ``<img ...>``."""
     tmp = tmp_path_factory.mktemp("integrity")
     room = tmp / "room.txt"
-    r = hhtool("simulate", "--hands", "1500", "--pool", "14", "--collude", "chip-dumping:vela77,=1+1:0.9", "--collude", "soft-play:Luca,Sofia:0.9",
+    r = hhtool("simulate", "--hands", "1500", "--pool", "14", "--collude", "chip-dumping:Gatto Nero,<b>Zia</b>:0.9",
+               "--collude", "soft-play:Ännchen,Nonna Pina:0.9",
                "--seed", "21", "--jobs", "1", "--out", str(room))
     assert r.returncode == 0, r.stderr
     text = room.read_text(encoding="utf-8")
@@ -149,6 +151,7 @@ def test_the_filters_and_the_lead_level_choose_the_pairs(server: Server, facts: 
     ("/integrity?player=nobody_here", 404, "nobody_here"),
     ("/integrity/pair?a=Luca", 400, "give both accounts"),
     ("/integrity/pair?a=Luca&b=Luca", 400, "a pair is two accounts"),
+    ("/integrity/pair?a=Luca&b=Sofia", 404, "never dealt in together"),
     ("/integrity/pair?a=Luca&b=nobody_here", 404, "nobody_here"),
 ])
 def test_bad_parameters_are_refused_with_a_message(server: Server, path: str, status: int, words: str) -> None:
@@ -178,7 +181,7 @@ def test_hostile_names_are_text_in_both_pages(server: Server, facts: dict[str, A
     page = server.get("/integrity?" + urlencode([("player", IMG)]))[2]
     assert "<img src=x" not in page and html.escape(IMG, quote=False) in page
     assert "\u202e" not in server.get("/integrity")[2]
-    dossier = server.get("/integrity/pair?" + urlencode([("a", IMG), ("b", "=1+1")]))[2]
+    dossier = server.get("/integrity/pair?" + urlencode([("a", IMG), ("b", "=1+1")]))[2]  # 61 hands together
     assert "<img src=x" not in dossier and "<b>Zia</b>" not in dossier
     assert html.escape(IMG, quote=False) in dossier and "=1+1" in dossier
 
@@ -235,11 +238,18 @@ def test_in_a_browser_a_decision_opens_the_replayer_at_its_step(server: Server, 
     from selenium.common.exceptions import NoAlertPresentException
     from selenium.webdriver.common.by import By
 
+    fits = "const w = document.querySelector(arguments[0]).closest('.wide'); return [w.scrollWidth, w.clientWidth];"
     browser.get(server.url + "integrity")
     assert browser.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+    inner, outer = browser.execute_script(fits, "#pairs")
+    assert inner <= outer  # the pairs' table does not scroll sideways at 1,400 px
     _shot(browser, "issue42-integrity")
     browser.find_element(By.CSS_SELECTOR, "#pairs tr.pair a.dossier").click()
     assert "/integrity/pair?" in browser.current_url
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+    for table in ("#hands-together", "#baseline", "#signal-table"):
+        inner, outer = browser.execute_script(fits, table)
+        assert inner <= outer, table
     _shot(browser, "issue42-dossier")
     decisions = browser.find_elements(By.CSS_SELECTOR, "a.decision")
     assert decisions, "the top pair has priced decisions"

@@ -325,7 +325,13 @@ def _text(value: object) -> str:
 
 def dossier_page(cur: duckdb.DuckDBPyConnection, a: str, b: str, f: Filters, kept: Kept) -> DossierPage:
     """One pair's dossier as the page shows it: every hand together, each decision a link to its step."""
+    import polars as pl
+
+    from hhtool.integrity import UnknownPairError
+
     d = dossier_for(cur, a, b, f, kept)
+    if d.hands.height == 0:  # the core answers such a pair with no hand: no dossier to show (a 404, as for a pair it does not know)
+        raise UnknownPairError(f"{a!r} and {b!r} were never dealt in together in the hands selected")
     pair: dict[str, Any] = dict(d.pair or {})
     decisions: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in d.decisions.iter_rows(named=True):
@@ -365,14 +371,16 @@ def dossier_page(cur: duckdb.DuckDBPyConnection, a: str, b: str, f: Filters, kep
         money.append((c.name, format_money(na, c, signed=True), format_money(nb, c, signed=True), format_money(fl, c, signed=True)))
     base: pl.DataFrame = d.baseline
     columns = list(base.columns)
-    cells = _cells(d.signals) if getattr(d, "signals", None) is not None else {}
+    pa, pb = _text(pair.get("a")) or a, _text(pair.get("b")) or b
+    s = d.screen
+    cells = _cells(s.signals.filter((pl.col("a") == pa) & (pl.col("b") == pb)))
     return DossierPage(
         a=a, b=b,
         figures=[(label, _num(pair[key]) if key != "site" else _text(pair[key])) for key, label in PAIR_FIGURES if key in pair],
         lead=_text(pair.get("lead")), signals=_text(pair.get("signals")),
         hands=rows, hands_total=hands_frame.height, flows=money,
         baseline_columns=columns, baseline=[[_share(v) if _is_share(c) else _num(v) for c, v in zip(columns, r)] for r in base.iter_rows()],
-        cells=cells.get((a, b), cells.get((b, a), [])),
+        cells=cells.get((pa, pb), []),
     )
 
 
