@@ -62,7 +62,7 @@ def test_an_address_with_a_line_opens_the_replayer_at_its_step(server: Server, b
         browser.get(server.url + "hands/Vela/C-1001" + fragment)
         return browser.execute_script(SHOWN)  # type: ignore[no-any-return]
 
-    by_line = {}
+    by_line: dict[int, Any] = {}
     for s in steps.steps:
         by_line.setdefault(s.line, s)
     bet = by_line[35]
