@@ -147,6 +147,8 @@ def test_the_filters_and_the_lead_level_choose_the_pairs(server: Server, facts: 
 @pytest.mark.parametrize(("path", "status", "words"), [
     ("/integrity?lead=guilty", 400, "lead"),
     ("/integrity?bogus=1", 400, "unknown parameter"),
+    ("/integrity?min_hands=10", 400, "unknown parameter 'min_hands'"),
+    ("/integrity/pair?a=Luca&b=Sofia&player=Luca", 400, "unknown parameter 'player'"),
     ("/integrity?together=x", 400, "together"),
     ("/integrity?player=nobody_here", 404, "nobody_here"),
     ("/integrity/pair?a=Luca", 400, "give both accounts"),

@@ -33,11 +33,14 @@ if TYPE_CHECKING:
 
     from hhtool.web.hands import Kept
 
-INTEGRITY_PARAMS = (*FILTER_PARAMS, "together", "lead", "page")
-"""``/integrity``'s parameters: the statistics' filters (which hands count), the hands together a pair needs to be
-scored (``together``, the CLI's ``--min-hands``), the lead levels shown and the page."""
-PAIR_PARAMS = (*FILTER_PARAMS, "a", "b")
-"""``/integrity/pair``'s: the two accounts (NAME or NAME@SITE) and the same filters."""
+HAND_FILTERS = tuple(k for k in FILTER_PARAMS if k not in ("player", "min_hands"))
+"""The statistics' filters that choose hands (``min_hands`` chooses players, which the screen does not take: refused
+rather than silently ignored)."""
+INTEGRITY_PARAMS = ("player", *HAND_FILTERS, "together", "lead", "page")
+"""``/integrity``'s parameters: the accounts whose pairs are shown, the filters of the hands screened, the hands
+together a pair needs to be listed (``together``, the CLI's ``--min-hands``), the lead levels shown and the page."""
+PAIR_PARAMS = ("a", "b", *HAND_FILTERS)
+"""``/integrity/pair``'s: the two accounts (NAME or NAME@SITE) and the filters of the hands."""
 LEADS = ("strong", "moderate", "weak", "none")
 """The lead levels of docs/integrity.md, strongest first."""
 PAGE_SIZE = 100
