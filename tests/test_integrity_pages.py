@@ -23,6 +23,7 @@ import pytest
 
 from hhtool.store.db import connect
 from tests.browser import headless_chromium, needs_browser
+from hhtool.web.integrity import SIGNAL_WORDS
 from tests.servegen import ARTIFACTS, Server, hhtool
 
 IMG = "<img src=x onerror=alert(1)>"
@@ -289,3 +290,26 @@ def test_in_a_browser_hostile_names_are_inert(server: Server, browser: Any) -> N
             raise AssertionError("an alert opened")
         except NoAlertPresentException:
             pass
+
+
+def test_own_view_histories_say_what_could_not_be_computed(tmp_path: Path) -> None:
+    """One player's own files: the signals that need every hole card are listed as not computed, each with why."""
+    from hhtool.integrity import screen
+
+    src = tmp_path / "own.txt"
+    r = hhtool("simulate", "--hands", "300", "--players", "4", "--view", "alice", "--seed", "4", "--jobs", "1", "--out", str(src))
+    assert r.returncode == 0, r.stderr
+    db = tmp_path / "own.duckdb"
+    r = hhtool("import", str(src), "--db", str(db), "--workers", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    missing = screen(db, cache=False).not_computed
+    assert {sig for sig, _ in missing} >= {"strong_fold", "card_sharing"}
+    s = Server(db)
+    try:
+        page = s.get("/integrity")[2]
+    finally:
+        code, err = s.stop()
+        assert code == 0 and "Traceback" not in err, err
+    block = html.unescape(page.split('<div id="not-computed">', 1)[1].split("</div>", 1)[0])
+    for sig, why in missing:
+        assert f"<li><strong>{SIGNAL_WORDS[sig]}</strong>: {why}</li>" in block
