@@ -252,7 +252,7 @@ def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     pair or better not behind the bettor's read; ``hopeless`` money put in
     (a call or raise facing the bettor, a bet heads up) from 3rd street on,
     a category below the opponent's read; ``best`` a heads-up decision
-    from 3rd street on (not a fold), a category above the opponent's read.
+    from 3rd street on (not a fold), ahead of the opponent's read.
     The rest of the decisions of each kind are counted, not priced
     (:func:`tallies`): they cannot carry the mark.
     """
@@ -282,7 +282,7 @@ def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             WHERE kind = 'bet' AND opponent IS NOT NULL AND my_cat < opp_cat
         UNION ALL
         SELECT hand_key, site, seq, line, street, lvl, player, kind, 'best', opponent FROM x
-            WHERE opponent IS NOT NULL AND kind <> 'fold' AND NOT coalesce(all_in, FALSE) AND my_cat > opp_cat
+            WHERE opponent IS NOT NULL AND kind <> 'fold' AND NOT coalesce(all_in, FALSE) AND me > vs_opp
         ORDER BY hand_key, seq
         """,
     )
@@ -358,5 +358,17 @@ def sharing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         SELECT site, player, killer, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds,
             list(hand_key) FILTER (WHERE kind = 'fold' AND killer <> '') AS hands
         FROM u GROUP BY site, player, killer, street
+        """,
+    )
+
+
+def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, bettor, street): decisions facing that player's bet (a call, raise or fold), and the folds."""
+    return frame(
+        con,
+        """
+        SELECT site, player, bettor, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds
+        FROM idec WHERE kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player
+        GROUP BY ALL
         """,
     )
