@@ -313,3 +313,10 @@ def test_own_view_histories_say_what_could_not_be_computed(tmp_path: Path) -> No
     block = html.unescape(page.split('<div id="not-computed">', 1)[1].split("</div>", 1)[0])
     for sig, why in missing:
         assert f"<li><strong>{SIGNAL_WORDS[sig]}</strong>: {why}</li>" in block
+
+
+def test_every_signal_of_the_core_has_its_words_on_the_pages() -> None:
+    """A signal the core adds is named in words on the pages, never by its id."""
+    from hhtool.integrity.signals import SIGNALS
+
+    assert set(SIGNAL_WORDS) == set(SIGNALS)

@@ -52,6 +52,7 @@ SIGNAL_WORDS = {
     "co_presence": "co-presence",
     "chip_flow": "chip flow",
     "aggression": "aggression against each other",
+    "calls_into": "calls into each other's bets",
     "strong_fold": "folds with a strong hand",
     "passive_best": "passive with the best hand",
     "hopeless_call": "calls with hopeless equity",
