@@ -211,8 +211,8 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
             if r is None:
                 continue
             sig_rows.append({
-                "a": keys[(site, a)], "b": keys[(site, b)], "signal": s, "value": r.value, "baseline": r.baseline,
-                "sample": r.sample, "z": r.z, "scored": r.z is not None, "why_not": r.why_not,
+                "a": keys[(site, a)], "b": keys[(site, b)], "signal": s, "value": _round(r.value), "baseline": _round(r.baseline),
+                "sample": r.sample, "z": _round(r.z), "scored": r.z is not None, "why_not": r.why_not,
             })
             if r.z is not None:
                 zs.append(r.z)
@@ -255,6 +255,11 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         if sig_df.height else sig_df
     return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits, prices.hits,
                   keys)
+
+
+def _round(x: float | None) -> float | None:
+    """Six decimals: the figures' last bits follow the order DuckDB summed in, which is not the same every run."""
+    return None if x is None else round(x, 6)
 
 
 def _sure(n: int, scored: int, pairs: int) -> str:
@@ -340,7 +345,7 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
         rows = sg.against_baseline(signal, tally, pairs, *_TEXT[signal])
         spread[signal] = _spread(rows)
         out[signal] = rows
-        chosen = sorted((p for p, r in rows.items() if r.z is not None and r.z >= PRICE_FROM), key=lambda p: -(rows[p].z or 0.0))
+        chosen = sorted((p for p, r in rows.items() if r.z is not None and r.z >= PRICE_FROM), key=lambda p: (-(rows[p].z or 0.0), p))
         plans[signal] = (tally, chosen[:PRICED_PAIRS])
     # the decisions to price: every candidate between a chosen pair's two, a sample of each one's against the others
     players: dict[str, set[tuple[str, str]]] = defaultdict(set)

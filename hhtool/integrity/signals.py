@@ -100,12 +100,16 @@ def co_presence(pairs: Iterable[tuple[Pair, int]], hands: dict[tuple[str, str], 
             out[pair] = Row("co_presence", float(t), e, int(round(e)), None, f"too few hands expected together ({e:,.0f} < {MIN_SAMPLE['co_presence']})"
                             if e < MIN_SAMPLE["co_presence"] else "too few pairs to compare with (a robust baseline needs 10)")
             continue
-        z = (math.log((t + 0.5) / (e + 0.5)) - med) / mad
+        z = min(CO_PRESENCE_CAP, (math.log((t + 0.5) / (e + 0.5)) - med) / mad)
         out[pair] = Row("co_presence", float(t), e, int(round(e)), z,
                         words=f"together {t:,} hands where the traffic gives {e:,.0f} ({t / e:.1f} times)" if e else "")
     return out
 
 
+CO_PRESENCE_CAP: Final = 3.0
+"""Co-presence's z is never above this: hands at a table come in stays of many hands, so a pair whose stays overlapped
+once is far above the traffic's expectation; sitting together is a reason to read the other signals, alone at most
+a weak lead."""
 MIN_SPREAD: Final = 0.2
 """Co-presence's spread of log ratios is never taken below this (a pair 22 % above its expectation is one standard
 deviation): with few pairs, or tables whose players stay, the measured spread can be near 0."""
@@ -152,7 +156,6 @@ def chip_flow(pairs: dict[Pair, tuple[int, float, float]], recv: dict[tuple[str,
                         words=f"money went from {giver} to {taker}: {abs(per100 - base100):.1f} big bets a 100 hands beyond "
                               "their results with everyone else")
     between(out, moments)
-    deflate(out)
     for r in out.values():
         if r.z is not None:
             r.z = two_sided_z(r.z)
@@ -254,26 +257,33 @@ def between(rows: dict[Pair, Row], moments: dict[Pair, tuple[float, float, int]]
     in their own way, and with many hands together that difference alone
     would make a large z.  Each pair's difference per decision d = (obs -
     E) / n has its sampling variance v = var / n^2; the spread of the true
-    differences tau^2 is what the pairs' d's vary by beyond their v's,
-    measured robustly ((1.4826 MAD of d)^2 less the median v, never below
-    0), so the few pairs of a collusion do not set it.  Each z is then
+    differences tau^2 is what the pairs' d's vary by beyond their v's
+    (DerSimonian and Laird's estimate, weighted by 1/v, over the pairs but
+    the tenth farthest out: the few pairs of a collusion do not set it).  Each z is then
     multiplied by sqrt(v / (v + tau^2)): a pair stands out by a difference
     larger than styles give, not by its sample alone.
     """
     ds = {p: (diff / n, var / (n * n)) for p, (diff, var, n) in moments.items() if n > 0 and var > 0}
     if len(ds) < 20:
         return 0.0
-    dvals = [d for d, _ in ds.values()]
-    med = _median(dvals)
-    mad = 1.4826 * _median([abs(d - med) for d in dvals])
-    tau2 = max(0.0, mad * mad - _median([v for _, v in ds.values()]))
+    # DerSimonian and Laird's estimate over the pairs, the tenth of them farthest out (a collusion's) left out
+    items = sorted(ds.values(), key=lambda dv: abs(dv[0]) / math.sqrt(dv[1]))
+    kept = items[: max(2, int(len(items) * 0.9))]
+    w = [1.0 / v for _, v in kept]
+    sw = sum(w)
+    mean = sum(wi * d for wi, (d, _) in zip(w, kept)) / sw
+    q = sum(wi * (d - mean) ** 2 for wi, (d, _) in zip(w, kept))
+    denom = sw - sum(wi * wi for wi in w) / sw
+    tau2 = max(0.0, (q - (len(kept) - 1)) / denom) if denom > 0 else 0.0
     for row in rows.values():
         row.tau2 = tau2
+        if row.z is not None:  # DuckDB's parallel sums may differ in the last bits from run to run: not the ranking
+            row.z = round(row.z, 9)
     if tau2 > 0:
         for p, (d, v) in ds.items():
             r = rows.get(p)
             if r is not None and r.z is not None:
-                r.z *= math.sqrt(v / (v + tau2))
+                r.z = round(r.z * math.sqrt(v / (v + tau2)), 9)
     return tau2
 
 
@@ -338,7 +348,6 @@ def against_baseline(
         out[pair] = Row(signal, value, base, n, z, words=text, hands=sorted(set(hands)))
         moments[pair] = (obs - expect, var if not rare else max(expect, 0.5), n)
     between(out, moments)
-    deflate(out)
     if two_sided:  # its chance doubled
         for r in out.values():
             if r.z is not None:

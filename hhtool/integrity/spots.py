@@ -82,7 +82,7 @@ def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         con, f"""
         SELECT site, a, b, count(*) AS together, sum(flow) AS flow, sum(flow * flow) AS flow2,
             sum(net_a) AS net_a, sum(net_b) AS net_b
-        FROM ({flows_sql()}) GROUP BY site, a, b
+        FROM ({flows_sql()}) GROUP BY site, a, b ORDER BY site, a, b
         """
     )
 
@@ -95,7 +95,7 @@ def player_flows(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         SELECT site, player, sum(recv) AS recv, count(*) AS terms FROM (
             SELECT site, b AS player, flow AS recv FROM f
             UNION ALL SELECT site, a AS player, -flow AS recv FROM f
-        ) GROUP BY site, player
+        ) GROUP BY site, player ORDER BY site, player
         """
     )
 
@@ -108,7 +108,7 @@ def traffic(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         FROM seats s JOIN ih USING (hand_key)
         JOIN (SELECT hand_key, count(*) AS k FROM seats WHERE dealt_in AND hand_key IN (SELECT hand_key FROM ih) GROUP BY hand_key) d
             USING (hand_key)
-        WHERE s.dealt_in GROUP BY ih.site, s.player
+        WHERE s.dealt_in GROUP BY ih.site, s.player ORDER BY ih.site, s.player
         """
     )
 
@@ -161,7 +161,7 @@ def heads_up(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         SELECT site, player, opponent, street || CASE WHEN kind IN ('call', 'raise') THEN ' facing a bet' ELSE '' END AS spot,
             count(*) AS n, count(*) FILTER (WHERE kind IN ({', '.join(repr(k) for k in AGGRESSIVE)})) AS aggr
         FROM idec WHERE opponent IS NOT NULL AND NOT coalesce(all_in, FALSE) AND kind <> 'fold'
-        GROUP BY ALL
+        GROUP BY ALL ORDER BY ALL
         """
     )
 
@@ -313,6 +313,7 @@ def tallies(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         UNION ALL
         SELECT site, player, opponent, street, 'hopeless', count(*) FROM d
             WHERE kind = 'bet' AND opponent IS NOT NULL GROUP BY ALL
+        ORDER BY ALL
         """,
     )
 
@@ -357,7 +358,7 @@ def sharing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         )
         SELECT site, player, killer, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds,
             list(hand_key) FILTER (WHERE kind = 'fold' AND killer <> '') AS hands
-        FROM u GROUP BY site, player, killer, street
+        FROM u GROUP BY site, player, killer, street ORDER BY site, player, killer, street
         """,
     )
 
@@ -369,6 +370,6 @@ def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         """
         SELECT site, player, bettor, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds
         FROM idec WHERE kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player
-        GROUP BY ALL
+        GROUP BY ALL ORDER BY ALL
         """,
     )
