@@ -69,7 +69,9 @@ class WebDb:
         self.closed = False
 
     @contextmanager
-    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def cursor(self, limited: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor for the block; ``limited=False``: without the time limit, for a computation of the library whose
+        cost the request does not choose beyond its filters (the integrity screen, one at a time: docs/serve.md)."""
         from hhtool.store.db import database_errors
         from hhtool.store.limits import time_limit
 
@@ -78,7 +80,7 @@ class WebDb:
                 raise RuntimeError("the server is stopping")
             cur = self.con.cursor()
         try:
-            with database_errors(self.path, everything=True), time_limit(cur, self.time_limit, self.over):
+            with database_errors(self.path, everything=True), time_limit(cur, self.time_limit if limited else None, self.over):
                 yield cur
         finally:
             cur.close()  # after the time limit's watch has ended: an interrupt never reaches a closed cursor
@@ -268,6 +270,7 @@ def create_app(
     db = WebDb(path, con if con is not None else open_database(path), time_limit)
     app_progress: Progress = progress or (lambda: None)
     hands_version: Callable[[], object] = version or (lambda: None)
+    screening = threading.Lock()  # one integrity screen or dossier at a time (hhtool.web.integrity)
     writes = [0]  # the server's own writes (aliases): what the pages keep is kept for the hands and these both
     kept = Kept(lambda: (hands_version(), writes[0]))
     csrf = new_csrf_token()
@@ -308,7 +311,7 @@ def create_app(
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
-            return error(request, 404, f"nothing at {request.url.path}: the pages are / (the dashboard), /hands, /players, /audit; the API is under /api/ (docs/api.md)")
+            return error(request, 404, f"nothing at {request.url.path}: the pages are / (the dashboard), /hands, /players, /audit, /integrity; the API is under /api/ (docs/api.md)")
         return error(request, exc.status_code, str(exc.detail))
 
     async def crashed(request: Request, exc: Exception) -> Response:
@@ -690,6 +693,35 @@ def create_app(
             findings = stored_findings(cur, [int(r["hand_key"]) for r in result.rows])
         return page(request, "audit.html", result=result, findings=findings, nav=_nav(request, result.total, q.limit, q.offset))
 
+    def integrity(request: Request) -> Response:
+        """``/integrity``: the pairs of accounts to review, best lead first (:mod:`hhtool.web.integrity`)."""
+        from hhtool.web.integrity import integrity_page, integrity_query
+
+        items = list(request.query_params.multi_items())
+        q = integrity_query(items)
+        with db.cursor() as cur:
+            known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty list
+        # the screen reads every hand in scope and prices decisions (seconds on a big database when its equities are not
+        # in the core's cache yet): past the time limit of a request, and so one screen at a time (docs/serve.md)
+        with screening, db.cursor(limited=False) as cur:
+            view = integrity_page(cur, q, request.url.path, items, kept)
+        return page(request, "integrity.html", v=view, q=q, params=request.query_params)
+
+    def integrity_pair(request: Request) -> Response:
+        """``/integrity/pair?a=..&b=..``: one pair's dossier (:mod:`hhtool.web.integrity`)."""
+        from hhtool.integrity import UnknownPairError
+        from hhtool.web.integrity import dossier_page, pair_query
+
+        a, b, f = pair_query(list(request.query_params.multi_items()))
+        with db.cursor() as cur:
+            known_players(cur, (a, b))  # an account not in the database: a 404 with the names it may mean
+        try:
+            with screening, db.cursor(limited=False) as cur:  # as the screen: the pair's every hand, priced
+                view = dossier_page(cur, a, b, f, kept)
+        except UnknownPairError as e:
+            raise NotFound(str(e)) from None
+        return page(request, "integrity_pair.html", d=view)
+
     def plotly(request: Request) -> Response:
         from starlette.responses import Response
 
@@ -767,6 +799,8 @@ def create_app(
             ("/players", players),
             ("/players/{rest:path}", player_view),
             ("/audit", audit),
+            ("/integrity", integrity),
+            ("/integrity/pair", integrity_pair),
             ("/static/plotly.min.js", plotly),
             *((address, asset) for address in ASSETS),
             ("/api/hands", api_hands),

@@ -29,8 +29,29 @@
     if (d.seat_table) d.steps.forEach(function (s) { s.seats = s.seats.map(function (k) { return d.seat_table[k]; }); });
     this.i = 0;
     this.build();
-    this.show(0);
+    var at = this.stepOfLine(wantedLine());
+    this.show(at === null ? 0 : at);
+    if (at !== null && root.scrollIntoView) root.scrollIntoView({block: "start"});  // the step asked for, in view
   }
+
+  /* The line an address asks for: #line=N (a link to a decision, e.g. the integrity dossier's), else null. */
+  function wantedLine() {
+    var m = /^#(?:.*&)?line=(\d{1,9})(?:&|$)/.exec(window.location.hash || "");
+    return m ? parseInt(m[1], 10) : null;
+  }
+
+  /* The step a line of the file opens at: the first step of that line, else the nearest step before it (a line that
+     is no step: chatter, an informational line); null when the line is not in this hand (another replayer's). */
+  Replayer.prototype.stepOfLine = function (n) {
+    var d = this.data, at = null;
+    if (n === null || n < d.first_line || n >= d.first_line + d.lines.length) return null;
+    for (var k = 0; k < d.steps.length; k++) {
+      if (d.steps[k].line === n) return k;
+      if (d.steps[k].line > n) break;
+      at = k;
+    }
+    return at;
+  };
 
   Replayer.prototype.build = function () {
     var d = this.data, self = this, root = this.root;
@@ -195,13 +216,21 @@
     }
   };
 
+  var all = [];  // the page's replayers, for #line=N
+
   function initAll() {
     var roots = document.querySelectorAll(".hhr:not([data-ready])");
     for (var k = 0; k < roots.length; k++) {
       roots[k].dataset.ready = "1";
-      try { new Replayer(roots[k]); } catch (err) { roots[k].appendChild(el("p", "hhr-note", "the replayer could not start: " + err)); }
+      try { all.push(new Replayer(roots[k])); } catch (err) { roots[k].appendChild(el("p", "hhr-note", "the replayer could not start: " + err)); }
     }
   }
+
+  /* A new #line=N on the same page (a link followed there, or typed) moves each replayer holding that line to it. */
+  window.addEventListener("hashchange", function () {
+    var n = wantedLine();
+    all.forEach(function (r) { var at = r.stepOfLine(n); if (at !== null) r.show(at); });
+  });
 
   window.hhtoolReplayer = {initAll: initAll};
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", initAll); else initAll();
