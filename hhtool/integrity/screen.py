@@ -68,7 +68,7 @@ def quick(cards: Sequence[Card] | None, wild: int | None) -> tuple[int, int]:
     """The bots' quick read of known cards (category, main rank), (-1, 0) when unknown."""
     if not cards:
         return (-1, 0)
-    from hhtool.simulate.bots import quick_category
+    from hhtool.game.evaluate import quick_category
 
     return quick_category(cards, wild)
 

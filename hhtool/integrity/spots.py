@@ -211,7 +211,7 @@ def hand_facts(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[An
 def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
     """A temporary table ``iq``: each player's quick read of the cards known at each street (1 = 2nd .. 4 = 5th).
 
-    The simulator's bots' read (:func:`hhtool.simulate.bots.quick_category`)
+    The simulator's bots' read (:func:`hhtool.game.evaluate.quick_category`)
     in SQL: the category from the ranks' counts alone (0 no pair, 1 a pair,
     2 two pair, 3 trips, 5 a full house, 7 quads; straights and flushes
     ignored, wild cards read as their rank) and the rank of the main group,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hhtool.game.cards import Card
-from hhtool.game.evaluate import HandValue
+from hhtool.game.evaluate import HandValue, quick_category
 
 Move = Literal["fold", "check", "call", "raise", "bring_in"]
 
@@ -62,40 +62,6 @@ def strength(category: int, top_rank: int, low: int, beaten_showing: bool, cards
     if beaten_showing:
         s *= 0.66
     return s
-
-
-def quick_category(cards: Sequence[Card], wild: int | None) -> tuple[int, int]:
-    """(category, rank of the main group) from ranks alone: pairs, trips, quads; wild cards join the top group.
-
-    For fewer than five cards this is exactly what can be made; with five
-    or more it ignores straights and flushes.  It is the bots' quick read
-    of a hand (a full evaluation per decision would be most of the
-    simulator's time), never used to settle anything.
-    """
-    counts: dict[int, int] = {}
-    for c in cards:
-        r = c >> 2
-        counts[r] = counts.get(r, 0) + 1
-    wilds = counts.pop(wild, 0) if wild is not None else 0
-    first = second = top = 0
-    for r, n in counts.items():
-        if n > first or (n == first and r > top):
-            second = first
-            first, top = n, r
-        elif n > second:
-            second = n
-    if not counts:
-        top = 14
-    first += wilds
-    if first >= 5:
-        return 9, top
-    if first == 4:
-        return 7, top
-    if first == 3:
-        return (5 if second >= 2 else 3), top
-    if first == 2:
-        return (2 if second == 2 else 1), top
-    return 0, top
 
 
 def quick_five(cards: Sequence[Card], wild: int | None, low: int) -> tuple[int, int]:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from hhtool.game.operations import Player
 from hhtool.history.events import Bet, BettingCapped, BringIn, Call, Check, Complete, DoubleBetAllowed, Fold, RaiseTo, UncalledBet
-from hhtool.simulate.bots import Move, Situation, decide, quick_category, quick_five, raise_fraction, strength
+from hhtool.game.evaluate import quick_category
+from hhtool.simulate.bots import Move, Situation, decide, quick_five, raise_fraction, strength
 from hhtool.simulate.collusion import Deviation, Partner, colluding_move, partners
 from hhtool.simulate.hand import HandState
 

@@ -32,7 +32,8 @@ from dataclasses import dataclass, replace
 from hhtool.game.operations import Player
 from hhtool.history.events import Event, Hand
 from hhtool.game.rules import ROUND_NAMES
-from hhtool.simulate.bots import Move, Situation, quick_category
+from hhtool.game.evaluate import quick_category
+from hhtool.simulate.bots import Move, Situation
 from hhtool.simulate.config import Collusion
 from hhtool.simulate.hand import HandState
 
