@@ -80,13 +80,16 @@ def parse(
     raise typer.Exit(EXIT_FINDINGS if counts["errors"] or failed else EXIT_OK)
 
 
-def _audit_width() -> int | None:
-    """The columns the audit's text is broken to: the terminal's (or ``$COLUMNS``); None when it goes to a file or a
-    pipe, which keep one line per fact for ``grep``."""
-    import os
+def _audit_width(width: int | None) -> int | None:
+    """The columns the audit's text is broken to: ``--width`` (0: never), else the terminal's when the output is one;
+    None when it goes to a file or a pipe, which keep one line per fact for ``grep``.
+
+    ``$COLUMNS`` alone does not turn wrapping on: test runners and CI set it for outputs that are no terminal."""
     import shutil
 
-    if "COLUMNS" in os.environ or sys.stdout.isatty():
+    if width is not None:
+        return width or None
+    if sys.stdout.isatty():
         return shutil.get_terminal_size((80, 24)).columns
     return None
 
@@ -123,6 +126,10 @@ def audit(
         ),
     ] = True,
     raw: RawOpt = False,
+    width: Annotated[
+        Optional[int],
+        typer.Option("--width", min=0, metavar="N", help="Break the text at N columns (0: never); default: the terminal's width, none into a file or pipe."),
+    ] = None,
 ) -> None:
     """Replay hands under their rules: who should have won what, and every finding.
 
@@ -142,7 +149,7 @@ def audit(
     governing = rooms_or_fail(rooms)
     counts: dict[str, int] = {}
     report = InputReport()
-    width = _audit_width()
+    width = _audit_width(width)
     try:
         for result in audit_mod.audit_paths(files, hand_id=hand, rules=override, showdown=showdown, report=report, equity=equity, rooms=governing):
             counts[result.verdict] = counts.get(result.verdict, 0) + 1

@@ -14,7 +14,7 @@ import typer
 
 from hhtool.cli_database import _source, _stats_args
 from hhtool.cli_options import (
-    DayStartOpt, DbOption, FromOpt, PlayerOpt, ProfileOpt, SeatsOpt, SiteOpt, StakesOpt, StructureOpt, ToOpt, VerdictsOpt,
+    DayStartOpt, DbOption, Format, FromOpt, PlayerOpt, ProfileOpt, SeatsOpt, SiteOpt, StakesOpt, StructureOpt, ToOpt, VerdictsOpt,
 )
 from hhtool.cli_output import EXIT_FINDINGS, EXIT_OK, fail
 
@@ -36,7 +36,7 @@ def integrity(
         Optional[tuple[str, str]], typer.Option("--pair", metavar="A B", help="The dossier of one pair: every hand together, priced.")
     ] = None,
     top: Annotated[int, typer.Option("--top", min=0, metavar="N", help="Pairs shown in the table (0: all).")] = 20,
-    fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
+    fmt: Annotated[Format, typer.Option("--format", help="How to print the pairs (or the dossier).")] = "table",
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the priced equities beside the database.")] = False,
 ) -> None:
     """Pairs of accounts whose play together is worth a review: co-presence, chip flow, soft play, priced decisions (docs/integrity.md)."""
@@ -44,8 +44,6 @@ def integrity(
     from hhtool.integrity.render import dossier_csv, dossier_json, dossier_text, screen_csv, screen_json, screen_text
     from hhtool.store.db import StoreError, database_errors
 
-    if fmt not in ("table", "csv", "json"):
-        raise fail(f"unknown format {fmt!r}: use table, csv or json")
     filters, _ = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, 0, stakes, day_start, None, None, verdicts)
     source = _source(db, None)
     if not source.exists():
