@@ -66,7 +66,7 @@ def _source(db: Optional[Path], parquet: Optional[Path]) -> Path:
 
 
 def _or_served(source: Path, local: Callable[[Path], T], served: Callable[["Server"], T]) -> T:
-    """``local(source)``; when ``hhtool serve`` holds the database, ``served`` asks that server (docs/serve.md, "Reading while serving").
+    """``local(source)``; when ``hhtool serve`` holds the database, ``served`` asks that server (docs/serve.md, "Reading and writing while serving").
 
     The same answer either way: the server runs the same library
     functions on its connection (:mod:`hhtool.web.cli_api`).  A database

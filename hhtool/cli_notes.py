@@ -126,7 +126,7 @@ def tags_(
 
     if fmt not in ("table", "csv", "json"):
         raise fail(f"unknown format {fmt!r}: use table, csv or json")
-    try:  # read-only SQL: while hhtool serve holds the file, the server runs it (docs/serve.md, "Reading while serving")
+    try:  # read-only SQL: while hhtool serve holds the file, the server runs it (docs/serve.md, "Reading and writing while serving")
         text = _or_served(resolve_db_path(db), lambda source: render(run_query(source, TAG_COUNTS_SQL), fmt, raw=raw),  # type: ignore[arg-type]
                           lambda server: server.query(TAG_COUNTS_SQL, fmt, raw=raw))  # type: ignore[arg-type]  # checked above
     except StoreError as e:
