@@ -118,7 +118,7 @@ def tags_(
     fmt: Annotated[str, typer.Option("--format", metavar="<table|csv|json>", help="How to print the tags.")] = "table",
     raw: RawOpt = False,
 ) -> None:
-    """Every tag and how many stored hands have it, most first."""
+    """Every tag, how many stored hands and how many accounts have it, most first."""
     from hhtool.cli_database import _or_served
     from hhtool.stats.notes import TAG_COUNTS_SQL
     from hhtool.store.db import StoreError, resolve_db_path

@@ -224,8 +224,8 @@ def test_the_cli_write_route_refuses_without_the_token_or_with_a_foreign_host(se
     s, hands = served
     site, hand = hands[0]
     token = str(json.loads(s.db.with_name(s.db.name + ".serve").read_text(encoding="utf-8"))["token"])
-    args = {"hand": hand, "tags": ["intruder"], "site": site, "player": None, "remove": False, "raw": False}
-    doc = {"command": "tag", "args": args}
+    args: dict[str, object] = {"hand": hand, "tags": ["intruder"], "site": site, "player": None, "remove": False, "raw": False}
+    doc: dict[str, object] = {"command": "tag", "args": args}
     for headers, status in (({}, 403), ({"X-Hhtool-Token": "not-the-token"}, 403), ({"X-Hhtool-Token": token, "Host": "evil.example"}, 400),
                             ({"X-Hhtool-Token": token, "Host": "evil.example:80"}, 400)):
         got, body = _cli_write(s, headers, doc)
@@ -249,8 +249,8 @@ def test_a_cli_request_names_this_machine_as_its_host() -> None:
 
     for host in ("127.0.0.1:8765", "localhost:1", "[::1]:8765", "localhost", "192.168.1.5:8765"):
         assert _local_host(host, "192.168.1.5"), host
-    for host in (None, "", "evil.example", "evil.example:8765", "127.0.0.1.evil.example", "192.168.1.6:8765", "[::1"):
-        assert not _local_host(host, "192.168.1.5"), host
+    for bad in (None, "", "evil.example", "evil.example:8765", "127.0.0.1.evil.example", "192.168.1.6:8765", "[::1"):
+        assert not _local_host(bad, "192.168.1.5"), bad
 
 
 def _alice_hand(s: Server) -> str:
