@@ -162,7 +162,8 @@ app.command(epilog=examples(
     "note C-1001 --clear",
     "note",
 ))(notes.note)
-app.command(epilog=examples("tag C-1001 study", "tag C-1001 --site Vela study bluff-catch", "tag C-1001 --remove study", "tag C-1001"))(notes.tag)
+app.command(epilog=examples("tag C-1001 study", "tag C-1001 --site Vela study bluff-catch", "tag C-1001 --remove study", "tag C-1001",
+                             "tag --player bob@Vela fish reg", "tag --player bob@Vela --remove reg"))(notes.tag)
 app.command("tags", epilog=examples("tags", "tags --format csv"))(notes.tags_)
 
 app.command(epilog=examples(

@@ -28,6 +28,7 @@ from hhtool.cli_options import (
     MinHandsOpt,
     ParquetOption,
     PlayerOpt,
+    PlayerTagOpt,
     ProfileOpt,
     RateOpt,
     RawOpt,
@@ -65,7 +66,7 @@ def _source(db: Optional[Path], parquet: Optional[Path]) -> Path:
 
 
 def _or_served(source: Path, local: Callable[[Path], T], served: Callable[["Server"], T]) -> T:
-    """``local(source)``; when ``hhtool serve`` holds the database, ``served`` asks that server (docs/serve.md, "Reading while serving").
+    """``local(source)``; when ``hhtool serve`` holds the database, ``served`` asks that server (docs/serve.md, "Reading and writing while serving").
 
     The same answer either way: the server runs the same library
     functions on its connection (:mod:`hhtool.web.cli_api`).  A database
@@ -171,6 +172,7 @@ def _stats_args(
     rate: Optional[list[str]],
     verdicts: Optional[list[str]] = None,
     tag: Optional[list[str]] = None,
+    player_tag: Optional[list[str]] = None,
 ) -> "tuple[Filters, Rates | None]":
     """The filters and the rates of ``stats`` and ``report``, read as ``hhtool serve`` reads its parameters; a usage error otherwise."""
     from hhtool.stats.filters_parse import FilterError, Spelling, parse_filters, parse_rates
@@ -191,6 +193,7 @@ def _stats_args(
             day_start=str(day_start),
             verdict_list=verdicts or (),
             tags=tag or (),
+            player_tags=player_tag or (),
         )
         return filters, parse_rates(options, currency, rate or ())
     except FilterError as e:
@@ -214,6 +217,7 @@ def stats(
     rate: RateOpt = None,
     verdicts: VerdictsOpt = None,
     tag: TagOpt = None,
+    player_tag: PlayerTagOpt = None,
     fmt: Annotated[
         StatsFormat,
         typer.Option("--format", help="table: a row per player (one --player: their detail); detail: each player's statistics with counts; csv; json."),
@@ -237,7 +241,8 @@ def stats(
 
     if fmt not in ("table", "detail", "csv", "json"):
         raise fail(f"unknown format {fmt!r}: use table, detail, csv or json")
-    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate, verdicts, tag)
+    filters, rates = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, min_hands, stakes, day_start, currency, rate, verdicts, tag,
+                                 player_tag)
     try:
         keys = None if columns is None else parse_columns(columns)
     except GridError as e:

@@ -98,6 +98,10 @@ TagOpt = Annotated[
     Optional[list[str]],
     typer.Option("--tag", metavar="NAME", help="Only the hands with this tag (hhtool tag; repeatable: hands with any of them)."),
 ]
+PlayerTagOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--player-tag", metavar="NAME", help="Only the accounts with this tag (hhtool tag --player; repeatable: any of them)."),
+]
 DayStartOpt = Annotated[int, typer.Option("--day-start", min=0, max=23, metavar="HOUR", help="Hour (UTC) at which a day starts, for --from/--to.")]
 CurrencyOpt = Annotated[
     Optional[str],
@@ -111,6 +115,6 @@ RateOpt = Annotated[
 FILTER_OPTIONS = {
     "player": "--player", "from": "--from", "to": "--to", "site": "--site", "profile": "--profile", "structure": "--structure",
     "seats": "--max-seats", "stakes": "--stakes", "day_start": "--day-start", "min_hands": "--min-hands", "currency": "--currency", "rate": "--rate",
-    "verdicts": "--verdicts", "tag": "--tag",
+    "verdicts": "--verdicts", "tag": "--tag", "player_tag": "--player-tag",
 }
 """The options above by the keys of :mod:`hhtool.stats.filters_parse`, whose messages name a filter as the person wrote it."""

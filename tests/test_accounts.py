@@ -214,9 +214,15 @@ def test_serve_shows_accounts_and_the_person(server: Server, aliased: Path) -> N
     # a bare name of two accounts: the grid of both
     status, _, body = server.get("/players/carol")
     assert status == 200 and "carol@Vela" in body
-    # writing an alias while serve holds the database: refused, the server named
+    # writing an alias while serve holds the database: the server writes it, the CLI prints what it prints on the file
     code, out = run("alias", "add", "you", "bob@Vela", "--db", str(aliased))
-    assert code == 2 and "hhtool serve" in out
+    assert (code, out) == (0, "you: 1 account added (bob@Vela)\n")
+    assert 'href="/players/you"' in server.get("/players")[2]
+    code, out = run("alias", "add", "you", "alice@Tavolo", "--db", str(aliased))  # already me's: refused in the library's words
+    assert code == 2 and "alice@Tavolo" in out
+    code, out = run("alias", "remove", "bob@Vela", "--db", str(aliased))
+    assert (code, out) == (0, "bob@Vela: no longer you's\n")
+    assert 'href="/players/you"' not in server.get("/players")[2]
 
 
 def test_a_person_may_bear_the_name_of_all_their_accounts(db: Path, tmp_path: Path) -> None:

@@ -37,7 +37,22 @@ REFUSED = [
 
 
 def test_every_filter_has_an_option() -> None:
-    assert set(FILTER_KEYS) | {"currency", "rate"} == set(FILTER_OPTIONS)
+    # player_tag chooses the grid's rows, not hands: stats' and /players' alone (docs/study.md, "Tags on players")
+    assert set(FILTER_KEYS) | {"currency", "rate", "player_tag"} == set(FILTER_OPTIONS)
+
+
+def test_a_refused_player_tag_reads_the_same_on_both_fronts() -> None:
+    from hhtool.web.grid import players_query
+
+    words = "'two words': a tag is 1 to 40 letters, digits, '-' or '_' (e.g. study, bluff-catch)"
+    r = hhtool("stats", "--db", NO_DB, "--player-tag", "two words")
+    assert (r.returncode, r.stdout, r.stderr) == (2, "", f"hhtool: --player-tag: tag {words}\n")
+    with pytest.raises(BadRequest) as web:
+        players_query([("player_tag", "two words")])
+    assert str(web.value) == f"player_tag: tag {words}"
+    assert players_query([("player_tag", "Fish")]).filters.player_tags == ("fish",)
+    with pytest.raises(BadRequest, match="unknown parameter 'player_tag'"):
+        hand_query([("player_tag", "fish")], ())
 
 
 @pytest.mark.parametrize(("key", "value", "words"), REFUSED, ids=[f"{k}={v[:12]}" for k, v, _ in REFUSED])

@@ -72,12 +72,14 @@ def _notes_state(db: Path | str) -> list[list[tuple[Any, ...]]]:
         _rows(db, "SELECT site, hand_id, note FROM hand_notes ORDER BY ALL"),
         _rows(db, "SELECT site, hand_id, tag FROM hand_tags ORDER BY ALL"),
         _rows(db, "SELECT site, player, note FROM player_notes ORDER BY ALL"),
+        _rows(db, "SELECT site, player, tag FROM player_tags ORDER BY ALL"),
     ]
 
 
 @pytest.fixture()
 def tagged(histories: Path, tmp_path: Path) -> tuple[Path, list[str], list[str]]:
-    """A database of the histories under a room, three Vela hands tagged study (two with notes), one bluff, a player's note."""
+    """A database of the histories under a room, three Vela hands tagged study (two with notes), one bluff, a player's note,
+    two accounts tagged fish (one of them reg too)."""
     db = tmp_path / "notes.duckdb"
     import_paths([histories], db, workers=0, rooms=_rooms(tmp_path / "rooms", 5))
     vela, tavolo = _hands(db, "Vela", 3), _hands(db, "Tavolo", 2)
@@ -91,13 +93,17 @@ def tagged(histories: Path, tmp_path: Path) -> tuple[Path, list[str], list[str]]
     player = _rows(db, "SELECT s.player FROM seats s JOIN hands h USING (hand_key) WHERE h.site = 'Vela' ORDER BY 1 LIMIT 1")[0][0]
     r = _cli("note", "--player", f"{player}@Vela", "bluffs the vela", "--db", str(db))
     assert r.exit_code == 0, r.output
+    other = _rows(db, "SELECT s.player FROM seats s JOIN hands h USING (hand_key) WHERE h.site = 'Tavolo' ORDER BY 1 LIMIT 1")[0][0]
+    r = _cli("tag", "--player", f"{player}@Vela", "Fish", "reg", "--db", str(db))
+    assert r.exit_code == 0 and r.output == f"{player}@Vela: tagged fish reg\ntags: fish reg\n", r.output
+    assert _cli("tag", "--player", f"{other}@Tavolo", "fish", "--db", str(db)).exit_code == 0
     return db, vela, tavolo
 
 
 def test_notes_and_tags_survive_a_reimport_a_reaudit_and_an_export(tagged: tuple[Path, list[str], list[str]], histories: Path, tmp_path: Path) -> None:
     db, vela, _ = tagged
     before = _notes_state(db)
-    assert len(before[0]) == 2 and len(before[1]) == 5 and len(before[2]) == 1
+    assert len(before[0]) == 2 and len(before[1]) == 5 and len(before[2]) == 1 and len(before[3]) == 3
     # the same files again: every hand a duplicate, nothing of the notes touched
     again = import_paths([histories], db, workers=0, rooms=_rooms(tmp_path / "rooms", 5))
     assert again.stored == 0
@@ -112,13 +118,13 @@ def test_notes_and_tags_survive_a_reimport_a_reaudit_and_an_export(tagged: tuple
     out = tmp_path / "exported"
     r = _cli("export", "--parquet", str(out), "--db", str(db))
     assert r.exit_code == 0, r.output
-    assert "hand_notes 2" in r.output and "hand_tags 5" in r.output and "player_notes 1" in r.output
+    assert "hand_notes 2" in r.output and "hand_tags 5" in r.output and "player_notes 1" in r.output and "player_tags 3" in r.output
     con = ParquetDataset(out).connect()
     try:
         got = [
             [tuple(x) for x in con.execute(sql).fetchall()]
             for sql in ("SELECT site, hand_id, note FROM hand_notes ORDER BY ALL", "SELECT site, hand_id, tag FROM hand_tags ORDER BY ALL",
-                        "SELECT site, player, note FROM player_notes ORDER BY ALL")
+                        "SELECT site, player, note FROM player_notes ORDER BY ALL", "SELECT site, player, tag FROM player_tags ORDER BY ALL")
         ]
     finally:
         con.close()
@@ -127,6 +133,9 @@ def test_notes_and_tags_survive_a_reimport_a_reaudit_and_an_export(tagged: tuple
     a = _cli("stats", "--db", str(db), "--tag", "study", "--format", "csv")
     b = _cli("stats", "--parquet", str(out), "--tag", "study", "--format", "csv")
     assert a.exit_code == 0 and a.output == b.output and a.output.count("\n") > 1
+    a = _cli("stats", "--db", str(db), "--player-tag", "fish", "--format", "csv")
+    b = _cli("stats", "--parquet", str(out), "--player-tag", "fish", "--format", "csv")
+    assert a.exit_code == 0 and a.output == b.output and a.output.count("\n") == 3  # the heading and the two fish
 
 
 def test_tag_filters_the_figures_to_the_tagged_hands_any_of_several(tagged: tuple[Path, list[str], list[str]]) -> None:
@@ -208,4 +217,32 @@ def test_what_cannot_be_written_is_refused_and_nothing_written(tagged: tuple[Pat
     r = _cli("tag", vela[0], "--remove", "bluff", "--db", str(db))
     assert r.exit_code == 0 and "removed bluff" in r.output
     r = _cli("tags", "--db", str(db), "--format", "csv")
-    assert r.output == "tag,hands\nstudy,3\nbluff,1\n"
+    assert r.output == "tag,hands,players\nstudy,3,0\nbluff,1,0\nfish,0,2\nreg,0,1\n"
+    # a player's tags: --remove one, a tag not a word refused, an account not in the database refused
+    (fish,) = [a for a in _rows(db, "SELECT player || '@' || site FROM player_tags WHERE tag = 'reg'")]
+    r = _cli("tag", "--player", fish[0], "--remove", "reg", "--db", str(db))
+    assert r.exit_code == 0 and r.output == f"{fish[0]}: removed reg\ntags: fish\n"
+    assert _cli("tag", "--player", fish[0], "not a tag!", "--db", str(db)).exit_code == 2
+    r = _cli("tag", "--player", "nobody@Vela", "fish", "--db", str(db))
+    assert r.exit_code == 2 and "no account" in r.output
+    assert _cli("tag", "--player", fish[0], "--site", "Vela", "x", "--db", str(db)).exit_code == 2
+    assert _rows(db, "SELECT tag, count(*) FROM player_tags GROUP BY tag") == [("fish", 2)]
+
+
+def test_player_tag_limits_the_grid_to_the_tagged_accounts(tagged: tuple[Path, list[str], list[str]]) -> None:
+    db, _, _ = tagged
+    fish = {f"{p}@{s}" for s, p in _rows(db, "SELECT site, player FROM player_tags WHERE tag = 'fish'")}
+    every = compute(db, Filters())
+    got = compute(db, Filters(player_tags=("fish",)))
+    rows = dict(zip(got.table["player"].to_list(), got.table["hands"].to_list()))
+    whole = dict(zip(every.table["player"].to_list(), every.table["hands"].to_list()))
+    # each tagged account a row, with its every hand; the others none (a bare name is its account when on one site)
+    assert len(rows) == 2 and all(whole[k] == v for k, v in rows.items())
+    assert {k if "@" in k else next(f for f in fish if f.split("@")[0] == k) for k in rows} == fish
+    assert compute(db, Filters(player_tags=("reg",))).table.height == 1
+    assert compute(db, Filters(player_tags=("nobody-has-it",))).table.height == 0
+    # the same rows from the seats (a hand tag forces them) and from the stored totals
+    seats = compute(db, Filters(player_tags=("fish",), tags=("study", "bluff")))
+    assert set(seats.table["player"].to_list()) <= set(rows)
+    r = _cli("stats", "--db", str(db), "--player-tag", "two words")
+    assert r.exit_code == 2 and "--player-tag" in r.output

@@ -79,7 +79,11 @@ def _player_note(site: str, hand: str) -> dict[str, str]:
     return {"site": "Vela", "player": "alice", "note": "Intruder was here", "back": "/players/alice"}
 
 
-WRITES = [("/notes/hand", _hand_note), ("/notes/hand", _hand_tag), ("/notes/player", _player_note)]
+def _player_tag(site: str, hand: str) -> dict[str, str]:
+    return {"action": "tag", "site": "Vela", "player": "alice", "tag": "intruder", "back": "/players/alice"}
+
+
+WRITES = [("/notes/hand", _hand_note), ("/notes/hand", _hand_tag), ("/notes/player", _player_note), ("/notes/player", _player_tag)]
 
 
 @pytest.mark.parametrize("write", range(len(WRITES)))
@@ -109,7 +113,7 @@ def test_a_note_or_tag_without_the_token_from_another_origin_or_host_is_refused(
             target[k] = v
     got, _, body = _post(s, path, fields, headers)
     assert got == status and words in body
-    page = s.get(_page(site, hand))[2] + s.get("/players/alice")[2]
+    page = s.get(_page(site, hand))[2] + s.get("/players/alice")[2] + s.get("/players")[2]
     assert "Intruder" not in page and "intruder" not in page  # nothing written
 
 
@@ -144,11 +148,109 @@ def test_notes_and_tags_written_show_in_the_lists_and_the_cli_is_refused_while_s
     assert shown in s.get("/players/alice")[2] and shown in s.get("/players")[2]
     alice_hand = _alice_hand(s)
     assert shown in s.get(alice_hand)[2]
-    # the CLI cannot write while the server holds the file: refused, with the server's address
-    r = hhtool("note", hand, "from the CLI", "--db", str(s.db))
-    assert r.returncode == 2 and s.url in r.stderr
     r = hhtool("tags", "--db", str(s.db), "--format", "csv")  # a read: the server answers it
-    assert r.returncode == 0 and "review,1" in r.stdout.splitlines()
+    assert r.returncode == 0 and "review,1,0" in r.stdout.splitlines()
+    # a player's tag from its page's buttons: beside its note everywhere, and the grid's filter
+    status, _, _ = _post(s, "/notes/player", {"csrf": token, "action": "tag", "site": "Vela", "player": "alice", "tag": "Calling-Station",
+                                              "back": "/players/alice"}, _form(s))
+    assert status == 303
+    chip = '<span class="tagname">calling-station</span>'
+    assert 'data-tag="calling-station"' in s.get("/players/alice")[2] and chip in s.get(alice_hand)[2]
+    grid = s.get("/players?player_tag=calling-station")[2]
+    assert re.findall(r'<td class="player name"><a href="[^"]+">([^<]+)</a>', grid) == ["alice"] and ">calling-station</a>" in grid
+    status, _, _ = _post(s, "/notes/player", {"csrf": token, "action": "untag", "site": "Vela", "player": "alice", "tag": "calling-station",
+                                              "back": "/players/alice"}, _form(s))
+    assert status == 303 and "calling-station" not in s.get("/players")[2]
+    assert s.get("/players?player_tag=not%20a%20tag")[0] == 400
+
+
+def test_the_cli_writes_through_the_server_that_holds_the_database(served: tuple[Server, list[tuple[str, str]]]) -> None:
+    """``hhtool note``, ``tag`` and ``alias`` while serving: written by the server, the output and exit codes of the file's."""
+    s, hands = served
+    site, hand = hands[3]
+    r = hhtool("note", hand, "from the CLI <b>", "--db", str(s.db))
+    assert (r.returncode, r.stdout) == (0, f"{site} hand {hand}: note written (16 characters)\n"), r.stderr
+    r = hhtool("note", hand, "--append", "and again", "--db", str(s.db))
+    assert r.returncode == 0, r.stderr
+    r = hhtool("tag", hand, "Cli-Tag", "--db", str(s.db))
+    assert (r.returncode, r.stdout) == (0, f"{site} hand {hand}: tagged cli-tag\ntags: cli-tag\n"), r.stderr
+    r = hhtool("note", hand, "--db", str(s.db))  # a print of the note goes through the server too
+    assert (r.returncode, r.stdout) == (0, "tags: cli-tag\nfrom the CLI <b>\nand again\n")
+    page = s.get(_page(site, hand))[2]
+    assert "from the CLI &lt;b&gt;\nand again</textarea>" in page and 'data-tag="cli-tag"' in page
+    r = hhtool("note", "--player", "bob@Vela", "folds to aggression", "--db", str(s.db))
+    assert (r.returncode, r.stdout) == (0, "bob@Vela: note written (19 characters)\n"), r.stderr
+    r = hhtool("tag", "--player", "bob@Vela", "nit", "--db", str(s.db))
+    assert (r.returncode, r.stdout) == (0, "bob@Vela: tagged nit\ntags: nit\n"), r.stderr
+    bob = s.get("/players/bob")[2]
+    assert "folds to aggression" in bob and 'class="tag on" data-tag="nit"' in bob
+    grid = s.get("/players?player_tag=nit")[2]
+    assert re.findall(r'<td class="player name"><a href="[^"]+">([^<]+)</a>', grid) == ["bob"] and "folds to aggression" in grid
+    r = hhtool("alias", "add", "Roberto", "bob@Vela", "--db", str(s.db))
+    assert (r.returncode, r.stdout) == (0, "Roberto: 1 account added (bob@Vela)\n"), r.stderr
+    assert "Roberto" in s.get("/players")[2]
+    r = hhtool("alias", "list", "--format", "csv", "--db", str(s.db))
+    assert (r.returncode, r.stdout) == (0, "person,site,player,account\nRoberto,Vela,bob,bob@Vela\n")
+    r = hhtool("alias", "remove", "bob@Vela", "--db", str(s.db))
+    assert (r.returncode, r.stdout) == (0, "bob@Vela: no longer Roberto's\n"), r.stderr
+    # the library's refusals: the same words and exit code as on the file, nothing written
+    r = hhtool("note", "NO-SUCH-HAND", "text", "--db", str(s.db))
+    assert r.returncode == 2 and "no hand 'NO-SUCH-HAND'" in r.stderr
+    r = hhtool("tag", "--player", "nobody@Vela", "x", "--db", str(s.db))
+    assert r.returncode == 2 and "no account 'nobody@Vela'" in r.stderr
+    r = hhtool("note", hand, "x" * 10_001, "--db", str(s.db))
+    assert r.returncode == 2 and "10,000" in r.stderr
+    r = hhtool("alias", "add", "bob@Vela", "alice@Vela", "--db", str(s.db))
+    assert r.returncode == 2
+    assert _rows_of(s, f"SELECT note FROM hand_notes WHERE hand_id = '{hand}'") == [("from the CLI <b>\nand again",)]
+
+
+def _cli_write(s: Server, headers: dict[str, str], doc: dict[str, object]) -> tuple[int, str]:
+    import json
+
+    u = urlsplit(s.url)
+    c = http.client.HTTPConnection(u.hostname or "127.0.0.1", u.port, timeout=30)
+    try:
+        c.request("POST", "/api/cli/write", body=json.dumps(doc).encode("utf-8"), headers={"Content-Type": "application/json", **headers})
+        r = c.getresponse()
+        return r.status, r.read().decode("utf-8")
+    finally:
+        c.close()
+
+
+def test_the_cli_write_route_refuses_without_the_token_or_with_a_foreign_host(served: tuple[Server, list[tuple[str, str]]]) -> None:
+    import json
+
+    s, hands = served
+    site, hand = hands[0]
+    token = str(json.loads(s.db.with_name(s.db.name + ".serve").read_text(encoding="utf-8"))["token"])
+    args: dict[str, object] = {"hand": hand, "tags": ["intruder"], "site": site, "player": None, "remove": False, "raw": False}
+    doc: dict[str, object] = {"command": "tag", "args": args}
+    for headers, status in (({}, 403), ({"X-Hhtool-Token": "not-the-token"}, 403), ({"X-Hhtool-Token": token, "Host": "evil.example"}, 400),
+                            ({"X-Hhtool-Token": token, "Host": "evil.example:80"}, 400)):
+        got, body = _cli_write(s, headers, doc)
+        assert got == status, (headers, got, body)
+    # a GET writes nothing; a command it does not know, or arguments not its own, are refused before anything runs
+    assert s.get(f"/api/cli/write?command=tag&hand={hand}")[0] == 405
+    assert _cli_write(s, {"X-Hhtool-Token": token}, {"command": "query", "args": {}})[0] == 400
+    assert _cli_write(s, {"X-Hhtool-Token": token}, {"command": "tag", "args": {**args, "tags": "intruder"}})[0] == 400
+    assert _cli_write(s, {"X-Hhtool-Token": token}, {"command": "tag", "args": {**args, "sql": "DROP TABLE hands"}})[0] == 400
+    assert "intruder" not in s.get(_page(site, hand))[2]
+    # with the token and a loopback Host: written (the CLI's own request)
+    got, body = _cli_write(s, {"X-Hhtool-Token": token}, {"command": "tag", "args": {**args, "tags": ["by-hand"]}})
+    assert got == 200 and body == f"{site} hand {hand}: tagged by-hand\ntags: by-hand\n"
+    got, body = _cli_write(s, {"X-Hhtool-Token": token}, {"command": "tag", "args": {**args, "tags": ["by-hand"], "remove": True}})
+    assert got == 200
+
+
+def test_a_cli_request_names_this_machine_as_its_host() -> None:
+    """The route's own check of ``Host`` (beside the app's TrustedHostMiddleware, which a server on another address has not)."""
+    from hhtool.web.cli_api import _local_host
+
+    for host in ("127.0.0.1:8765", "localhost:1", "[::1]:8765", "localhost", "192.168.1.5:8765"):
+        assert _local_host(host, "192.168.1.5"), host
+    for bad in (None, "", "evil.example", "evil.example:8765", "127.0.0.1.evil.example", "192.168.1.6:8765", "[::1"):
+        assert not _local_host(bad, "192.168.1.5"), bad
 
 
 def _alice_hand(s: Server) -> str:
@@ -206,14 +308,35 @@ def test_a_note_typed_and_a_tag_clicked_in_a_real_browser_and_a_hostile_note_doe
         WebDriverWait(driver, 20).until(staleness_of(note))
         got = driver.find_element(By.CSS_SELECTOR, "form.player-note-form textarea").get_attribute("value")
         assert got == "folds to a bet on 5th\nbluffs the vela"
+        # a tag on the player: typed (Enter), then a button that takes it off; another account's tag offered as a button
+        field = driver.find_element(By.CSS_SELECTOR, ".player-tags input.new-player-tag")
+        field.send_keys("Fish\n")
+        WebDriverWait(driver, 20).until(staleness_of(field))
+        driver.find_element(By.CSS_SELECTOR, '.player-tags button.tag.on[data-tag="fish"]').click()
+        WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: not d.find_elements(By.CSS_SELECTOR, '.player-tags button.tag.on[data-tag="fish"]'))
+        assert _cli_ok("tag", "--player", "carol@Vela", "fish", "--db", str(s.db))
+        driver.refresh()
+        driver.find_element(By.CSS_SELECTOR, '.player-tags button.tag.off[data-tag="fish"]').click()
+        WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, '.player-tags button.tag.on[data-tag="fish"]'))
+        assert _cli_ok("tag", "--player", "carol@Vela", "--remove", "--db", str(s.db))
         driver.find_element(By.ID, "notes").location_once_scrolled_into_view
         driver.save_screenshot(str(SHOTS / "serve-player-note.png"))
-        driver.get(s.url + "players")
+        driver.get(s.url + "players?player_tag=fish")
         assert "bluffs the vela" in driver.find_element(By.ID, "players").text
+        assert [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#players td.player")] == ["bob"]
+        assert "fish" in [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#players a.tagname")]
         driver.save_screenshot(str(SHOTS / "serve-players-notes.png"))
     finally:
         driver.quit()
     assert _rows_of(s, f"SELECT note FROM hand_notes WHERE hand_id = '{hand}'") == [(HOSTILE,)]
+
+
+def _cli_ok(*args: str) -> bool:
+    r = hhtool(*args)
+    assert r.returncode == 0, r.stderr
+    return True
 
 
 def _rows_of(s: Server, sql: str) -> list[tuple[object, ...]]:

@@ -56,6 +56,14 @@ def compute(db: str | Path, filters: Filters | None = None, *, play_time: bool =
         con.close()
 
 
+def only_tagged(con: duckdb.DuckDBPyConnection, keys: dict[tuple[str, str], list[str]], tags: tuple[str, ...]) -> dict[tuple[str, str], list[str]]:
+    """``keys`` (each account's row keys) of the accounts with any of ``tags`` only: the others are in no row."""
+    from hhtool.stats.notes import tagged_accounts
+
+    tagged = tagged_accounts(con, tags)
+    return {a: k for a, k in keys.items() if a in tagged}
+
+
 def left_out(con: duckdb.DuckDBPyConnection, f: Filters) -> int:
     """How many hands the other filters select that ``f.verdicts`` leaves out: what the text's footer says was not counted."""
     if not f.left_out:
@@ -95,6 +103,8 @@ def compute_on(
         m = con.execute(money_sql(hand_where, seat_where, named), hand_params + named_params + seat_params).fetchall()
         rows = (t, units, m)
     keys = keys_of(con, [(str(r[1]), str(r[0])) for r in rows[0]], f.resolved if f.players else None, totals)
+    if f.player_tags:  # the tagged accounts' rows only (docs/study.md, "Tags on players")
+        keys = only_tagged(con, keys, f.player_tags)
     (t, exact, money), members = by_keys(rows, keys, f.min_hands)
     result = make_result(t, exact, money, f, db, members)
     if play_time:

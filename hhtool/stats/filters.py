@@ -48,6 +48,9 @@ class Filters:
     # hands with any of these tags (``hand_tags``, :mod:`hhtool.stats.notes`): a condition on each hand, which the sums
     # kept per hour (``player_totals``) cannot answer, so every figure is summed from the seats when it is given
     tags: tuple[str, ...] = ()
+    # only the accounts with any of these tags (``player_tags``): a condition on the rows, not on the hands -- a row
+    # (an account, a person's accounts) sums its tagged accounts' seats, and one with none is left out
+    player_tags: tuple[str, ...] = ()
 
     def picks(self) -> list[tuple[str | None, str]]:
         """The accounts ``players`` select: (site, name) each as found, else as written (site None: every site)."""

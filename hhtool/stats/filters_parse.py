@@ -149,6 +149,7 @@ def parse_filters(
     day_start: str | None = None,
     verdict_list: Sequence[str] = (),
     tags: Sequence[str] = (),
+    player_tags: Sequence[str] = (),
 ) -> Filters:
     """The statistics' filters from their values as written (None or empty: no filter), checked in the order of :class:`~hhtool.stats.Filters`."""
     n = spelling.name
@@ -165,6 +166,7 @@ def parse_filters(
         day_start_hour=0 if day_start is None else whole(n("day_start"), day_start, 0, 23),
         verdicts=verdicts(n("verdicts"), verdict_list),
         tags=tag_list(n("tag"), tags),
+        player_tags=tag_list(n("player_tag"), player_tags),
     )
 
 

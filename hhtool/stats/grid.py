@@ -213,6 +213,10 @@ def grid_from_totals(con: duckdb.DuckDBPyConnection, f: Filters) -> Grid:
     where, params = totals_scope(f)
     rows = con.execute(grid_sql(where), params).fetchall()
     keys = keys_of(con, [(str(r[1]), str(r[0])) for r in rows], f.resolved if f.players else None, True)
+    if f.player_tags:  # the tagged accounts' rows only, as compute_on's
+        from hhtool.stats.compute import only_tagged
+
+        keys = only_tagged(con, keys, f.player_tags)
     n = len(NEEDED)
     counts: dict[str, list[int]] = {}
     bb_n: dict[str, Fraction] = {}

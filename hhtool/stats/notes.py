@@ -1,8 +1,8 @@
 """Notes and tags: a player's thoughts on a hand or on another player, kept beside the hands (``hhtool note``, ``hhtool tag``).
 
-Three tables (:mod:`hhtool.store.schema`): ``hand_notes`` and ``hand_tags``
-keyed by the hand's ``(site, hand_id)`` and ``player_notes`` by the
-account's ``(site, player)``, never by ``hand_key``: an import never writes
+Four tables (:mod:`hhtool.store.schema`): ``hand_notes`` and ``hand_tags``
+keyed by the hand's ``(site, hand_id)``, ``player_notes`` and
+``player_tags`` by the account's ``(site, player)``, never by ``hand_key``: an import never writes
 them, so a file imported again and ``import --reaudit`` (which replaces a
 hand's rows of the tables keyed by ``hand_key``) leave them as they are,
 and ``export --parquet`` carries them like every table.  A note is
@@ -62,11 +62,12 @@ class HandNote:
 
 @dataclass(frozen=True, slots=True)
 class PlayerNote:
-    """An account's note."""
+    """An account's note and tags (either may be empty)."""
 
     site: str
     player: str
     note: str
+    tags: tuple[str, ...] = ()
 
     @property
     def account(self) -> str:
@@ -167,16 +168,26 @@ def remove_tags(con: duckdb.DuckDBPyConnection, hand: HandRef, tags: list[str]) 
     return gone
 
 
-TAG_COUNTS_SQL = (
+HAND_TAG_COUNTS_SQL = (
     "SELECT t.tag, count(*) AS hands FROM hand_tags t JOIN hands h ON h.site = t.site AND h.hand_id = t.hand_id "
     "GROUP BY t.tag ORDER BY hands DESC, t.tag"
 )
-"""Every tag and its hands (``hhtool tags``): read-only SQL, which ``hhtool serve`` runs for the CLI while it holds the file."""
+"""Every tag of a hand and its hands, most first (serve's tag buttons)."""
+
+TAG_COUNTS_SQL = (
+    "WITH h AS (" + HAND_TAG_COUNTS_SQL.replace(" ORDER BY hands DESC, t.tag", "") + "), "
+    "p AS (SELECT tag, count(*) AS players FROM player_tags GROUP BY tag) "
+    "SELECT coalesce(h.tag, p.tag) AS tag, coalesce(h.hands, 0) AS hands, coalesce(p.players, 0) AS players "
+    "FROM h FULL JOIN p ON h.tag = p.tag ORDER BY hands DESC, players DESC, tag"
+)
+"""Every tag, the hands and the accounts that have it (``hhtool tags``): read-only SQL, which ``hhtool serve`` runs for
+the CLI while it holds the file.  A player's tag counts its accounts, whether or not they still have a hand stored
+(a tag is written only on one that has)."""
 
 
 def tag_counts(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
-    """Every tag and the hands that have it, most first, then by name (a tag of a hand no longer stored is not counted)."""
-    rows = con.execute(TAG_COUNTS_SQL).fetchall()
+    """Every tag of a hand and the hands that have it, most first, then by name (a tag of a hand no longer stored is not counted)."""
+    rows = con.execute(HAND_TAG_COUNTS_SQL).fetchall()
     return [(str(t), int(n)) for t, n in rows]
 
 
@@ -267,21 +278,88 @@ def player_notes(con: duckdb.DuckDBPyConnection) -> dict[Account, str]:
     return {(str(s), str(p)): str(n) for s, p, n in rows}
 
 
-def notes_for_key(key: str, notes: dict[Account, str], aliases: dict[Account, str]) -> list[PlayerNote]:
-    """The notes of what a player's key names (:mod:`hhtool.stats.accounts`): a person's accounts', ``NAME@SITE``'s,
-    a bare name's every account's; by site."""
-    if not notes:
+def notes_for_key(
+    key: str, notes: dict[Account, str], aliases: dict[Account, str], tags: dict[Account, tuple[str, ...]] | None = None
+) -> list[PlayerNote]:
+    """The notes and tags of what a player's key names (:mod:`hhtool.stats.accounts`): a person's accounts', ``NAME@SITE``'s,
+    a bare name's every account's; by site.  An account with a tag and no note is there too, its note ''."""
+    tags = tags or {}
+    if not notes and not tags:
         return []
+    known = sorted(set(notes) | set(tags))
+
+    def made(accounts: list[Account]) -> list[PlayerNote]:
+        return [PlayerNote(s, p, notes.get((s, p), ""), tags.get((s, p), ())) for s, p in accounts]
+
     mine = [a for a, person in aliases.items() if person == key]
     if mine:
         wanted = set(mine)
-        return [PlayerNote(s, p, n) for (s, p), n in sorted(notes.items()) if (s, p) in wanted]
+        return made([a for a in known if a in wanted])
     name, site = parse_key(key)
-    return [PlayerNote(s, p, n) for (s, p), n in sorted(notes.items()) if p == name and (site is None or s == site)] or (
-        [PlayerNote(s, p, n) for (s, p), n in sorted(notes.items()) if p == key] if site is not None else []
+    return made([(s, p) for s, p in known if p == name and (site is None or s == site)]) or (
+        made([(s, p) for s, p in known if p == key]) if site is not None else []
     )
 
 
 def all_player_notes(con: duckdb.DuckDBPyConnection) -> list[PlayerNote]:
-    """Every account's note, by site and name."""
-    return [PlayerNote(s, p, n) for (s, p), n in sorted(player_notes(con).items())]
+    """Every account with a note or a tag, by site and name."""
+    notes, tags = player_notes(con), player_tags(con)
+    return [PlayerNote(s, p, notes.get((s, p), ""), tags.get((s, p), ())) for s, p in sorted(set(notes) | set(tags))]
+
+
+def player_tags(con: duckdb.DuckDBPyConnection) -> dict[Account, tuple[str, ...]]:
+    """Every account's tags (alphabetical); none where the database has no ``player_tags`` (a Parquet export of an earlier hhtool)."""
+    import duckdb
+
+    try:
+        rows = con.execute("SELECT site, player, tag FROM player_tags ORDER BY site, player, tag").fetchall()
+    except duckdb.CatalogException:
+        return {}
+    out: dict[Account, list[str]] = {}
+    for s, p, t in rows:
+        out.setdefault((str(s), str(p)), []).append(str(t))
+    return {a: tuple(t) for a, t in out.items()}
+
+
+def account_tags(con: duckdb.DuckDBPyConnection, account: Account) -> tuple[str, ...]:
+    """The account's tags, alphabetical."""
+    return tuple(str(r[0]) for r in con.execute(
+        "SELECT tag FROM player_tags WHERE site = ? AND player = ? ORDER BY tag", list(account)).fetchall())
+
+
+def add_player_tags(con: duckdb.DuckDBPyConnection, account: Account, tags: list[str]) -> list[str]:
+    """Give the account these tags (checked: :func:`check_account`; one already there is kept as it was); the tags added."""
+    wanted = checked_tags(tags)
+    if not wanted:
+        raise NoteError("name at least one tag, e.g. fish")
+    check_account(con, account)
+    have = set(account_tags(con, account))
+    added = [t for t in wanted if t not in have]
+    with batch_transaction(con):
+        for tag in added:
+            con.execute("INSERT INTO player_tags VALUES (?, ?, ?, now())", [*account, tag])
+    return added
+
+
+def remove_player_tags(con: duckdb.DuckDBPyConnection, account: Account, tags: list[str]) -> list[str]:
+    """Take these tags off the account (every tag when none is named); the tags removed."""
+    check_account(con, account)
+    have = account_tags(con, account)
+    gone = list(have) if not tags else [t for t in checked_tags(tags) if t in have]
+    with batch_transaction(con):
+        for tag in gone:
+            con.execute("DELETE FROM player_tags WHERE site = ? AND player = ? AND tag = ?", [*account, tag])
+    return gone
+
+
+def tagged_accounts(con: duckdb.DuckDBPyConnection, tags: tuple[str, ...]) -> set[Account]:
+    """The accounts with any of ``tags`` (``--player-tag``: the grid limited to them); none without ``player_tags``."""
+    import duckdb
+
+    if not tags:
+        return set()
+    try:
+        rows = con.execute(f"SELECT DISTINCT site, player FROM player_tags WHERE tag IN ({', '.join('?' for _ in tags)})", list(tags)).fetchall()
+    except duckdb.CatalogException:
+        return set()
+    return {(str(s), str(p)) for s, p in rows}

@@ -420,7 +420,20 @@ PLAYER_NOTES = TableSpec(
     key=("site", "player"),
 )
 
-ADDED_TABLES: tuple[str, ...] = ("rooms", "aliases", "hand_notes", "hand_tags", "player_notes")
+PLAYER_TAGS = TableSpec(
+    "player_tags",
+    "An account's tags (`hhtool tag --player NAME@SITE fish`, the tag buttons of serve's player page): a row an account and "
+    "tag; `--player-tag NAME` limits the players grid to the accounts that have it. Keyed by the account, like `player_notes`.",
+    (
+        _c("site", "VARCHAR", "the account's site (`hands.site`)"),
+        _c("player", "VARCHAR", "the account's name at that site (`seats.player`)"),
+        _c("tag", "VARCHAR", "the tag: as `hand_tags.tag`"),
+        _c("tagged_at", "TIMESTAMPTZ", "when the account was given the tag"),
+    ),
+    key=("site", "player", "tag"),
+)
+
+ADDED_TABLES: tuple[str, ...] = ("rooms", "aliases", "hand_notes", "hand_tags", "player_notes", "player_tags")
 """Tables added within a schema version: a database that lacks one gains it (empty) when opened for writing, as
 with :data:`ADDED_COLUMNS`, and nothing else changes."""
 
@@ -432,7 +445,7 @@ META = TableSpec(
 )
 
 TABLES: tuple[TableSpec, ...] = (
-    FILES, HANDS, SEATS, ACTIONS, CARDS, POTS, FINDINGS, FAILED, CONFLICTS, ROOMS, ALIASES, HAND_NOTES, HAND_TAGS, PLAYER_NOTES, META,
+    FILES, HANDS, SEATS, ACTIONS, CARDS, POTS, FINDINGS, FAILED, CONFLICTS, ROOMS, ALIASES, HAND_NOTES, HAND_TAGS, PLAYER_NOTES, PLAYER_TAGS, META,
 )
 HAND_TABLES: tuple[TableSpec, ...] = (SEATS, ACTIONS, CARDS, POTS, FINDINGS)
 """The tables with one or more rows per stored hand, keyed by ``hand_key``."""

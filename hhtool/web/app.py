@@ -382,15 +382,17 @@ def create_app(
         with db.cursor() as cur:
             mine = hand_note(cur, HandRef(site, hand_id))
             known = kept.get(("tags",), lambda: tag_counts(cur))
-            notes = kept.get(("player-notes",), lambda: player_notes_of(cur))
+            notes, ptags = kept.get(("player-notes",), lambda: player_notes_of(cur))
         offered = [STUDY, *(t for t, _ in known if t != STUDY)]
         seat_notes = {p: n for (s, p), n in notes.items() if s == site}
-        return page(request, "hand.html", d=detail, stored=findings, notes=mine, offered=offered, seat_notes=seat_notes)
+        seat_tags = {p: t for (s, p), t in ptags.items() if s == site}
+        return page(request, "hand.html", d=detail, stored=findings, notes=mine, offered=offered, seat_notes=seat_notes, seat_tags=seat_tags)
 
-    def player_notes_of(cur: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], str]:
-        from hhtool.stats.notes import player_notes
+    def player_notes_of(cur: duckdb.DuckDBPyConnection) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], tuple[str, ...]]]:
+        """Every account's note and tags, kept while nothing is written (the pages show them wherever the account is)."""
+        from hhtool.stats.notes import player_notes, player_tags
 
-        return player_notes(cur)
+        return player_notes(cur), player_tags(cur)
 
     def study(request: Request) -> Response:
         """``/study``: the hands of a tag (``study`` unless ``tag`` names others), oldest first, each with its note and a
@@ -543,22 +545,34 @@ def create_app(
         return RedirectResponse(hand_url(site, hand_id) + "#notes", status_code=303)
 
     async def player_notes_post(request: Request) -> Response:
-        """``POST /notes/player``: an account's note written, as ``hhtool note --player NAME@SITE`` does; back to ``back``
-        (a player's page of this server) or the account's page."""
+        """``POST /notes/player``: an account's note written (``action=note``, or no action), a tag given (``tag``) or
+        taken off (``untag``), as ``hhtool note --player`` and ``hhtool tag --player`` do; back to ``back`` (a player's
+        page of this server) or the account's page."""
         from starlette.concurrency import run_in_threadpool
         from starlette.responses import RedirectResponse
 
-        from hhtool.stats.notes import NoteError, set_player_note
+        from hhtool.stats.notes import NoteError, add_player_tags, remove_player_tags, set_player_note
         from hhtool.web.player import player_url
         from hhtool.web.writes import Refused
 
         try:
-            values = await form(request, ("site", "player", "note", "back"))
+            values = await form(request, ("action", "site", "player", "note", "tag", "back"))
             site, name, back = one(values, "site"), one(values, "player"), one(values, "back")
+            action = one(values, "action") or "note"
+            if action not in ("note", "tag", "untag"):
+                raise BadRequest("action: note, tag or untag")
+            tags = [t for text in values.get("tag", []) for t in text.split()]
+            if action == "untag" and not tags:
+                raise BadRequest("untag: name the tag to take off")
 
             def write() -> None:
                 with db.cursor() as cur:
-                    set_player_note(cur, (site, name), one(values, "note"))
+                    if action == "note":
+                        set_player_note(cur, (site, name), one(values, "note"))
+                    elif action == "tag":
+                        add_player_tags(cur, (site, name), tags)
+                    else:
+                        remove_player_tags(cur, (site, name), tags)
 
             await run_in_threadpool(write)
         except Refused as e:
@@ -601,16 +615,17 @@ def create_app(
             known_players(cur, q.filters.players)  # a misspelt name: a 404 with the names it may mean, not an empty grid
             view = players_page(cur, q, request.url.path, items, kept, derived(cur))
             aliases = kept.get(("aliases",), lambda: list_aliases(cur))
-            notes = kept.get(("player-notes",), lambda: player_notes_of(cur))
+            notes, ptags = kept.get(("player-notes",), lambda: player_notes_of(cur))
         return page(request, "players.html", v=view, q=q, params=request.query_params, aliases=aliases,
-                    notes_of=notes_lookup(notes, aliases))
+                    notes_of=notes_lookup(notes, aliases, ptags))
 
-    def notes_lookup(notes: dict[tuple[str, str], str], aliases: list[Any]) -> Callable[[str], list[Any]]:
-        """What a page asks of a player's key: the notes of the accounts it names (:func:`~hhtool.stats.notes.notes_for_key`)."""
+    def notes_lookup(notes: dict[tuple[str, str], str], aliases: list[Any],
+                     tags: dict[tuple[str, str], tuple[str, ...]]) -> Callable[[str], list[Any]]:
+        """What a page asks of a player's key: the notes and tags of the accounts it names (:func:`~hhtool.stats.notes.notes_for_key`)."""
         from hhtool.stats.notes import notes_for_key
 
         owners = {(a.site, a.player): a.person for a in aliases}
-        return lambda key: notes_for_key(key, notes, owners)
+        return lambda key: notes_for_key(key, notes, owners, tags)
 
     def known_players(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
         """:func:`~hhtool.stats.compute.check_players` (a pass over the seats), once for names found: a name once in stays."""
@@ -664,22 +679,34 @@ def create_app(
         mine = player_accounts(name)
         if name not in result.players():
             return page(request, "player.html", name=name, lines=[], heading=f"{name}: no hand matches the filters", graph=None,
-                        sessions=[], played=[], params=request.query_params, accounts=mine)
+                        sessions=[], played=[], params=request.query_params, accounts=mine,
+                        player_tags=player_tags_offered())
         graph, rows = pending.result()
         return page(request, "player.html", name=name, lines=stat_lines(result, name, rates), heading=heading(result, name), graph=graph,
-                    sessions=rows, played=play_lines_of(result, name, rows, rates), params=request.query_params, accounts=mine)
+                    sessions=rows, played=play_lines_of(result, name, rows, rates), params=request.query_params, accounts=mine,
+                    player_tags=player_tags_offered())
 
-    def player_accounts(name: str) -> list[tuple[str, str, str]]:
-        """The accounts a player's page is about ((site, name, note) each, '' without one): a person's every account,
-        ``NAME@SITE``'s one, a bare name's; each with its note box on the page."""
+    def player_accounts(name: str) -> list[tuple[str, str, str, tuple[str, ...]]]:
+        """The accounts a player's page is about ((site, name, note, tags) each, '' and () without): a person's every
+        account, ``NAME@SITE``'s one, a bare name's; each with its note box and tag buttons on the page."""
         from hhtool.stats.accounts import resolve
         from hhtool.store.totals import PLAYER_TOTALS, current
 
         with db.cursor() as cur:
             found = kept.get(("accounts", name), lambda: resolve(cur, (name,), current(cur, PLAYER_TOTALS, derived(cur)))[0])
-            notes = kept.get(("player-notes",), lambda: player_notes_of(cur))
+            notes, tags = kept.get(("player-notes",), lambda: player_notes_of(cur))
         accounts = list(dict.fromkeys((site, player) for _, site, player in found))
-        return [(site, player, notes.get((site, player), "")) for site, player in accounts]
+        return [(site, player, notes.get((site, player), ""), tags.get((site, player), ())) for site, player in accounts]
+
+    def player_tags_offered() -> list[str]:
+        """The tag buttons of a player's page: every tag some account has, most used first."""
+        with db.cursor() as cur:
+            _, tags = kept.get(("player-notes",), lambda: player_notes_of(cur))
+        counts: dict[str, int] = {}
+        for ts in tags.values():
+            for t in ts:
+                counts[t] = counts.get(t, 0) + 1
+        return sorted(counts, key=lambda t: (-counts[t], t))
 
     def audit(request: Request) -> Response:
         from hhtool.web.hands import STAT_SEATS, hand_page, stored_findings
@@ -813,10 +840,13 @@ def create_app(
     routes.append(Route("/aliases", aliases_post, methods=["POST"]))
     routes.append(Route("/notes/hand", hand_notes_post, methods=["POST"]))
     routes.append(Route("/notes/player", player_notes_post, methods=["POST"]))
-    if token is not None:  # stats, query, report, export of the local CLI (docs/serve.md, "Reading while serving")
+    if token is not None:  # stats, query, report, export, note, tag, alias of the local CLI (docs/serve.md, "Reading and writing while serving")
         from hhtool.web.cli_api import cli_routes
 
-        routes += cli_routes(db, token)
+        def written() -> None:
+            writes[0] += 1
+
+        routes += cli_routes(db, token, written)
     middleware = [Middleware(SecurityHeaders)] + ([] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))])
     return Starlette(
         routes=routes,

@@ -15,11 +15,22 @@ or write the same bytes as without it:
 - ``POST /api/cli/export``: every table's rows as exported, one Arrow IPC
   stream after another, each after a line of JSON naming it; the CLI
   writes the Parquet files.  The server never writes a file for a request.
+- ``POST /api/cli/write``: ``hhtool note``, ``tag`` and ``alias`` (a body of
+  :mod:`hhtool.stats.notes_commands`, its arguments checked against its
+  types), run on a cursor of the server's connection -- the one route
+  here that writes the database, as the pages' forms do -- and the text
+  the command prints.
 
 Only the local CLI may ask: each request carries the token of
 ``FILE.serve`` (:data:`TOKEN_HEADER`; the file is its owner's only), or
 is refused (403), and comes from this machine (the loopback, or the
-server's own address).  Everything is read in a read-only transaction,
+server's own address) naming it so in its ``Host`` (a loopback name, or
+that address: a 403 otherwise, whatever ``--host`` the server has).  It
+needs no ``Origin`` nor CSRF token, unlike the pages' writes
+(:mod:`hhtool.web.writes`): the CLI is no browser, and a page a browser
+runs can neither read ``FILE.serve`` nor set :data:`TOKEN_HEADER` on a
+request to another origin without the server's leave (no CORS here).
+Everything but ``write`` is read in a read-only transaction,
 and while these routes are on, DuckDB reads no file but the database's
 (``enable_external_access = false``, as ``hhtool query``'s connection):
 a query is refused the same way, with the same message, as by ``hhtool
@@ -239,8 +250,26 @@ def _is_local(client: str | None, server: str | None) -> bool:
         return False
 
 
-def cli_routes(db: WebDb, token: str) -> list[Route]:
-    """The routes of the CLI's commands over ``db``, each asking for ``token``; the instance reads no other file from now on."""
+LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
+"""The loopback's names a ``Host`` may give (those of the app's ``TrustedHostMiddleware``, without the port)."""
+
+
+def _local_host(host: str | None, server: str | None) -> bool:
+    """A ``Host`` header that names this machine: a loopback name, or the address the server listens on; with any port."""
+    from urllib.parse import urlsplit
+
+    if not host:
+        return False
+    try:
+        name = urlsplit("//" + host).hostname
+    except ValueError:
+        return False
+    return name is not None and (name in LOCAL_NAMES or name == server)
+
+
+def cli_routes(db: WebDb, token: str, on_write: Callable[[], None] = lambda: None) -> list[Route]:
+    """The routes of the CLI's commands over ``db``, each asking for ``token``; the instance reads no other file from now on.
+    ``on_write``: called after each ``write`` (the pages' kept figures are then made again)."""
     from starlette.routing import Route
 
     with db.cursor() as cur:  # the server's own work never reads a file through DuckDB: the query's fence, as hhtool query's
@@ -251,6 +280,7 @@ def cli_routes(db: WebDb, token: str) -> list[Route]:
         Route(PREFIX + "query", _endpoint(token, lambda doc: _query(served, doc)), methods=["POST"]),
         Route(PREFIX + "report", _endpoint(token, lambda doc: _report(served, doc)), methods=["POST"]),
         Route(PREFIX + "export", _endpoint(token, lambda doc: _export(db), stream=True), methods=["POST"]),
+        Route(PREFIX + "write", _endpoint(token, lambda doc: _write(db, doc, on_write)), methods=["POST"]),
     ]
 
 
@@ -278,8 +308,11 @@ def _endpoint(token: str, work: Callable[[dict[str, Any]], Response], *, stream:
         if not hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8")):
             return _answer(403, f"{request.url.path} is for the hhtool CLI of this machine: it needs the token of the database's .serve file")
         server = request.scope.get("server")
-        if not _is_local(request.client.host if request.client else None, str(server[0]) if server else None):
+        own = str(server[0]) if server else None
+        if not _is_local(request.client.host if request.client else None, own):
             return _answer(403, f"{request.url.path} answers this machine only")
+        if not _local_host(request.headers.get("host"), own):
+            return _answer(403, f"{request.url.path} answers a request that names this machine as its Host (the loopback, or the server's address)")
         body = await request.body()
         if len(body) > MAX_BODY:
             return _answer(413, f"the request is larger than {MAX_BODY} bytes")
@@ -356,6 +389,27 @@ def _report(served: ServedDatabase, doc: dict[str, Any]) -> Response:
     with database_errors(served, everything=True):
         html = build_report(served, filters, gap_minutes=gap, rates=rates_of(doc.get("rates")))
     return Response(html.encode("utf-8"), media_type="text/html; charset=utf-8")
+
+
+def _write(db: WebDb, doc: dict[str, Any], on_write: Callable[[], None]) -> Response:
+    """``hhtool note``, ``tag`` or ``alias`` run on a cursor of the server's connection: the text the command prints."""
+    from starlette.responses import Response
+
+    from hhtool.stats.notes_commands import checked_args, run
+
+    command = _text(doc, "command")
+    try:
+        args = checked_args(command, doc.get("args"))
+    except ValueError as e:
+        raise BadCall(str(e)) from None
+    cur = db.new_cursor()
+    try:
+        with database_errors(db.path, everything=True):
+            text = run(cur, command, args)
+    finally:
+        cur.close()
+    on_write()
+    return Response(text.encode("utf-8"), media_type="text/plain; charset=utf-8")
 
 
 def _export(db: WebDb) -> Response:

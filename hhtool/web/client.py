@@ -1,4 +1,5 @@
-"""The CLI's side of reading a database ``hhtool serve`` holds: ``stats``, ``query``, ``report``, ``export`` asked of the server.
+"""The CLI's side of a database ``hhtool serve`` holds: ``stats``, ``query``, ``report``, ``export`` (reads) and ``note``,
+``tag``, ``alias`` (writes) asked of the server.
 
 When a command finds the database held by a server
 (:class:`~hhtool.store.db.DatabaseInUseError`) whose ``FILE.serve`` it can
@@ -50,14 +51,16 @@ def server_of(db: Path, held: DatabaseInUseError) -> Server:
 
 def _error_kinds() -> dict[str, type[StoreError]]:
     """The errors the server names in its refusals, raised here by the same class."""
+    from hhtool.stats.aliases import AliasError
     from hhtool.stats.filters import UnknownPlayerError
+    from hhtool.stats.notes import NoteError
     from hhtool.stats.report_data import EmptyReportError
     from hhtool.store import db
     from hhtool.store.limits import TimeLimitError
     from hhtool.store.query import QueryError, ReadOnlyQueryError
 
     kinds: list[type[StoreError]] = [
-        UnknownPlayerError, EmptyReportError, TimeLimitError, QueryError, ReadOnlyQueryError, db.DatabaseInUseError,
+        UnknownPlayerError, EmptyReportError, NoteError, AliasError, TimeLimitError, QueryError, ReadOnlyQueryError, db.DatabaseInUseError,
         db.NotHhtoolDatabaseError, db.DatabaseDamagedError, db.DatabaseWriteError, db.SchemaVersionError,
     ]
     return {k.__name__: k for k in kinds}
@@ -138,6 +141,12 @@ class Server:
                 con.close()
         return counts
 
+    def write(self, command: str, args: dict[str, Any]) -> str:
+        """The text :func:`hhtool.stats.notes_commands.run` gives for ``command`` (``note``, ``tag``, ``alias-add``, ...),
+        run by the server on its connection: the note, tag or alias written there, as on the file."""
+        with self._post("write", {"command": command, "args": args}) as answer:
+            return answer.read().decode("utf-8")
+
     def _cut(self) -> StoreError:
         return StoreError(f"`hhtool serve` (process {self.pid}) at {self.url} stopped sending the export of {self.db} before its end; run the command again")
 
@@ -173,7 +182,8 @@ class Server:
                 message, kind = body.decode("utf-8", "replace")[:300], ""
             if answer.status == 422:
                 raise _error_kinds().get(kind, StoreError)(message)
-            raise StoreError(f"`hhtool serve` (process {self.pid}) at {self.url} refused to read {self.db} ({answer.status}): {message}")
+            doing = "write" if command == "write" else "read"
+            raise StoreError(f"`hhtool serve` (process {self.pid}) at {self.url} refused to {doing} {self.db} ({answer.status}): {message}")
         return _Answer(con, answer)
 
 

@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 
     from hhtool.web.hands import Kept
 
-PLAYERS_PARAMS = (*FILTER_PARAMS, "name", "sort", "order", "page")
-"""The parameters of ``/players``: the statistics' filters, a part of the name, the order and the page."""
+PLAYERS_PARAMS = (*FILTER_PARAMS, "player_tag", "name", "sort", "order", "page")
+"""The parameters of ``/players``: the statistics' filters, the players' tags (``player_tag``, ``hhtool stats
+--player-tag``: the grid's alone, since it chooses rows, not hands), a part of the name, the order and the page."""
 PAGE_SIZE = 100
 
 
@@ -43,8 +44,16 @@ class PlayersQuery:
 def players_query(items: list[tuple[str, str]]) -> PlayersQuery:
     """``/players``' parameters, each checked (a 400 for what does not parse).  ``sort`` is checked against the grid's
     columns once it is made (:func:`players_page`): its net columns are the currencies in scope."""
+    from dataclasses import replace
+
+    from hhtool.stats.filters_parse import QUERY_STRING, FilterError, tag_list
+
     p = Params(items, PLAYERS_PARAMS)
     f = filters(p)
+    try:
+        f = replace(f, player_tags=tag_list(QUERY_STRING.name("player_tag"), p.all("player_tag")))
+    except FilterError as e:
+        raise BadRequest(str(e)) from None
     sort = p.one("sort") or "hands"
     order = p.one("order") or ("asc" if sort == "player" else "desc")
     if order not in ("asc", "desc"):
