@@ -31,13 +31,21 @@ DECISIONS = ("bet", "raise", "complete", "call", "check", "fold")
 
 
 def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
-    """The rows of ``sql`` as a polars frame, its columns named as the query names them."""
+    """The rows of ``sql`` as a polars frame, its columns named as the query names them, its integers Int64.
+
+    Through Arrow, not Python rows: a quarter of a million candidates come
+    back in a second rather than fifteen.
+    """
+    import warnings
+
     import polars as pl
 
-    cur = con.execute(sql, params or [])
-    names = [d[0] for d in cur.description or ()]
-    rows = cur.fetchall()
-    return pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
+    with warnings.catch_warnings():  # the copy it warns of costs less than the relation API, which refuses a connection mid-result
+        warnings.filterwarnings("ignore", message="Arrow output on a DB-API result", category=UserWarning)
+        df = pl.from_arrow(con.execute(sql, params or []).to_arrow_table())
+    assert isinstance(df, pl.DataFrame)
+    ints = [n for n, t in df.schema.items() if t.is_integer() and t != pl.Int64]
+    return df.with_columns(pl.col(ints).cast(pl.Int64)) if ints else df
 
 
 def scoped_hands(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
