@@ -44,8 +44,10 @@ def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
         warnings.filterwarnings("ignore", message="Arrow output on a DB-API result", category=UserWarning)
         df = pl.from_arrow(con.execute(sql, params or []).to_arrow_table())
     assert isinstance(df, pl.DataFrame)
-    ints = [n for n, t in df.schema.items() if t.is_integer() and t != pl.Int64]
-    return df.with_columns(pl.col(ints).cast(pl.Int64)) if ints else df
+    # as Python rows gave them: integers (and HUGEINT sums, Decimal(38, 0) in Arrow) Int64, other decimals Float64
+    casts = [pl.col(n).cast(pl.Int64 if t.is_integer() or (isinstance(t, pl.Decimal) and t.scale == 0) else pl.Float64)
+             for n, t in df.schema.items() if (t.is_integer() and t != pl.Int64) or isinstance(t, pl.Decimal)]
+    return df.with_columns(casts) if casts else df
 
 
 def scoped_hands(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
