@@ -7,6 +7,7 @@ each colluding run against the same seed with the pair at strength 0
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -339,3 +340,21 @@ def test_cli_writes_the_collusion_manifest_and_refuses_bad_pairs(tmp_path: Path)
     for args in (("--collude", "soft-play:Luca,nobody"), ("--collude", "bribery"), ("--pool", "3"), ("--tables", "2")):
         r = hhtool("simulate", "--hands", "5", *args, "--out", str(out))
         assert r.returncode == 2, (args, r.stderr)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "digest"),
+    [
+        ({"rules": "classic", "seed": 3}, "20e2950645ed3e30c0460c80a1308270f17e0171f92c8cce8849c208e3c11bd2"),
+        (
+            {"rules": "italian", "structure": "no", "italian_options": "carte-coperte", "seed": 7},
+            "151dedaf059df785719e10d4fc43fc11a2eaa7586db17257f91231f7906d58e7",
+        ),
+        ({"rules": "classic", "seed": 9, "pool": 14, "tables": 2, "faults": 0.1}, "b52f4bc33df0b394c9f888b38adebb85f27cfacf6bfde48d21fc198c82417d8b"),
+    ],
+)
+def test_runs_without_collude_keep_their_bytes(kwargs: dict[str, object], digest: str) -> None:
+    """The pairs' reads are the pairs' own: a run without ``--collude`` is the file it was before them (these digests are
+    of the simulator before card sharing read every decision; a deliberate change of the honest bots changes them)."""
+    text = simulate_run(make_config(**kwargs), 400).text  # type: ignore[arg-type]
+    assert hashlib.sha256(text.encode("utf-8")).hexdigest() == digest
