@@ -72,28 +72,27 @@ def _nets(hands: list[Hand], a: str, b: str) -> tuple[int, int]:
 
 
 def _raises_into_partner(hands: list[Hand], a: str, b: str) -> tuple[int, int]:
-    """(bets or raises, actions) of a and b facing a bet the partner made in the round, three or more players in.
-
-    The bet faced is the round's last bet, raise or completion, or with
-    none yet the bring-in (classic has no blinds).
-    """
+    """(bets or raises, actions) of a and b facing a bet, three or more players in, the partner the round's last aggressor or
+    its opener (its last bet, raise or completion; its first, or the bring-in: classic has no blinds)."""
     raises = spots = 0
     for h in hands:
         live = _dealt(h)
         if not {a, b} <= live:
             continue
-        faced: str | None = None
+        last: str | None = None
+        opener: str | None = None
         for e in h.events:
             if isinstance(e, (Street, Vela)):  # a betting round begins
-                faced = None
+                last = opener = None
             elif isinstance(e, Fold):
                 live.discard(e.player)
             if isinstance(e, (*AGGRESSIVE, Call, Fold)) and e.player in (a, b) and len(live | {e.player}) > 2:
-                if faced == ({a, b} - {e.player}).pop():
+                if ({a, b} - {e.player}).pop() in (last, opener):
                     spots += 1
                     raises += isinstance(e, AGGRESSIVE)
             if isinstance(e, (*AGGRESSIVE, BringIn)):
-                faced = e.player
+                last = e.player
+                opener = opener or e.player
     return raises, spots
 
 

@@ -40,7 +40,7 @@ class Bots:
         self.read_cache: dict[str, tuple[int, int, bool, int]] = {}  # the read behind the strength (card sharing reads it again)
         self.partners: dict[str, Partner] = partners(hand) if hand.cfg.collusion else {}
         self.aggressor: str | None = None  # who made the bet now faced this round (bets, raises, completions)
-        self.forced: str | None = None  # who made the forced bet faced this round (bring-in, big blind), before any bet
+        self.opener: str | None = None  # who opened this round's betting: its first bet or completion, or the bring-in, big blind
         self.dump_bet = False  # that bet was a chip dumper's dumping bet or raise
         self.dumping = False  # the bet about to be made is one
         self.deviations: list[Deviation] = []  # the colluding decisions of the hand, for the manifest
@@ -56,7 +56,7 @@ class Bots:
             hand.emit(DoubleBetAllowed(hand.ln()))
         self.round_no = rnd
         self.aggressor = None
-        self.forced = hand.players[1].name if rnd == 1 and hand.rules.forced_bets == "blinds" and len(hand.players) > 1 else None
+        self.opener = hand.players[1].name if rnd == 1 and hand.rules.forced_bets == "blinds" and len(hand.players) > 1 else None
         self.dump_bet = False
         self.strength_cache.clear()
         self.showing_cache.clear()
@@ -137,8 +137,8 @@ class Bots:
                 return
         if move == "bring_in" or must_bring_in:
             b.bring_in(name, bring_in)
-            if self.aggressor is None:
-                self.forced = name
+            if self.opener is None:
+                self.opener = name
             hand.emit(BringIn(hand.ln(), name, bring_in, p.behind == 0))
         elif move == "fold" and owed > 0:
             b.fold(name)
@@ -159,8 +159,7 @@ class Bots:
         """
         hand = self.hand
         may_raise_now = sit.may_raise and self.raise_target(p, 0.0) is not None
-        faced = self.aggressor if self.aggressor is not None else self.forced
-        other = colluding_move(hand, p, side, move, s, sit, self.aggressor, faced, self.dump_bet, may_raise_now)
+        other = colluding_move(hand, p, side, move, s, sit, self.aggressor, self.opener, self.dump_bet, may_raise_now)
         if other is None or other == move:
             return move
         strength = side.collusion.strength
@@ -246,6 +245,8 @@ class Bots:
         name = p.name
         op = b.bet_to(name, to)
         self.aggressor = name
+        if self.opener is None:
+            self.opener = name
         self.dump_bet = self.dumping
         self.dumping = False
         all_in = p.behind == 0

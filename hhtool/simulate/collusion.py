@@ -8,8 +8,9 @@ by the colluding one with probability ``strength``.  The definitions
 - **soft play**: while the partner is in the hand, a bet, raise or
   completion that would go into the partner becomes a check, a call or
   the bring-in: heads-up with the partner (the pair checks it down), or
-  facing a bet the partner made this round (its bet, raise or
-  completion, or with none yet its bring-in or big blind);
+  facing a bet that would raise the partner's: the partner made the
+  round's last bet, raise or completion, or opened its betting (its
+  first bet or completion, or the bring-in or big blind);
 - **chip dumping**: the dumper (``a``), facing a bet or raise the
   receiver (``b``) made, calls where it would fold, and folds where it
   would call or raise with a strong hand (:data:`STRONG`); heads-up with
@@ -90,15 +91,15 @@ def colluding_move(
     s: float,
     sit: Situation,
     aggressor: str | None,
-    faced: str | None,
+    opener: str | None,
     dump_bet: bool,
     may_raise_now: bool,
 ) -> Move | None:
     """The move soft play or chip dumping makes instead of the honest ``move`` in this spot, or None when the spot is not its own.
 
     ``s`` is the bot's strength, ``aggressor`` who made the bet ``p``
-    faces this round (None: nobody, or only forced bets), ``faced`` who
-    made the bet ``p`` faces, forced bets included, ``dump_bet``
+    faces this round (None: nobody, or only forced bets), ``opener`` who
+    opened the round's betting (forced bets included), ``dump_bet``
     whether that bet was the dumper's dumping bet or raise,
     ``may_raise_now`` whether a bet or raise could be made now (a raise the
     machine would not take is no deviation).
@@ -111,7 +112,7 @@ def colluding_move(
             if sit.must_bring_in:
                 return "bring_in"
             return "call" if sit.owed > 0 else "check"
-        if sit.owed > 0 and faced == side.partner and not sit.must_bring_in:
+        if sit.owed > 0 and side.partner in (aggressor, opener) and not sit.must_bring_in:
             return "call"
         return None
     if kind == "chip-dumping":
