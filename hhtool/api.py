@@ -278,7 +278,10 @@ def integrity(
     ``lead`` strong/moderate/weak/none, ``sure``, ``signals`` in words,
     ``hands`` and ``hand_ids`` they rest on); ``signals``: a row per pair and
     signal (``value``, ``baseline``, ``sample``, ``z``, ``scored``,
-    ``why_not``).  ``filters`` as :func:`statistics` takes them;
+    ``why_not``).  ``filters`` as :func:`statistics` takes them, but
+    ``filters.players`` lists the pairs holding those accounts (the room
+    is screened) and ``filters.min_hands`` the pairs of accounts with that
+    many hands; ``min_hands``: the hands together a pair needs to be listed;
     ``cache``: read and add to the priced equities beside the database.
     The whole result, with what could not be computed and why, is
     :func:`hhtool.integrity.screen`'s; one pair's dossier

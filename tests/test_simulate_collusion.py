@@ -7,6 +7,7 @@ each colluding run against the same seed with the pair at strength 0
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -16,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from hhtool.game.cards import Card
-from hhtool.history.events import Bet, Call, Check, Complete, Deal, Fold, Hand, Joins, Leaves, RaiseTo, Street
+from hhtool.history.events import Bet, BringIn, Call, Check, Complete, Deal, Fold, Hand, Joins, Leaves, RaiseTo, Street, Vela
 from hhtool.history.reader import read_text
 from hhtool.replay import replay
 from hhtool.simulate import make_config, simulate_run, write_simulation
 from hhtool.simulate import session as session_mod
-from hhtool.simulate.bots import quick_category
+from hhtool.game.evaluate import quick_category
 from hhtool.simulate.config import SimConfig, SimulationError, parse_collusion
 from hhtool.simulate.names import pool_names
 from hhtool.simulate.session import session_hands, sessions
@@ -70,12 +71,52 @@ def _nets(hands: list[Hand], a: str, b: str) -> tuple[int, int]:
     return net[a], net[b]
 
 
-def _killed_folds(hands: list[Hand], a: str, b: str) -> tuple[int, int]:
-    """(folds, folds + calls) of a and b on 2nd to 4th street, holding a pair or less, when the partner's hole card is
-    at least half of the unseen cards of their main group's rank (classic: one hole card, the first)."""
-    folds = spots = 0
+def _raises_into_partner(hands: list[Hand], a: str, b: str) -> tuple[int, int]:
+    """(bets or raises, actions) of a and b facing a bet, three or more players in, the partner the round's last aggressor or
+    its opener (its last bet, raise or completion; its first, or the bring-in: classic has no blinds)."""
+    raises = spots = 0
     for h in hands:
-        if not {a, b} <= _dealt(h):
+        live = _dealt(h)
+        if not {a, b} <= live:
+            continue
+        last: str | None = None
+        opener: str | None = None
+        for e in h.events:
+            if isinstance(e, (Street, Vela)):  # a betting round begins
+                last = opener = None
+            elif isinstance(e, Fold):
+                live.discard(e.player)
+            if isinstance(e, (*AGGRESSIVE, Call, Fold)) and e.player in (a, b) and len(live | {e.player}) > 2:
+                if ({a, b} - {e.player}).pop() in (last, opener):
+                    spots += 1
+                    raises += isinstance(e, AGGRESSIVE)
+            if isinstance(e, (*AGGRESSIVE, BringIn)):
+                last = e.player
+                opener = opener or e.player
+    return raises, spots
+
+
+def _outs(own: list[Card], seen: set[Card]) -> set[Card]:
+    """The unseen cards that would improve the quick read of ``own`` (classic: no wild card)."""
+    category = quick_category(own, None)[0]
+    ranks = {c >> 2 for c in own}
+    return {
+        Card(r * 4 + suit)
+        for r in ranks
+        if quick_category([*own, Card(r * 4)], None)[0] > category
+        for suit in range(4)
+        if Card(r * 4 + suit) not in seen
+    }
+
+
+def _folds_by_shared_cards(hands: list[Hand], a: str, b: str) -> dict[str, list[int]]:
+    """[folds, folds + calls] of a and b facing a bet on 2nd to 4th street, by what the partner's hole card says: ``dead``,
+    it is one of their outs; ``beaten``, the partner still in makes a better hand with it (by the face-up cards alone, not);
+    ``neither`` (classic: one hole card, the first dealt)."""
+    out = {"dead": [0, 0], "beaten": [0, 0], "neither": [0, 0]}
+    for h in hands:
+        live = _dealt(h)
+        if not {a, b} <= live:
             continue
         cards: dict[str, list[Card]] = {}
         up: set[Card] = set()
@@ -89,18 +130,26 @@ def _killed_folds(hands: list[Hand], a: str, b: str) -> tuple[int, int]:
                 up.update(e.new or known[1:2])
             elif isinstance(e, (Fold, Call)) and e.player in (a, b) and street in ("2nd", "3rd", "4th"):
                 own = cards[e.player]
-                category, top = quick_category(own, None)
-                if category > 1:
-                    continue
-                outs = [top * 4 + suit for suit in range(4) if top * 4 + suit not in set(own) | up]
-                hole = cards[({a, b} - {e.player}).pop()][0]
-                if hole in outs and 2 >= len(outs):
-                    spots += 1
-                    folds += isinstance(e, Fold)
-    return folds, spots
+                mate = ({a, b} - {e.player}).pop()
+                hole = cards[mate][0]
+                mine = quick_category(own, None)[0]
+                kind = "neither"
+                if hole in _outs(own, set(own) | up):
+                    kind = "dead"
+                elif mate in live and quick_category(cards[mate], None)[0] > mine >= quick_category(cards[mate][1:], None)[0]:
+                    kind = "beaten"
+                out[kind][0] += isinstance(e, Fold)
+                out[kind][1] += 1
+            if isinstance(e, Fold):
+                live.discard(e.player)
+    return out
 
 
-def test_soft_play_pair_never_bets_into_each_other_heads_up() -> None:
+def _deviations(entries: list[dict[str, object]]) -> list[dict[str, str]]:
+    return [d for e in entries if e["entry"] == "hand" for d in e["deviations"]]  # type: ignore[attr-defined]
+
+
+def test_soft_play_pair_never_bets_into_each_other_heads_up_nor_raises_the_partner() -> None:
     honest = list(_hands(make_config(rules="classic", seed=11, collude=["soft-play:alice,bob:0"]), 3000))
     soft = list(_hands(make_config(rules="classic", seed=11, collude=["soft-play:alice,bob:1"]), 3000))
     h_partner, h_other, _ = _heads_up_aggression(honest, "alice", "bob")
@@ -109,6 +158,10 @@ def test_soft_play_pair_never_bets_into_each_other_heads_up() -> None:
     assert s_partner == 0.0  # strength 1: never
     assert s_other > 0.2 and h_partner > 0.15  # against others they bet as before; honestly, into each other too
     assert abs(s_other - h_other) < 0.08
+    h_raises, h_spots = _raises_into_partner(honest, "alice", "bob")
+    s_raises, s_spots = _raises_into_partner(soft, "alice", "bob")
+    assert h_spots > 150 and s_spots > 150
+    assert s_raises == 0 and h_raises / h_spots > 0.05  # three or more in: the partner's bet is never raised
 
 
 def test_chip_dumping_moves_money_from_dumper_to_receiver() -> None:
@@ -122,14 +175,26 @@ def test_chip_dumping_moves_money_from_dumper_to_receiver() -> None:
     assert abs(h_b - h_a) < (d_b - d_a) / 3
 
 
-def test_card_sharing_folds_the_draws_the_partners_card_kills() -> None:
+def test_card_sharing_reads_the_partners_hole_card_as_dead_in_every_decision() -> None:
     honest = list(_hands(make_config(rules="classic", seed=11, collude=["card-sharing:alice,bob:0"]), 3000))
-    shared = list(_hands(make_config(rules="classic", seed=11, collude=["card-sharing:alice,bob:1"]), 3000))
-    h_folds, h_spots = _killed_folds(honest, "alice", "bob")
-    s_folds, s_spots = _killed_folds(shared, "alice", "bob")
-    assert h_spots > 80 and s_spots > 80
-    assert s_folds == s_spots  # strength 1: every killed draw facing a bet is folded
-    assert h_folds / h_spots < 0.7  # honest bots, not seeing the card, call many of them
+    run = simulate_run(make_config(rules="classic", seed=11, collude=["card-sharing:alice,bob:1"]), 3000)
+    shared = [h for h in read_text(run.text) if isinstance(h, Hand)]
+    honestly = _folds_by_shared_cards(honest, "alice", "bob")
+    sharing = _folds_by_shared_cards(shared, "alice", "bob")
+    h_rate = {k: f / n for k, (f, n) in honestly.items()}
+    s_rate = {k: f / n for k, (f, n) in sharing.items()}
+    assert min(n for _, n in [*honestly.values(), *sharing.values()]) > 150
+    # an out in the partner's hole, or the partner's better hand: the pair folds more; neither: as honestly
+    assert s_rate["dead"] > h_rate["dead"] + 0.05 and s_rate["beaten"] > h_rate["beaten"] + 0.1
+    assert abs(s_rate["neither"] - h_rate["neither"]) < 0.03, (h_rate, s_rate)
+    deviations = _deviations(run.collusion)
+    moves = Counter((d["would"], d["did"]) for d in deviations)
+    # every kind of decision with cards to come: calls become folds, bets and completions checks, calls, the bring-in
+    assert moves[("call", "fold")] > 80 and moves[("bet or raise", "check")] + moves[("bet or raise", "bring in")] > 20
+    assert set(moves) <= {("call", "fold"), ("bet or raise", "check"), ("bet or raise", "call"), ("bet or raise", "bring in")}
+    assert {d["street"] for d in deviations} <= {"2nd", "3rd", "4th", "5th"}  # never once the vela is turned
+    half = simulate_run(make_config(rules="classic", seed=11, collude=["card-sharing:alice,bob:0.5"]), 3000)
+    assert 0.3 < len(_deviations(half.collusion)) / len(deviations) < 0.7  # STRENGTH: the share of the spots taken
 
 
 @pytest.mark.parametrize(
@@ -274,3 +339,21 @@ def test_cli_writes_the_collusion_manifest_and_refuses_bad_pairs(tmp_path: Path)
     for args in (("--collude", "soft-play:Luca,nobody"), ("--collude", "bribery"), ("--pool", "3"), ("--tables", "2")):
         r = hhtool("simulate", "--hands", "5", *args, "--out", str(out))
         assert r.returncode == 2, (args, r.stderr)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "digest"),
+    [
+        ({"rules": "classic", "seed": 3}, "20e2950645ed3e30c0460c80a1308270f17e0171f92c8cce8849c208e3c11bd2"),
+        (
+            {"rules": "italian", "structure": "no", "italian_options": "carte-coperte", "seed": 7},
+            "151dedaf059df785719e10d4fc43fc11a2eaa7586db17257f91231f7906d58e7",
+        ),
+        ({"rules": "classic", "seed": 9, "pool": 14, "tables": 2, "faults": 0.1}, "b52f4bc33df0b394c9f888b38adebb85f27cfacf6bfde48d21fc198c82417d8b"),
+    ],
+)
+def test_runs_without_collude_keep_their_bytes(kwargs: dict[str, object], digest: str) -> None:
+    """The pairs' reads are the pairs' own: a run without ``--collude`` is the file it was before them (these digests are
+    of the simulator before card sharing read every decision; a deliberate change of the honest bots changes them)."""
+    text = simulate_run(make_config(**kwargs), 400).text  # type: ignore[arg-type]
+    assert hashlib.sha256(text.encode("utf-8")).hexdigest() == digest

@@ -13,12 +13,12 @@ and against everyone else.  Words of a lead to review, never a verdict.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hhtool.integrity import signals as sg
 from hhtool.integrity.pricing import STREET_NO, PriceCache, cache_path, hand_cards, price
-from hhtool.integrity.screen import Screen, _screen, hand_states, killed_by, open_db
+from hhtool.integrity.screen import Screen, _screen, hand_states, killed_by, open_db, room_of
 from hhtool.integrity import spots
 from hhtool.stats.accounts import parse_key
 from hhtool.stats.filters import Filters
@@ -54,17 +54,31 @@ def _account(screen: Screen, key: str) -> list[tuple[str, str]]:
         [acc for acc in screen.keys if acc[1] == key]
 
 
-def dossier(db: Any, a: str, b: str, filters: Filters | None = None, *, cache: bool = True) -> Dossier:
+def dossier(
+    db: Any, a: str, b: str, filters: Filters | None = None, *, cache: bool = True, screen: Screen | None = None
+) -> Dossier:
     """The dossier of the pair ``a``, ``b`` (account keys as the screen prints them, or NAME@SITE).
+
+    ``screen``: a :class:`Screen` already read from this database (the
+    ``/integrity`` page keeps one), so that the dossier reads only the
+    two players' hands and takes seconds, not the whole screen's time;
+    ``filters`` default to its own, and must select the same hands
+    (``players`` and ``min_hands`` aside: they choose pairs, not hands).
+    Without it the screen is read first.
 
     Raises :class:`UnknownPairError` when the two were never dealt in
     together in the hands ``filters`` select.
     """
-    f = filters or Filters()
+    if screen is not None:
+        f = filters if filters is not None else screen.filters
+        if room_of(replace(f, min_hands=0)) != room_of(replace(screen.filters, min_hands=0)):
+            raise ValueError("the screen given was read with other filters of the hands than the dossier's")
+    else:
+        f = filters or Filters()
     con, ours, path = open_db(db)
     try:
         prices = PriceCache(cache_path(path) if cache else None)
-        scr = _screen(con, f, 0, prices)
+        scr = screen if screen is not None else _screen(con, f, 0, prices)
         found = None
         for sa in _account(scr, a):
             for sb in _account(scr, b):
@@ -80,7 +94,7 @@ def dossier(db: Any, a: str, b: str, filters: Filters | None = None, *, cache: b
 
         row = scr.pairs.filter((pl.col("site") == site) & (pl.col("a_name") == min(na, nb)) & (pl.col("b_name") == max(na, nb)))
         pair = row.to_dicts()[0] if row.height else {}
-        out = _dossier(con, site, na, nb, pair, scr, prices)
+        out = _dossier(con, f, site, na, nb, pair, scr, prices)
         prices.save()
         return out
     finally:
@@ -89,10 +103,17 @@ def dossier(db: Any, a: str, b: str, filters: Filters | None = None, *, cache: b
 
 
 def _dossier(
-    con: duckdb.DuckDBPyConnection, site: str, a: str, b: str, pair: dict[str, Any], scr: Screen, prices: PriceCache
+    con: duckdb.DuckDBPyConnection, f: Filters, site: str, a: str, b: str, pair: dict[str, Any], scr: Screen, prices: PriceCache
 ) -> Dossier:
     import polars as pl
 
+    # the hands read: those of the two (each one's figures against everyone else are in them), not the room's
+    spots.scoped_hands(con, room_of(f))
+    con.execute(
+        "DELETE FROM ih WHERE site <> ? OR hand_key NOT IN (SELECT hand_key FROM seats WHERE dealt_in AND player IN (?, ?))",
+        [site, a, b],
+    )
+    spots.decisions(con)
     hands = spots.frame(
         con,
         """
@@ -112,7 +133,10 @@ def _dossier(
         """,
         [site, a, b, a, b],
     )
-    keys = hands["hand_key"].to_list() if hands.height else []
+    if hands.height == 0:
+        raise UnknownPairError(f"{scr.keys.get((site, a), a)!r} and {scr.keys.get((site, b), b)!r} were never dealt in together "
+                               "in the hands selected")
+    keys = hands["hand_key"].to_list()
     facts = {int(k): (str(i), int(th)) for k, i, th in zip(hands["hand_key"], hands["hand_id"], hands["text_hash"])} if hands.height else {}
     dec = spots.frame(
         con,

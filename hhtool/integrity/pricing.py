@@ -12,7 +12,8 @@ a million hands hold millions of decisions.
 The cache (:class:`PriceCache`) is a Parquet file beside the database,
 ``DB.integrity-cache.parquet``, keyed by (site, hand_id, text_hash,
 decision's seq, what was priced): a hand whose text changed has another
-hash and is priced again.  It is written with polars, not DuckDB, so a
+hash and is priced again; the file names the pricing it was made with
+(:data:`PRICING`), and a file made with another is not read.  It is written with polars, not DuckDB, so a
 database opened read-only (while ``hhtool serve`` holds it) still gets
 its cache; a folder that cannot be written leaves the run uncached.
 """
@@ -35,8 +36,11 @@ strong hand (60 % and up) from a hopeless one (15 % and down); a decision costs 
 EXACT_RUNOUTS: Final = 20_000
 """Counted exactly up to this many runouts (heads up from 4th street on)."""
 SEED: Final = DEFAULT_SEED
-CACHE_VERSION: Final = 1
-"""Part of every cache key: a change of how a decision is priced makes the old entries unread."""
+CACHE_VERSION: Final = 2
+"""Part of the cache's fingerprint (:data:`PRICING`): a change of how a decision is priced makes the old entries unread."""
+PRICING: Final = f"v{CACHE_VERSION} samples={SAMPLES} exact={EXACT_RUNOUTS} seed={SEED}"
+"""The pricing a cache file's figures were made with, written in it: a file made with another is not read (a figure
+drawn with other samples or another seed is another figure, and the screen's results must not hang on the cache)."""
 
 STREETS: Final = ("2nd", "3rd", "4th", "5th", "vela")
 STREET_NO: Final = {s: i + 1 for i, s in enumerate(STREETS)}
@@ -147,7 +151,7 @@ class PriceCache:
             df = pl.read_parquet(path)
         except Exception:  # a cache that cannot be read is no cache: it is written again
             return
-        if df.height == 0 or "version" not in df.columns or df["version"][0] != CACHE_VERSION:
+        if df.height == 0 or "pricing" not in df.columns or df["pricing"][0] != PRICING:
             return
         for site, hid, th, seq, what, v in zip(df["site"], df["hand_id"], df["text_hash"], df["seq"], df["what"], df["value"]):
             self.values[(site, hid, th, seq, what)] = v
@@ -171,11 +175,11 @@ class PriceCache:
         keys = list(self.values)
         df = pl.DataFrame(
             {
-                "version": [CACHE_VERSION] * len(keys),
+                "pricing": [PRICING] * len(keys),
                 "site": [k[0] for k in keys], "hand_id": [k[1] for k in keys], "text_hash": [k[2] for k in keys],
                 "seq": [k[3] for k in keys], "what": [k[4] for k in keys], "value": [self.values[k] for k in keys],
             },
-            schema={"version": pl.Int64, "site": pl.String, "hand_id": pl.String, "text_hash": pl.Int64, "seq": pl.Int64,
+            schema={"pricing": pl.String, "site": pl.String, "hand_id": pl.String, "text_hash": pl.Int64, "seq": pl.Int64,
                     "what": pl.String, "value": pl.Float64},
         )
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")

@@ -1,9 +1,15 @@
 """One score per pair from its signals, the lead's level, and how sure the figure is for the sample.
 
-The score is the one-sided normal z of the combined evidence: with k
-signals scored, the sum of their squared positive z's is, with nothing
-going on, a mixture of chi-squares (:func:`hhtool.integrity.stats.combined_p`),
-whose tail p is turned back into a z.  The lead's level corrects for the
+The score is the one-sided normal z of the combined evidence.  Named
+signals (:func:`combine` with ``signals``) are read by the kind of
+collusion each one shows (:data:`KINDS`): per kind, Stouffer's sum of its
+scored z's over the square root of their number (each z taken no lower
+than :data:`Z_FLOOR`), the kinds' best p corrected for the kinds scored
+(Sidak: 1 - (1 - p)^k).  Sitting together (co-presence) and hopeless money
+are words beside the lead, not its evidence: alone they are as large in
+honest pairs whose styles meet.  Unnamed z's keep the older reading: the
+sum of their squared positive z's, with nothing going on a mixture of
+chi-squares (:func:`hhtool.integrity.stats.combined_p`).  The lead's level corrects for the
 number of pairs screened (M, 435 for 30 players): with nothing going on,
 some pair of many always looks odd.
 
@@ -19,7 +25,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from hhtool.integrity.stats import combined_p, z_of_p
+import math
+from collections.abc import Sequence
+
+from hhtool.integrity.stats import combined_p, p_of_z, z_of_p
 
 STRONG_FAMILY: Final = 0.001
 MODERATE_FAMILY: Final = 0.05
@@ -28,10 +37,45 @@ WEAK_P: Final = 0.01
 LEADS: Final = ("strong", "moderate", "weak", "none")
 
 
-def combine(zs: list[float]) -> tuple[float, float]:
-    """(score, p): the combined evidence of the scored signals' z's."""
-    p = combined_p(zs)
-    return (z_of_p(p) if zs else 0.0), p
+KINDS: Final = {
+    "soft play": ("aggression", "passive_best"),
+    "chip dumping": ("strong_fold", "calls_into", "chip_flow"),
+    "card sharing": ("card_sharing",),
+}
+"""The signals each kind of collusion moves (docs/integrity.md, "The score"): soft play checks and calls where it would bet,
+with the best hand too; chip dumping folds strong hands to the partner's bets, calls them where it would fold, and moves
+money one way; card sharing folds where the partner's down cards kill the outs."""
+Z_FLOOR: Final = -3.0
+"""A signal's z counts no lower than this in its kind's sum: a z of -12 (a two-sided test exactly at its centre) is no
+evidence against the kind's other signals."""
+
+
+def combine(zs: Sequence[float], signals: Sequence[str] | None = None) -> tuple[float, float]:
+    """(score, p): the combined evidence of the scored signals' z's (``signals``: their ids, in the same order)."""
+    if not zs:
+        return 0.0, 1.0
+    if signals is None:
+        p = combined_p(list(zs))
+        return z_of_p(p), p
+    p = kind_p(dict(zip(signals, zs)))[1]
+    return z_of_p(p), p
+
+
+def kind_p(zs: dict[str, float]) -> tuple[str | None, float]:
+    """(the kind of collusion the signals point to most, the p of the pair's evidence, corrected for the kinds scored)."""
+    best: tuple[str | None, float] = (None, 1.0)
+    k = 0
+    for kind, names in KINDS.items():
+        mine = [max(Z_FLOOR, zs[n]) for n in names if n in zs]
+        if not mine:
+            continue
+        k += 1
+        p = p_of_z(sum(mine) / math.sqrt(len(mine)))
+        if p < best[1]:
+            best = (kind, p)
+    if k == 0:
+        return None, 1.0
+    return best[0], min(1.0, -math.expm1(k * math.log1p(-best[1])) if best[1] < 1.0 else 1.0)
 
 
 def lead(p: float, pairs: int, scored: int) -> str:

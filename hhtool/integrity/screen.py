@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -125,6 +125,13 @@ def screen(db: Any, filters: Filters | None = None, *, min_hands: int | None = N
     cursor.  ``min_hands``: only pairs with at least this many hands
     together are listed (default: every pair).  ``cache``: read and add
     to the priced equities beside the database (``DB.integrity-cache.parquet``).
+
+    Two of the statistics' filters choose pairs, not hands, as the
+    ``/integrity`` page does: ``filters.players`` lists the pairs holding
+    one of those accounts, every pair of the room being screened (a
+    player's baselines are the room's, and the ranks stay the room's);
+    ``filters.min_hands`` lists only pairs of two accounts with at least
+    that many hands in the hands screened (its meaning in the statistics).
     """
     f = filters or Filters()
     con, ours, path = open_db(db)
@@ -138,10 +145,10 @@ def screen(db: Any, filters: Filters | None = None, *, min_hands: int | None = N
 def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: PriceCache) -> Screen:
     import polars as pl
 
-    spots.scoped_hands(con, f)
+    spots.scoped_hands(con, room_of(f))
     (hands_read,) = con.execute("SELECT count(*) FROM ih").fetchone() or (0,)
     ph = spots.pair_hands(con)
-    pf = spots.player_flows(con)
+    pf = spots.player_flows(ph)
     tr = spots.traffic(con)
     spots.decisions(con)
     hu = spots.heads_up(con)
@@ -198,6 +205,7 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
     prices.save()
 
     keys = _keys(con, all_pairs)
+    seated = {(s, p): int(n) for s, p, n in zip(tr["site"], tr["player"], tr["hands"])} if tr.height else {}
     pair_rows: list[dict[str, Any]] = []
     sig_rows: list[dict[str, Any]] = []
     n_pairs = len(all_pairs)
@@ -225,7 +233,7 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
                 words.append(f"{sr.signal.replace('_', ' ')}: {sr.words} (z {sr.z:.1f})")
                 rest += [h for h in sr.hands if h not in rest]
         n = int(together[pair])
-        if n < min_hands:
+        if n < min_hands or (f.min_hands and min(seated.get((site, a), 0), seated.get((site, b), 0)) < f.min_hands):
             continue
         pair_rows.append({
             "a": keys[(site, a)], "b": keys[(site, b)], "site": site, "a_name": a, "b_name": b, "hands_together": n,
@@ -250,12 +258,21 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
     pairs_df = pl.DataFrame(pair_rows, schema=schema) if pair_rows else pl.DataFrame(schema=schema)
     sig_schema: dict[str, Any] = {"a": pl.String, "b": pl.String, "signal": pl.String, "value": pl.Float64, "baseline": pl.Float64,
                   "sample": pl.Int64, "z": pl.Float64, "scored": pl.Boolean, "why_not": pl.String}
+    if f.players:  # the pairs holding one of these accounts (NAME: on every site; NAME@SITE: on that one), the room's ranks kept
+        hit = pl.lit(False)
+        for site, name in f.picks():
+            here = pl.lit(True) if site is None else pl.col("site") == site
+            hit = hit | (here & ((pl.col("a_name") == name) | (pl.col("b_name") == name)))
+        pairs_df = pairs_df.filter(hit)
     sig_df = pl.DataFrame(sig_rows, schema=sig_schema) if sig_rows else pl.DataFrame(schema=sig_schema)
-    listed_pairs = set(zip(pairs_df["a"].to_list(), pairs_df["b"].to_list()))
-    sig_df = sig_df.filter(pl.struct("a", "b").map_elements(lambda x: (x["a"], x["b"]) in listed_pairs, return_dtype=pl.Boolean)) \
-        if sig_df.height else sig_df
+    sig_df = sig_df.join(pairs_df.select("a", "b"), on=["a", "b"], how="semi", maintain_order="left") if sig_df.height else sig_df
     return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits, prices.hits,
                   keys)
+
+
+def room_of(f: Filters) -> Filters:
+    """The filters of the hands screened: ``f`` without its players, who choose pairs, not hands (:func:`screen`)."""
+    return replace(f, players=(), resolved=None) if f.players or f.resolved is not None else f
 
 
 def _round(x: float | None) -> float | None:
@@ -388,9 +405,10 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
                 c = keep[key]
                 c[0] += 1
                 c[1] += int(passed)
+        ctx = _Refine(tally, by_what[what], chosen_set)
         for pair in chosen:
             tau2 = next((x.tau2 for x in out[signal].values()), 0.0)
-            r = _refined(signal, what, pair, tally, by_what[what], equities, keep, tau2)
+            r = _refined(signal, what, pair, ctx, equities, keep, tau2)
             if r.z is not None:
                 r.z /= spread[signal]
             out[signal][pair] = r
@@ -422,30 +440,47 @@ def _passes(what: str, eq: float) -> bool:
     return eq >= sg.STRONG if what == "strong" else eq <= sg.HOPELESS if what == "hopeless" else eq >= sg.BEST
 
 
+class _Refine:
+    """What :func:`_refined` reads for every chosen pair of one signal, reckoned once (not once per pair).
+
+    The tally's sums, its rows per (site, player, opponent), and the
+    candidates between the two of each chosen pair.
+    """
+
+    def __init__(self, tally: sg.Tally, cands: list[tuple[Any, ...]], chosen: set[sg.Pair]) -> None:
+        self.tally = tally
+        self.totals = tally.totals()
+        self.by_opp, self.every = tally.faced()
+        self.rows: dict[tuple[str, str, str], list[tuple[str, int, int]]] = defaultdict(list)
+        for (s, p, o, st), (k, m) in tally.vs.items():
+            self.rows[(s, p, o)].append((st, k, m))
+        self.mine: dict[sg.Pair, list[tuple[Any, ...]]] = defaultdict(list)
+        for r in cands:
+            pair = (r[1], min(r[6], r[9]), max(r[6], r[9]))
+            if pair in chosen and r[6] != r[9]:
+                self.mine[pair].append(r)
+
+
 def _refined(
-    signal: str, what: str, pair: sg.Pair, tally: sg.Tally, cands: list[tuple[Any, ...]], equities: dict[tuple[int, int], float | None],
+    signal: str, what: str, pair: sg.Pair, ctx: _Refine, equities: dict[tuple[int, int], float | None],
     keep: dict[tuple[str, str, str], list[int]], tau2: float,
 ) -> sg.Row:
     """A chosen pair's row with the equity: the candidates between the two priced, the baseline the read's share kept by it."""
     site, a, b = pair
-    totals = tally.totals()
-    by_opp, every = tally.faced()
+    tally, totals, by_opp, every = ctx.tally, ctx.totals, ctx.by_opp, ctx.every
     n = 0
     obs = 0
     expect = var = 0.0
     hands: list[int] = []
-    mine = [r for r in cands if r[1] == site and {r[6], r[9]} == {a, b}]
+    mine = ctx.mine.get(pair, [])
     every_kept = keep[("all", site, "")]
     frac_all = (every_kept[1] + 0.5) / (every_kept[0] + 1.0)
     for p, o in ((a, b), (b, a)):
         # the share of the read's marks the equity keeps: the player's, times the opponent's factor
         by, vs = keep[("by", site, p)], keep[("vs", site, o)]
         frac = (by[1] + PRIOR * frac_all) / (by[0] + PRIOR) * ((vs[1] + PRIOR * frac_all) / (vs[0] + PRIOR)) / frac_all
-        for (s_, pp, oo, st), (k, m) in list(tally.vs.items()):
-            if s_ != site or pp != p or oo != o:
-                continue
-            if what == "best":  # the spots themselves are the priced best hands: n and the marks both from the equity
-                continue
+        for st, k, m in ctx.rows.get((site, p, o), []) if what != "best" else ():
+            # (for "best" the spots themselves are the priced best hands: n and the marks both from the equity)
             rate = min(0.999, sg.expected_rate(totals[(site, p, st)], by_opp[(site, o, st)], every[(site, st)], k, m) * frac)
             n += k
             expect += k * rate

@@ -69,12 +69,17 @@ def _not(signal: str, value: float | None, baseline: float | None, sample: int, 
     return Row(signal, value, baseline, sample, None, f"too few {unit} ({sample:,} < {need:,})")
 
 
-def co_presence(pairs: Iterable[tuple[Pair, int]], hands: dict[tuple[str, str], int], beside: dict[str, float]) -> dict[Pair, Row]:
+def co_presence(
+    pairs: Iterable[tuple[Pair, int]], hands: dict[tuple[str, str], int], beside: dict[str, float],
+    together_hands: dict[Pair, list[int]] | None = None,
+) -> dict[Pair, Row]:
     """Hands together against what the table traffic gives: E = n_a n_b * sum_h k(k-1) / (S^2 - sum n^2) per site.
 
     ``hands``: each account's hands dealt in; ``beside``: per site the sum
     over hands of k(k-1), k the players dealt in; S the sum of every
-    account's hands.  The z is robust, over the pairs of the data: the
+    account's hands.  ``together_hands``: per pair the keys of its hands
+    together, which a lead of co-presence rests on (every output names
+    its hands).  The z is robust, over the pairs of the data: the
     log of (together + 1/2) / (E + 1/2) less its median, over 1.4826 times
     its median absolute deviation, so that the clustering of hands (a
     stay at a table lasts many hands) widens the baseline instead of
@@ -102,7 +107,8 @@ def co_presence(pairs: Iterable[tuple[Pair, int]], hands: dict[tuple[str, str], 
             continue
         z = min(CO_PRESENCE_CAP, (math.log((t + 0.5) / (e + 0.5)) - med) / mad)
         out[pair] = Row("co_presence", float(t), e, int(round(e)), z,
-                        words=f"together {t:,} hands where the traffic gives {e:,.0f} ({t / e:.1f} times)" if e else "")
+                        words=f"together {t:,} hands where the traffic gives {e:,.0f} ({t / e:.1f} times)" if e else "",
+                        hands=sorted((together_hands or {}).get(pair, [])))
     return out
 
 
@@ -123,7 +129,10 @@ def _median(xs: list[float]) -> float:
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
-def chip_flow(pairs: dict[Pair, tuple[int, float, float, float]], recv: dict[tuple[str, str], tuple[float, float]]) -> dict[Pair, Row]:
+def chip_flow(
+    pairs: dict[Pair, tuple[int, float, float, float]], recv: dict[tuple[str, str], tuple[float, float]],
+    flows: dict[Pair, list[tuple[int, float]]] | None = None,
+) -> dict[Pair, Row]:
     """Money from a to b in the hands together against their results with everyone else, in big bets.
 
     Per hand, the money each loser lost went to the winners in proportion
@@ -135,7 +144,8 @@ def chip_flow(pairs: dict[Pair, tuple[int, float, float, float]], recv: dict[tup
     pot exchange little, whatever their results elsewhere).  z = (F - V (s_b
     - s_a) / 2) / sqrt(sum f^2 - F^2 / n): either way (the words say who to
     whom).  ``pairs``: (n, F, sum f^2, V); ``recv``: per account (received,
-    exchanged).
+    exchanged); ``flows``: per pair (hand key, flow a->b) of its hands, the
+    lead's hands being those of the largest flow its way, largest first.
     """
     out: dict[Pair, Row] = {}
     moments: dict[Pair, tuple[float, float, int]] = {}
@@ -155,14 +165,20 @@ def chip_flow(pairs: dict[Pair, tuple[int, float, float, float]], recv: dict[tup
         z = (flow - expect) / math.sqrt(var)
         moments[pair] = (flow - expect, var, n)
         giver, taker = (a, b) if z > 0 else (b, a)
+        way = 1.0 if z > 0 else -1.0
+        largest = sorted(((k, f) for k, f in (flows or {}).get(pair, []) if f * way > 0), key=lambda kf: (-kf[1] * way, kf[0]))
         out[pair] = Row("chip_flow", per100, base100, n, z,
                         words=f"money went from {giver} to {taker}: {abs(per100 - base100):.1f} big bets a 100 hands beyond "
-                              "their results with everyone else")
+                              "their results with everyone else", hands=[k for k, _ in largest[:FLOW_HANDS]])
     between(out, moments)
     for r in out.values():
         if r.z is not None:
             r.z = two_sided_z(r.z)
     return out
+
+
+FLOW_HANDS: Final = 50
+"""A chip-flow lead names at most this many hands: those where the most money went the lead's way."""
 
 
 def two_sided_z(z: float) -> float:
@@ -260,34 +276,67 @@ def between(rows: dict[Pair, Row], moments: dict[Pair, tuple[float, float, int]]
     in their own way, and with many hands together that difference alone
     would make a large z.  Each pair's difference per decision d = (obs -
     E) / n has its sampling variance v = var / n^2; the spread of the true
-    differences tau^2 is what the pairs' d's vary by beyond their v's
-    (DerSimonian and Laird's estimate, weighted by 1/v, over the pairs but
-    the tenth farthest out: the few pairs of a collusion do not set it).  Each z is then
-    multiplied by sqrt(v / (v + tau^2)): a pair stands out by a difference
-    larger than styles give, not by its sample alone.
+    differences tau^2 is the smallest with which the pairs' standardised
+    differences (d - m) / sqrt(v + tau^2) have a robust spread (1.4826 times
+    their median absolute deviation, m the weighted median) of at most 1: a
+    robust Paule and Mandel estimate, which the few pairs of a collusion do
+    not set and which, unlike an estimate over the pairs less those farthest
+    out, does not shrink with the pairs left out.  It is never below
+    :data:`TAU_FLOOR` times the pairs' median v (with fewer than
+    :data:`MIN_PAIRS` pairs, the spread cannot be measured and the floor is
+    :data:`TAU_FLOOR_FEW` times it): a room of few pairs gives no strong
+    lead from its noise.  Each z is then multiplied by sqrt(v / (v +
+    tau^2)): a pair stands out by a difference larger than styles give, not
+    by its sample alone.
     """
     ds = {p: (diff / n, var / (n * n)) for p, (diff, var, n) in moments.items() if n > 0 and var > 0}
-    if len(ds) < 20:
-        return 0.0
-    # DerSimonian and Laird's estimate over the pairs, the tenth of them farthest out (a collusion's) left out
-    items = sorted(ds.values(), key=lambda dv: abs(dv[0]) / math.sqrt(dv[1]))
-    kept = items[: max(2, int(len(items) * 0.9))]
-    w = [1.0 / v for _, v in kept]
-    sw = sum(w)
-    mean = sum(wi * d for wi, (d, _) in zip(w, kept)) / sw
-    q = sum(wi * (d - mean) ** 2 for wi, (d, _) in zip(w, kept))
-    denom = sw - sum(wi * wi for wi in w) / sw
-    tau2 = max(0.0, (q - (len(kept) - 1)) / denom) if denom > 0 else 0.0
     for row in rows.values():
-        row.tau2 = tau2
         if row.z is not None:  # DuckDB's parallel sums may differ in the last bits from run to run: not the ranking
             row.z = round(row.z, 9)
-    if tau2 > 0:
-        for p, (d, v) in ds.items():
-            r = rows.get(p)
-            if r is not None and r.z is not None:
-                r.z = round(r.z * math.sqrt(v / (v + tau2)), 9)
+    if not ds:
+        return 0.0
+    items = list(ds.values())
+    floor = (TAU_FLOOR if len(items) >= MIN_PAIRS else TAU_FLOOR_FEW) * _median([v for _, v in items])
+    tau2 = floor
+    if len(items) >= MIN_PAIRS:
+        def spread(t2: float) -> float:
+            m = _weighted_median([(d, 1.0 / (v + t2)) for d, v in items])
+            return 1.4826 * _median([abs(d - m) / math.sqrt(v + t2) for d, v in items])
+
+        if spread(floor) > 1.0:
+            lo, hi = floor, max(floor, 1e-12)
+            while spread(hi) > 1.0 and hi < 1e12:
+                hi *= 4.0
+            for _ in range(60):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if spread(mid) > 1.0 else (lo, mid)
+            tau2 = hi
+    for row in rows.values():
+        row.tau2 = tau2
+    for p, (d, v) in ds.items():
+        r = rows.get(p)
+        if r is not None and r.z is not None:
+            r.z = round(r.z * math.sqrt(v / (v + tau2)), 9)
     return tau2
+
+
+MIN_PAIRS: Final = 20
+"""Under this many pairs scored, the spread of the pairs' true differences is not measured: :data:`TAU_FLOOR_FEW` stands."""
+TAU_FLOOR: Final = 0.1
+"""The spread of the pairs' true differences is at least this share of the pairs' median sampling variance."""
+TAU_FLOOR_FEW: Final = 1.0
+"""In a room of few pairs, the spread taken: as large as the median sampling variance (a z at most 1/sqrt 2 of its raw value)."""
+
+
+def _weighted_median(xs: list[tuple[float, float]]) -> float:
+    s = sorted(xs)
+    half = sum(w for _, w in s) / 2
+    acc = 0.0
+    for x, w in s:
+        acc += w
+        if acc >= half:
+            return x
+    return s[-1][0] if s else 0.0
 
 
 def deflate(rows: dict[Pair, Row]) -> float:

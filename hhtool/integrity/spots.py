@@ -31,13 +31,23 @@ DECISIONS = ("bet", "raise", "complete", "call", "check", "fold")
 
 
 def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
-    """The rows of ``sql`` as a polars frame, its columns named as the query names them."""
+    """The rows of ``sql`` as a polars frame, its columns named as the query names them, its integers Int64.
+
+    Through Arrow, not Python rows: a quarter of a million candidates come
+    back in a second rather than fifteen.
+    """
+    import warnings
+
     import polars as pl
 
-    cur = con.execute(sql, params or [])
-    names = [d[0] for d in cur.description or ()]
-    rows = cur.fetchall()
-    return pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
+    with warnings.catch_warnings():  # the copy it warns of costs less than the relation API, which refuses a connection mid-result
+        warnings.filterwarnings("ignore", message="Arrow output on a DB-API result", category=UserWarning)
+        df = pl.from_arrow(con.execute(sql, params or []).to_arrow_table())
+    assert isinstance(df, pl.DataFrame)
+    # as Python rows gave them: integers (and HUGEINT sums, Decimal(38, 0) in Arrow) Int64, other decimals Float64
+    casts = [pl.col(n).cast(pl.Int64 if t.is_integer() or (isinstance(t, pl.Decimal) and t.scale == 0) else pl.Float64)
+             for n, t in df.schema.items() if (t.is_integer() and t != pl.Int64) or isinstance(t, pl.Decimal)]
+    return df.with_columns(casts) if casts else df
 
 
 def scoped_hands(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
@@ -87,17 +97,25 @@ def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
-def player_flows(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per player: hands, the flow received from every opponent summed over (opponent, hand) and how many such terms."""
-    return frame(
-        con, f"""
-        WITH f AS ({flows_sql()})
-        SELECT site, player, sum(recv) AS recv, count(*) AS terms, sum(abs(recv)) AS vol FROM (
-            SELECT site, b AS player, flow AS recv FROM f
-            UNION ALL SELECT site, a AS player, -flow AS recv FROM f
-        ) GROUP BY site, player ORDER BY site, player
-        """
-    )
+def player_flows(ph: pl.DataFrame) -> pl.DataFrame:
+    """Per player: the flow received from every opponent summed over (opponent, hand), how many such terms, and their volume.
+
+    From :func:`pair_hands`' sums (a pair's flow is the sum of its hands'),
+    not a second pass over the hands.
+    """
+    import polars as pl
+
+    cols = ["site", "player", "recv", "terms", "vol"]
+    if ph.height == 0:
+        return pl.DataFrame(schema={"site": pl.String, "player": pl.String, "recv": pl.Float64, "terms": pl.Int64, "vol": pl.Float64})
+    sides = pl.concat([
+        ph.select("site", pl.col("b").alias("player"), pl.col("flow").cast(pl.Float64).alias("recv"), pl.col("together").alias("terms"),
+                  pl.col("vol").cast(pl.Float64)),
+        ph.select("site", pl.col("a").alias("player"), (-pl.col("flow").cast(pl.Float64)).alias("recv"), pl.col("together").alias("terms"),
+                  pl.col("vol").cast(pl.Float64)),
+    ])
+    return sides.group_by("site", "player").agg(pl.col("recv").sum(), pl.col("terms").sum(), pl.col("vol").sum()).select(cols) \
+        .sort("site", "player")
 
 
 def traffic(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -116,13 +134,18 @@ def traffic(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 def _decisions_sql() -> str:
     """Every voluntary decision with its context: players still in before it, the bet it faces and who made it."""
     return f"""
-    WITH a AS (
+    WITH aw AS (
         SELECT a.hand_key, ih.site, a.seq, a.line, a.street, a.player, a.kind, a.all_in,
             count(*) FILTER (WHERE a.kind = 'fold') OVER w_before AS folded_before,
-            last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN a.player END IGNORE NULLS)
-                OVER (PARTITION BY a.hand_key, a.street ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS bettor
+            -- the last bet before it in the hand, kept when on this street (one window, one sort: the streets follow seq)
+            last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN {{'street': a.street, 'player': a.player}} END
+                IGNORE NULLS) OVER w_before AS last_bet
         FROM actions a JOIN ih USING (hand_key)
         WINDOW w_before AS (PARTITION BY a.hand_key ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    ), a AS (
+        SELECT hand_key, site, seq, line, street, player, kind, all_in, folded_before,
+            CASE WHEN last_bet.street = street THEN last_bet.player END AS bettor
+        FROM aw
     ), d AS (SELECT hand_key, count(*) AS dealt FROM seats WHERE dealt_in AND hand_key IN (SELECT hand_key FROM ih) GROUP BY hand_key)
     SELECT a.*, d.dealt - a.folded_before AS players_in FROM a JOIN d USING (hand_key)
     WHERE a.kind IN ({', '.join(repr(k) for k in DECISIONS)})
@@ -135,9 +158,8 @@ def decisions(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         f"""
         CREATE TEMP TABLE idec AS
-        WITH dd AS ({_decisions_sql()}),
-        folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM actions
-                  WHERE kind = 'fold' AND hand_key IN (SELECT hand_key FROM ih) GROUP BY hand_key, player),
+        WITH dd AS MATERIALIZED ({_decisions_sql()}),
+        folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM dd WHERE kind = 'fold' GROUP BY hand_key, player),
         hu AS (
             SELECT dd.hand_key, dd.seq, s.player AS opponent
             FROM dd JOIN seats s ON s.hand_key = dd.hand_key AND s.dealt_in AND s.player <> dd.player
@@ -209,7 +231,7 @@ def hand_facts(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[An
 
 
 def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
-    """A temporary table ``iq``: each player's quick read of the cards known at each street (1 = 2nd .. 4 = 5th).
+    """Temporary tables ``icards`` (the players' cards read: ``s`` the street 1..4, ``r`` the rank) and ``iq``: each player's quick read of the cards known at each street (1 = 2nd .. 4 = 5th).
 
     The simulator's bots' read (:func:`hhtool.game.evaluate.quick_category`)
     in SQL: the category from the ranks' counts alone (0 no pair, 1 a pair,
@@ -220,16 +242,21 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
     rank, for the card-sharing test.  Only where every card dealt by then
     is known (a seat of an own-view history is not read).
     """
+    con.execute("DROP TABLE IF EXISTS icards")
+    # the players' cards of the hands read, once: the quick reads and the card-sharing pass (:func:`sharing`) both read them
+    con.execute(
+        """
+        CREATE TEMP TABLE icards AS
+        SELECT hand_key, player, up, CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS s,
+            strpos('23456789TJQKA', card[1]) + 1 AS r
+        FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
+        """
+    )
     con.execute("DROP TABLE IF EXISTS iq")
     con.execute(
         """
         CREATE TEMP TABLE iq AS
-        WITH c AS (
-            SELECT hand_key, player, up,
-                CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS s,
-                strpos('23456789TJQKA', card[1]) + 1 AS r
-            FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
-        ), lv AS (
+        WITH c AS (SELECT * FROM icards), lv AS (
             SELECT c.hand_key, c.player, l.lvl, c.r, c.up FROM c JOIN (VALUES (1), (2), (3), (4)) l(lvl) ON c.s <= l.lvl
         ), rc AS (
             SELECT hand_key, player, lvl, r, count(*) AS n FROM lv GROUP BY hand_key, player, lvl, r
@@ -330,12 +357,7 @@ def sharing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return frame(
         con,
         """
-        WITH c AS (
-            SELECT hand_key, player, up,
-                CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS s,
-                strpos('23456789TJQKA', card[1]) + 1 AS r
-            FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
-        ), d AS (
+        WITH c AS (SELECT * FROM icards), d AS (
             SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind,
                 CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 ELSE 3 END AS lvl
             FROM idec i WHERE i.street IN ('2nd', '3rd', '4th') AND i.kind IN ('call', 'fold') AND i.bettor IS NOT NULL

@@ -46,19 +46,22 @@ _BASE = (0.05, 0.30, 0.60, 0.72, 0.80, 0.86, 0.90, 0.96, 0.99, 1.0)
 _SPAN = (0.20, 0.25, 0.10, 0.08, 0.05, 0.04, 0.04, 0.03, 0.01, 0.0)
 
 
-def strength(category: int, top_rank: int, low: int, beaten_showing: bool, cards: int = 5) -> float:
+def strength(category: int, top_rank: int, low: int, beaten_showing: bool, cards: int = 5, draw: float = 1.0) -> float:
     """A rough 0..1 strength of a player's best cards (own cards, plus the vela when turned).
 
     ``top_rank`` is the rank that orders hands within the category (the
     pair's rank, the high card); ``beaten_showing`` says an opponent's
     face-up cards alone already make a better category, which costs a
     third of the strength: the bots read the board as people do.  With
-    ``cards`` below five, the cards still to come add a little.
+    ``cards`` below five, the cards still to come add a little: their
+    *draw*, which a card-sharing player (``--collude card-sharing``)
+    scales by ``draw``, the share of its outs still live (1 for every
+    other bot: the honest read takes every out for live).
     """
     span = max(14 - low, 1)
     s = _BASE[category] + _SPAN[category] * (top_rank - low) / span
     if cards < 5:
-        s += 0.06 * (5 - cards)  # cards to come: early hands are worth more than what they show
+        s += 0.06 * (5 - cards) * draw  # cards to come: early hands are worth more than what they show
     if beaten_showing:
         s *= 0.66
     return s

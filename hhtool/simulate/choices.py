@@ -9,7 +9,9 @@ it picked is legal (``can_bet_to``).  What is the simulator's own is the
 bots' choices (:func:`~hhtool.simulate.bots.decide`), so what it writes
 audits ``ok``.  A colluding pair's players (``--collude``) decide as
 every bot, then :mod:`.collusion` may replace the choice in their kind's
-spots: a different choice among the legal ones, never another rule.
+spots (card sharing: the choice of a read that knows the partner's
+face-down cards): a different choice among the legal ones, never another
+rule.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from __future__ import annotations
 from hhtool.game.operations import Player
 from hhtool.history.events import Bet, BettingCapped, BringIn, Call, Check, Complete, DoubleBetAllowed, Fold, RaiseTo, UncalledBet
 from hhtool.game.evaluate import quick_category
-from hhtool.simulate.bots import Move, Situation, decide, quick_five, raise_fraction, strength
-from hhtool.simulate.collusion import Deviation, Partner, colluding_move, partners
+from hhtool.simulate.bots import Move, Situation, Style, decide, quick_five, raise_fraction, strength
+from hhtool.simulate.collusion import Deviation, Partner, colluding_move, partners, shared_read
 from hhtool.simulate.hand import HandState
 
 
@@ -35,8 +37,10 @@ class Bots:
         self.round_no = 0
         self.strength_cache: dict[str, float] = {}
         self.showing_cache: dict[str, int] = {}
+        self.read_cache: dict[str, tuple[int, int, bool, int]] = {}  # the read behind the strength (card sharing reads it again)
         self.partners: dict[str, Partner] = partners(hand) if hand.cfg.collusion else {}
         self.aggressor: str | None = None  # who made the bet now faced this round (bets, raises, completions)
+        self.opener: str | None = None  # who opened this round's betting: its first bet or completion, or the bring-in, big blind
         self.dump_bet = False  # that bet was a chip dumper's dumping bet or raise
         self.dumping = False  # the bet about to be made is one
         self.deviations: list[Deviation] = []  # the colluding decisions of the hand, for the manifest
@@ -52,9 +56,11 @@ class Bots:
             hand.emit(DoubleBetAllowed(hand.ln()))
         self.round_no = rnd
         self.aggressor = None
+        self.opener = hand.players[1].name if rnd == 1 and hand.rules.forced_bets == "blinds" and len(hand.players) > 1 else None
         self.dump_bet = False
         self.strength_cache.clear()
         self.showing_cache.clear()
+        self.read_cache.clear()
         while b.next_index is not None:
             self.act(b.players[b.next_index])
         due = b.uncalled()
@@ -88,6 +94,8 @@ class Bots:
                     break
         s = strength(category, top, hand.low, beaten, len(cards))
         self.strength_cache[name] = s
+        if self.partners:
+            self.read_cache[name] = (category, top, beaten, len(cards))
         return s
 
     def act(self, p: Player) -> None:
@@ -112,10 +120,12 @@ class Bots:
         )
         s = self.strength_of(name)
         style = hand.style[name]
-        move = decide(style, s, sit, hand.rng)
         self.dumping = False
-        if self.partners:
-            side = self.partners.get(name)
+        side = self.partners.get(name) if self.partners else None
+        if side is not None and side.collusion.kind == "card-sharing":
+            move = self.shared_decision(p, side, style, s, sit)
+        else:
+            move = decide(style, s, sit, hand.rng)
             if side is not None:
                 move = self.collude(p, side, move, s, sit)
         if move == "raise":
@@ -127,6 +137,8 @@ class Bots:
                 return
         if move == "bring_in" or must_bring_in:
             b.bring_in(name, bring_in)
+            if self.opener is None:
+                self.opener = name
             hand.emit(BringIn(hand.ln(), name, bring_in, p.behind == 0))
         elif move == "fold" and owed > 0:
             b.fold(name)
@@ -147,7 +159,7 @@ class Bots:
         """
         hand = self.hand
         may_raise_now = sit.may_raise and self.raise_target(p, 0.0) is not None
-        other = colluding_move(hand, p, side, move, s, sit, self.aggressor, self.dump_bet, self.round_no, may_raise_now)
+        other = colluding_move(hand, p, side, move, s, sit, self.aggressor, self.opener, self.dump_bet, may_raise_now)
         if other is None or other == move:
             return move
         strength = side.collusion.strength
@@ -155,6 +167,43 @@ class Bots:
             return move
         self.deviations.append(Deviation(hand.line, p.name, self.round_no, other, move))
         self.dumping = other == "raise" and side.collusion.kind == "chip-dumping"
+        return other
+
+    def shared_decision(self, p: Player, side: Partner, style: Style, s: float, sit: Situation) -> Move:
+        """A card-sharing player's move: with a card to come, the choice of a read that knows the partner's face-down cards.
+
+        The informed read (:func:`~hhtool.simulate.collusion.shared_read`)
+        counts the partner's face-down outs dead and reads the partner by
+        its whole hand.  Both reads decide from the same random draws (the
+        noise, the bluff): only the strength differs, so a different choice
+        is the shared cards' doing.  The honest choice's draws are the ones
+        the hand goes on with; the informed choice replaces it with the
+        pair's strength as probability, as in the other kinds.
+        """
+        hand = self.hand
+        rng = hand.rng
+        if self.round_no > 4:  # the vela turned: no card to come
+            return decide(style, s, sit, rng)
+        category, top, beaten, cards = self.read_cache[p.name]
+        informed = shared_read(hand, p.name, side.partner, category, top, beaten, cards)
+        if informed >= s:
+            return decide(style, s, sit, rng)
+        before = rng.getstate()
+        move = decide(style, s, sit, rng)
+        after = rng.getstate()
+        rng.setstate(before)
+        other = decide(style, informed, sit, rng)
+        rng.setstate(after)
+        if other == move:
+            return move
+        would = move
+        if move == "raise" and not (sit.may_raise and self.raise_target(p, 0.0) is not None):
+            would = "call" if sit.owed > 0 else ("bring_in" if sit.must_bring_in else "check")  # as act() makes it
+            if other == would:
+                return move
+        if side.collusion.strength < 1.0 and not rng.random() < side.collusion.strength:
+            return move
+        self.deviations.append(Deviation(hand.line, p.name, self.round_no, other, would))
         return other
 
     def raise_target(self, p: Player, fraction: float) -> int | None:
@@ -196,6 +245,8 @@ class Bots:
         name = p.name
         op = b.bet_to(name, to)
         self.aggressor = name
+        if self.opener is None:
+            self.opener = name
         self.dump_bet = self.dumping
         self.dumping = False
         all_in = p.behind == 0

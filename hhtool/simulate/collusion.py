@@ -5,19 +5,26 @@ in the spots of its kind, and only there, the honest choice is replaced
 by the colluding one with probability ``strength``.  The definitions
 (``docs/simulate.md``, "Colluding pairs"):
 
-- **soft play**: when the partner is the only other player left in the
-  hand, a bet, raise or completion becomes a check, a call or the
-  bring-in;
+- **soft play**: while the partner is in the hand, a bet, raise or
+  completion that would go into the partner becomes a check, a call or
+  the bring-in: heads-up with the partner (the pair checks it down), or
+  facing a bet that would raise the partner's: the partner made the
+  round's last bet, raise or completion, or opened its betting (its
+  first bet or completion, or the bring-in or big blind);
 - **chip dumping**: the dumper (``a``), facing a bet or raise the
   receiver (``b``) made, calls where it would fold, and folds where it
   would call or raise with a strong hand (:data:`STRONG`); heads-up with
   the receiver, it raises where it would fold, and bets a hopeless hand
   (:data:`HOPELESS`) where it would check; the receiver calls those
   dumping bets and raises where it would fold;
-- **card sharing**: facing a bet with a card of its own still to come and
-  a hand of a pair or less, a player whose draw the partner's face-down
-  cards kill (at least half of the unseen cards that improve its main
-  group) folds where it would call.
+- **card sharing**: in every decision with a card still to come (2nd
+  to 5th street), a player reads its hand knowing the partner's
+  face-down cards (:func:`shared_read`): its outs among them
+  (:func:`outs_and_dead`) cannot come, so the draw counts only its live
+  share (:func:`shared_draw`), and the partner still in the hand is read
+  by its whole hand, not only its face-up cards; where that read
+  decides otherwise than the honest one (a fold or a check where the
+  honest read calls or bets), that is the deviation.
 
 Only the decision changes, never the rules: the betting machine still
 says what is legal, so the hands audit ``ok``.  Each deviation is kept
@@ -29,11 +36,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from hhtool.game.cards import Card
 from hhtool.game.operations import Player
 from hhtool.history.events import Event, Hand
 from hhtool.game.rules import ROUND_NAMES
 from hhtool.game.evaluate import quick_category
-from hhtool.simulate.bots import Move, Situation
+from hhtool.simulate.bots import Move, Situation, quick_five, strength
 from hhtool.simulate.config import Collusion
 from hhtool.simulate.hand import HandState
 
@@ -83,14 +91,15 @@ def colluding_move(
     s: float,
     sit: Situation,
     aggressor: str | None,
+    opener: str | None,
     dump_bet: bool,
-    round_no: int,
     may_raise_now: bool,
 ) -> Move | None:
-    """The move the pair's kind makes instead of the honest ``move`` in this spot, or None when the spot is not its own.
+    """The move soft play or chip dumping makes instead of the honest ``move`` in this spot, or None when the spot is not its own.
 
     ``s`` is the bot's strength, ``aggressor`` who made the bet ``p``
-    faces this round (None: nobody, or only forced bets), ``dump_bet``
+    faces this round (None: nobody, or only forced bets), ``opener`` who
+    opened the round's betting (forced bets included), ``dump_bet``
     whether that bet was the dumper's dumping bet or raise,
     ``may_raise_now`` whether a bet or raise could be made now (a raise the
     machine would not take is no deviation).
@@ -99,11 +108,13 @@ def colluding_move(
     if kind == "soft-play":
         if move != "raise" or not may_raise_now:
             return None
-        if not _heads_up_with(hand, p, side.partner):
-            return None
-        if sit.must_bring_in:
-            return "bring_in"
-        return "call" if sit.owed > 0 else "check"
+        if _heads_up_with(hand, p, side.partner):
+            if sit.must_bring_in:
+                return "bring_in"
+            return "call" if sit.owed > 0 else "check"
+        if sit.owed > 0 and side.partner in (aggressor, opener) and not sit.must_bring_in:
+            return "call"
+        return None
     if kind == "chip-dumping":
         receiver = side.collusion.b
         if sit.must_bring_in:
@@ -122,11 +133,7 @@ def colluding_move(
         if move == "check" and s < HOPELESS and may_raise_now and heads_up:
             return "raise"
         return None
-    if kind == "card-sharing":
-        if move != "call" or sit.owed <= 0 or sit.must_bring_in or round_no > 3:
-            return None
-        return "fold" if draw_killed(hand, p.name, side.partner) else None
-    return None
+    return None  # card sharing changes the read, not the move: Bots.shared_decision
 
 
 def _heads_up_with(hand: HandState, p: Player, partner: str) -> bool:
@@ -135,32 +142,66 @@ def _heads_up_with(hand: HandState, p: Player, partner: str) -> bool:
     return len(others) == 1 and others[0].name == partner
 
 
-def draw_killed(hand: HandState, name: str, partner: str) -> bool:
-    """``name``'s draw is dead in the partner's face-down cards: at least half (and one) of its outs are there.
+def outs_and_dead(hand: HandState, name: str, partner: str) -> tuple[int, int]:
+    """``name``'s outs, and how many of them lie among the partner's face-down cards (dead to a card-sharing pair).
 
-    The hand by itself must be a pair or less (the bots' quick read).  Its
-    *outs* are the cards that improve its main group (the pair's rank, or
-    the top card's: the next category) and wild cards, among the cards the
-    player cannot see: the deck's, less its own and every card face up.
+    The *outs* are the cards that would improve the hand's category by
+    the bots' quick read (:func:`~hhtool.game.evaluate.quick_category`:
+    pairing a card held, making trips, two pair, a full house, fours, and
+    wild cards), among the cards the player cannot see: the deck's, less
+    its own and every card face up (folded players' too).  The partner's
+    face-down cards are its hole card(s), also after it folded: the pair
+    sees them all the same.
     """
     rules = hand.rules
     own = hand.holes[name].cards
-    category, top = quick_category(own, rules.wild)
-    if category > 1:
-        return False
+    wild = rules.wild
+    category = quick_category(own, wild)[0]
     seen: set[int] = set(own)
     for hole in hand.holes.values():
         seen.update(hole.up)
     if hand.vela is not None and hand.vela_turned:
         seen.add(hand.vela)
-    ranks = {top}
-    if rules.wild is not None:
-        ranks.add(rules.wild)
-    outs = [r * 4 + suit for r in ranks if r >= hand.low for suit in range(4) if r * 4 + suit not in seen]
+    ranks = {c >> 2 for c in own}
+    if wild is not None:
+        ranks.add(wild)
     mate = hand.holes[partner]
     face_down = {c for c in mate.cards if c not in mate.up}
-    dead = sum(1 for c in outs if c in face_down)
-    return dead >= 1 and 2 * dead >= len(outs)
+    outs = dead = 0
+    for r in ranks:
+        if r < hand.low or quick_category([*own, Card(r * 4)], wild)[0] <= category:
+            continue
+        for suit in range(4):
+            c = r * 4 + suit
+            if c not in seen:
+                outs += 1
+                dead += c in face_down
+    return outs, dead
+
+
+def shared_draw(outs: int, dead: int) -> float:
+    """The share of the draw a card-sharing player still counts: its live outs over all the outs the honest read counts."""
+    return (outs - dead) / outs if outs else 1.0
+
+
+def shared_read(hand: HandState, name: str, partner: str, category: int, top: int, beaten: bool, cards: int) -> float:
+    """A card-sharing player's strength: the bots' read (``category``, ``top``, ``beaten``, ``cards``) with the partner's hole.
+
+    Two things change, both only ever for the worse (the honest read
+    already takes every out for live and reads an opponent by what it
+    shows): the draw of the cards still to come counts only its live outs
+    (:func:`outs_and_dead`, :func:`shared_draw`), and the partner, still
+    in the hand, beats the player when its whole hand (face-down cards
+    included) makes a better category, as an opponent's face-up cards do.
+    """
+    draw = 1.0
+    if cards < 5:
+        draw = shared_draw(*outs_and_dead(hand, name, partner))
+    if not beaten and not hand.by_name[partner].folded:
+        theirs = hand.holes[partner].cards
+        wild = hand.rules.wild
+        beaten = (quick_five(theirs, wild, hand.low) if len(theirs) >= 5 else quick_category(theirs, wild))[0] > category
+    return strength(category, top, hand.low, beaten, cards, draw)
 
 
 WORDS = {"fold": "fold", "check": "check", "call": "call", "raise": "bet or raise", "bring_in": "bring in"}

@@ -317,10 +317,15 @@ PAIR_FIGURES = (("rank", "rank"), ("site", "site"), ("hands_together", "hands to
 
 
 def dossier_for(cur: duckdb.DuckDBPyConnection, a: str, b: str, f: Filters, kept: Kept) -> Any:
-    """:func:`hhtool.integrity.dossier` for the pair and filters, kept while no hand is added."""
+    """:func:`hhtool.integrity.dossier` for the pair and filters, kept while no hand is added.
+
+    It reads the room's screen kept for ``/integrity`` (read now when none
+    is), so a dossier costs only the two players' hands.
+    """
     from hhtool.integrity import dossier
 
-    return kept.get(("integrity-pair", a, b, repr(f)), lambda: dossier(cur, a, b, f))
+    room = replace(f, players=(), resolved=None)
+    return kept.get(("integrity-pair", a, b, repr(f)), lambda: dossier(cur, a, b, f, screen=screen_for(cur, room, None, kept)))
 
 
 def _text(value: object) -> str:

@@ -1,0 +1,133 @@
+"""The integrity screen's plumbing (docs/integrity.md): the cache never changes a result, a dossier on a screen
+already read, a pair never dealt in together, the filters that choose pairs, the passes' sums.
+
+A simulated room with a pool of players rotating (so some pairs never meet), imported into a real DuckDB file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from hhtool.integrity import Screen, UnknownPairError, dossier, screen
+from hhtool.integrity import pricing
+from hhtool.integrity.pricing import PriceCache, cache_path
+from hhtool.simulate import make_config, write_simulation
+from hhtool.stats.filters import Filters
+from hhtool.store.db import connect
+from tests.inprocess import hhtool
+
+spots = importlib.import_module("hhtool.integrity.spots")
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """600 hands, 6-max, 14 players joining and leaving: some pairs never sit together."""
+    folder = tmp_path_factory.mktemp("pool")
+    out = folder / "pool.txt"
+    write_simulation(make_config(rules="classic", seed=85, pool=14, collude=["soft-play:0.6"]), 600, out)
+    db = folder / "pool.duckdb"
+    r = hhtool("import", str(out), "--db", str(db), "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    return db
+
+
+@pytest.fixture(scope="module")
+def bare(pool: Path) -> Screen:
+    return screen(pool, cache=False)
+
+
+def test_a_cache_of_another_pricing_is_not_read(pool: Path, bare: Screen, tmp_path: Path) -> None:
+    db = tmp_path / "p.duckdb"
+    shutil.copy(pool, db)
+    cold = screen(db)
+    warm = screen(db)
+    assert cold.priced > 0 and warm.priced == 0 and warm.cached == cold.priced
+    for s in (cold, warm):
+        assert s.pairs.equals(bare.pairs) and s.signals.equals(bare.signals)
+    # the same keys with other figures, as another pricing (other samples, another seed, the first file's format) makes them
+    path = cache_path(db)
+    assert path is not None
+    entries = pl.read_parquet(path)
+    assert set(entries["pricing"].to_list()) == {getattr(pricing, 'PRICING', None)}
+    other = entries.with_columns(pl.when(pl.col("value") > 0.5).then(0.01).otherwise(0.99).alias("value"))
+    for stale in (other.with_columns(pl.lit("v2 samples=50 exact=0 seed=1").alias("pricing")),
+                  other.drop("pricing").with_columns(pl.lit(1, dtype=pl.Int64).alias("version"))):
+        stale.write_parquet(path)
+        again = screen(db)
+        assert again.cached == 0 and again.priced == cold.priced
+        assert again.pairs.equals(bare.pairs) and again.signals.equals(bare.signals)
+        assert set(pl.read_parquet(path)["pricing"].to_list()) == {getattr(pricing, 'PRICING', None)}  # written again with this pricing
+    assert PriceCache(path).values  # and read
+
+
+def test_dossier_reads_the_screen_given(pool: Path, bare: Screen) -> None:
+    top = bare.pairs.row(0, named=True)
+    alone = dossier(pool, top["a"], top["b"], cache=False)
+    given = dossier(pool, top["a"], top["b"], cache=False, screen=bare)
+    assert given.screen is bare
+    assert given.pair == alone.pair == top
+    for x, y in ((given.hands, alone.hands), (given.decisions, alone.decisions), (given.baseline, alone.baseline)):
+        assert x.equals(y)
+    assert given.hands.height == top["hands_together"]
+    with pytest.raises(ValueError, match="other filters"):
+        dossier(pool, top["a"], top["b"], Filters(sites=("Elsewhere",)), cache=False, screen=bare)
+
+
+def test_a_pair_never_dealt_in_together_is_unknown(pool: Path, bare: Screen) -> None:
+    met = set(zip(bare.pairs["a"].to_list(), bare.pairs["b"].to_list()))
+    names = sorted(set(bare.pairs["a"].to_list()) | set(bare.pairs["b"].to_list()))
+    apart = next((a, b) for i, a in enumerate(names) for b in names[i + 1:] if (a, b) not in met and (b, a) not in met)
+    for s in (None, bare):
+        with pytest.raises(UnknownPairError, match="never dealt in together"):
+            dossier(pool, apart[0], apart[1], cache=False, screen=s)
+    assert hhtool("integrity", "--db", str(pool), "--pair", apart[0], apart[1], "--no-cache").returncode == 2
+
+
+def test_players_choose_pairs_not_hands(pool: Path, bare: Screen) -> None:
+    name = str(bare.pairs["a_name"][0])
+    mine = screen(pool, Filters(players=(name,)), cache=False)
+    assert mine.hands_read == bare.hands_read  # the room is screened: the player's baselines are the room's
+    want = bare.pairs.filter((pl.col("a_name") == name) | (pl.col("b_name") == name))
+    assert want.height > 1 and mine.pairs.equals(want)  # the room's ranks kept
+    assert set(zip(mine.signals["a"], mine.signals["b"])) == set(zip(want["a"], want["b"]))
+
+
+def test_min_hands_chooses_the_accounts(pool: Path, bare: Screen) -> None:
+    con = connect(pool, read_only=True)
+    try:
+        seated = dict(con.execute("SELECT player, count(*) FROM seats WHERE dealt_in GROUP BY player").fetchall())
+    finally:
+        con.close()
+    n = sorted(seated.values())[len(seated) // 2]
+    s = screen(pool, Filters(min_hands=n), cache=False)
+    want = bare.pairs.filter(pl.col("a_name").replace_strict(seated, default=0).ge(n)
+                             & pl.col("b_name").replace_strict(seated, default=0).ge(n))
+    assert 0 < s.pairs.height < bare.pairs.height and s.pairs.drop("rank").equals(want.drop("rank"))
+    assert s.pairs["rank"].to_list() == list(range(1, s.pairs.height + 1))  # ranked among the pairs listed, as --min-hands does
+    together = int(bare.pairs["hands_together"].sort()[bare.pairs.height // 2])
+    t = screen(pool, min_hands=together, cache=False)
+    assert t.pairs.height and min(t.pairs["hands_together"]) >= together
+
+
+def test_player_flows_are_the_pairs_sums(pool: Path) -> None:
+    con = connect(pool, read_only=True)
+    try:
+        spots.scoped_hands(con, Filters())
+        ph = spots.pair_hands(con)
+        fast = spots.player_flows(ph)
+        slow = spots.frame(con, f"""
+            WITH f AS ({spots.flows_sql()})
+            SELECT site, player, sum(recv) AS recv, count(*) AS terms, sum(abs(recv)) AS vol FROM (
+                SELECT site, b AS player, flow AS recv FROM f UNION ALL SELECT site, a AS player, -flow AS recv FROM f
+            ) GROUP BY site, player ORDER BY site, player""")
+    finally:
+        con.close()
+    assert fast["player"].to_list() == slow["player"].to_list()
+    assert fast["terms"].to_list() == slow["terms"].to_list()
+    for c in ("recv", "vol"):
+        assert fast[c].to_list() == pytest.approx(slow[c].to_list(), abs=1e-9)
