@@ -188,6 +188,7 @@ def one_core(folder: Path, sample: int) -> dict[str, float]:
     texts: list[tuple[Path, int]] = []
     hands: list[Hand] = []
     warnings.simplefilter("ignore", Cp1252Warning)
+    os.environ.setdefault("POLARS_MAX_THREADS", "1")  # one polars thread, as in a worker process (hhtool/store/importer.py)
     import polars  # noqa: F401  imported once per worker process: not a per-hand cost
 
     parser()  # built once per worker process: not a per-hand cost
@@ -250,6 +251,7 @@ def _writer_cpu(built: dict[str, Any], hands: int) -> tuple[float, float]:
     tmp = Path(tempfile.mkdtemp(prefix="hhbench-"))
     try:
         con = connect(tmp / "w.duckdb", memory_limit="256MB")
+        con.execute("SET threads = 1")  # as an import with workers runs its writer (hhtool/store/importer.py)
         writer = Writer(con, ImportSummary(), batch_hands=hands + 1)
         t = time.process_time()
         writer.add(ChunkResult(0, 0, built, hands=hands), None)
