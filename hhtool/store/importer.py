@@ -145,7 +145,8 @@ def import_paths(
                 on_start(len(units), total)
             workers = worker_count(total, workers)
             if workers > 0:
-                single = _writer_threads(con)
+                _one_thread(con)
+                single = True
             if workers > 0 and isinstance(cancel, Cancel):
                 # while the workers run, and at the close's checkpoint, an abort interrupts DuckDB's statement
                 # instead of leaving the caller to raise in this thread, where it could land anywhere (the pool's shutdown)
@@ -220,8 +221,8 @@ def import_files(
         summary.interrupted = True  # Ctrl-C, or Cancel.abort, reached DuckDB in the middle of a statement
 
 
-def _writer_threads(con: duckdb.DuckDBPyConnection) -> bool:
-    """DuckDB on one thread while the workers run (their process a core each): True once set.
+def _one_thread(con: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB on one thread while the workers run (their process a core each).
 
     Its own pool of a thread per core, beside the worker processes, cost
     more CPU than it saved: the writer's transactions took 76 µs of the
@@ -230,7 +231,6 @@ def _writer_threads(con: duckdb.DuckDBPyConnection) -> bool:
     through the server's, whose pages keep every thread.
     """
     con.execute("SET threads = 1")
-    return True
 
 
 def _every_thread(con: duckdb.DuckDBPyConnection) -> None:

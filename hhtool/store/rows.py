@@ -71,7 +71,8 @@ class Rows:
     cost less than that difference.  The rows of every hand go in through
     the fixed-arity ``put3`` to ``put9``, each value straight to its column:
     compiled, :meth:`add`'s tuple a row (built, then read back in a loop)
-    cost 1,240 instructions a row of ``actions``, a fifth of the rows' time.
+    cost 1,240 instructions a row of ``actions``; value by value, a hand's
+    rows take 185,000 instructions instead of 205,000 (the all-in EV apart).
     """
 
     def __init__(self, names: list[str]) -> None:
