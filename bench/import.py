@@ -14,11 +14,19 @@ Measured in the same run:
   tree (the writer and its workers, summed, sampled from ``/proc`` every
   50 ms), database bytes per hand, the writer's share, and the CPU time of
   every process per hand (the budget: cores / 5,000 hands/s);
-* **one core, in process**, on the first ``--sample`` hands: the parse-only
-  rate (``read_file``), replay alone, and the rows a worker builds, so the
-  per-hand cost of each stage is known; and the all-in EV's part of the
-  rows (``--shape allin``: pot and no limit corpora, where it costs most),
-  with the share of the rate it keeps.
+* **the floor**: one core reads every input file, decodes each line and
+  matches one regular expression against it (``bench/parse.py``'s floor,
+  the least any line-based reader must do), and the end to end rate is
+  printed as a share of it: the import's goal is 0.20 of the floor;
+* **one core, in process**, on ``--sample`` hands (the first of each file, in
+  equal parts), the CPU of each
+  stage a hand: the parse-only rate (``read_file``), the replay as the
+  import runs it (``explain=False``), the rows a worker builds
+  (``RowBuilder.add_hand``), the frames made of them once a chunk, and the
+  pickling of a chunk's result, both ways (the worker sends it, the
+  writer's process receives it); and the all-in EV's part of the rows
+  (``--shape allin``: pot and no limit corpora, where it costs most), with
+  the share of the rate it keeps.
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
+import re
 import resource
 import shutil
 import subprocess
@@ -34,6 +44,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -84,6 +95,25 @@ def make_input(hands: int, files: int, shape: str = "mixed") -> tuple[Path, str]
         source = "tests/handgen.py (plausible, mostly not rule-valid)"
     done.write_text(source)
     return cache, source
+
+
+FLOOR = re.compile(r"([^:]*?)(?:: )?(\w+)(.*)")
+"""bench/parse.py's floor: one regular expression a line."""
+
+
+def floor_rate(folder: Path) -> tuple[float, int]:
+    """Hands a second of one core that read every file, decode each line and match :data:`FLOOR` against it; and the hands."""
+    hands = 0
+    seconds = 0.0
+    for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".")):
+        data = path.read_bytes()
+        hands += data.count(b"\n\n") + (0 if data.endswith(b"\n\n") else 1)  # hands are separated by a blank line
+        start = time.process_time()
+        with open(path, "rb") as f:
+            for raw in f:
+                FLOOR.match(raw.decode("utf-8"))
+        seconds += time.process_time() - start
+    return hands / seconds, hands
 
 
 def _tree_rss(pid: int) -> int:
@@ -140,11 +170,16 @@ def end_to_end(folder: Path, workers: int | None) -> dict[str, object]:
 
 
 def one_core(folder: Path, sample: int) -> dict[str, float]:
-    """Per-hand seconds of each stage, one core, on the first ``sample`` hands."""
+    """Per-hand seconds of CPU of each stage, one core, on ``sample`` hands: the first of every file, in equal parts.
+
+    Every file, not the first alone: the files cycle through the profiles and structures, and what the all-in EV
+    costs differs from one to the next (from 2 to 45 µs a hand over the ten files of 10,000 hands; 19 on average).
+    """
     from hhtool.history.errors import ErrorRecord
     from hhtool.history.events import Hand
     from hhtool.history.grammar import START_SYMBOLS, matcher, parser
     from hhtool.history.reader import Cp1252Warning, read_file
+    from hhtool.history.write import write_hand
     from hhtool.replay import replay
     from hhtool.store.frames import frames
     from hhtool.store.rows import RowBuilder
@@ -153,42 +188,80 @@ def one_core(folder: Path, sample: int) -> dict[str, float]:
     texts: list[tuple[Path, int]] = []
     hands: list[Hand] = []
     warnings.simplefilter("ignore", Cp1252Warning)
+    os.environ.setdefault("POLARS_MAX_THREADS", "1")  # one polars thread, as in a worker process (hhtool/store/importer.py)
     import polars  # noqa: F401  imported once per worker process: not a per-hand cost
 
     parser()  # built once per worker process: not a per-hand cost
     for symbol in START_SYMBOLS:
         matcher(symbol)
-    t = time.perf_counter()
+    clock = time.process_time
+    quota = -(-sample // len(files))
+    t = clock()
     for f in files:
+        mine = 0
         for r in read_file(f):
             if isinstance(r, Hand):
                 hands.append(r)
-            if len(hands) >= sample:
+                mine += 1
+            if mine >= quota:
                 break
-        if len(hands) >= sample:
-            break
-    parse = (time.perf_counter() - t) / len(hands)
+    parse = (clock() - t) / len(hands)
     del texts
-    t = time.perf_counter()
-    results = [replay(h) for h in hands]
-    rep = (time.perf_counter() - t) / len(hands)
-    t = time.perf_counter()
+    t = clock()
+    results = [replay(h, explain=False) for h in hands]  # as the import replays
+    rep = (clock() - t) / len(hands)
+    raws = [write_hand(h) + "\n" for h in hands]  # a text of each hand's size, hashed and stored as the import's are
+    t = clock()
     b = RowBuilder()
-    for h, rep_h in zip(hands, results):
-        b.add_hand(h, "", "f", 0, rep_h, None)
-    frames(b)
-    rows = (time.perf_counter() - t) / len(hands)
+    for h, raw, rep_h in zip(hands, raws, results):
+        b.add_hand(h, raw, "f", 0, rep_h, None)
+    rows = (clock() - t) / len(hands)
+    t = clock()
+    built = frames(b)
+    made = (clock() - t) / len(hands)
+    t = clock()
+    blob = pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL)  # what a pool's worker sends: the frames, once a chunk
+    pickle.loads(blob)
+    pickled = (clock() - t) / len(hands)
+    writer, close = _writer_cpu(built, len(hands))
     # the all-in adjusted net's part of the rows: the test every hand pays, the pricing of the hands it passes
     from hhtool.replay.equities import allin_adjustments, has_all_in
 
-    t = time.perf_counter()
+    t = clock()
     priced = 0
     for rep_h in results:
         if has_all_in(rep_h):
             priced += bool(allin_adjustments(rep_h))
-    ev = (time.perf_counter() - t) / len(hands)
+    ev = (clock() - t) / len(hands)
     _ = ErrorRecord
-    return {"hands": float(len(hands)), "parse": parse, "replay": rep, "rows": rows, "ev": ev, "priced": float(priced)}
+    return {
+        "hands": float(len(hands)), "parse": parse, "replay": rep, "rows": rows, "frames": made, "pickle": pickled,
+        "pickle_bytes": len(blob) / len(hands), "writer": writer, "close": close, "ev": ev, "priced": float(priced),
+    }
+
+
+def _writer_cpu(built: dict[str, Any], hands: int) -> tuple[float, float]:
+    """The writer's CPU a hand (every thread of this process: DuckDB's too) for one batch of ``built`` into a new database,
+    and its close's (the checkpoint that writes the batch into the file)."""
+    from hhtool.store.db import connect
+    from hhtool.store.summary import ImportSummary
+    from hhtool.store.worker import ChunkResult
+    from hhtool.store.writer import Writer
+
+    tmp = Path(tempfile.mkdtemp(prefix="hhbench-"))
+    try:
+        con = connect(tmp / "w.duckdb", memory_limit="256MB")
+        con.execute("SET threads = 1")  # as an import with workers runs its writer (hhtool/store/importer.py)
+        writer = Writer(con, ImportSummary(), batch_hands=hands + 1)
+        t = time.process_time()
+        writer.add(ChunkResult(0, 0, built, hands=hands), None)
+        writer.flush()
+        mid = time.process_time()
+        con.close()
+        end = time.process_time()
+    finally:
+        shutil.rmtree(tmp)
+    return (mid - t) / hands, (end - mid) / hands
 
 
 def main() -> None:
@@ -209,9 +282,14 @@ def main() -> None:
     e = end_to_end(folder, args.workers)
     hands = int(e["hands"])  # type: ignore[call-overload]
     wall = float(e["wall"])  # type: ignore[arg-type]
+    floor, _ = floor_rate(folder)
     print(
         f"end to end ({os.cpu_count()} cores): {hands:,} hands in {wall:.1f} s = {hands / wall:,.0f} hands/s; "
         f"stored {e['stored']:,}, failed {e['failed']}, verdicts {e['verdicts']}"
+    )
+    print(
+        f"  floor (one core, one regex a line, the same files): {floor:,.0f} hands/s; "
+        f"the import = {hands / wall / floor:.2f} of the floor (goal 0.20)"
     )
     print(
         f"  peak memory (writer + workers): {int(e['peak_rss']) / 2**20:,.0f} MB; "  # type: ignore[call-overload]
@@ -225,19 +303,25 @@ def main() -> None:
     )
 
     c = one_core(folder, args.sample)
-    per = c["parse"] + c["replay"] + c["rows"]
-    print(f"one core, {int(c['hands']):,} hands, per hand:")
+    per = c["parse"] + c["replay"] + c["rows"] + c["frames"] + c["pickle"]
+    print(f"one core, {int(c['hands']):,} hands, CPU a hand:")
     print(f"  parse only (read_file): {c['parse'] * 1e6:,.0f} µs = {1 / c['parse']:,.0f} hands/s")
-    print(f"  replay:                 {c['replay'] * 1e6:,.0f} µs = {1 / c['replay']:,.0f} hands/s")
+    print(f"  replay (explain=False): {c['replay'] * 1e6:,.0f} µs = {1 / c['replay']:,.0f} hands/s")
     print(f"  rows for the database:  {c['rows'] * 1e6:,.0f} µs")
+    print(f"  frames of the rows:     {c['frames'] * 1e6:,.0f} µs")
+    print(f"  pickled, both ways:     {c['pickle'] * 1e6:,.0f} µs ({c['pickle_bytes']:,.0f} bytes a hand)")
     print(
         f"  of which all-in EV:     {c['ev'] * 1e6:,.0f} µs ({int(c['priced']):,} hands priced, {c['priced'] / c['hands']:.1%}); "
         f"the import without it would do {per / (per - c['ev']):.2f}x as many hands/s on the same CPU "
         f"(with it: {(per - c['ev']) / per:.0%} of that rate)"
     )
-    print(f"  a worker's whole job:   {per * 1e6:,.0f} µs = {1 / per:,.0f} hands/s per core")
+    print(f"  a worker's whole job:   {per * 1e6:,.0f} µs = {1 / per:,.0f} hands/s per core (parse to pickled frames)")
+    print(
+        f"  the writer, one batch:  {c['writer'] * 1e6:,.0f} µs its transaction, {c['close'] * 1e6:,.0f} µs the checkpoint "
+        f"at close: {(c['writer'] + c['close']) * 1e6:,.0f} µs (every thread of the process)"
+    )
     w = float(e["writer_seconds"])  # type: ignore[arg-type]
-    print(f"  the writer:             {w / max(hands, 1) * 1e6:,.0f} µs per hand (in its own process)")
+    print(f"  the writer, end to end: {w / max(hands, 1) * 1e6:,.0f} µs per hand (wall time of its transactions, in its own thread)")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,8 @@ __all__ = [
     "reaudit_stale", "summary_dict", "worker_count",
 ]
 
+POLARS_THREADS = "POLARS_MAX_THREADS"
+"""polars' own thread count, read when it is first imported: a worker process's is 1 (:func:`_init_worker`)."""
 IN_PROCESS_BYTES = 512 << 10
 """Below this much input, parse in this process: starting workers costs more than it saves."""
 
@@ -133,6 +135,7 @@ def import_paths(
         con = connect(db, memory_limit=memory_limit, derived=derived)
         workers_asked = workers
         no_abort: Callable[[], None] | None = None
+        single = False
         try:
             known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
             # Each file is hashed when its turn comes (Todo), not all before the first chunk: the workers
@@ -141,6 +144,9 @@ def import_paths(
             if on_start is not None:
                 on_start(len(units), total)
             workers = worker_count(total, workers)
+            if workers > 0:
+                _one_thread(con)
+                single = True
             if workers > 0 and isinstance(cancel, Cancel):
                 # while the workers run, and at the close's checkpoint, an abort interrupts DuckDB's statement
                 # instead of leaving the caller to raise in this thread, where it could land anywhere (the pool's shutdown)
@@ -162,6 +168,8 @@ def import_paths(
                 notice_stale(con, rooms, summary)
         finally:
             try:
+                if single:  # the workers are done: the last checkpoint on every core
+                    _every_thread(con)
                 con.close()  # its last checkpoint
             finally:
                 if no_abort is not None:
@@ -213,6 +221,28 @@ def import_files(
         summary.interrupted = True  # Ctrl-C, or Cancel.abort, reached DuckDB in the middle of a statement
 
 
+def _one_thread(con: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB on one thread while the workers run (their process a core each).
+
+    Its own pool of a thread per core, beside the worker processes, cost
+    more CPU than it saved: the writer's transactions took 76 µs of the
+    process's CPU a hand with it, 58 on one thread (docs/performance.md,
+    "Import").  Only an import's own connection: the live import writes
+    through the server's, whose pages keep every thread.
+    """
+    con.execute("SET threads = 1")
+
+
+def _every_thread(con: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB's threads back to one a core (its default), for the close's checkpoint; a failing connection is left as it is."""
+    import duckdb
+
+    try:
+        con.execute("RESET threads")
+    except duckdb.Error:
+        pass
+
+
 def worker_count(total: int, workers: int | None = None) -> int:
     """The worker processes for ``total`` bytes: ``workers`` if given, else none for a little input, else one per core."""
     if workers is not None:
@@ -247,6 +277,10 @@ def _init_worker(parent: int, nice: int = 0, rooms: Rooms = NO_ROOMS) -> None:
         _lower_priority(nice)
     if rooms:
         set_pool_rooms(rooms)
+    # One polars thread: there is a worker per core already, and polars' own pool of a thread per core
+    # spent CPU waiting on its threads: a chunk's frames took 21 µs a hand of the process's CPU with it, 12
+    # without (docs/performance.md, "Import").  Before polars is imported, which reads it once.
+    os.environ.setdefault(POLARS_THREADS, "1")
     import polars  # noqa: F401  - first: its own SIGINT handler is then replaced
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
