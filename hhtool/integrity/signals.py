@@ -284,8 +284,10 @@ def between(rows: dict[Pair, Row], moments: dict[Pair, tuple[float, float, int]]
     out, does not shrink with the pairs left out.  It is never below
     :data:`TAU_FLOOR` times the pairs' median v (with fewer than
     :data:`MIN_PAIRS` pairs, the spread cannot be measured and the floor is
-    :data:`TAU_FLOOR_FEW` times it): a room of few pairs gives no strong
-    lead from its noise.  Each z is then multiplied by sqrt(v / (v +
+    :data:`TAU_FLOOR_FEW` times it, and at least :data:`TAU_FEW` squared): a
+    room of few pairs gives no strong lead from its noise, nor from two
+    styles meeting where each player's baseline is its play against two or
+    three others.  Each z is then multiplied by sqrt(v / (v +
     tau^2)): a pair stands out by a difference larger than styles give, not
     by its sample alone.
     """
@@ -296,7 +298,8 @@ def between(rows: dict[Pair, Row], moments: dict[Pair, tuple[float, float, int]]
     if not ds:
         return 0.0
     items = list(ds.values())
-    floor = (TAU_FLOOR if len(items) >= MIN_PAIRS else TAU_FLOOR_FEW) * _median([v for _, v in items])
+    med_v = _median([v for _, v in items])
+    floor = TAU_FLOOR * med_v if len(items) >= MIN_PAIRS else max(TAU_FLOOR_FEW * med_v, TAU_FEW**2)
     tau2 = floor
     if len(items) >= MIN_PAIRS:
         def spread(t2: float) -> float:
@@ -326,6 +329,9 @@ TAU_FLOOR: Final = 0.1
 """The spread of the pairs' true differences is at least this share of the pairs' median sampling variance."""
 TAU_FLOOR_FEW: Final = 1.0
 """In a room of few pairs, the spread taken: as large as the median sampling variance (a z at most 1/sqrt 2 of its raw value)."""
+TAU_FEW: Final = 0.1
+"""In a room of few pairs, the spread of the pairs' true differences is at least this (10 points of a share, a tenth of a big
+bet a hand): on 435 pairs it measures 0.01-0.05, but there each player's baseline is its play against 29 others, not 3."""
 
 
 def _weighted_median(xs: list[tuple[float, float]]) -> float:
