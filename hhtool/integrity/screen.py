@@ -226,7 +226,7 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
             if r.z is not None:
                 zs.append(r.z)
                 scored_rows.append(r)
-        score, p = combine(zs)
+        score, p = combine(zs, [r.signal for r in scored_rows])
         level = lead(p, n_pairs, len(zs))
         for sr in sorted(scored_rows, key=lambda x: -(x.z or 0.0)):
             if (sr.z or 0.0) >= 2.0 and sr.words:
@@ -243,6 +243,7 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
             "hand_keys": rest,
         })
     pair_rows.sort(key=lambda r: (-r["score"], -r["hands_together"], r["a"], r["b"]))
+    _name_hands(con, [r for r in pair_rows if r["lead"] != "none" and not r["hand_keys"]])
     ids = _hand_ids(con, sorted({k for r in pair_rows for k in r["hand_keys"][:HANDS_LISTED]}))
     for i, pr in enumerate(pair_rows):
         pr["rank"] = i + 1
@@ -301,6 +302,24 @@ def _keys(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair]) -> dict[tuple[st
     accounts = sorted({(s, a) for s, a, _ in pairs} | {(s, b) for s, _, b in pairs})
     shared = shared_names(con, sorted({n for _, n in accounts}), False)
     return {(s, n): account_key(s, n, n in shared) for s, n in accounts}
+
+
+def _name_hands(con: duckdb.DuckDBPyConnection, leads: list[dict[str, Any]]) -> None:
+    """Every lead names the hands it rests on: where no signal of z 2 or more named any (a lead of several weaker
+    signals), the pair's hands together with the most money between the two, largest first."""
+    if not leads:
+        return
+    con.execute("CREATE OR REPLACE TEMP TABLE ilead (site VARCHAR, a VARCHAR, b VARCHAR)")
+    con.executemany("INSERT INTO ilead VALUES (?, ?, ?)", [(r["site"], r["a_name"], r["b_name"]) for r in leads])
+    got: dict[tuple[str, str, str], list[int]] = {}
+    for site, a, b, key in con.execute(f"""
+        SELECT f.site, f.a, f.b, f.hand_key FROM ({spots.flows_sql()}) f JOIN ilead USING (site, a, b)
+        QUALIFY row_number() OVER (PARTITION BY f.site, f.a, f.b ORDER BY abs(f.flow) DESC, f.hand_key) <= {HANDS_LISTED}
+        ORDER BY f.site, f.a, f.b, abs(f.flow) DESC, f.hand_key
+    """).fetchall():
+        got.setdefault((str(site), str(a), str(b)), []).append(int(key))
+    for r in leads:
+        r["hand_keys"] = got.get((r["site"], r["a_name"], r["b_name"]), [])
 
 
 def _hand_ids(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, str]:
