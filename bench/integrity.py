@@ -53,7 +53,7 @@ def main() -> None:
     ap.add_argument("--strength", type=float, default=0.5)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    from hhtool.integrity import screen
+    from hhtool.collusion import screen
 
     print("| seed | " + " | ".join(KINDS) + " | best innocent | leads |")
     print("|---|" + "---|" * (len(KINDS) + 2))

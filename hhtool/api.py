@@ -284,10 +284,10 @@ def integrity(
     many hands; ``min_hands``: the hands together a pair needs to be listed;
     ``cache``: read and add to the priced equities beside the database.
     The whole result, with what could not be computed and why, is
-    :func:`hhtool.integrity.screen`'s; one pair's dossier
-    :func:`hhtool.integrity.dossier`'s (docs/integrity.md).
+    :func:`hhtool.collusion.screen`'s; one pair's dossier
+    :func:`hhtool.collusion.dossier`'s (docs/integrity.md).
     """
-    from hhtool.integrity import screen
+    from hhtool.collusion import screen
 
     s = screen(db, filters, min_hands=min_hands, cache=cache)
     return s.pairs, s.signals

@@ -1,8 +1,8 @@
 """``hhtool integrity``: the pairs of accounts worth a review, or one pair's dossier (docs/integrity.md).
 
-Thin: the filters parsed as ``stats`` parses them, :func:`hhtool.integrity.screen`
-or :func:`hhtool.integrity.dossier`, and the text of
-:mod:`hhtool.integrity.render`.  Exit 0 with no lead above ``none``,
+Thin: the filters parsed as ``stats`` parses them, :func:`hhtool.collusion.screen`
+or :func:`hhtool.collusion.dossier`, and the text of
+:mod:`hhtool.collusion.render`.  Exit 0 with no lead above ``none``,
 1 when a pair has a lead (weak, moderate or strong), 2 for usage errors.
 """
 
@@ -40,8 +40,8 @@ def integrity(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the priced equities beside the database.")] = False,
 ) -> None:
     """Pairs of accounts whose play together is worth a review: co-presence, chip flow, soft play, priced decisions (docs/integrity.md)."""
-    from hhtool.integrity import UnknownPairError, dossier, screen
-    from hhtool.integrity.render import dossier_csv, dossier_json, dossier_text, screen_csv, screen_json, screen_text
+    from hhtool.collusion import UnknownPairError, dossier, screen
+    from hhtool.collusion.render import dossier_csv, dossier_json, dossier_text, screen_csv, screen_json, screen_text
     from hhtool.store.db import StoreError, database_errors
 
     filters, _ = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, 0, stakes, day_start, None, None, verdicts)

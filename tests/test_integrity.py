@@ -18,11 +18,11 @@ import pytest
 
 from hhtool.history.events import Bet, BringIn, Call, Check, Complete, Deal, Fold, Hand, RaiseTo, Street
 from hhtool.history.reader import read_file
-from hhtool.integrity import UnknownPairError, dossier, screen
-from hhtool.integrity import signals as sg
-from hhtool.integrity.pricing import PriceCache, cache_path
-from hhtool.integrity.score import KINDS, combine, kind_p, lead
-from hhtool.integrity.stats import chi2_upper, combined_p, p_of_z, poisson_upper
+from hhtool.collusion import UnknownPairError, dossier, screen
+from hhtool.collusion import signals as sg
+from hhtool.collusion.pricing import PriceCache, cache_path
+from hhtool.collusion.score import KINDS, combine, kind_p, lead
+from hhtool.collusion.stats import chi2_upper, combined_p, p_of_z, poisson_upper
 from hhtool.simulate import make_config, write_simulation
 from hhtool.store.db import connect
 from tests.inprocess import hhtool

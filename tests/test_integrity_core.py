@@ -13,15 +13,15 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from hhtool.integrity import Screen, UnknownPairError, dossier, screen
-from hhtool.integrity import pricing
-from hhtool.integrity.pricing import PriceCache, cache_path
+from hhtool.collusion import Screen, UnknownPairError, dossier, screen
+from hhtool.collusion import pricing
+from hhtool.collusion.pricing import PriceCache, cache_path
 from hhtool.simulate import make_config, write_simulation
 from hhtool.stats.filters import Filters
 from hhtool.store.db import connect
 from tests.inprocess import hhtool
 
-spots = importlib.import_module("hhtool.integrity.spots")
+spots = importlib.import_module("hhtool.collusion.spots")
 
 
 @pytest.fixture(scope="module")

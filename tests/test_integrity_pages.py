@@ -2,7 +2,7 @@
 
 On a real database (a simulated room of 14 players joining and leaving tables, two colluding pairs, three players
 renamed ``<img src=x onerror=alert(1)>``, ``Gatto<U+202E>Nero`` and, by the simulator, ``=1+1`` and ``<b>Zia</b>``)
-served by the real ``hhtool serve``: ``/integrity`` lists the pairs of :func:`hhtool.integrity.screen` in its order
+served by the real ``hhtool serve``: ``/integrity`` lists the pairs of :func:`hhtool.collusion.screen` in its order
 with their scores, leads, how sure, signals in words and the hands behind them; the dossier lists every hand the two
 played together, each decision a link that opens the replayer at its step (checked in real headless Chromium: the
 step shown is the one of that line); the hostile names are text; nothing is written.  Screenshots at 1,400 px go to
@@ -57,7 +57,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def facts(db: Path) -> dict[str, Any]:
     """The core's own screen and the top pair's dossier, read before the server holds the file: what the pages must show."""
-    from hhtool.integrity import screen
+    from hhtool.collusion import screen
 
     con = connect(db, read_only=True)
     try:
@@ -65,7 +65,7 @@ def facts(db: Path) -> dict[str, Any]:
         top = s.pairs.row(0, named=True)
         hands = con.execute("SELECT count(*) FROM hands").fetchall()[0][0]
         try:
-            from hhtool.integrity import dossier
+            from hhtool.collusion import dossier
         except ImportError:  # not yet in the core
             d = None
         else:
@@ -294,7 +294,7 @@ def test_in_a_browser_hostile_names_are_inert(server: Server, browser: Any) -> N
 
 def test_own_view_histories_say_what_could_not_be_computed(tmp_path: Path) -> None:
     """One player's own files: the signals that need every hole card are listed as not computed, each with why."""
-    from hhtool.integrity import screen
+    from hhtool.collusion import screen
 
     src = tmp_path / "own.txt"
     r = hhtool("simulate", "--hands", "300", "--players", "4", "--view", "alice", "--seed", "4", "--jobs", "1", "--out", str(src))
@@ -317,6 +317,6 @@ def test_own_view_histories_say_what_could_not_be_computed(tmp_path: Path) -> No
 
 def test_every_signal_of_the_core_has_its_words_on_the_pages() -> None:
     """A signal the core adds is named in words on the pages, never by its id."""
-    from hhtool.integrity.signals import SIGNALS
+    from hhtool.collusion.signals import SIGNALS
 
     assert set(SIGNAL_WORDS) == set(SIGNALS)

@@ -736,7 +736,7 @@ def create_app(
 
     def integrity_pair(request: Request) -> Response:
         """``/integrity/pair?a=..&b=..``: one pair's dossier (:mod:`hhtool.web.integrity`)."""
-        from hhtool.integrity import UnknownPairError
+        from hhtool.collusion import UnknownPairError
         from hhtool.web.integrity import dossier_page, pair_query
 
         a, b, f = pair_query(list(request.query_params.multi_items()))

@@ -1,7 +1,7 @@
 """``/integrity`` and ``/integrity/pair``: the integrity screen's leads and one pair's dossier, as pages (docs/serve.md).
 
-Both read only the core (:func:`hhtool.integrity.screen`,
-:func:`hhtool.integrity.dossier`; docs/integrity.md): nothing is reckoned
+Both read only the core (:func:`hhtool.collusion.screen`,
+:func:`hhtool.collusion.dossier`; docs/integrity.md): nothing is reckoned
 again here, and nothing is written to the database.  The screen is kept
 while no hand is added (:class:`hhtool.web.hands.Kept`, as the other
 pages keep their figures) and the core keeps its priced equities in its
@@ -190,8 +190,8 @@ HANDS_LISTED = 8
 
 
 def screen_for(cur: duckdb.DuckDBPyConnection, f: Filters, together: int | None, kept: Kept) -> Any:
-    """:func:`hhtool.integrity.screen` for the filters, kept while no hand is added (its equities in the core's cache)."""
-    from hhtool.integrity import screen
+    """:func:`hhtool.collusion.screen` for the filters, kept while no hand is added (its equities in the core's cache)."""
+    from hhtool.collusion import screen
 
     return kept.get(("integrity", repr(f), together), lambda: screen(cur, f, min_hands=together))
 
@@ -317,12 +317,12 @@ PAIR_FIGURES = (("rank", "rank"), ("site", "site"), ("hands_together", "hands to
 
 
 def dossier_for(cur: duckdb.DuckDBPyConnection, a: str, b: str, f: Filters, kept: Kept) -> Any:
-    """:func:`hhtool.integrity.dossier` for the pair and filters, kept while no hand is added.
+    """:func:`hhtool.collusion.dossier` for the pair and filters, kept while no hand is added.
 
     It reads the room's screen kept for ``/integrity`` (read now when none
     is), so a dossier costs only the two players' hands.
     """
-    from hhtool.integrity import dossier
+    from hhtool.collusion import dossier
 
     room = replace(f, players=(), resolved=None)
     return kept.get(("integrity-pair", a, b, repr(f)), lambda: dossier(cur, a, b, f, screen=screen_for(cur, room, None, kept)))
@@ -336,7 +336,7 @@ def dossier_page(cur: duckdb.DuckDBPyConnection, a: str, b: str, f: Filters, kep
     """One pair's dossier as the page shows it: every hand together, each decision a link to its step."""
     import polars as pl
 
-    from hhtool.integrity import UnknownPairError
+    from hhtool.collusion import UnknownPairError
 
     d = dossier_for(cur, a, b, f, kept)
     if d.hands.height == 0:  # the core answers such a pair with no hand: no dossier to show (a 404, as for a pair it does not know)

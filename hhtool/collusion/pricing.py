@@ -81,7 +81,7 @@ class HandCards:
 
 
 def hand_cards(rows: list[tuple[object, ...]], facts: dict[int, tuple[str, int, int | None]]) -> dict[int, HandCards]:
-    """Each hand's :class:`HandCards` from the ``cards`` rows (:func:`hhtool.integrity.spots.cards_of`).
+    """Each hand's :class:`HandCards` from the ``cards`` rows (:func:`hhtool.collusion.spots.cards_of`).
 
     A hole card first seen at the showdown was dealt on 2nd street.
     """

@@ -9,7 +9,7 @@ than :data:`Z_FLOOR`), the kinds' best p corrected for the kinds scored
 are words beside the lead, not its evidence: alone they are as large in
 honest pairs whose styles meet.  Unnamed z's keep the older reading: the
 sum of their squared positive z's, with nothing going on a mixture of
-chi-squares (:func:`hhtool.integrity.stats.combined_p`).  The lead's level corrects for the
+chi-squares (:func:`hhtool.collusion.stats.combined_p`).  The lead's level corrects for the
 number of pairs screened (M, 435 for 30 players): with nothing going on,
 some pair of many always looks odd.
 
@@ -28,7 +28,7 @@ from typing import Final
 import math
 from collections.abc import Sequence
 
-from hhtool.integrity.stats import combined_p, p_of_z, z_of_p
+from hhtool.collusion.stats import combined_p, p_of_z, z_of_p
 
 STRONG_FAMILY: Final = 0.001
 MODERATE_FAMILY: Final = 0.05

@@ -16,10 +16,10 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from hhtool.integrity import signals as sg
-from hhtool.integrity.pricing import STREET_NO, PriceCache, cache_path, hand_cards, price
-from hhtool.integrity.screen import Screen, _screen, hand_states, killed_by, open_db, room_of
-from hhtool.integrity import spots
+from hhtool.collusion import signals as sg
+from hhtool.collusion.pricing import STREET_NO, PriceCache, cache_path, hand_cards, price
+from hhtool.collusion.screen import Screen, _screen, hand_states, killed_by, open_db, room_of
+from hhtool.collusion import spots
 from hhtool.stats.accounts import parse_key
 from hhtool.stats.filters import Filters
 from hhtool.store.db import StoreError

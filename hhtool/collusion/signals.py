@@ -5,7 +5,7 @@ section by section; the ids are :data:`SIGNALS`.  Every z is one-sided,
 larger meaning more like the lead it names (chip flow: either way, its
 direction in words), and is scored only at or above the signal's minimum
 sample (:data:`MIN_SAMPLE`).  Counts of rare decisions are judged by the
-Poisson tail (:func:`hhtool.integrity.stats.poisson_upper`), rates of
+Poisson tail (:func:`hhtool.collusion.stats.poisson_upper`), rates of
 common ones by the binomial's normal approximation.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from hhtool.integrity.stats import poisson_upper, z_of_p
+from hhtool.collusion.stats import poisson_upper, z_of_p
 
 SIGNALS: Final = (
     "co_presence", "chip_flow", "aggression", "calls_into", "strong_fold", "passive_best", "hopeless_call", "card_sharing",
@@ -183,7 +183,7 @@ FLOW_HANDS: Final = 50
 
 def two_sided_z(z: float) -> float:
     """The one-sided z of a deviation either way: the normal z whose tail is twice ``|z|``'s."""
-    from hhtool.integrity.stats import p_of_z
+    from hhtool.collusion.stats import p_of_z
 
     return z_of_p(min(1.0, 2.0 * p_of_z(abs(z))))
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from hhtool.textsafe import columns, csv_text, dumps, term
 
 if TYPE_CHECKING:
-    from hhtool.integrity.dossier import Dossier
-    from hhtool.integrity.screen import Screen
+    from hhtool.collusion.dossier import Dossier
+    from hhtool.collusion.screen import Screen
 
 WIDTH = 80
 PAIR_COLUMNS = ("rank", "a", "b", "site", "hands_together", "score", "lead", "sure", "signals", "hands")

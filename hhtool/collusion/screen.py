@@ -1,10 +1,10 @@
 """The screen: every pair of accounts dealt in together, its signals, one score, ranked (:func:`screen`).
 
-The stages: the hands and decisions from SQL (:mod:`hhtool.integrity.spots`),
+The stages: the hands and decisions from SQL (:mod:`hhtool.collusion.spots`),
 the quick read of the cards and the pricing of the decisions that pass
-the pre-filters (:mod:`hhtool.integrity.pricing`, cached), the signals
-against their baselines (:mod:`hhtool.integrity.signals`), one score and
-the lead's level (:mod:`hhtool.integrity.score`).
+the pre-filters (:mod:`hhtool.collusion.pricing`, cached), the signals
+against their baselines (:mod:`hhtool.collusion.signals`), one score and
+the lead's level (:mod:`hhtool.collusion.score`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from hhtool.game.cards import Card
 
-from hhtool.integrity import signals as sg
-from hhtool.integrity import spots
-from hhtool.integrity.pricing import STREET_NO, HandCards, PriceCache, cache_path, hand_cards, price
-from hhtool.integrity.score import combine, lead
+from hhtool.collusion import signals as sg
+from hhtool.collusion import spots
+from hhtool.collusion.pricing import STREET_NO, HandCards, PriceCache, cache_path, hand_cards, price
+from hhtool.collusion.score import combine, lead
 from hhtool.stats.filters import Filters
 
 if TYPE_CHECKING:
@@ -340,7 +340,7 @@ PRIOR: float = 20.0
 decisions outside the pair gets everyone's share, not a share of 0 from 0 of 12."""
 
 WHAT: dict[str, str] = {"strong_fold": "strong", "hopeless_call": "hopeless", "passive_best": "best"}
-"""Each priced signal's candidates in :func:`hhtool.integrity.spots.candidates`."""
+"""Each priced signal's candidates in :func:`hhtool.collusion.spots.candidates`."""
 
 
 def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceCache) -> tuple[dict[str, dict[sg.Pair, sg.Row]], int]:
@@ -445,7 +445,7 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
 
 
 def _spread(rows: dict[sg.Pair, sg.Row]) -> float:
-    """How much :func:`hhtool.integrity.signals.deflate` widened these rows' z's (1: not at all), for the priced rows that replace some."""
+    """How much :func:`hhtool.collusion.signals.deflate` widened these rows' z's (1: not at all), for the priced rows that replace some."""
     raw = {p: sg.Row(r.signal, r.value, r.baseline, r.sample, r.z) for p, r in rows.items()}
     return sg.deflate(raw)
 
