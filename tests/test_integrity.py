@@ -237,6 +237,20 @@ def test_no_collusion_no_strong_lead(tmp_path: Path, honest: Path) -> None:
         assert "strong" not in s.pairs["lead"].to_list(), s.pairs.select("a", "b", "score", "lead").head(3)
 
 
+def test_every_lead_names_its_hands(tmp_path: Path, honest: Path) -> None:
+    """A lead of several weaker signals, none of which names a hand, still names the hands it rests on: the pair's
+    hands together with the most money between the two (docs/integrity.md)."""
+    rooms = (honest, _room(tmp_path, "dump", 1500, 64, ("chip-dumping:alice,bob:0.3",)))
+    leads = 0
+    for db in rooms:
+        s = screen(db, cache=False)
+        for row in s.pairs.filter(pl.col("lead") != "none").iter_rows(named=True):
+            leads += 1
+            assert row["hand_ids"], row
+            assert row["hands"] == ", ".join(row["hand_ids"])
+    assert leads
+
+
 # ---------------------------------------------------------------------------
 # the cache, the outputs
 
