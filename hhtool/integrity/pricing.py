@@ -1,0 +1,195 @@
+"""Decisions priced with the exact equity, and the file that keeps the prices so that a second run reads them.
+
+A decision is priced from the cards the history shows by then
+(:class:`HandCards`): the decider's against every player still in, with
+the folded players' up cards dead, by :func:`hhtool.game.equity.equity`
+-- exact when the runouts number at most :data:`EXACT_RUNOUTS`, else
+:data:`SAMPLES` runouts drawn with the fixed seed :data:`SEED` (the same
+hand always gets the same figure).  Only the decisions that pass the
+screen's pre-filters (docs/integrity.md, "What is priced") are priced:
+a million hands hold millions of decisions.
+
+The cache (:class:`PriceCache`) is a Parquet file beside the database,
+``DB.integrity-cache.parquet``, keyed by (site, hand_id, text_hash,
+decision's seq, what was priced): a hand whose text changed has another
+hash and is priced again.  It is written with polars, not DuckDB, so a
+database opened read-only (while ``hhtool serve`` holds it) still gets
+its cache; a folder that cannot be written leaves the run uncached.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from hhtool.game.cards import Card, parse_card
+from hhtool.game.equity import DEFAULT_SEED, EquityInputError, equity
+from hhtool.game.rules import PROFILES, RuleSet, RulesError
+
+SAMPLES: Final = 400
+"""Runouts drawn where there are too many to count: a standard error of about 2.5 points of equity, enough to tell a
+strong hand (60 % and up) from a hopeless one (15 % and down); a decision costs about 1.5 ms either way."""
+EXACT_RUNOUTS: Final = 20_000
+"""Counted exactly up to this many runouts (heads up from 4th street on)."""
+SEED: Final = DEFAULT_SEED
+CACHE_VERSION: Final = 1
+"""Part of every cache key: a change of how a decision is priced makes the old entries unread."""
+
+STREETS: Final = ("2nd", "3rd", "4th", "5th", "vela")
+STREET_NO: Final = {s: i + 1 for i, s in enumerate(STREETS)}
+
+
+@dataclass
+class HandCards:
+    """The cards one hand shows: each player's (card, up, street dealt) in deal order, and the vela."""
+
+    profile: str
+    dealt: int
+    wild: int | None = None
+    held: dict[str, list[tuple[Card, bool, int]]] = field(default_factory=dict)
+    vela: Card | None = None
+
+    def known(self, player: str, street: int) -> list[Card] | None:
+        """The player's cards dealt by ``street`` (1 = 2nd .. 5 = vela), None when one of them is not known (own view)."""
+        mine = self.held.get(player)
+        if not mine:
+            return None
+        cards = [c for c, _, s in mine if s <= min(street, 4)]
+        want = 2 + max(0, min(street, 4) - 1)
+        return cards if len(cards) == want else None
+
+    def face_down(self, player: str, street: int) -> list[Card]:
+        """The player's face-down cards dealt by ``street``, as far as known."""
+        return [c for c, up, s in self.held.get(player, ()) if not up and s <= min(street, 4)]
+
+    def up(self, player: str, street: int) -> list[Card]:
+        return [c for c, up, s in self.held.get(player, ()) if up and s <= min(street, 4)]
+
+    def rules(self) -> RuleSet | None:
+        try:
+            r = PROFILES[self.profile]
+            return r.with_options(wild=self.wild) if self.wild is not None else r
+        except (KeyError, RulesError):
+            return None
+
+
+def hand_cards(rows: list[tuple[object, ...]], facts: dict[int, tuple[str, int, int | None]]) -> dict[int, HandCards]:
+    """Each hand's :class:`HandCards` from the ``cards`` rows (:func:`hhtool.integrity.spots.cards_of`).
+
+    A hole card first seen at the showdown was dealt on 2nd street.
+    """
+    out: dict[int, HandCards] = {}
+    for key, player, street, card, up in rows:
+        k = int(str(key))
+        profile, dealt, wild = facts[k]
+        h = out.get(k)
+        if h is None:
+            h = out[k] = HandCards(profile, dealt, wild)
+        try:
+            c = parse_card(str(card))
+        except ValueError:
+            continue
+        if player is None:
+            h.vela = c
+            continue
+        s = 1 if street == "showdown" else STREET_NO.get(str(street), 1)
+        h.held.setdefault(str(player), []).append((c, bool(up), s))
+    return out
+
+
+def price(h: HandCards, decider: str, others: list[str], folded: list[str], street: int, dead_extra: list[Card] = ()) -> float | None:  # type: ignore[assignment]
+    """The decider's equity against ``others`` (still in) at ``street``; ``folded``: players whose up cards are dead;
+    ``dead_extra``: more cards counted dead (a partner's face-down cards).  None when a card is unknown or impossible."""
+    rules = h.rules()
+    mine = h.known(decider, street)
+    if rules is None or mine is None or not others:
+        return None
+    hands = [mine]
+    for o in others:
+        theirs = h.known(o, street)
+        if theirs is None:
+            return None
+        hands.append(theirs)
+    dead = [c for p in folded for c in h.up(p, street)] + [c for c in dead_extra if all(c not in x for x in hands)]
+    vela = h.vela if street >= 5 else None
+    if vela is not None and not rules.has_vela:
+        vela = None
+    try:
+        res = equity(rules, hands, vela=vela, dead=list(dict.fromkeys(dead)), players=h.dealt, samples=SAMPLES, seed=SEED,
+                     exact_limit=EXACT_RUNOUTS)
+    except (EquityInputError, ValueError):
+        return None
+    return float(res.hands[0].equity)
+
+
+CacheKey = tuple[str, str, int, int, str]
+"""(site, hand_id, text_hash, seq, what): one priced figure."""
+
+
+class PriceCache:
+    """The priced figures of earlier runs, read from and added to the file beside the database."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.values: dict[CacheKey, float | None] = {}
+        self.added = 0
+        self.hits = 0
+        if path is not None and path.is_file():
+            self._read(path)
+
+    def _read(self, path: Path) -> None:
+        import polars as pl
+
+        try:
+            df = pl.read_parquet(path)
+        except Exception:  # a cache that cannot be read is no cache: it is written again
+            return
+        if df.height == 0 or "version" not in df.columns or df["version"][0] != CACHE_VERSION:
+            return
+        for site, hid, th, seq, what, v in zip(df["site"], df["hand_id"], df["text_hash"], df["seq"], df["what"], df["value"]):
+            self.values[(site, hid, th, seq, what)] = v
+
+    def get(self, key: CacheKey) -> tuple[bool, float | None]:
+        if key in self.values:
+            self.hits += 1
+            return True, self.values[key]
+        return False, None
+
+    def put(self, key: CacheKey, value: float | None) -> None:
+        self.values[key] = value
+        self.added += 1
+
+    def save(self) -> None:
+        """Write the file again with what was added (atomically: a reader never sees half of it); silently not where it cannot."""
+        if self.path is None or not self.added:
+            return
+        import polars as pl
+
+        keys = list(self.values)
+        df = pl.DataFrame(
+            {
+                "version": [CACHE_VERSION] * len(keys),
+                "site": [k[0] for k in keys], "hand_id": [k[1] for k in keys], "text_hash": [k[2] for k in keys],
+                "seq": [k[3] for k in keys], "what": [k[4] for k in keys], "value": [self.values[k] for k in keys],
+            },
+            schema={"version": pl.Int64, "site": pl.String, "hand_id": pl.String, "text_hash": pl.Int64, "seq": pl.Int64,
+                    "what": pl.String, "value": pl.Float64},
+        )
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            df.write_parquet(tmp)
+            os.replace(tmp, self.path)
+        except OSError:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+
+
+def cache_path(db: Path | None) -> Path | None:
+    """``DB.integrity-cache.parquet`` beside the database file; None without a file (an in-memory database)."""
+    if db is None or str(db) in ("", ":memory:"):
+        return None
+    return db.with_name(db.name + ".integrity-cache.parquet")

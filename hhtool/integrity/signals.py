@@ -1,0 +1,230 @@
+"""The signals of one pair against its baseline, for every pair at once: each a value, a baseline, a sample and a z.
+
+Definitions (formula, baseline, minimum sample) are docs/integrity.md's,
+section by section; the ids are :data:`SIGNALS`.  Every z is one-sided,
+larger meaning more like the lead it names (chip flow: either way, its
+direction in words), and is scored only at or above the signal's minimum
+sample (:data:`MIN_SAMPLE`).  Counts of rare decisions are judged by the
+Poisson tail (:func:`hhtool.integrity.stats.poisson_upper`), rates of
+common ones by the binomial's normal approximation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Final
+
+from hhtool.integrity.stats import poisson_upper, z_of_p
+
+SIGNALS: Final = ("co_presence", "chip_flow", "aggression", "strong_fold", "passive_best", "hopeless_call", "card_sharing")
+"""Every signal, in the order the outputs list them."""
+PRICED: Final = ("strong_fold", "passive_best", "hopeless_call", "card_sharing")
+"""The signals that need the hole cards of both players (a room's full view)."""
+
+MIN_SAMPLE: Final = {
+    "co_presence": 20,  # hands together expected from the traffic
+    "chip_flow": 100,  # hands together
+    "aggression": 30,  # heads-up decisions against each other
+    "strong_fold": 10,  # folds facing the partner's bet
+    "passive_best": 10,  # heads-up decisions against the partner holding the best hand
+    "hopeless_call": 10,  # decisions putting money in against the partner
+    "card_sharing": 5,  # decisions facing a bet with the draw dead in the partner's cards
+}
+"""The sample under which a signal is not scored (its unit is the signal's ``sample``)."""
+
+STRONG: Final = 0.6
+"""A fold is *strong* at this equity or more against the players still in."""
+BEST: Final = 0.6
+"""Heads up, the best hand: this equity or more."""
+HOPELESS: Final = 0.15
+"""Money put in at this equity or less: hopeless."""
+
+Pair = tuple[str, str, str]
+"""(site, a, b), a < b: one pair of accounts."""
+
+
+@dataclass
+class Row:
+    """One signal of one pair."""
+
+    signal: str
+    value: float | None
+    baseline: float | None
+    sample: int
+    z: float | None
+    why_not: str | None = None
+    words: str = ""
+    hands: list[int] = field(default_factory=list)  # hand keys the signal rests on, strongest first
+
+
+def _not(signal: str, value: float | None, baseline: float | None, sample: int, unit: str) -> Row:
+    need = MIN_SAMPLE[signal]
+    return Row(signal, value, baseline, sample, None, f"too few {unit} ({sample:,} < {need:,})")
+
+
+def co_presence(pairs: Iterable[tuple[Pair, int]], hands: dict[tuple[str, str], int], beside: dict[str, float]) -> dict[Pair, Row]:
+    """Hands together against what the table traffic gives: E = n_a n_b * sum_h k(k-1) / (S^2 - sum n^2) per site.
+
+    ``hands``: each account's hands dealt in; ``beside``: per site the sum
+    over hands of k(k-1), k the players dealt in; S the sum of every
+    account's hands.  The z is robust, over the pairs of the data: the
+    log of (together + 1/2) / (E + 1/2) less its median, over 1.4826 times
+    its median absolute deviation, so that the clustering of hands (a
+    stay at a table lasts many hands) widens the baseline instead of
+    making every pair a lead.
+    """
+    total: dict[str, float] = defaultdict(float)
+    squares: dict[str, float] = defaultdict(float)
+    for (site, _), n in hands.items():
+        total[site] += n
+        squares[site] += float(n) * n
+    raw: dict[Pair, tuple[int, float]] = {}
+    for pair, together in pairs:
+        site, a, b = pair
+        denom = total[site] ** 2 - squares[site]
+        e = hands.get((site, a), 0) * hands.get((site, b), 0) * beside.get(site, 0.0) / denom if denom > 0 else 0.0
+        raw[pair] = (together, e)
+    logs = sorted(math.log((t + 0.5) / (e + 0.5)) for t, e in raw.values() if e >= MIN_SAMPLE["co_presence"])
+    med = _median(logs)
+    mad = 1.4826 * _median([abs(x - med) for x in logs]) if logs else 0.0
+    out: dict[Pair, Row] = {}
+    for pair, (t, e) in raw.items():
+        if e < MIN_SAMPLE["co_presence"] or len(logs) < 10 or mad <= 0:
+            out[pair] = Row("co_presence", float(t), e, int(round(e)), None, f"too few hands expected together ({e:,.0f} < 20)"
+                            if e < MIN_SAMPLE["co_presence"] else "too few pairs to compare with (a robust baseline needs 10)")
+            continue
+        z = (math.log((t + 0.5) / (e + 0.5)) - med) / mad
+        out[pair] = Row("co_presence", float(t), e, int(round(e)), z,
+                        words=f"together {t:,} hands where the traffic gives {e:,.0f} ({t / e:.1f} times)" if e else "")
+    return out
+
+
+def _median(xs: list[float]) -> float:
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def chip_flow(pairs: dict[Pair, tuple[int, float, float]], recv: dict[tuple[str, str], tuple[float, int]]) -> dict[Pair, Row]:
+    """Money from a to b in the hands together against their results with everyone else, in big bets.
+
+    Per hand, the money each loser lost went to the winners in proportion
+    to what each won; flow(a->b) is what went from a to b less what came
+    back.  Each player's rate with everyone else, s_x = money received per
+    (opponent, hand) without the partner's hands; with no collusion the
+    flow per hand together is about s_b - s_a.  z = (F - n (s_b - s_a)) /
+    sqrt(sum f^2 - F^2 / n): either way (the words say who to whom).
+    ``pairs``: (n, F, sum f^2); ``recv``: per account (received, terms).
+    """
+    out: dict[Pair, Row] = {}
+    for pair, (n, flow, flow2) in pairs.items():
+        site, a, b = pair
+        ra, ta = recv.get((site, a), (0.0, 0))
+        rb, tb = recv.get((site, b), (0.0, 0))
+        sa = (ra + flow) / (ta - n) if ta > n else 0.0  # a received -flow from b: without it
+        sb = (rb - flow) / (tb - n) if tb > n else 0.0
+        expect = n * (sb - sa)
+        per100 = 100.0 * flow / n if n else 0.0
+        base100 = 100.0 * (sb - sa)
+        if n < MIN_SAMPLE["chip_flow"]:
+            out[pair] = _not("chip_flow", per100, base100, n, "hands together")
+            continue
+        var = max(flow2 - flow * flow / n, 1e-9)
+        z = (flow - expect) / math.sqrt(var)
+        giver, taker = (a, b) if z > 0 else (b, a)
+        out[pair] = Row("chip_flow", per100, base100, n, abs(z),
+                        words=f"money went from {giver} to {taker}: {abs(per100 - base100):.1f} big bets a 100 hands beyond "
+                              "their results with everyone else")
+    return out
+
+
+def rate_z(obs: float, expect: float, var: float) -> float:
+    """(obs - expect) / sd with a continuity correction of a half, toward zero."""
+    if var <= 0:
+        return 0.0
+    d = obs - expect
+    d = max(0.0, abs(d) - 0.5) * (1 if d >= 0 else -1)
+    return d / math.sqrt(var)
+
+
+def count_z(obs: int, expect: float) -> float:
+    """The z of a count of rare events at least ``obs`` with mean ``expect``: Poisson's tail, turned into a normal z."""
+    if obs <= expect:
+        return min(0.0, (obs - expect) / math.sqrt(expect)) if expect > 0 else 0.0
+    return z_of_p(poisson_upper(obs, expect))
+
+
+@dataclass
+class Tally:
+    """Counts of one kind of decision: against each opponent (``vs``), and in all, per player and stratum (street)."""
+
+    # (site, player, opponent, stratum) -> [decisions, marked]
+    vs: dict[tuple[str, str, str, str], list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    hands: dict[tuple[str, str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, site: str, player: str, opponent: str, stratum: str, marked: bool, hand: int | None = None) -> None:
+        c = self.vs[(site, player, opponent, stratum)]
+        c[0] += 1
+        c[1] += int(marked)
+        if marked and hand is not None:
+            self.hands[(site, player, opponent)].append(hand)
+
+    def totals(self) -> dict[tuple[str, str, str], list[int]]:
+        """(site, player, stratum) -> [decisions, marked] against everyone."""
+        out: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+        for (site, p, _, st), (n, m) in self.vs.items():
+            t = out[(site, p, st)]
+            t[0] += n
+            t[1] += m
+        return out
+
+    def by_pair(self) -> dict[Pair, list[tuple[str, str, str, int, int]]]:
+        """Per pair: (decider, partner, stratum, decisions, marked) of each of its two players against the other."""
+        out: dict[Pair, list[tuple[str, str, str, int, int]]] = defaultdict(list)
+        for (site, p, o, st), (n, m) in self.vs.items():
+            a, b = (p, o) if p < o else (o, p)
+            out[(site, a, b)].append((p, o, st, n, m))
+        return out
+
+
+def against_baseline(
+    signal: str, tally: Tally, pairs: Iterable[Pair], unit: str, rare: bool, words: str
+) -> dict[Pair, Row]:
+    """A marked share against the partner, against the same players' share against everyone else in the same stratum.
+
+    Expected marks E = sum over the two players and strata of n_vs_partner
+    * (marks - marks_vs_partner) / (n - n_vs_partner); z from the Poisson
+    tail (``rare``) or the binomial's normal approximation.  ``words``: a
+    format with {obs}, {n}, {expect}.
+    """
+    totals = tally.totals()
+    mine = tally.by_pair()
+    out: dict[Pair, Row] = {}
+    for pair in pairs:
+        site = pair[0]
+        n = obs = 0
+        expect = var = 0.0
+        for p, _, st, k, m in mine.get(pair, ()):
+            tn, tm = totals[(site, p, st)]
+            rest_n, rest_m = tn - k, tm - m
+            rate = (rest_m + 0.5) / (rest_n + 1.0)  # a half mark either way: no rate of exactly 0 or 1 from few decisions
+            n += k
+            obs += m
+            expect += k * rate
+            var += k * rate * (1 - rate)
+        value = obs / n if n else None
+        base = expect / n if n else None
+        if n < MIN_SAMPLE[signal]:
+            out[pair] = _not(signal, value, base, n, unit)
+            continue
+        z = count_z(obs, expect) if rare else rate_z(obs, expect, var)
+        hands: list[int] = []
+        for p, o in ((pair[1], pair[2]), (pair[2], pair[1])):
+            hands += tally.hands.get((site, p, o), [])
+        out[pair] = Row(signal, value, base, n, z, words=words.format(obs=obs, n=n, expect=expect), hands=sorted(set(hands)))
+    return out
