@@ -18,6 +18,8 @@ called, so that ``import hhtool`` (and ``hhtool --help``) stays instant:
 - :func:`statistics`, :func:`write_report`: what ``hhtool stats`` and
   ``hhtool report`` compute from that file (``statistics(db).figures()``:
   the ready figures as a polars frame, a row per player);
+- :func:`integrity`: the pairs of accounts worth a review, as ``hhtool
+  integrity`` ranks them (docs/integrity.md);
 - :func:`query`: read-only SQL on that file, as ``hhtool query``, to a
   polars frame (``docs/python.md`` shows both at work);
 - :func:`web_app`: the web application ``hhtool serve`` runs over it;
@@ -266,6 +268,28 @@ def statistics(db: str | Path, filters: Filters | None = None, *, play_time: boo
     return compute(db, filters, play_time=play_time, gap_minutes=gap_minutes)
 
 
+def integrity(
+    db: str | Path, filters: Filters | None = None, *, min_hands: int | None = None, cache: bool = True
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The pairs of accounts worth a review and their signals, as ``hhtool integrity`` ranks them: ``(pairs, signals)``.
+
+    ``pairs``: a row per pair of accounts dealt in together, best lead
+    first (``rank``, ``a``, ``b``, ``site``, ``hands_together``, ``score``,
+    ``lead`` strong/moderate/weak/none, ``sure``, ``signals`` in words,
+    ``hands`` and ``hand_ids`` they rest on); ``signals``: a row per pair and
+    signal (``value``, ``baseline``, ``sample``, ``z``, ``scored``,
+    ``why_not``).  ``filters`` as :func:`statistics` takes them;
+    ``cache``: read and add to the priced equities beside the database.
+    The whole result, with what could not be computed and why, is
+    :func:`hhtool.integrity.screen`'s; one pair's dossier
+    :func:`hhtool.integrity.dossier`'s (docs/integrity.md).
+    """
+    from hhtool.integrity import screen
+
+    s = screen(db, filters, min_hands=min_hands, cache=cache)
+    return s.pairs, s.signals
+
+
 def query(sql: str, db: str | Path | None = None, *, parquet: str | Path | None = None, timeout: float | None = 300.0) -> pl.DataFrame:
     """The result of read-only ``sql`` on the database ``db`` as a polars frame, exactly as ``hhtool query`` runs it.
 
@@ -394,6 +418,7 @@ __all__ = [
     "audit_report",
     "equities",
     "import_paths",
+    "integrity",
     "load_room",
     "load_rooms",
     "parse_hand",

@@ -26,6 +26,7 @@ from hhtool import cli_alias as alias
 from hhtool import cli_database as database
 from hhtool import cli_game as game
 from hhtool import cli_histories as histories
+from hhtool import cli_integrity as integrity_cli
 from hhtool import cli_rules as rules
 from hhtool import cli_share as sharing
 from hhtool.cli_output import EXIT_FINDINGS, EXIT_OK
@@ -138,6 +139,12 @@ app.command(epilog=examples(
     "report --player alice --session-gap 45 --out alice.html",
     "report --currency EUR --rate USD=0.92 --out report.html",
 ))(database.report)
+
+app.command(epilog=examples(
+    "integrity --db hands.duckdb",
+    "integrity --site Vela --from 2026-11-01 --format csv > leads.csv",
+    "integrity --pair alice bob",
+))(integrity_cli.integrity)
 
 alias_app = typer.Typer(help="The accounts a person owns: their figures are the sums of the accounts'.", no_args_is_help=True,
                         rich_markup_mode=None)

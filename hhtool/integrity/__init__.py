@@ -8,6 +8,7 @@ everyone else.  Leads to review, never a verdict: one hand proves nothing.
 
 from __future__ import annotations
 
+from hhtool.integrity.dossier import Dossier, UnknownPairError, dossier
 from hhtool.integrity.screen import Screen, screen
 
-__all__ = ["Screen", "screen"]
+__all__ = ["Dossier", "Screen", "UnknownPairError", "dossier", "screen"]

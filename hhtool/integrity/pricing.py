@@ -20,6 +20,7 @@ its cache; a folder that cannot be written leaves the run uncached.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -99,7 +100,7 @@ def hand_cards(rows: list[tuple[object, ...]], facts: dict[int, tuple[str, int, 
     return out
 
 
-def price(h: HandCards, decider: str, others: list[str], folded: list[str], street: int, dead_extra: list[Card] = ()) -> float | None:  # type: ignore[assignment]
+def price(h: HandCards, decider: str, others: list[str], folded: list[str], street: int, dead_extra: Sequence[Card] = ()) -> float | None:
     """The decider's equity against ``others`` (still in) at ``street``; ``folded``: players whose up cards are dead;
     ``dead_extra``: more cards counted dead (a partner's face-down cards).  None when a card is unknown or impossible."""
     rules = h.rules()

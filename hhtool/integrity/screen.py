@@ -10,9 +10,12 @@ the lead's level (:mod:`hhtool.integrity.score`).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from hhtool.game.cards import Card
 
 from hhtool.integrity import signals as sg
 from hhtool.integrity import spots
@@ -60,7 +63,7 @@ def open_db(db: Any) -> tuple[duckdb.DuckDBPyConnection, bool, Path | None]:
     return db, False, path
 
 
-def quick(cards: list[int] | None, wild: int | None) -> tuple[int, int]:
+def quick(cards: Sequence[Card] | None, wild: int | None) -> tuple[int, int]:
     """The bots' quick read of known cards (category, main rank), (-1, 0) when unknown."""
     if not cards:
         return (-1, 0)
@@ -161,7 +164,8 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         c[1] += int(n) - int(m)  # marked: the passive ones
     rows["aggression"] = sg.against_baseline(
         "aggression", aggr, all_pairs, "heads-up decisions against each other", False,
-        "heads up against each other they checked or called {obs:,} of {n:,} times where their play against others gives {expect:,.0f}",
+        "heads up against each other they checked or called {obs:,} of {n:,} times, where their play against others in the same "
+        "spots gives {expect:,.0f}", two_sided=True, two_way=False,
     )
 
     (known, dealt) = con.execute(
@@ -169,9 +173,10 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
     ).fetchone() or (0, 0)
     full = dealt > 0 and known >= FULL_VIEW * dealt
     not_computed: list[tuple[str, str]] = []
-    priced_before = prices.added
+    n_priced = 0
     if full:
-        rows.update(_priced(con, all_pairs, prices))
+        priced_rows, n_priced = _priced(con, all_pairs, prices)
+        rows.update(priced_rows)
     else:
         why = (f"own-view histories: the hole cards of {known:,} of {dealt:,} seats are shown (a player's own, and what is shown down); "
                "the others' are needed")
@@ -203,10 +208,10 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
                 scored_rows.append(r)
         score, p = combine(zs)
         level = lead(p, n_pairs, len(zs))
-        for r in sorted(scored_rows, key=lambda r: -(r.z or 0.0)):
-            if (r.z or 0.0) >= 2.0 and r.words:
-                words.append(f"{r.signal.replace('_', ' ')}: {r.words} (z {r.z:.1f})")
-                rest += [h for h in r.hands if h not in rest]
+        for sr in sorted(scored_rows, key=lambda x: -(x.z or 0.0)):
+            if (sr.z or 0.0) >= 2.0 and sr.words:
+                words.append(f"{sr.signal.replace('_', ' ')}: {sr.words} (z {sr.z:.1f})")
+                rest += [h for h in sr.hands if h not in rest]
         n = int(together[pair])
         if n < min_hands:
             continue
@@ -219,25 +224,25 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         })
     pair_rows.sort(key=lambda r: (-r["score"], -r["hands_together"], r["a"], r["b"]))
     ids = _hand_ids(con, sorted({k for r in pair_rows for k in r["hand_keys"][:HANDS_LISTED]}))
-    for i, r in enumerate(pair_rows):
-        r["rank"] = i + 1
-        listed = [ids[k] for k in r.pop("hand_keys")[:HANDS_LISTED] if k in ids]
-        r["hand_ids"] = listed
-        r["hands"] = ", ".join(listed)
-        r.pop("p")
-    schema = {
+    for i, pr in enumerate(pair_rows):
+        pr["rank"] = i + 1
+        listed = [ids[k] for k in pr.pop("hand_keys")[:HANDS_LISTED] if k in ids]
+        pr["hand_ids"] = listed
+        pr["hands"] = ", ".join(listed)
+        pr.pop("p")
+    schema: dict[str, Any] = {
         "rank": pl.Int64, "a": pl.String, "b": pl.String, "site": pl.String, "a_name": pl.String, "b_name": pl.String,
         "hands_together": pl.Int64, "score": pl.Float64, "lead": pl.String, "sure": pl.String, "signals": pl.String,
         "hands": pl.String, "hand_ids": pl.List(pl.String),
     }
     pairs_df = pl.DataFrame(pair_rows, schema=schema) if pair_rows else pl.DataFrame(schema=schema)
-    sig_schema = {"a": pl.String, "b": pl.String, "signal": pl.String, "value": pl.Float64, "baseline": pl.Float64,
+    sig_schema: dict[str, Any] = {"a": pl.String, "b": pl.String, "signal": pl.String, "value": pl.Float64, "baseline": pl.Float64,
                   "sample": pl.Int64, "z": pl.Float64, "scored": pl.Boolean, "why_not": pl.String}
     sig_df = pl.DataFrame(sig_rows, schema=sig_schema) if sig_rows else pl.DataFrame(schema=sig_schema)
     listed_pairs = set(zip(pairs_df["a"].to_list(), pairs_df["b"].to_list()))
     sig_df = sig_df.filter(pl.struct("a", "b").map_elements(lambda x: (x["a"], x["b"]) in listed_pairs, return_dtype=pl.Boolean)) \
         if sig_df.height else sig_df
-    return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, prices.added - priced_before, prices.hits,
+    return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits, prices.hits,
                   keys)
 
 
@@ -271,103 +276,240 @@ def _hand_ids(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, str]
         "SELECT hand_key, hand_id FROM hands WHERE list_contains(?::BIGINT[], hand_key)", [keys]).fetchall()}
 
 
-def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceCache) -> dict[str, dict[sg.Pair, sg.Row]]:
-    """The signals priced with the exact equity: strong folds, passive best hands, hopeless money, card sharing."""
-    fa = spots.facing(con)
-    ps = spots.passive_spots(con)
-    keys = sorted(set(fa["hand_key"].to_list()) | set(ps["hand_key"].to_list()))
-    facts = {int(k): (str(s), str(i), int(th), str(pr), int(d), w) for k, s, i, th, pr, d, w in con.execute(
-        "SELECT hand_key, site, hand_id, text_hash, profile, dealt_in, wild_rank FROM hands WHERE hand_key IN (SELECT hand_key FROM ih)"
-    ).fetchall()}
-    cards = hand_cards(spots.cards_of(con, keys), {k: (v[3], v[4], v[5]) for k, v in facts.items()})
-    states: dict[int, HandState] = defaultdict(HandState)
-    for k, p in con.execute("SELECT hand_key, player FROM seats JOIN ih USING (hand_key) WHERE dealt_in ORDER BY hand_key, seat").fetchall():
-        states[int(k)].dealt.append(str(p))
-    for k, p, q in con.execute(
-        "SELECT hand_key, player, min(seq) FROM actions JOIN ih USING (hand_key) WHERE kind = 'fold' GROUP BY hand_key, player"
-    ).fetchall():
-        states[int(k)].fold_seq[str(p)] = int(q)
+PRICED_PAIRS: int = 25
+"""Per priced signal, the pairs whose read of the cards points most (z of at least :data:`PRICE_FROM`) whose decisions are priced."""
+PRICE_FROM: float = 1.0
+BASELINE_SAMPLE: int = 150
+"""Per player and signal, the decisions against everyone else priced to tell what share of the read's marks the equity keeps."""
 
-    def priced(k: int, seq: int, what: str, decider: str, street: int, dead_of: str | None = None) -> float | None:
+WHAT: dict[str, str] = {"strong_fold": "strong", "hopeless_call": "hopeless", "passive_best": "best"}
+"""Each priced signal's candidates in :func:`hhtool.integrity.spots.candidates`."""
+
+
+def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceCache) -> tuple[dict[str, dict[sg.Pair, sg.Row]], int]:
+    """The signals priced with the exact equity: strong folds, passive best hands, hopeless money, card sharing.
+
+    Two passes (docs/integrity.md, "What is priced"): the quick read of the
+    cards marks candidates in every decision of every pair (SQL); then, for
+    the pairs where the read points most, the candidates between the two
+    are priced, and a sample of each player's candidates against everyone
+    else, so that the baseline is the share of the read's marks the equity
+    keeps.  Returns the rows and how many decisions were priced.
+    """
+    import hashlib
+
+    spots.quick_reads(con)
+    cand = spots.candidates(con)
+    tal = spots.tallies(con)
+    out: dict[str, dict[sg.Pair, sg.Row]] = {}
+    by_what: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    for row in cand.iter_rows():
+        by_what[row[8]].append(row)
+    den: dict[str, dict[tuple[str, str, str, str], int]] = defaultdict(dict)
+    for site, p, o, st, what, n in tal.iter_rows():
+        den[what][(site, p, o, st)] = den[what].get((site, p, o, st), 0) + int(n)
+    to_price: dict[tuple[int, int], tuple[Any, ...]] = {}
+    plans: dict[str, tuple[sg.Tally, list[sg.Pair]]] = {}
+    spread: dict[str, float] = {}
+    for signal, what in WHAT.items():
+        tally = sg.Tally()
+        for k, site, seq, line, street, lvl, player, kind, _, against in by_what[what]:
+            if what == "best":
+                tally.add(site, player, against, street, kind in ("check", "call"), k)
+            else:
+                tally.add(site, player, against, street, True, k)
+        if what != "best":  # the decisions the read did not mark count too
+            for (site, p, o, st), n in den[what].items():
+                c = tally.vs[(site, p, o, st)]
+                c[0] = max(c[0], n)
+        rows = sg.against_baseline(signal, tally, pairs, *_TEXT[signal])
+        spread[signal] = _spread(rows)
+        out[signal] = rows
+        chosen = sorted((p for p, r in rows.items() if r.z is not None and r.z >= PRICE_FROM), key=lambda p: -(rows[p].z or 0.0))
+        plans[signal] = (tally, chosen[:PRICED_PAIRS])
+    # the decisions to price: every candidate between a chosen pair's two, a sample of each one's against the others
+    players: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for signal, (_, chosen) in plans.items():
+        what = WHAT[signal]
+        inside = {(s, a, b) for s, a, b in chosen}
+        for s, a, b in chosen:
+            players[what] |= {(s, a), (s, b)}
+        sample: dict[tuple[str, str, str], list[tuple[str, tuple[Any, ...]]]] = defaultdict(list)
+        for row in by_what[what]:
+            k, site, seq, _, _, _, player, _, _, against = row
+            pair = (site, min(player, against), max(player, against))
+            if pair in inside:
+                to_price[(k, seq)] = row
+                continue
+            h = ""
+            for side, who in (("by", player), ("vs", against)):
+                if (site, who) in players[what]:
+                    h = h or hashlib.blake2b(f"{k}:{seq}".encode(), digest_size=8).hexdigest()
+                    sample[(side, site, who)].append((h, row))
+        for rows_ in sample.values():
+            for _, row in sorted(rows_, key=lambda x: x[0])[:BASELINE_SAMPLE]:
+                to_price[(row[0], row[2])] = row
+    equities = _price_all(con, list(to_price.values()), prices)
+    for signal, (tally, chosen) in plans.items():
+        what = WHAT[signal]
+        # ("by" or "vs", site, player) -> [candidates priced by the player (against the player) outside the pairs, kept]
+        keep: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+        chosen_set = set(chosen)
+        for (k, seq), row in to_price.items():
+            if row[8] != what:
+                continue
+            eq = equities.get((k, seq))
+            site, player, against = row[1], row[6], row[9]
+            if eq is None or (site, min(player, against), max(player, against)) in chosen_set:
+                continue
+            for key in (("by", site, player), ("vs", site, against), ("all", site, "")):
+                c = keep[key]
+                c[0] += 1
+                c[1] += int(_passes(what, eq))
+        for pair in chosen:
+            r = _refined(signal, what, pair, tally, by_what[what], equities, keep)
+            if r.z is not None:
+                r.z /= spread[signal]
+            out[signal][pair] = r
+    share = sg.Tally()
+    hands_of: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for site, p, killer, st, n, folds, hands in spots.sharing(con).iter_rows():
+        c = share.vs[(site, p, killer, st)]
+        c[0] += int(n)
+        c[1] += int(folds)
+        if killer:
+            hands_of[(site, p, killer)] += list(hands or [])
+    share.hands = hands_of
+    out["card_sharing"] = sg.against_baseline("card_sharing", share, pairs, *_TEXT["card_sharing"])
+    return out, len(equities)
+
+
+def _spread(rows: dict[sg.Pair, sg.Row]) -> float:
+    """How much :func:`hhtool.integrity.signals.deflate` widened these rows' z's (1: not at all), for the priced rows that replace some."""
+    raw = {p: sg.Row(r.signal, r.value, r.baseline, r.sample, r.z) for p, r in rows.items()}
+    return sg.deflate(raw)
+
+
+def _passes(what: str, eq: float) -> bool:
+    return eq >= sg.STRONG if what == "strong" else eq <= sg.HOPELESS if what == "hopeless" else eq >= sg.BEST
+
+
+def _refined(
+    signal: str, what: str, pair: sg.Pair, tally: sg.Tally, cands: list[tuple[Any, ...]], equities: dict[tuple[int, int], float | None],
+    keep: dict[tuple[str, str, str], list[int]],
+) -> sg.Row:
+    """A chosen pair's row with the equity: the candidates between the two priced, the baseline the read's share kept by it."""
+    site, a, b = pair
+    totals = tally.totals()
+    by_opp, every = tally.faced()
+    n = 0
+    obs = 0
+    expect = var = 0.0
+    hands: list[int] = []
+    mine = [r for r in cands if r[1] == site and {r[6], r[9]} == {a, b}]
+    every_kept = keep[("all", site, "")]
+    frac_all = (every_kept[1] + 0.5) / (every_kept[0] + 1.0)
+    for p, o in ((a, b), (b, a)):
+        # the share of the read's marks the equity keeps: the player's, times the opponent's factor
+        by, vs = keep[("by", site, p)], keep[("vs", site, o)]
+        frac = (by[1] + 0.5 * frac_all) / (by[0] + 0.5) * ((vs[1] + 0.5 * frac_all) / (vs[0] + 0.5)) / frac_all
+        for (s_, pp, oo, st), (k, m) in list(tally.vs.items()):
+            if s_ != site or pp != p or oo != o:
+                continue
+            if what == "best":  # the spots themselves are the priced best hands: n and the marks both from the equity
+                continue
+            rate = min(0.999, sg.expected_rate(totals[(site, p, st)], by_opp[(site, o, st)], every[(site, st)], k, m) * frac)
+            n += k
+            expect += k * rate
+            var += k * rate * (1 - rate)
+        for r in mine:
+            if r[6] != p:
+                continue
+            eq = equities.get((r[0], r[2]))
+            if eq is None:
+                continue
+            if what == "best":
+                if eq >= sg.BEST:
+                    tn, tm = totals[(site, p, r[4])]
+                    rate = (tm * frac + 0.5) / (tn * frac + 1.0)  # passive share among the best hands against others, as read
+                    n += 1
+                    passive = r[7] in ("check", "call")
+                    obs += int(passive)
+                    expect += rate
+                    var += rate * (1 - rate)
+                    if passive:
+                        hands.append(r[0])
+            elif _passes(what, eq):
+                obs += 1
+                hands.append(r[0])
+    value = obs / n if n else None
+    base = expect / n if n else None
+    if n < sg.MIN_SAMPLE[signal]:
+        return sg._not(signal, value, base, n, _TEXT[signal][0])
+    z = sg.rate_z(obs, expect, var) if what == "best" else sg.count_z(obs, expect)
+    return sg.Row(signal, value, base, n, z, words=_TEXT[signal][2].format(obs=obs, n=n, expect=expect), hands=sorted(set(hands)))
+
+
+_TEXT: dict[str, tuple[str, bool, str]] = {
+    "strong_fold": ("folds facing the partner's bet", True,
+                    "folded {obs:,} strong hands (60 % equity or more) of {n:,} folds to each other's bets, where their folds to "
+                    "others give {expect:.1f}"),
+    "passive_best": ("heads-up decisions with the best hand against each other", False,
+                     "with the best hand heads up against each other they checked or called {obs:,} of {n:,} times, where their play "
+                     "against others gives {expect:,.0f}"),
+    "hopeless_call": ("decisions putting money in against the partner", True,
+                      "put money in with a hopeless hand (15 % equity or less) {obs:,} times of {n:,} against each other, where their "
+                      "play against others gives {expect:.1f}"),
+    "card_sharing": ("decisions with the draw dead in the partner's cards", False,
+                     "folded {obs:,} of {n:,} times facing a bet when the other's face-down cards held their outs, where their folds "
+                     "with the outs elsewhere give {expect:.1f}"),
+}
+"""Each signal's sample unit, whether its marks are rare (Poisson) and its words."""
+
+
+def _price_all(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], prices: PriceCache) -> dict[tuple[int, int], float | None]:
+    """The equity of each decision (hand_key, seq) of ``rows`` (candidates), from the cache or priced now."""
+    if not rows:
+        return {}
+    keys = sorted({int(r[0]) for r in rows})
+    facts = {int(k): (str(s), str(i), int(th), str(pr), int(d), w) for k, s, i, th, pr, d, w in con.execute(
+        "SELECT hand_key, site, hand_id, text_hash, profile, dealt_in, wild_rank FROM hands WHERE list_contains(?::BIGINT[], hand_key)",
+        [keys]).fetchall()}
+    out: dict[tuple[int, int], float | None] = {}
+    todo = []
+    for r in rows:
+        k, seq = int(r[0]), int(r[2])
         site, hid, th = facts[k][0], facts[k][1], facts[k][2]
-        key = (site, hid, th, seq, what)
-        hit, v = prices.get(key)
+        hit, v = prices.get((site, hid, th, seq, "eq"))
         if hit:
-            return v
+            out[(k, seq)] = v
+        else:
+            todo.append(r)
+    if not todo:
+        return out
+    need = sorted({int(r[0]) for r in todo})
+    cards = hand_cards(spots.cards_of(con, need), {k: (facts[k][3], facts[k][4], facts[k][5]) for k in need})
+    states = hand_states(con, need)
+    for r in todo:
+        k, seq, lvl, player = int(r[0]), int(r[2]), int(r[5]), str(r[6])
+        street = STREET_NO.get(str(r[4]), lvl)
         h = cards.get(k)
         st = states[k]
-        v = None
-        if h is not None:
-            extra = h.face_down(dead_of, street) if dead_of else []
-            v = price(h, decider, st.still_in(seq, decider), st.folded(seq), street, extra)
-        prices.put(key, v)
-        return v
-
-    strong, hopeless, passive, sharing = sg.Tally(), sg.Tally(), sg.Tally(), sg.Tally()
-    for k, site, seq, line, street, player, kind, bettor, n_in, opp in fa.iter_rows():
-        st_no = STREET_NO.get(street, 1)
-        h = cards.get(k)
-        if h is None:
-            continue
-        mine = h.known(player, st_no)
-        theirs = h.known(bettor, st_no)
-        if mine is None or theirs is None:
-            continue
-        me, him = quick(mine, h.wild), quick(theirs, h.wild)
-        if st_no <= 3 and kind in ("call", "fold"):  # card sharing: 2nd to 4th street, a card of one's own to come
-            state = states[k]
-            others = [p for p in state.dealt if p != player]
-            killers = killed_by(h, player, st_no, others)
-            for q in killers or [""]:
-                sharing.add(site, player, q, street, kind == "fold", k)
-        if st_no < 2:
-            continue
-        if kind == "fold":
-            marked = False
-            if me[0] >= 1 and me >= him:  # pre-filter: a pair or better, not behind the bettor on the cards known
-                eq = priced(k, seq, "eq", player, st_no)
-                marked = eq is not None and eq >= sg.STRONG
-            strong.add(site, player, bettor, street, marked, k)
-        else:  # call, raise, completion: money put in against the bettor
-            marked = False
-            if me < him:  # pre-filter: behind the bettor on the cards known
-                eq = priced(k, seq, "eq", player, st_no)
-                marked = eq is not None and eq <= sg.HOPELESS
-            hopeless.add(site, player, bettor, street, marked, k)
-    for k, site, seq, line, street, player, kind, bettor, n_in, opp in ps.iter_rows():
-        st_no = STREET_NO.get(street, 1)
-        h = cards.get(k)
-        if st_no < 2 or h is None:
-            continue
-        mine, theirs = h.known(player, st_no), h.known(opp, st_no)
-        if mine is None or theirs is None:
-            continue
-        me, him = quick(mine, h.wild), quick(theirs, h.wild)
-        if kind in ("bet", "complete") and me < him:  # a bet heads up into the opponent: money put in
-            eq = priced(k, seq, "eq", player, st_no)
-            hopeless.add(site, player, opp, street, eq is not None and eq <= sg.HOPELESS, k)
-        if me > him:  # pre-filter: ahead on the cards known
-            eq = priced(k, seq, "eq", player, st_no)
-            if eq is not None and eq >= sg.BEST:
-                passive.add(site, player, opp, street, kind in ("check", "call"), k)
-    out: dict[str, dict[sg.Pair, sg.Row]] = {}
-    out["strong_fold"] = sg.against_baseline(
-        "strong_fold", strong, pairs, "folds facing the partner's bet", True,
-        "folded {obs:,} strong hands (60 % equity or more) of {n:,} folds to each other's bets where their folds to others give {expect:.1f}",
-    )
-    out["passive_best"] = sg.against_baseline(
-        "passive_best", passive, pairs, "heads-up decisions with the best hand against each other", False,
-        "with the best hand heads up against each other they checked or called {obs:,} of {n:,} times where their play against "
-        "others gives {expect:,.0f}",
-    )
-    out["hopeless_call"] = sg.against_baseline(
-        "hopeless_call", hopeless, pairs, "decisions putting money in against the partner", True,
-        "put money in with a hopeless hand (15 % equity or less) {obs:,} times of {n:,} against each other where their play against "
-        "others gives {expect:.1f}",
-    )
-    out["card_sharing"] = sg.against_baseline(
-        "card_sharing", sharing, pairs, "decisions with the draw dead in the partner's cards", False,
-        "folded {obs:,} of {n:,} times facing a bet when the other's face-down cards held their outs, where their folds with the outs "
-        "elsewhere give {expect:.1f}",
-    )
+        v = price(h, player, st.still_in(seq, player), st.folded(seq), street) if h is not None else None
+        prices.put((facts[k][0], facts[k][1], facts[k][2], seq, "eq"), v)
+        out[(k, seq)] = v
     return out
+
+
+def hand_states(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, HandState]:
+    """Who was dealt in each of these hands, in seat order, and when each folded."""
+    states: dict[int, HandState] = defaultdict(HandState)
+    for k, p in con.execute(
+        "SELECT hand_key, player FROM seats WHERE dealt_in AND list_contains(?::BIGINT[], hand_key) ORDER BY hand_key, seat", [keys]
+    ).fetchall():
+        states[int(k)].dealt.append(str(p))
+    for k, p, q in con.execute(
+        "SELECT hand_key, player, min(seq) FROM actions WHERE kind = 'fold' AND list_contains(?::BIGINT[], hand_key) GROUP BY ALL", [keys]
+    ).fetchall():
+        states[int(k)].fold_seq[str(p)] = int(q)
+    return states

@@ -137,10 +137,21 @@ def chip_flow(pairs: dict[Pair, tuple[int, float, float]], recv: dict[tuple[str,
         var = max(flow2 - flow * flow / n, 1e-9)
         z = (flow - expect) / math.sqrt(var)
         giver, taker = (a, b) if z > 0 else (b, a)
-        out[pair] = Row("chip_flow", per100, base100, n, abs(z),
+        out[pair] = Row("chip_flow", per100, base100, n, z,
                         words=f"money went from {giver} to {taker}: {abs(per100 - base100):.1f} big bets a 100 hands beyond "
                               "their results with everyone else")
+    deflate(out)
+    for r in out.values():
+        if r.z is not None:
+            r.z = two_sided_z(r.z)
     return out
+
+
+def two_sided_z(z: float) -> float:
+    """The one-sided z of a deviation either way: the normal z whose tail is twice ``|z|``'s."""
+    from hhtool.integrity.stats import p_of_z
+
+    return z_of_p(min(1.0, 2.0 * p_of_z(abs(z))))
 
 
 def rate_z(obs: float, expect: float, var: float) -> float:
@@ -183,6 +194,19 @@ class Tally:
             t[1] += m
         return out
 
+    def faced(self) -> tuple[dict[tuple[str, str, str], list[int]], dict[tuple[str, str], list[int]]]:
+        """(site, opponent, stratum) -> [decisions, marked] of everyone against that opponent; and (site, stratum) -> all."""
+        by_opp: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+        every: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+        for (site, _, o, st), (n, m) in self.vs.items():
+            t = by_opp[(site, o, st)]
+            t[0] += n
+            t[1] += m
+            e = every[(site, st)]
+            e[0] += n
+            e[1] += m
+        return by_opp, every
+
     def by_pair(self) -> dict[Pair, list[tuple[str, str, str, int, int]]]:
         """Per pair: (decider, partner, stratum, decisions, marked) of each of its two players against the other."""
         out: dict[Pair, list[tuple[str, str, str, int, int]]] = defaultdict(list)
@@ -192,8 +216,47 @@ class Tally:
         return out
 
 
+def expected_rate(mine: list[int], theirs: list[int] | None, every: list[int], k: int, m: int) -> float:
+    """The share of marks a player's decisions against an opponent would have with nothing between them.
+
+    The player's share against everyone else (``mine`` less the ``k``
+    decisions and ``m`` marks against this opponent), times, ``theirs``
+    given, the opponent's factor: the share everyone else's decisions
+    against the opponent have, over everyone's (a bluffer is folded to
+    with better hands, a caller is bet into more).  Half a mark either
+    way keeps a share off exactly 0 or 1 from few decisions.
+    """
+    rate = (mine[1] - m + 0.5) / (mine[0] - k + 1.0)
+    if theirs is None:
+        return rate
+    all_rate = (every[1] + 0.5) / (every[0] + 1.0)
+    opp_rate = (theirs[1] - m + 0.5 * all_rate) / (theirs[0] - k + 0.5)
+    factor = opp_rate / all_rate if all_rate > 0 else 1.0
+    return min(0.999, max(0.001, rate * factor))
+
+
+def deflate(rows: dict[Pair, Row]) -> float:
+    """Widen a signal's z's where they vary more across the pairs than their model says (never narrow them).
+
+    With nothing going on most pairs' z's are about standard normal; a
+    spread wider than that (1.4826 times their median absolute deviation,
+    over the pairs scored) means the baseline misses something every pair
+    shares -- the styles' interplay, big pots -- and every z is divided by it.
+    """
+    zs = [r.z for r in rows.values() if r.z is not None]
+    if len(zs) < 20:
+        return 1.0
+    med = _median(zs)
+    spread = max(1.0, 1.4826 * _median([abs(z - med) for z in zs]))
+    for r in rows.values():
+        if r.z is not None:
+            r.z = r.z / spread
+    return spread
+
+
 def against_baseline(
-    signal: str, tally: Tally, pairs: Iterable[Pair], unit: str, rare: bool, words: str
+    signal: str, tally: Tally, pairs: Iterable[Pair], unit: str, rare: bool, words: str, *, two_sided: bool = False,
+    two_way: bool = True,
 ) -> dict[Pair, Row]:
     """A marked share against the partner, against the same players' share against everyone else in the same stratum.
 
@@ -203,16 +266,15 @@ def against_baseline(
     format with {obs}, {n}, {expect}.
     """
     totals = tally.totals()
+    by_opp, every = tally.faced()
     mine = tally.by_pair()
     out: dict[Pair, Row] = {}
     for pair in pairs:
         site = pair[0]
         n = obs = 0
         expect = var = 0.0
-        for p, _, st, k, m in mine.get(pair, ()):
-            tn, tm = totals[(site, p, st)]
-            rest_n, rest_m = tn - k, tm - m
-            rate = (rest_m + 0.5) / (rest_n + 1.0)  # a half mark either way: no rate of exactly 0 or 1 from few decisions
+        for p, o, st, k, m in mine.get(pair, ()):
+            rate = expected_rate(totals[(site, p, st)], by_opp[(site, o, st)] if two_way else None, every[(site, st)], k, m)
             n += k
             obs += m
             expect += k * rate
@@ -223,8 +285,17 @@ def against_baseline(
             out[pair] = _not(signal, value, base, n, unit)
             continue
         z = count_z(obs, expect) if rare else rate_z(obs, expect, var)
+        text = words.format(obs=obs, n=n, expect=expect)
+        if two_sided and z < 0:  # either way is a lead (softer, or harder: a dumper betting into the receiver)
+            text = (f"heads up against each other they bet or raised {n - obs:,} of {n:,} times, where their play against "
+                    f"others in the same spots gives {n - expect:,.0f}")
         hands: list[int] = []
         for p, o in ((pair[1], pair[2]), (pair[2], pair[1])):
             hands += tally.hands.get((site, p, o), [])
-        out[pair] = Row(signal, value, base, n, z, words=words.format(obs=obs, n=n, expect=expect), hands=sorted(set(hands)))
+        out[pair] = Row(signal, value, base, n, z, words=text, hands=sorted(set(hands)))
+    deflate(out)
+    if two_sided:  # its chance doubled
+        for r in out.values():
+            if r.z is not None:
+                r.z = two_sided_z(r.z)
     return out

@@ -150,7 +150,7 @@ def decisions(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def heads_up(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per (site, player, opponent, street): heads-up decisions not facing a bet or facing one, and how many put a bet in.
+    """Per (site, player, opponent, spot): heads-up decisions and how many put a bet in; the spot is the street, facing a bet or not.
 
     A decision heads-up (two players left) where a bet or raise was
     possible: a check or a bet with no bet to face, a call, fold or raise
@@ -158,10 +158,10 @@ def heads_up(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """
     return frame(
         con, f"""
-        SELECT site, player, opponent, street, count(*) AS n,
-            count(*) FILTER (WHERE kind IN ({', '.join(repr(k) for k in AGGRESSIVE)})) AS aggr
+        SELECT site, player, opponent, street || CASE WHEN kind IN ('call', 'raise') THEN ' facing a bet' ELSE '' END AS spot,
+            count(*) AS n, count(*) FILTER (WHERE kind IN ({', '.join(repr(k) for k in AGGRESSIVE)})) AS aggr
         FROM idec WHERE opponent IS NOT NULL AND NOT coalesce(all_in, FALSE) AND kind <> 'fold'
-        GROUP BY site, player, opponent, street
+        GROUP BY ALL
         """
     )
 
@@ -206,3 +206,157 @@ def hand_facts(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[An
         "SELECT hand_key, site, hand_id, text_hash, profile, dealt_in, room FROM hands WHERE list_contains(?::BIGINT[], hand_key)",
         [keys],
     ).fetchall()
+
+
+def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
+    """A temporary table ``iq``: each player's quick read of the cards known at each street (1 = 2nd .. 4 = 5th).
+
+    The simulator's bots' read (:func:`hhtool.simulate.bots.quick_category`)
+    in SQL: the category from the ranks' counts alone (0 no pair, 1 a pair,
+    2 two pair, 3 trips, 5 a full house, 7 quads; straights and flushes
+    ignored, wild cards read as their rank) and the rank of the main group,
+    as one number ``q = 16 * category + rank`` that orders the reads; with
+    ``face_down`` the player's face-down cards and ``ranks`` the counts per
+    rank, for the card-sharing test.  Only where every card dealt by then
+    is known (a seat of an own-view history is not read).
+    """
+    con.execute("DROP TABLE IF EXISTS iq")
+    con.execute(
+        """
+        CREATE TEMP TABLE iq AS
+        WITH c AS (
+            SELECT hand_key, player, up,
+                CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS s,
+                strpos('23456789TJQKA', card[1]) + 1 AS r
+            FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
+        ), lv AS (
+            SELECT c.hand_key, c.player, l.lvl, c.r, c.up FROM c JOIN (VALUES (1), (2), (3), (4)) l(lvl) ON c.s <= l.lvl
+        ), rc AS (
+            SELECT hand_key, player, lvl, r, count(*) AS n FROM lv GROUP BY hand_key, player, lvl, r
+        )
+        SELECT hand_key, player, lvl, sum(n) AS cards,
+            CASE WHEN max(n) >= 4 THEN 7
+                 WHEN max(n) = 3 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 5 ELSE 3 END
+                 WHEN max(n) = 2 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 2 ELSE 1 END
+                 ELSE 0 END AS cat,
+            arg_max(r, n * 16 + r) AS top
+        FROM rc GROUP BY hand_key, player, lvl HAVING sum(n) = lvl + 1
+        """
+    )
+
+
+def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The decisions the pricing may mark, each with the quick reads of the decider and of the player it is against.
+
+    ``what``: ``strong`` a fold facing a bet from 3rd street on, holding a
+    pair or better not behind the bettor's read; ``hopeless`` money put in
+    (a call or raise facing the bettor, a bet heads up) from 3rd street on,
+    a category below the opponent's read; ``best`` a heads-up decision
+    from 3rd street on (not a fold), a category above the opponent's read.
+    The rest of the decisions of each kind are counted, not priced
+    (:func:`tallies`): they cannot carry the mark.
+    """
+    return frame(
+        con,
+        """
+        WITH d AS (
+            SELECT i.*, CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 ELSE 4 END AS lvl,
+                CASE WHEN i.kind IN ('call', 'fold', 'raise', 'complete') AND i.bettor IS NOT NULL AND i.bettor <> i.player
+                     THEN i.bettor END AS faced
+            FROM idec i WHERE i.street <> '2nd'
+        ), x AS (
+            SELECT d.hand_key, d.site, d.seq, d.line, d.street, d.lvl, d.player, d.kind, d.faced, d.opponent, d.all_in,
+                m.cat * 16 + m.top AS me, m.cat AS my_cat, f.cat * 16 + f.top AS vs_faced, f.cat AS faced_cat,
+                o.cat * 16 + o.top AS vs_opp, o.cat AS opp_cat
+            FROM d JOIN iq m ON m.hand_key = d.hand_key AND m.player = d.player AND m.lvl = d.lvl
+            LEFT JOIN iq f ON f.hand_key = d.hand_key AND f.player = d.faced AND f.lvl = d.lvl
+            LEFT JOIN iq o ON o.hand_key = d.hand_key AND o.player = d.opponent AND o.lvl = d.lvl
+        )
+        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'strong' AS what, faced AS against FROM x
+            WHERE kind = 'fold' AND faced IS NOT NULL AND my_cat >= 1 AND me >= vs_faced
+        UNION ALL
+        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'hopeless', faced FROM x
+            WHERE kind IN ('call', 'raise', 'complete') AND faced IS NOT NULL AND my_cat < faced_cat
+        UNION ALL
+        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'hopeless', opponent FROM x
+            WHERE kind = 'bet' AND opponent IS NOT NULL AND my_cat < opp_cat
+        UNION ALL
+        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'best', opponent FROM x
+            WHERE opponent IS NOT NULL AND kind <> 'fold' AND NOT coalesce(all_in, FALSE) AND my_cat > opp_cat
+        ORDER BY hand_key, seq
+        """,
+    )
+
+
+def tallies(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, against, street, what): the decisions each priced signal counts, priced or not.
+
+    ``strong``: folds facing a bet (3rd street on); ``hopeless``: money put
+    in against a player (calls and raises facing their bet, bets heads up
+    into them); ``best``: heads-up decisions (not folds, not all-in) --
+    of these only the ones priced at the best hand count, so their rows
+    here are the passive ones among those read ahead, for the words.
+    """
+    return frame(
+        con,
+        """
+        WITH d AS (
+            SELECT i.*, CASE WHEN i.kind IN ('call', 'fold', 'raise', 'complete') AND i.bettor IS NOT NULL AND i.bettor <> i.player
+                     THEN i.bettor END AS faced
+            FROM idec i WHERE i.street <> '2nd'
+        )
+        SELECT site, player, faced AS against, street, 'strong' AS what, count(*) AS n FROM d
+            WHERE kind = 'fold' AND faced IS NOT NULL GROUP BY ALL
+        UNION ALL
+        SELECT site, player, faced, street, 'hopeless', count(*) FROM d
+            WHERE kind IN ('call', 'raise', 'complete') AND faced IS NOT NULL GROUP BY ALL
+        UNION ALL
+        SELECT site, player, opponent, street, 'hopeless', count(*) FROM d
+            WHERE kind = 'bet' AND opponent IS NOT NULL GROUP BY ALL
+        """,
+    )
+
+
+def sharing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, killer, street): calls and folds facing a bet on 2nd to 4th street holding a pair or less, and the folds.
+
+    ``killer``: a player dealt in whose face-down cards hold at least one
+    and at least half of the decider's *outs* (the cards of its main
+    group's rank it cannot see: not its own, not face up anywhere by then),
+    or the empty string for a spot nobody's cards kill (a spot killed by
+    two players counts under each).  Wild cards are not outs here.
+    """
+    return frame(
+        con,
+        """
+        WITH c AS (
+            SELECT hand_key, player, up,
+                CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS s,
+                strpos('23456789TJQKA', card[1]) + 1 AS r
+            FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
+        ), d AS (
+            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind,
+                CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 ELSE 3 END AS lvl
+            FROM idec i WHERE i.street IN ('2nd', '3rd', '4th') AND i.kind IN ('call', 'fold') AND i.bettor IS NOT NULL
+                AND i.bettor <> i.player
+        ), dq AS (
+            SELECT d.*, q.top FROM d JOIN iq q ON q.hand_key = d.hand_key AND q.player = d.player AND q.lvl = d.lvl WHERE q.cat <= 1
+        ), seen AS (  -- cards of the main rank the decider sees: its own, and every card face up by then
+            SELECT dq.hand_key, dq.seq, count(*) AS seen FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top AND c.s <= dq.lvl
+                AND (c.player = dq.player OR c.up) GROUP BY dq.hand_key, dq.seq
+        ), down AS (  -- of them, in another player's face-down cards
+            SELECT dq.hand_key, dq.seq, c.player AS killer, count(*) AS dead FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top
+                AND c.s <= dq.lvl AND NOT c.up AND c.player <> dq.player GROUP BY dq.hand_key, dq.seq, c.player
+        ), k AS (
+            SELECT down.hand_key, down.seq, list(down.killer) AS killers
+            FROM down LEFT JOIN seen USING (hand_key, seq) WHERE 2 * down.dead >= 4 - coalesce(seen.seen, 0)
+            GROUP BY down.hand_key, down.seq
+        ), u AS (
+            SELECT dq.hand_key, dq.site, dq.street, dq.player, dq.kind, unnest(coalesce(k.killers, [''])) AS killer
+            FROM dq LEFT JOIN k USING (hand_key, seq)
+        )
+        SELECT site, player, killer, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds,
+            list(hand_key) FILTER (WHERE kind = 'fold' AND killer <> '') AS hands
+        FROM u GROUP BY site, player, killer, street
+        """,
+    )
