@@ -9,6 +9,7 @@ the lead's level (:mod:`hhtool.integrity.score`).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -168,6 +169,16 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         "spots gives {expect:,.0f}", two_sided=True, two_way=False,
     )
 
+    into = sg.Tally()
+    for site, p, o, st, n, folds in spots.calls_into(con).iter_rows():
+        c = into.vs[(site, p, o, st)]
+        c[0] += int(n)
+        c[1] += int(n) - int(folds)  # marked: the calls and raises
+    rows["calls_into"] = sg.against_baseline(
+        "calls_into", into, all_pairs, "decisions facing each other's bets", False,
+        "called or raised each other's bets {obs:,} of {n:,} times, where their play facing others' bets gives {expect:,.0f}",
+    )
+
     (known, dealt) = con.execute(
         "SELECT count(*) FILTER (WHERE s.hole_card IS NOT NULL), count(*) FROM seats s JOIN ih USING (hand_key) WHERE s.dealt_in"
     ).fetchone() or (0, 0)
@@ -200,8 +211,8 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
             if r is None:
                 continue
             sig_rows.append({
-                "a": keys[(site, a)], "b": keys[(site, b)], "signal": s, "value": r.value, "baseline": r.baseline,
-                "sample": r.sample, "z": r.z, "scored": r.z is not None, "why_not": r.why_not,
+                "a": keys[(site, a)], "b": keys[(site, b)], "signal": s, "value": _round(r.value), "baseline": _round(r.baseline),
+                "sample": r.sample, "z": _round(r.z), "scored": r.z is not None, "why_not": r.why_not,
             })
             if r.z is not None:
                 zs.append(r.z)
@@ -246,6 +257,11 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
                   keys)
 
 
+def _round(x: float | None) -> float | None:
+    """Six decimals: the figures' last bits follow the order DuckDB summed in, which is not the same every run."""
+    return None if x is None else round(x, 6)
+
+
 def _sure(n: int, scored: int, pairs: int) -> str:
     """How sure the figure is, in words: the sample and the signals scored on it."""
     if scored == 0:
@@ -282,6 +298,10 @@ PRICE_FROM: float = 1.0
 BASELINE_SAMPLE: int = 150
 """Per player and signal, the decisions against everyone else priced to tell what share of the read's marks the equity keeps."""
 
+PRIOR: float = 20.0
+"""The shares the equity keeps are drawn toward everyone's by this many decisions' weight: a player with few priced
+decisions outside the pair gets everyone's share, not a share of 0 from 0 of 12."""
+
 WHAT: dict[str, str] = {"strong_fold": "strong", "hopeless_call": "hopeless", "passive_best": "best"}
 """Each priced signal's candidates in :func:`hhtool.integrity.spots.candidates`."""
 
@@ -314,8 +334,8 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
     for signal, what in WHAT.items():
         tally = sg.Tally()
         for k, site, seq, line, street, lvl, player, kind, _, against in by_what[what]:
-            if what == "best":
-                tally.add(site, player, against, street, kind in ("check", "call"), k)
+            if what == "best":  # the spot: the street, facing a bet or not (a call or raise faces one)
+                tally.add(site, player, against, _spot(street, kind), kind in ("check", "call"), k)
             else:
                 tally.add(site, player, against, street, True, k)
         if what != "best":  # the decisions the read did not mark count too
@@ -325,7 +345,7 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
         rows = sg.against_baseline(signal, tally, pairs, *_TEXT[signal])
         spread[signal] = _spread(rows)
         out[signal] = rows
-        chosen = sorted((p for p, r in rows.items() if r.z is not None and r.z >= PRICE_FROM), key=lambda p: -(rows[p].z or 0.0))
+        chosen = sorted((p for p, r in rows.items() if r.z is not None and r.z >= PRICE_FROM), key=lambda p: (-(rows[p].z or 0.0), p))
         plans[signal] = (tally, chosen[:PRICED_PAIRS])
     # the decisions to price: every candidate between a chosen pair's two, a sample of each one's against the others
     players: dict[str, set[tuple[str, str]]] = defaultdict(set)
@@ -362,12 +382,14 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
             site, player, against = row[1], row[6], row[9]
             if eq is None or (site, min(player, against), max(player, against)) in chosen_set:
                 continue
+            passed = _passes(what, eq)
             for key in (("by", site, player), ("vs", site, against), ("all", site, "")):
                 c = keep[key]
                 c[0] += 1
-                c[1] += int(_passes(what, eq))
+                c[1] += int(passed)
         for pair in chosen:
-            r = _refined(signal, what, pair, tally, by_what[what], equities, keep)
+            tau2 = next((x.tau2 for x in out[signal].values()), 0.0)
+            r = _refined(signal, what, pair, tally, by_what[what], equities, keep, tau2)
             if r.z is not None:
                 r.z /= spread[signal]
             out[signal][pair] = r
@@ -390,13 +412,18 @@ def _spread(rows: dict[sg.Pair, sg.Row]) -> float:
     return sg.deflate(raw)
 
 
+def _spot(street: str, kind: str) -> str:
+    """A heads-up decision's spot: its street, and whether it faced a bet (a call or a raise did)."""
+    return street + (" facing a bet" if kind in ("call", "raise") else "")
+
+
 def _passes(what: str, eq: float) -> bool:
     return eq >= sg.STRONG if what == "strong" else eq <= sg.HOPELESS if what == "hopeless" else eq >= sg.BEST
 
 
 def _refined(
     signal: str, what: str, pair: sg.Pair, tally: sg.Tally, cands: list[tuple[Any, ...]], equities: dict[tuple[int, int], float | None],
-    keep: dict[tuple[str, str, str], list[int]],
+    keep: dict[tuple[str, str, str], list[int]], tau2: float,
 ) -> sg.Row:
     """A chosen pair's row with the equity: the candidates between the two priced, the baseline the read's share kept by it."""
     site, a, b = pair
@@ -412,7 +439,7 @@ def _refined(
     for p, o in ((a, b), (b, a)):
         # the share of the read's marks the equity keeps: the player's, times the opponent's factor
         by, vs = keep[("by", site, p)], keep[("vs", site, o)]
-        frac = (by[1] + 0.5 * frac_all) / (by[0] + 0.5) * ((vs[1] + 0.5 * frac_all) / (vs[0] + 0.5)) / frac_all
+        frac = (by[1] + PRIOR * frac_all) / (by[0] + PRIOR) * ((vs[1] + PRIOR * frac_all) / (vs[0] + PRIOR)) / frac_all
         for (s_, pp, oo, st), (k, m) in list(tally.vs.items()):
             if s_ != site or pp != p or oo != o:
                 continue
@@ -430,8 +457,10 @@ def _refined(
                 continue
             if what == "best":
                 if eq >= sg.BEST:
-                    tn, tm = totals[(site, p, r[4])]
-                    rate = (tm * frac + 0.5) / (tn * frac + 1.0)  # passive share among the best hands against others, as read
+                    # the passive share in the same spot against others, of the hands read ahead, with the opponent's factor
+                    spot = _spot(r[4], r[7])
+                    k_, m_ = tally.vs[(site, p, o, spot)]
+                    rate = sg.expected_rate(totals[(site, p, spot)], by_opp[(site, o, spot)], every[(site, spot)], k_, m_)
                     n += 1
                     passive = r[7] in ("check", "call")
                     obs += int(passive)
@@ -447,6 +476,9 @@ def _refined(
     if n < sg.MIN_SAMPLE[signal]:
         return sg._not(signal, value, base, n, _TEXT[signal][0])
     z = sg.rate_z(obs, expect, var) if what == "best" else sg.count_z(obs, expect)
+    if tau2 > 0 and n:  # the pairs' spread beyond their samples, as the read's rows of the signal have it
+        v = (var if what == "best" else max(expect, 0.5)) / (n * n)
+        z *= math.sqrt(v / (v + tau2))
     return sg.Row(signal, value, base, n, z, words=_TEXT[signal][2].format(obs=obs, n=n, expect=expect), hands=sorted(set(hands)))
 
 

@@ -19,15 +19,18 @@ from typing import Final
 
 from hhtool.integrity.stats import poisson_upper, z_of_p
 
-SIGNALS: Final = ("co_presence", "chip_flow", "aggression", "strong_fold", "passive_best", "hopeless_call", "card_sharing")
+SIGNALS: Final = (
+    "co_presence", "chip_flow", "aggression", "calls_into", "strong_fold", "passive_best", "hopeless_call", "card_sharing",
+)
 """Every signal, in the order the outputs list them."""
 PRICED: Final = ("strong_fold", "passive_best", "hopeless_call", "card_sharing")
 """The signals that need the hole cards of both players (a room's full view)."""
 
 MIN_SAMPLE: Final = {
-    "co_presence": 20,  # hands together expected from the traffic
-    "chip_flow": 100,  # hands together
+    "co_presence": 50,  # hands together expected from the traffic
+    "chip_flow": 300,  # hands together
     "aggression": 30,  # heads-up decisions against each other
+    "calls_into": 30,  # decisions facing the partner's bet
     "strong_fold": 10,  # folds facing the partner's bet
     "passive_best": 10,  # heads-up decisions against the partner holding the best hand
     "hopeless_call": 10,  # decisions putting money in against the partner
@@ -58,6 +61,7 @@ class Row:
     why_not: str | None = None
     words: str = ""
     hands: list[int] = field(default_factory=list)  # hand keys the signal rests on, strongest first
+    tau2: float = 0.0  # the spread of the pairs' true differences this row's z was widened by (:func:`between`)
 
 
 def _not(signal: str, value: float | None, baseline: float | None, sample: int, unit: str) -> Row:
@@ -89,17 +93,26 @@ def co_presence(pairs: Iterable[tuple[Pair, int]], hands: dict[tuple[str, str], 
         raw[pair] = (together, e)
     logs = sorted(math.log((t + 0.5) / (e + 0.5)) for t, e in raw.values() if e >= MIN_SAMPLE["co_presence"])
     med = _median(logs)
-    mad = 1.4826 * _median([abs(x - med) for x in logs]) if logs else 0.0
+    mad = max(MIN_SPREAD, 1.4826 * _median([abs(x - med) for x in logs])) if logs else 0.0
     out: dict[Pair, Row] = {}
     for pair, (t, e) in raw.items():
         if e < MIN_SAMPLE["co_presence"] or len(logs) < 10 or mad <= 0:
-            out[pair] = Row("co_presence", float(t), e, int(round(e)), None, f"too few hands expected together ({e:,.0f} < 20)"
+            out[pair] = Row("co_presence", float(t), e, int(round(e)), None, f"too few hands expected together ({e:,.0f} < {MIN_SAMPLE['co_presence']})"
                             if e < MIN_SAMPLE["co_presence"] else "too few pairs to compare with (a robust baseline needs 10)")
             continue
-        z = (math.log((t + 0.5) / (e + 0.5)) - med) / mad
+        z = min(CO_PRESENCE_CAP, (math.log((t + 0.5) / (e + 0.5)) - med) / mad)
         out[pair] = Row("co_presence", float(t), e, int(round(e)), z,
                         words=f"together {t:,} hands where the traffic gives {e:,.0f} ({t / e:.1f} times)" if e else "")
     return out
+
+
+CO_PRESENCE_CAP: Final = 3.0
+"""Co-presence's z is never above this: hands at a table come in stays of many hands, so a pair whose stays overlapped
+once is far above the traffic's expectation; sitting together is a reason to read the other signals, alone at most
+a weak lead."""
+MIN_SPREAD: Final = 0.2
+"""Co-presence's spread of log ratios is never taken below this (a pair 22 % above its expectation is one standard
+deviation): with few pairs, or tables whose players stay, the measured spread can be near 0."""
 
 
 def _median(xs: list[float]) -> float:
@@ -122,6 +135,7 @@ def chip_flow(pairs: dict[Pair, tuple[int, float, float]], recv: dict[tuple[str,
     ``pairs``: (n, F, sum f^2); ``recv``: per account (received, terms).
     """
     out: dict[Pair, Row] = {}
+    moments: dict[Pair, tuple[float, float, int]] = {}
     for pair, (n, flow, flow2) in pairs.items():
         site, a, b = pair
         ra, ta = recv.get((site, a), (0.0, 0))
@@ -136,11 +150,12 @@ def chip_flow(pairs: dict[Pair, tuple[int, float, float]], recv: dict[tuple[str,
             continue
         var = max(flow2 - flow * flow / n, 1e-9)
         z = (flow - expect) / math.sqrt(var)
+        moments[pair] = (flow - expect, var, n)
         giver, taker = (a, b) if z > 0 else (b, a)
         out[pair] = Row("chip_flow", per100, base100, n, z,
                         words=f"money went from {giver} to {taker}: {abs(per100 - base100):.1f} big bets a 100 hands beyond "
                               "their results with everyone else")
-    deflate(out)
+    between(out, moments)
     for r in out.values():
         if r.z is not None:
             r.z = two_sided_z(r.z)
@@ -235,6 +250,43 @@ def expected_rate(mine: list[int], theirs: list[int] | None, every: list[int], k
     return min(0.999, max(0.001, rate * factor))
 
 
+def between(rows: dict[Pair, Row], moments: dict[Pair, tuple[float, float, int]]) -> float:
+    """Widen each pair's z by the spread of the pairs' true differences from their baselines (a random effect); return it.
+
+    The baseline cannot hold everything: two styles meeting play each other
+    in their own way, and with many hands together that difference alone
+    would make a large z.  Each pair's difference per decision d = (obs -
+    E) / n has its sampling variance v = var / n^2; the spread of the true
+    differences tau^2 is what the pairs' d's vary by beyond their v's
+    (DerSimonian and Laird's estimate, weighted by 1/v, over the pairs but
+    the tenth farthest out: the few pairs of a collusion do not set it).  Each z is then
+    multiplied by sqrt(v / (v + tau^2)): a pair stands out by a difference
+    larger than styles give, not by its sample alone.
+    """
+    ds = {p: (diff / n, var / (n * n)) for p, (diff, var, n) in moments.items() if n > 0 and var > 0}
+    if len(ds) < 20:
+        return 0.0
+    # DerSimonian and Laird's estimate over the pairs, the tenth of them farthest out (a collusion's) left out
+    items = sorted(ds.values(), key=lambda dv: abs(dv[0]) / math.sqrt(dv[1]))
+    kept = items[: max(2, int(len(items) * 0.9))]
+    w = [1.0 / v for _, v in kept]
+    sw = sum(w)
+    mean = sum(wi * d for wi, (d, _) in zip(w, kept)) / sw
+    q = sum(wi * (d - mean) ** 2 for wi, (d, _) in zip(w, kept))
+    denom = sw - sum(wi * wi for wi in w) / sw
+    tau2 = max(0.0, (q - (len(kept) - 1)) / denom) if denom > 0 else 0.0
+    for row in rows.values():
+        row.tau2 = tau2
+        if row.z is not None:  # DuckDB's parallel sums may differ in the last bits from run to run: not the ranking
+            row.z = round(row.z, 9)
+    if tau2 > 0:
+        for p, (d, v) in ds.items():
+            r = rows.get(p)
+            if r is not None and r.z is not None:
+                r.z = round(r.z * math.sqrt(v / (v + tau2)), 9)
+    return tau2
+
+
 def deflate(rows: dict[Pair, Row]) -> float:
     """Widen a signal's z's where they vary more across the pairs than their model says (never narrow them).
 
@@ -269,6 +321,7 @@ def against_baseline(
     by_opp, every = tally.faced()
     mine = tally.by_pair()
     out: dict[Pair, Row] = {}
+    moments: dict[Pair, tuple[float, float, int]] = {}
     for pair in pairs:
         site = pair[0]
         n = obs = 0
@@ -293,7 +346,8 @@ def against_baseline(
         for p, o in ((pair[1], pair[2]), (pair[2], pair[1])):
             hands += tally.hands.get((site, p, o), [])
         out[pair] = Row(signal, value, base, n, z, words=text, hands=sorted(set(hands)))
-    deflate(out)
+        moments[pair] = (obs - expect, var if not rare else max(expect, 0.5), n)
+    between(out, moments)
     if two_sided:  # its chance doubled
         for r in out.values():
             if r.z is not None:

@@ -82,7 +82,7 @@ def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         con, f"""
         SELECT site, a, b, count(*) AS together, sum(flow) AS flow, sum(flow * flow) AS flow2,
             sum(net_a) AS net_a, sum(net_b) AS net_b
-        FROM ({flows_sql()}) GROUP BY site, a, b
+        FROM ({flows_sql()}) GROUP BY site, a, b ORDER BY site, a, b
         """
     )
 
@@ -95,7 +95,7 @@ def player_flows(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         SELECT site, player, sum(recv) AS recv, count(*) AS terms FROM (
             SELECT site, b AS player, flow AS recv FROM f
             UNION ALL SELECT site, a AS player, -flow AS recv FROM f
-        ) GROUP BY site, player
+        ) GROUP BY site, player ORDER BY site, player
         """
     )
 
@@ -108,7 +108,7 @@ def traffic(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         FROM seats s JOIN ih USING (hand_key)
         JOIN (SELECT hand_key, count(*) AS k FROM seats WHERE dealt_in AND hand_key IN (SELECT hand_key FROM ih) GROUP BY hand_key) d
             USING (hand_key)
-        WHERE s.dealt_in GROUP BY ih.site, s.player
+        WHERE s.dealt_in GROUP BY ih.site, s.player ORDER BY ih.site, s.player
         """
     )
 
@@ -161,7 +161,7 @@ def heads_up(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         SELECT site, player, opponent, street || CASE WHEN kind IN ('call', 'raise') THEN ' facing a bet' ELSE '' END AS spot,
             count(*) AS n, count(*) FILTER (WHERE kind IN ({', '.join(repr(k) for k in AGGRESSIVE)})) AS aggr
         FROM idec WHERE opponent IS NOT NULL AND NOT coalesce(all_in, FALSE) AND kind <> 'fold'
-        GROUP BY ALL
+        GROUP BY ALL ORDER BY ALL
         """
     )
 
@@ -252,7 +252,7 @@ def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     pair or better not behind the bettor's read; ``hopeless`` money put in
     (a call or raise facing the bettor, a bet heads up) from 3rd street on,
     a category below the opponent's read; ``best`` a heads-up decision
-    from 3rd street on (not a fold), a category above the opponent's read.
+    from 3rd street on (not a fold), ahead of the opponent's read.
     The rest of the decisions of each kind are counted, not priced
     (:func:`tallies`): they cannot carry the mark.
     """
@@ -282,7 +282,7 @@ def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             WHERE kind = 'bet' AND opponent IS NOT NULL AND my_cat < opp_cat
         UNION ALL
         SELECT hand_key, site, seq, line, street, lvl, player, kind, 'best', opponent FROM x
-            WHERE opponent IS NOT NULL AND kind <> 'fold' AND NOT coalesce(all_in, FALSE) AND my_cat > opp_cat
+            WHERE opponent IS NOT NULL AND kind <> 'fold' AND NOT coalesce(all_in, FALSE) AND me > vs_opp
         ORDER BY hand_key, seq
         """,
     )
@@ -313,6 +313,7 @@ def tallies(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         UNION ALL
         SELECT site, player, opponent, street, 'hopeless', count(*) FROM d
             WHERE kind = 'bet' AND opponent IS NOT NULL GROUP BY ALL
+        ORDER BY ALL
         """,
     )
 
@@ -357,6 +358,18 @@ def sharing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         )
         SELECT site, player, killer, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds,
             list(hand_key) FILTER (WHERE kind = 'fold' AND killer <> '') AS hands
-        FROM u GROUP BY site, player, killer, street
+        FROM u GROUP BY site, player, killer, street ORDER BY site, player, killer, street
+        """,
+    )
+
+
+def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, bettor, street): decisions facing that player's bet (a call, raise or fold), and the folds."""
+    return frame(
+        con,
+        """
+        SELECT site, player, bettor, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds
+        FROM idec WHERE kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player
+        GROUP BY ALL ORDER BY ALL
         """,
     )
