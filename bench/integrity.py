@@ -278,17 +278,19 @@ def detection(args: argparse.Namespace) -> None:
 
 
 def _test_seeds() -> set[int]:
-    """Every integer passed as ``seed=`` or ``--seed`` in the integrity tests: the seeds the screen may have been tuned on."""
+    """Every number on a line of ``tests/test_integrity*.py`` that speaks of a seed (``101-104`` read as a range).
+
+    Wider than the seeds alone (a line ``seed=5, hands=3000`` gives 3000 too): a bench seed must not be any of them.
+    """
     seeds: set[int] = set()
     for path in (ROOT / "tests").glob("test_integrity*.py"):
-        text = path.read_text(encoding="utf-8")
-        seeds.update(int(m) for m in re.findall(r"seed\W{1,4}(\d+)", text))
-        for m in re.findall(r"seeds?\w*\s*=\s*[\(\[]([\d,\s]+)[\)\]]", text):
-            seeds.update(int(s) for s in m.replace(",", " ").split())
-        for m in re.findall(r"range\((\d+),\s*(\d+)\)", text):
-            lo, hi = int(m[0]), int(m[1])
-            if "seed" in text and hi - lo <= 100:
-                seeds.update(range(lo, hi))
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "seed" not in line.lower():
+                continue
+            for lo, hi in re.findall(r"\b(\d+)\s*[-\u2013]\s*(\d+)\b", line):
+                if 0 <= int(hi) - int(lo) <= 1000:
+                    seeds.update(range(int(lo), int(hi) + 1))
+            seeds.update(int(n) for n in re.findall(r"\d+", line))
     return seeds
 
 
