@@ -41,8 +41,9 @@ def _wrap(text: str, indent: str) -> list[str]:
 
 def screen_text(s: Screen, top: int | None = 20) -> str:
     """The ranked pairs: one line a pair (rank, the two, hands together, score, lead), then its signals and hands in words."""
-    lines = [f"Integrity screen: {s.pairs.height:,} pairs of accounts dealt in together, in {s.hands_read:,} hands.",
-             "Leads to review, not findings: one hand proves nothing; each figure is against the players' own baseline.", ""]
+    lines = [*_wrap(f"Integrity screen: {s.pairs.height:,} pairs of accounts dealt in together, in {s.hands_read:,} hands. "
+                    "Leads to review, not findings: one hand proves nothing; each figure is against the players' own "
+                    "baseline.", ""), ""]
     for signal, why in s.not_computed:
         lines += _wrap(f"not computed: {signal.replace('_', ' ')}: {why}", "")
     if s.not_computed:
@@ -96,8 +97,8 @@ def dossier_text(d: Dossier) -> str:
     """The pair's lead, each player's figures beside the baseline, then every hand together with its decisions priced."""
     p = d.pair
     a, b = term(str(p.get("a", ""))), term(str(p.get("b", "")))
-    lines = [f"Dossier: {a} & {b} ({term(str(p.get('site', '')))})",
-             "A lead to review, not a finding: the figures beside each player's baseline, every hand named.", ""]
+    lines = [*_wrap(f"Dossier: {a} & {b} ({term(str(p.get('site', '')))})", ""),
+             *_wrap("A lead to review, not a finding: the figures beside each player's baseline, every hand named.", ""), ""]
     if "score" in p:
         lines.append(f"rank {p['rank']} of {d.screen.pairs.height:,}, score {p['score']:.2f}, lead {p['lead']}")
         lines += _wrap(term(str(p["sure"])), "")
@@ -117,7 +118,8 @@ def dossier_text(d: Dossier) -> str:
         if not h["signals"]:
             continue
         lines += _wrap(f"hand {term(h['hand_id'])} ({term(str(h['table_name']))}, {h['started_at']}): {term(h['signals'])}", "  ")
-    lines += ["", f"Every hand together ({d.hands.height:,}): net of each, money from {a} to {b} (minor units), the decisions priced:"]
+    lines += ["", *_wrap(f"Every hand together ({d.hands.height:,}): net of each, money from {a} to {b} (minor units), "
+                         "the decisions priced:", "")]
     for h in d.hands.to_dicts():
         lines.append(_fit(f"  {term(h['hand_id'])}  {term(str(h['table_name']))}  {h['net_a']:+,} / {h['net_b']:+,}  flow {h['flow']:+,}", WIDTH).rstrip())
         for r in by_hand.get(h["hand_id"], []):
