@@ -428,12 +428,12 @@ def speed(args: argparse.Namespace) -> None:
     print(f"`{what}` over {hands:,} hands ({os.cpu_count()} cores, {_build()} build):")
     print(
         f"  cold: {cold[1]:.1f} s = {hands / cold[1]:,.0f} hands/s, {cold[2] / hands * 1e6:,.0f} µs of CPU a hand; "
-        f"a million hands {cold[1] * per_m:.1f} s = {cold[1] * per_m / GOAL_SECONDS:.2f}x the goal of {GOAL_SECONDS:.0f} s"
+        f"at that rate a million hands in {cold[1] * per_m:.1f} s = {cold[1] * per_m / GOAL_SECONDS:.2f}x the goal of {GOAL_SECONDS:.0f} s"
     )
     if warm is not None:
         print(
             f"  warm: {warm[1]:.1f} s = {hands / warm[1]:,.0f} hands/s, {warm[2] / hands * 1e6:,.0f} µs of CPU a hand; "
-            f"a million hands {warm[1] * per_m:.1f} s = {warm[1] * per_m / GOAL_SECONDS:.2f}x the goal; "
+            f"at that rate a million hands in {warm[1] * per_m:.1f} s = {warm[1] * per_m / GOAL_SECONDS:.2f}x the goal; "
             f"cold / warm {cold[1] / warm[1]:.2f}x wall, {cold[2] / max(warm[2], 1e-9):.2f}x CPU"
         )
     print(f"  peak memory {max(r[3] for r in runs) / 2**20:,.0f} MB")
@@ -476,6 +476,8 @@ def main() -> None:
         f"--pool {args.pool} --players {args.players} --jobs {args.jobs} --speed-hands {args.speed_hands} --speed-seed {args.speed_seed}"
         f"{' --db ' + str(args.db) if args.db else ''} --repeat {args.repeat}"
     )
+    tree = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    print(f"  tree {tree or 'unknown'}, {os.cpu_count()} cores, {_build()} build")
     if args.part in ("both", "detection", "rooms"):
         detection(args)
     if args.part == "rooms":
