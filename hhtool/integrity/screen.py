@@ -155,8 +155,9 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         _beside(tr),
     )
     rows["chip_flow"] = sg.chip_flow(
-        {p: (int(n), float(fl), float(f2)) for p, n, fl, f2 in zip(all_pairs, ph["together"], ph["flow"], ph["flow2"])} if ph.height else {},
-        {(s, p): (float(r), int(t)) for s, p, r, t in zip(pf["site"], pf["player"], pf["recv"], pf["terms"])} if pf.height else {},
+        {p: (int(n), float(fl), float(f2), float(v)) for p, n, fl, f2, v in zip(all_pairs, ph["together"], ph["flow"], ph["flow2"], ph["vol"])}
+        if ph.height else {},
+        {(s, p): (float(r), float(v)) for s, p, r, v in zip(pf["site"], pf["player"], pf["recv"], pf["vol"])} if pf.height else {},
     )
     aggr = sg.Tally()
     for site, p, o, st, n, m in hu.iter_rows() if hu.height else ():

@@ -123,28 +123,31 @@ def _median(xs: list[float]) -> float:
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
-def chip_flow(pairs: dict[Pair, tuple[int, float, float]], recv: dict[tuple[str, str], tuple[float, int]]) -> dict[Pair, Row]:
+def chip_flow(pairs: dict[Pair, tuple[int, float, float, float]], recv: dict[tuple[str, str], tuple[float, float]]) -> dict[Pair, Row]:
     """Money from a to b in the hands together against their results with everyone else, in big bets.
 
     Per hand, the money each loser lost went to the winners in proportion
     to what each won; flow(a->b) is what went from a to b less what came
-    back.  Each player's rate with everyone else, s_x = money received per
-    (opponent, hand) without the partner's hands; with no collusion the
-    flow per hand together is about s_b - s_a.  z = (F - n (s_b - s_a)) /
-    sqrt(sum f^2 - F^2 / n): either way (the words say who to whom).
-    ``pairs``: (n, F, sum f^2); ``recv``: per account (received, terms).
+    back.  Each player's share of the money exchanged with everyone else,
+    s_x = what x received over what x exchanged (the sum of |flow|), without
+    the partner's hands; with no collusion the money from a to b is about
+    V (s_b - s_a) / 2, V what the two exchanged (two who seldom meet in a
+    pot exchange little, whatever their results elsewhere).  z = (F - V (s_b
+    - s_a) / 2) / sqrt(sum f^2 - F^2 / n): either way (the words say who to
+    whom).  ``pairs``: (n, F, sum f^2, V); ``recv``: per account (received,
+    exchanged).
     """
     out: dict[Pair, Row] = {}
     moments: dict[Pair, tuple[float, float, int]] = {}
-    for pair, (n, flow, flow2) in pairs.items():
+    for pair, (n, flow, flow2, vol) in pairs.items():
         site, a, b = pair
-        ra, ta = recv.get((site, a), (0.0, 0))
-        rb, tb = recv.get((site, b), (0.0, 0))
-        sa = (ra + flow) / (ta - n) if ta > n else 0.0  # a received -flow from b: without it
-        sb = (rb - flow) / (tb - n) if tb > n else 0.0
-        expect = n * (sb - sa)
+        ra, va = recv.get((site, a), (0.0, 0.0))
+        rb, vb = recv.get((site, b), (0.0, 0.0))
+        sa = (ra + flow) / (va - vol) if va > vol else 0.0  # a received -flow from b: without it
+        sb = (rb - flow) / (vb - vol) if vb > vol else 0.0
+        expect = vol * (sb - sa) / 2
         per100 = 100.0 * flow / n if n else 0.0
-        base100 = 100.0 * (sb - sa)
+        base100 = 100.0 * expect / n if n else 0.0
         if n < MIN_SAMPLE["chip_flow"]:
             out[pair] = _not("chip_flow", per100, base100, n, "hands together")
             continue

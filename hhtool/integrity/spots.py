@@ -80,7 +80,7 @@ def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Per pair (site, a < b): hands together, the sum of the flow a->b and of its square, the nets' sums (big bets)."""
     return frame(
         con, f"""
-        SELECT site, a, b, count(*) AS together, sum(flow) AS flow, sum(flow * flow) AS flow2,
+        SELECT site, a, b, count(*) AS together, sum(flow) AS flow, sum(flow * flow) AS flow2, sum(abs(flow)) AS vol,
             sum(net_a) AS net_a, sum(net_b) AS net_b
         FROM ({flows_sql()}) GROUP BY site, a, b ORDER BY site, a, b
         """
@@ -92,7 +92,7 @@ def player_flows(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return frame(
         con, f"""
         WITH f AS ({flows_sql()})
-        SELECT site, player, sum(recv) AS recv, count(*) AS terms FROM (
+        SELECT site, player, sum(recv) AS recv, count(*) AS terms, sum(abs(recv)) AS vol FROM (
             SELECT site, b AS player, flow AS recv FROM f
             UNION ALL SELECT site, a AS player, -flow AS recv FROM f
         ) GROUP BY site, player ORDER BY site, player
