@@ -1,7 +1,7 @@
 """Integrity screen benchmark (issue 42): detection against false leads, and the speed of ``hhtool integrity``.  Never a test.
 
 Run: ``python bench/integrity.py [--hands 20000] [--seeds 4201,4202] [--strengths 0.1,0.2,0.3,0.5]
-[--speed-hands 1000000] [--db FILE] [--part both|detection|speed]``.
+[--speed-hands 1000000] [--db FILE] [--part both|detection|speed|rooms]``.
 
 1. **Detection against false leads.**  For each seed, a room with no
    colluding pair and, for each strength, the same room with three pairs,
@@ -29,7 +29,8 @@ Run: ``python bench/integrity.py [--hands 20000] [--seeds 4201,4202] [--strength
    ``/proc`` every 50 ms), hands a second, and the ratios to the goal (a
    million hands in under 60 s on this 2-core machine) and of cold to warm.
 
-Rooms and their databases are cached under ``bench/.cache/integrity/``
+``--part rooms`` builds the rooms and the speed database only (no screen):
+to have them ready before a screen exists.  Rooms and their databases are cached under ``bench/.cache/integrity/``
 (git-ignored), one folder each, named by their size, seed and strength;
 delete a folder to build it again.  Simulate and import use every core
 (``--jobs``).
