@@ -46,6 +46,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from procs import tree_rss  # bench/, this script's folder
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -116,33 +118,6 @@ def floor_rate(folder: Path) -> tuple[float, int]:
     return hands / seconds, hands
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    total = 0
-    stack = [pid]
-    while stack:
-        p = stack.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        stack.extend(children.get(p, []))
-    return total
-
-
 def end_to_end(folder: Path, workers: int | None) -> dict[str, object]:
     tmp = Path(tempfile.mkdtemp(prefix="hhbench-"))
     db = tmp / "bench.duckdb"
@@ -154,7 +129,7 @@ def end_to_end(folder: Path, workers: int | None) -> dict[str, object]:
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = 0
     while proc.poll() is None:
-        peak = max(peak, _tree_rss(proc.pid))
+        peak = max(peak, tree_rss(proc.pid))
         time.sleep(0.05)
     out, err = proc.communicate()
     wall = time.perf_counter() - start

@@ -60,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 from hhtool.store.schema import SCHEMA_VERSION  # noqa: E402
 from hhtool.textsafe import term  # noqa: E402
+from procs import tree_rss  # noqa: E402  (bench/, this script's folder)
 
 CACHE = ROOT / "bench" / ".cache" / "integrity"
 KINDS = ("soft-play", "chip-dumping", "card-sharing")
@@ -309,7 +310,7 @@ def _timed(cmd: list[str]) -> tuple[float, float, int, str]:
     reader = threading.Thread(target=lambda: chunks.append(proc.stdout.read() if proc.stdout else ""))
     reader.start()
     while proc.poll() is None:
-        peak = max(peak, _rss_tree(proc.pid))
+        peak = max(peak, tree_rss(proc.pid))
         time.sleep(0.05)
     reader.join()
     err = proc.stderr.read() if proc.stderr else ""
@@ -319,33 +320,6 @@ def _timed(cmd: list[str]) -> tuple[float, float, int, str]:
         raise SystemExit(f"{shlex.join(cmd)} failed ({proc.returncode}): {err[-2000:]}")
     peak = max(peak, after.ru_maxrss * 1024)
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, peak, "".join(chunks)
-
-
-def _rss_tree(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants (from ``/proc``)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    total = 0
-    stack = [pid]
-    while stack:
-        p = stack.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        stack.extend(children.get(p, []))
-    return total
 
 
 def speed_room(args: argparse.Namespace) -> tuple[Path, str]:
