@@ -251,6 +251,23 @@ def test_every_lead_names_its_hands(tmp_path: Path, honest: Path) -> None:
     assert leads
 
 
+def test_tag_screens_only_the_tagged_hands(honest: Path, tmp_path: Path) -> None:
+    """``--tag`` filters the hands screened, as it does for ``stats`` and ``report`` (issue 43: wherever hands are filtered)."""
+    db = tmp_path / "tagged.duckdb"
+    shutil.copy(honest, db)
+    con = connect(db, read_only=True)
+    try:
+        ids = [str(r[0]) for r in con.execute("SELECT hand_id FROM hands ORDER BY hand_key LIMIT 40").fetchall()]
+    finally:
+        con.close()
+    for hand_id in ids:
+        r = hhtool("tag", hand_id, "study", "--db", str(db))
+        assert r.returncode == 0, r.stderr
+    r = hhtool("integrity", "--db", str(db), "--tag", "study", "--format", "json", "--no-cache")
+    assert r.returncode in (0, 1), r.stderr
+    assert json.loads(r.stdout)["hands_read"] == 40
+
+
 # ---------------------------------------------------------------------------
 # the cache, the outputs
 
