@@ -9,6 +9,7 @@ serve --port 0`` and reads its address from the ``FILE.serve`` it writes.
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import signal
@@ -17,6 +18,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from urllib.parse import urlencode, urlsplit
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +109,31 @@ class Server:
             self.proc.kill()
             _, err = self.proc.communicate()
         return self.proc.returncode, err
+
+
+def post_form(s: Server, path: str, fields: dict[str, str], headers: dict[str, str]) -> tuple[int, dict[str, str], str]:
+    """POST ``fields`` as a form to the server with exactly ``headers`` (a write's test sets or leaves out each one):
+    the status, the headers (lower-case names) and the body."""
+    u = urlsplit(s.url)
+    c = http.client.HTTPConnection(u.hostname or "127.0.0.1", u.port, timeout=30)
+    try:
+        c.request("POST", path, body=urlencode(fields).encode("utf-8"), headers=headers)
+        r = c.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read().decode("utf-8")
+    finally:
+        c.close()
+
+
+def csrf_token(s: Server, path: str = "/players") -> str:
+    """The write token of the page at ``path``: the one every form of the page carries."""
+    status, _, body = s.get(path)
+    assert status == 200
+    tokens = set(re.findall(r'<input type="hidden" name="csrf" value="([^"]+)">', body))
+    assert len(tokens) == 1
+    return str(tokens.pop())
+
+
+def form_headers(s: Server) -> dict[str, str]:
+    """What the server's own page sends with a form: its content type, its origin and its Host."""
+    u = urlsplit(s.url)
+    return {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"{u.scheme}://{u.netloc}", "Host": u.netloc}

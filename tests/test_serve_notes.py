@@ -10,13 +10,13 @@ import http.client
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlsplit
 
 import duckdb
 import pytest
 
 from tests.browser import headless_chromium, needs_browser
-from tests.servegen import ARTIFACTS, Server, hhtool, make_db
+from tests.servegen import ARTIFACTS, Server, csrf_token, form_headers, hhtool, make_db, post_form
 
 SHOTS = ARTIFACTS
 HOSTILE = "<img src=x onerror=\"document.title='pwned'\">look at the vela <script>document.title='pwned'</script>"
@@ -41,30 +41,6 @@ def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
 
 def _page(site: str, hand_id: str) -> str:
     return f"/hands/{quote(site, safe='')}/{quote(hand_id, safe='')}"
-
-
-def _post(s: Server, path: str, fields: dict[str, str], headers: dict[str, str]) -> tuple[int, dict[str, str], str]:
-    u = urlsplit(s.url)
-    c = http.client.HTTPConnection(u.hostname or "127.0.0.1", u.port, timeout=30)
-    try:
-        c.request("POST", path, body=urlencode(fields).encode("utf-8"), headers=headers)
-        r = c.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read().decode("utf-8")
-    finally:
-        c.close()
-
-
-def _token(s: Server, path: str) -> str:
-    status, _, body = s.get(path)
-    assert status == 200
-    tokens = set(re.findall(r'<input type="hidden" name="csrf" value="([^"]+)">', body))
-    assert len(tokens) == 1
-    return str(tokens.pop())
-
-
-def _form(s: Server) -> dict[str, str]:
-    u = urlsplit(s.url)
-    return {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"{u.scheme}://{u.netloc}", "Host": u.netloc}
 
 
 def _hand_note(site: str, hand: str) -> dict[str, str]:
@@ -103,15 +79,15 @@ def test_a_note_or_tag_without_the_token_from_another_origin_or_host_is_refused(
     s, hands = served
     path, make = WRITES[write]
     site, hand = hands[0]
-    fields = {"csrf": _token(s, _page(site, hand)), **make(site, hand)}
-    headers = _form(s)
+    fields = {"csrf": csrf_token(s, _page(site, hand)), **make(site, hand)}
+    headers = form_headers(s)
     for k, v in change.items():
         target: dict[str, str] = fields if k == "csrf" else headers
         if v is None:
             target.pop(k, None)
         else:
             target[k] = v
-    got, _, body = _post(s, path, fields, headers)
+    got, _, body = post_form(s, path, fields, headers)
     assert got == status and words in body
     page = s.get(_page(site, hand))[2] + s.get("/players/alice")[2] + s.get("/players")[2]
     assert "Intruder" not in page and "intruder" not in page  # nothing written
@@ -127,12 +103,12 @@ def test_a_get_writes_nothing(served: tuple[Server, list[tuple[str, str]]]) -> N
 def test_notes_and_tags_written_show_in_the_lists_and_the_cli_is_refused_while_served(served: tuple[Server, list[tuple[str, str]]]) -> None:
     s, hands = served
     site, hand = hands[1]
-    token = _token(s, _page(site, hand))
-    status, headers, _ = _post(s, "/notes/hand", {"csrf": token, "action": "tag", "site": site, "hand_id": hand, "tag": "Review"}, _form(s))
+    token = csrf_token(s, _page(site, hand))
+    status, headers, _ = post_form(s, "/notes/hand", {"csrf": token, "action": "tag", "site": site, "hand_id": hand, "tag": "Review"}, form_headers(s))
     assert status == 303 and headers["location"] == _page(site, hand) + "#notes"
-    status, _, body = _post(s, "/notes/hand", {"csrf": token, "action": "note", "site": site, "hand_id": hand, "note": "x" * 10_001}, _form(s))
+    status, _, body = post_form(s, "/notes/hand", {"csrf": token, "action": "note", "site": site, "hand_id": hand, "note": "x" * 10_001}, form_headers(s))
     assert status == 400 and "10,000" in body
-    status, _, _ = _post(s, "/notes/hand", {"csrf": token, "action": "note", "site": site, "hand_id": "nope", "note": "x"}, _form(s))
+    status, _, _ = post_form(s, "/notes/hand", {"csrf": token, "action": "note", "site": site, "hand_id": "nope", "note": "x"}, form_headers(s))
     assert status == 404
     # the list by tag: /hands?tag=, the study list of that tag, the API
     listed = s.get("/hands?tag=review")[2]
@@ -141,8 +117,8 @@ def test_notes_and_tags_written_show_in_the_lists_and_the_cli_is_refused_while_s
     assert s.json("/api/hands?tag=review")["total"] == 1
     assert "no hand is tagged" in s.get("/study?tag=nothing")[2].lower()
     # a player's note: on their page, in the grid, beside their seat on a hand's page
-    status, headers, _ = _post(s, "/notes/player", {"csrf": token, "site": "Vela", "player": "alice", "note": "<b>calls</b> too much",
-                                                    "back": "https://evil.example/"}, _form(s))
+    status, headers, _ = post_form(s, "/notes/player", {"csrf": token, "site": "Vela", "player": "alice", "note": "<b>calls</b> too much",
+                                                    "back": "https://evil.example/"}, form_headers(s))
     assert status == 303 and headers["location"].startswith("/players/alice")  # never another site
     shown = "&lt;b&gt;calls&lt;/b&gt; too much"
     assert shown in s.get("/players/alice")[2] and shown in s.get("/players")[2]
@@ -151,15 +127,15 @@ def test_notes_and_tags_written_show_in_the_lists_and_the_cli_is_refused_while_s
     r = hhtool("tags", "--db", str(s.db), "--format", "csv")  # a read: the server answers it
     assert r.returncode == 0 and "review,1,0" in r.stdout.splitlines()
     # a player's tag from its page's buttons: beside its note everywhere, and the grid's filter
-    status, _, _ = _post(s, "/notes/player", {"csrf": token, "action": "tag", "site": "Vela", "player": "alice", "tag": "Calling-Station",
-                                              "back": "/players/alice"}, _form(s))
+    status, _, _ = post_form(s, "/notes/player", {"csrf": token, "action": "tag", "site": "Vela", "player": "alice", "tag": "Calling-Station",
+                                              "back": "/players/alice"}, form_headers(s))
     assert status == 303
     chip = '<span class="tagname">calling-station</span>'
     assert 'data-tag="calling-station"' in s.get("/players/alice")[2] and chip in s.get(alice_hand)[2]
     grid = s.get("/players?player_tag=calling-station")[2]
     assert re.findall(r'<td class="player name"><a href="[^"]+">([^<]+)</a>', grid) == ["alice"] and ">calling-station</a>" in grid
-    status, _, _ = _post(s, "/notes/player", {"csrf": token, "action": "untag", "site": "Vela", "player": "alice", "tag": "calling-station",
-                                              "back": "/players/alice"}, _form(s))
+    status, _, _ = post_form(s, "/notes/player", {"csrf": token, "action": "untag", "site": "Vela", "player": "alice", "tag": "calling-station",
+                                              "back": "/players/alice"}, form_headers(s))
     assert status == 303 and "calling-station" not in s.get("/players")[2]
     assert s.get("/players?player_tag=not%20a%20tag")[0] == 400
 

@@ -6,17 +6,15 @@ write that passes is seen on the players grid and in the file afterwards.
 
 from __future__ import annotations
 
-import http.client
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
 
 import duckdb
 import pytest
 
 from tests.browser import headless_chromium, needs_browser
-from tests.servegen import ARTIFACTS, Server, make_db
+from tests.servegen import ARTIFACTS, Server, csrf_token, form_headers, make_db, post_form
 
 
 @pytest.fixture(scope="module")
@@ -37,33 +35,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, l
         assert con.execute("SELECT count(*) FROM aliases").fetchall()[0][0] == shown
 
 
-def _post(s: Server, path: str, fields: dict[str, str], headers: dict[str, str]) -> tuple[int, dict[str, str], str]:
-    u = urlsplit(s.url)
-    c = http.client.HTTPConnection(u.hostname or "127.0.0.1", u.port, timeout=30)
-    try:
-        c.request("POST", path, body=urlencode(fields).encode("utf-8"), headers=headers)
-        r = c.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read().decode("utf-8")
-    finally:
-        c.close()
-
-
-def _token(s: Server) -> str:
-    status, _, body = s.get("/players")
-    assert status == 200
-    (token,) = re.findall(r'<input type="hidden" name="csrf" value="([^"]+)">', body)
-    return str(token)
-
-
-def _origin(s: Server) -> str:
-    u = urlsplit(s.url)
-    return f"{u.scheme}://{u.netloc}"
-
-
-def _form(s: Server) -> dict[str, str]:
-    return {"Content-Type": "application/x-www-form-urlencoded", "Origin": _origin(s), "Host": urlsplit(s.url).netloc}
-
-
 @pytest.mark.parametrize(
     ("change", "status", "words"),
     [
@@ -80,15 +51,15 @@ def test_a_write_without_the_token_from_another_origin_or_host_is_refused(
     served: tuple[Server, list[str]], change: dict[str, str | None], status: int, words: str
 ) -> None:
     s, accounts = served
-    fields = {"csrf": _token(s), "action": "add", "person": "Intruder", "accounts": "\n".join(accounts)}
-    headers = _form(s)
+    fields = {"csrf": csrf_token(s), "action": "add", "person": "Intruder", "accounts": "\n".join(accounts)}
+    headers = form_headers(s)
     for k, v in change.items():
         target: dict[str, str] = fields if k == "csrf" else headers
         if v is None:
             target.pop(k, None)
         else:
             target[k] = v
-    got, _, body = _post(s, "/aliases", fields, headers)
+    got, _, body = post_form(s, "/aliases", fields, headers)
     assert got == status and words in body
     assert "Intruder" not in s.get("/players")[2]  # nothing written
 
@@ -102,7 +73,7 @@ def test_only_a_post_writes(served: tuple[Server, list[str]]) -> None:
 def test_a_write_from_the_page_makes_the_person_and_takes_accounts_out(served: tuple[Server, list[str]]) -> None:
     s, accounts = served
     person = "Me <b>x</b>"  # a hostile name: text on the page, never markup
-    status, headers, _ = _post(s, "/aliases", {"csrf": _token(s), "action": "add", "person": person, "accounts": "\n".join(accounts)}, _form(s))
+    status, headers, _ = post_form(s, "/aliases", {"csrf": csrf_token(s), "action": "add", "person": person, "accounts": "\n".join(accounts)}, form_headers(s))
     assert status == 303 and headers["location"] == "/players#aliases"
     status, _, body = s.get("/players")
     assert status == 200
@@ -110,9 +81,9 @@ def test_a_write_from_the_page_makes_the_person_and_takes_accounts_out(served: t
     listed = body.split('<table id="alias-list">', 1)[1].split("</table>", 1)[0]
     assert all(a.replace("<", "&lt;").replace(">", "&gt;") in listed or a in listed for a in accounts)
     # a refusal of the rules is a 400 with hhtool alias's words: an account that is already the person's elsewhere
-    status, _, body = _post(s, "/aliases", {"csrf": _token(s), "action": "add", "person": "Other", "accounts": accounts[0]}, _form(s))
+    status, _, body = post_form(s, "/aliases", {"csrf": csrf_token(s), "action": "add", "person": "Other", "accounts": accounts[0]}, form_headers(s))
     assert status == 400 and "already" in body
-    status, _, _ = _post(s, "/aliases", {"csrf": _token(s), "action": "remove", "accounts": accounts[-1]}, _form(s))
+    status, _, _ = post_form(s, "/aliases", {"csrf": csrf_token(s), "action": "remove", "accounts": accounts[-1]}, form_headers(s))
     assert status == 303
     listed = s.get("/players")[2].split('<table id="alias-list">', 1)[1].split("</table>", 1)[0]
     assert listed.split("<tbody>", 1)[1].count("<tr>") == len(accounts) - 1
