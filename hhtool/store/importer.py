@@ -212,7 +212,10 @@ def import_files(
     workers = worker_count(total, workers)
     writer = Writer(con, summary, batch_hands, on_commit, derived=derived, rooms=rooms)
     try:
-        _run(states, writer, summary, progress, total, workers, cancel, nice, chunk_bytes, rooms)
+        try:
+            _run(states, writer, summary, progress, total, workers, cancel, nice, chunk_bytes, rooms)
+        finally:  # stopped before its commit (cancelled, interrupted, failed): the batch in progress is not stored
+            writer.rollback()
     except (KeyboardInterrupt, Cancelled):
         summary.interrupted = True
     except Exception as e:

@@ -1,5 +1,9 @@
 """The import's one writer: worker results in batches into DuckDB, one transaction each, in a thread of its own.
 
+A batch is inserted in groups of at most :data:`GROUP_HANDS` hands (the
+frames the writer holds at once), all in the batch's one transaction, which
+commits at :data:`BATCH_HANDS` hands or :data:`BATCH_SECONDS`.
+
 Exactly once, whatever moment the import is stopped at: a batch's
 transaction holds its hands, their rows, their players' totals
 (:mod:`hhtool.store.totals`), failures, conflicts, and the
@@ -16,11 +20,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hhtool.game.room import NO_ROOMS, Rooms
 from hhtool.store.cancel import Cancel, check
-from hhtool.store.db import batch_transaction
 from hhtool.store.frames import ArrowStream
 from hhtool.store.rooms import record_rooms, room_rows
 from hhtool.store.sources import FileState
@@ -32,8 +36,17 @@ if TYPE_CHECKING:
     import duckdb
     import polars as pl
 
-BATCH_HANDS = 10_000
-"""Hands per writer transaction (at most; also committed every :data:`BATCH_SECONDS`)."""
+BATCH_HANDS = 40_000
+"""Hands per writer transaction (at most; also committed every :data:`BATCH_SECONDS`).
+
+Larger than a group (:data:`GROUP_HANDS`) because DuckDB's storage work
+shrinks with the rows a transaction appends: a table's rows that fill a row
+group (122,880) are written compressed into the file at once, the rest go
+through the log (the WAL) at commit and are compressed again by the next
+checkpoint.  10,000 hands a transaction cost the writer 69 µs a hand, 40,000
+hands 45 (docs/performance.md, "Import")."""
+GROUP_HANDS = 10_000
+"""Hands the writer merges and inserts at once (at most): its memory, whatever the transaction's size."""
 BATCH_SECONDS = 5.0
 WRITER_QUEUE = 12
 """Chunk results waiting for the writer thread (about 10,000 hands, 30 MB of frames)."""
@@ -59,14 +72,32 @@ def checkpoint_threshold(hands: int) -> int:
 _REGISTERED = ("b_keys", "b_conf", "b_all", "b_failed", "b_places", *(f"b_{t}" for t in ("hands", "seats", "actions", "cards", "pots", "findings")))
 """The frames a batch registers on the connection (:meth:`Writer.flush`), unregistered when it ends."""
 
+@dataclass(slots=True)
+class _Uncommitted:
+    """What the open transaction holds, told to the summary only once it commits (a rollback forgets it)."""
+
+    stored: int = 0
+    verdicts: dict[str, int] = field(default_factory=dict)
+    failed_new: int = 0
+    failed_first: list[FailedHand] = field(default_factory=list)
+    stamp: int | None = None  # the transaction's now() (epoch µs), where failed rows were stored
+    units: int = 0  # files whose files row is in
+    duplicates: int = 0
+    conflicts: int = 0
+    conflicts_new: int = 0
+    superseded: int = 0
+    hands: int = 0  # hands and failed records inserted: the size of the batch
+
+
 class Writer:
-    """The single writer: batches of worker results into DuckDB, one transaction each."""
+    """The single writer: batches of worker results into DuckDB, one transaction each, inserted a group at a time."""
 
     def __init__(
         self, con: duckdb.DuckDBPyConnection, summary: ImportSummary, batch_hands: int = BATCH_HANDS, on_commit: Callable[[int], None] | None = None,
-        derived: bool = False, rooms: Rooms = NO_ROOMS,
+        derived: bool = False, rooms: Rooms = NO_ROOMS, group_hands: int = GROUP_HANDS,
     ) -> None:
         self.con = con
+        self.group_hands = group_hands  # hands merged and inserted at once, within the batch's transaction
         self.rooms = room_rows(rooms) if rooms else None  # the rows of ``rooms`` the new hands may name
         self.derived = derived  # keep the players' totals and hands (hhtool.store.totals) with each batch: serve's imports
         if derived:  # brought up to the hands first (and made where missing), so that each batch adds to them
@@ -82,14 +113,22 @@ class Writer:
         self.pending_hands = 0
         self.done_units: list[FileState] = []
         self.last_commit = time.monotonic()
+        self.open: _Uncommitted | None = None  # the transaction in progress, if any
+        self.open_key = self.next_key  # next_key when it began: where a rollback takes it back to
+        self.open_seconds = 0.0  # the writer's time in it so far
 
     def add(self, result: ChunkResult, finished: FileState | None) -> None:
+        """Hold ``result`` (and the file it ends, if any); insert the group, commit the batch, when they are full."""
         self.pending.append(result)
         self.pending_hands += result.hands + result.failed
         if finished is not None:
             self.done_units.append(finished)
-        if self.pending_hands >= self.batch_hands or time.monotonic() - self.last_commit >= BATCH_SECONDS:
+        due = time.monotonic() - self.last_commit >= BATCH_SECONDS
+        held = self.pending_hands + (self.open.hands if self.open is not None else 0)
+        if due or held >= self.batch_hands:
             self.flush()
+        elif self.pending_hands >= self.group_hands:
+            self._insert_pending()
 
     def _tune_checkpoints(self) -> None:
         threshold = checkpoint_threshold(self.next_key - 1)
@@ -101,12 +140,73 @@ class Writer:
         self.con.register(name, ArrowStream(df))
 
     def flush(self) -> None:
+        """Insert what is held and commit the transaction: everything added so far is stored when it returns."""
+        if not self.pending and not self.done_units and self.open is None:
+            return
+        if self.pending or self.done_units:
+            self._insert_pending()
+        open_, self.open = self.open, None
+        assert open_ is not None
+        t0 = time.monotonic()
+        try:
+            self.con.execute("COMMIT")
+        except BaseException:
+            try:
+                self.con.execute("ROLLBACK")
+            except Exception:  # DuckDB has rolled it back already, or the connection is gone
+                pass
+            self._rolled_back()
+            raise
+        finally:
+            for name in _REGISTERED:
+                self._unregister(name)
+        self._tune_checkpoints()
+        s = self.summary
+        s.stored += open_.stored
+        s.add_failed(open_.failed_new, open_.failed_first, open_.stamp)  # committed: the summary names them
+        for v, n in open_.verdicts.items():
+            s.verdicts[v] = s.verdicts.get(v, 0) + n
+        s.imported += open_.units
+        s.duplicates += open_.duplicates
+        s.conflicts += open_.conflicts
+        s.conflicts_new += open_.conflicts_new
+        s.superseded += open_.superseded
+        self.last_commit = time.monotonic()
+        s.writer_seconds += self.open_seconds + self.last_commit - t0
+        self.open_seconds = 0.0
+        if self.on_commit is not None:
+            self.on_commit(s.stored)
+
+    def rollback(self) -> None:
+        """Give up the transaction in progress (an interrupted import): nothing of it is stored, and the summary is told none of it."""
+        if self.open is None:
+            return
+        try:
+            self.con.execute("ROLLBACK")
+        except Exception:  # pragma: no cover - the connection is gone, its transaction with it
+            pass
+        self._rolled_back()
+
+    def _rolled_back(self) -> None:
+        self.open = None
+        self.next_key = self.open_key
+        self.open_seconds = 0.0
+
+    def _unregister(self, name: str) -> None:
+        try:
+            self.con.unregister(name)
+        except Exception:
+            pass
+
+    def _insert_pending(self) -> None:
+        """The held results, merged, inserted into the transaction in progress (begun if none); on any error it is rolled back."""
         import polars as pl
 
         if not self.pending and not self.done_units:
             return
         t0 = time.monotonic()
         results, units = self.pending, self.done_units
+        self.pending, self.done_units, self.pending_hands = [], [], 0
         frames: dict[str, list[pl.DataFrame]] = {}
         offset = 0
         for r in results:
@@ -119,33 +219,39 @@ class Writer:
             offset += n
         merged = {name: pl.concat(dfs, rechunk=False) for name, dfs in frames.items()}
         con = self.con
-        with batch_transaction(con, _REGISTERED):
-            stored, verdicts = self._insert_hands(merged)
+        if self.open is None:
+            con.execute("BEGIN TRANSACTION")
+            self.open = _Uncommitted()
+            self.open_key = self.next_key
+        tx = self.open
+        try:
+            stored, verdicts = self._insert_hands(merged, tx)
             failed_new, failed_first, stamp = self._insert_failed(merged.get("failed"))
-            self._supersede(merged)
+            self._supersede(merged, tx)
             for u in units:
                 con.execute(
                     "INSERT OR REPLACE INTO files (path, sha256, size, mtime, imported_at, encoding, hands, failed, open_from) "
                     "VALUES (?, ?, ?, ?, now(), ?, ?, ?, ?)",
                     [u.unit.path, u.sha256, u.size, u.unit.mtime(), "cp1252" if u.cp1252 else "utf-8", u.hands, u.failed, u.open_from],
                 )
+        except BaseException:
+            self.rollback()
+            raise
+        finally:
+            for name in _REGISTERED:
+                self._unregister(name)
         self.next_key += stored
-        self._tune_checkpoints()
-        s = self.summary
-        s.stored += stored
-        s.add_failed(failed_new, failed_first, stamp)  # committed: the summary names them
+        tx.stored += stored
         for v, n in verdicts.items():
-            s.verdicts[v] = s.verdicts.get(v, 0) + n
-        s.imported += len(units)
-        self.pending = []
-        self.done_units = []
-        self.pending_hands = 0
-        self.last_commit = time.monotonic()
-        s.writer_seconds += self.last_commit - t0
-        if self.on_commit is not None:
-            self.on_commit(s.stored)
+            tx.verdicts[v] = tx.verdicts.get(v, 0) + n
+        tx.failed_new += failed_new
+        tx.failed_first = sorted([*tx.failed_first, *failed_first], key=lambda f: f.key)[:SHOWN_FAILED]
+        tx.stamp = stamp if stamp is not None else tx.stamp
+        tx.units += len(units)
+        tx.hands += sum(r.hands + r.failed for r in results)
+        self.open_seconds += time.monotonic() - t0
 
-    def _insert_hands(self, merged: dict[str, pl.DataFrame]) -> tuple[int, dict[str, int]]:
+    def _insert_hands(self, merged: dict[str, pl.DataFrame], tx: _Uncommitted) -> tuple[int, dict[str, int]]:
         import polars as pl
 
         hands = merged.get("hands")
@@ -170,7 +276,6 @@ class Writer:
         conflict_locals: list[int] = []
         batch_first: dict[tuple[str, str], int] = {}  # (site, id) -> text hash of the first in this batch
         batch_conflicts: set[tuple[str, str, int]] = set()
-        s = self.summary
         verdicts: dict[str, int] = {}
         verdict_col = hands.get_column("verdict").to_list()
         for local, site, hand_id, th in keys.iter_rows():
@@ -183,9 +288,9 @@ class Writer:
                 v = verdict_col[local]
                 verdicts[v] = verdicts.get(v, 0) + 1
             elif old == th:
-                s.duplicates += 1
+                tx.duplicates += 1
             else:
-                s.conflicts += 1
+                tx.conflicts += 1
                 key = (site, hand_id, th)
                 if local not in known_conflicts and key not in batch_conflicts:
                     batch_conflicts.add(key)
@@ -221,10 +326,10 @@ class Writer:
                 "INSERT INTO conflicts BY NAME SELECT b.site, b.hand_id, b.text_hash, b.file, b.first_line, b.raw_text, "
                 "now() AS imported_at FROM b_all b JOIN b_conf USING (local)"
             )
-            s.conflicts_new += len(conflict_locals)
+            tx.conflicts_new += len(conflict_locals)
         return len(new_locals), verdicts
 
-    def _supersede(self, merged: dict[str, pl.DataFrame]) -> None:
+    def _supersede(self, merged: dict[str, pl.DataFrame], tx: _Uncommitted) -> None:
         """Drop the ``failed`` rows that an earlier read of the same places made of a hand read now as another text.
 
         A hand read before it was written whole (a client that paused in
@@ -251,7 +356,7 @@ class Writer:
             "WHERE f.file = p.file AND f.first_line = p.first_line AND f.raw_hash <> p.hash "
             "AND NOT EXISTS (SELECT 1 FROM b_places q WHERE q.hash = f.raw_hash)"
         ).fetchall()  # one row, its count; fetched to the end, so that the connection is free again
-        self.summary.superseded += int(row[0][0]) if row else 0
+        tx.superseded += int(row[0][0]) if row else 0
 
     def _insert_failed(self, failed: pl.DataFrame | None) -> tuple[int, list[FailedHand], int | None]:
         """Store the failed rows not stored yet (by their text's hash).
@@ -316,6 +421,7 @@ class WriterThread:
             self.failure = e
             self.dropping.set()
         finally:
+            self.writer.rollback()  # stopped early: the batch in progress is not stored (nothing to do after its commit)
             if self._no_abort is not None:
                 self._no_abort()
             self.done.set()
