@@ -44,7 +44,7 @@ KINDS: Final = {
 }
 """The signals each kind of collusion moves (docs/integrity.md, "The score"): soft play checks and calls where it would bet,
 with the best hand too; chip dumping folds strong hands to the partner's bets, calls them where it would fold, and moves
-money one way; card sharing folds where the partner's down cards kill the outs."""
+money one way; card sharing folds or checks where the partner's face-down cards beat the hand."""
 Z_FLOOR: Final = -3.0
 """A signal's z counts no lower than this in its kind's sum: a z of -12 (a two-sided test exactly at its centre) is no
 evidence against the kind's other signals."""

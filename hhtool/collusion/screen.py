@@ -431,16 +431,13 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
             if r.z is not None:
                 r.z /= spread[signal]
             out[signal][pair] = r
-    share = sg.Tally()
+    counts: dict[tuple[str, str, str, sg.Stratum], tuple[int, int]] = {}
     hands_of: dict[tuple[str, str, str], list[int]] = defaultdict(list)
-    for site, p, killer, st, n, folds, hands in spots.sharing(con).iter_rows():
-        c = share.vs[(site, p, killer, st)]
-        c[0] += int(n)
-        c[1] += int(folds)
-        if killer:
-            hands_of[(site, p, killer)] += list(hands or [])
-    share.hands = hands_of
-    out["card_sharing"] = sg.against_baseline("card_sharing", share, pairs, *_TEXT["card_sharing"])
+    for site, p, beater, street, facing, bets, hu, cat, high, n, passive, hands in spots.hidden_beaten(con).iter_rows():
+        counts[(site, p, beater, (street, facing, bets, hu, cat, high))] = (int(n), int(passive))
+        if beater:
+            hands_of[(site, p, beater)] += list(hands or [])
+    out["card_sharing"] = sg.hidden_beaten(counts, pairs, hands_of, _TEXT["card_sharing"][0], _TEXT["card_sharing"][2])
     return out, len(equities)
 
 
@@ -547,9 +544,9 @@ _TEXT: dict[str, tuple[str, bool, str]] = {
     "hopeless_call": ("decisions putting money in against the partner", True,
                       "put money in with a hopeless hand (15 % equity or less) {obs:,} times of {n:,} against each other, where their "
                       "play against others gives {expect:.1f}"),
-    "card_sharing": ("decisions with the draw dead in the partner's cards", False,
-                     "folded {obs:,} of {n:,} times facing a bet when the other's face-down cards held their outs, where their folds "
-                     "with the outs elsewhere give {expect:.1f}"),
+    "card_sharing": ("decisions the other's face-down cards beat", False,
+                     "folded or checked {obs:,} of {n:,} times with a card to come when the other's face-down cards beat their hand "
+                     "(its up cards did not), where their play when someone else's did gives {expect:,.0f}"),
 }
 """Each signal's sample unit, whether its marks are rare (Poisson) and its words."""
 

@@ -34,7 +34,7 @@ MIN_SAMPLE: Final = {
     "strong_fold": 10,  # folds facing the partner's bet
     "passive_best": 10,  # heads-up decisions against the partner holding the best hand
     "hopeless_call": 10,  # decisions putting money in against the partner
-    "card_sharing": 5,  # decisions facing a bet with the draw dead in the partner's cards
+    "card_sharing": 30,  # decisions with a card to come that the partner's face-down cards beat (its up cards do not)
 }
 """The sample under which a signal is not scored (its unit is the signal's ``sample``)."""
 
@@ -411,3 +411,98 @@ def against_baseline(
             if r.z is not None:
                 r.z = two_sided_z(r.z)
     return out
+
+
+Stratum = tuple[object, ...]
+"""What a decider sees at a decision (:func:`hhtool.collusion.spots.hidden_beaten`): street, facing a bet, bets made, heads-up,
+its category, a high main rank."""
+
+SHRINK: Final = 10.0
+"""A player's rate in a stratum is drawn toward its expected rate there by this many decisions' weight."""
+STYLE_PRIOR: Final = 5.0
+"""A player's style (its log-odds shift from the room's rates) is drawn toward 0 by this much of its binomial variance."""
+
+
+def hidden_beaten(
+    counts: dict[tuple[str, str, str, Stratum], tuple[int, int]], pairs: Iterable[Pair], hands: dict[tuple[str, str, str], list[int]],
+    unit: str, words: str,
+) -> dict[Pair, Row]:
+    """Card sharing: passive play where the partner's hidden cards beat the decider, against its play where another's do.
+
+    An honest decision cannot depend on cards the decider cannot see.
+    ``counts``: per (site, player, beater, stratum) the decisions and the
+    passive ones, ``beater`` "" for the decisions no opponent's hidden
+    cards beat.  For each of a pair's decisions beaten by the partner's
+    hidden cards the expected passive rate is the player's own in the same
+    stratum where someone else's hidden cards beat it (the partner's
+    decisions left out), drawn toward a target by :data:`SHRINK`
+    decisions: the room's rate in that stratum (beaten by hidden cards),
+    moved by the player's style, its log-odds shift from the room in the
+    decisions no hidden cards beat (the one Newton step from 0, (O - E) /
+    (V + :data:`STYLE_PRIOR`)).  Against others' hidden cards, not against
+    all play: a strong-looking board hides strong cards more often, and
+    the opponents who hold them bet more; both are in the baseline.
+    z = (obs - E) / sqrt(sum p (1 - p)) with a continuity correction,
+    widened by the pairs' spread (:func:`between`).  ``words``: a format
+    with {obs}, {n}, {expect}.
+    """
+    mine: dict[tuple[str, str, Stratum], list[int]] = defaultdict(lambda: [0, 0])  # beaten by someone's hidden cards
+    room: dict[tuple[str, Stratum], list[int]] = defaultdict(lambda: [0, 0])
+    room_free: dict[tuple[str, Stratum], list[int]] = defaultdict(lambda: [0, 0])
+    free: dict[tuple[str, str], list[tuple[Stratum, int, int]]] = defaultdict(list)
+    by_pair: dict[Pair, list[tuple[str, Stratum, int, int]]] = defaultdict(list)
+    for (site, p, beater, st), (n, k) in counts.items():
+        if beater:
+            for t in (mine[(site, p, st)], room[(site, st)]):
+                t[0] += n
+                t[1] += k
+            a, b = (p, beater) if p < beater else (beater, p)
+            by_pair[(site, a, b)].append((p, st, n, k))
+        else:
+            t = room_free[(site, st)]
+            t[0] += n
+            t[1] += k
+            free[(site, p)].append((st, n, k))
+    style: dict[tuple[str, str], float] = {}
+    for key, rows in free.items():
+        o = e = v = 0.0
+        for st, n, k in rows:
+            r = _rate(room_free[(key[0], st)])
+            o += k
+            e += n * r
+            v += n * r * (1 - r)
+        style[key] = (o - e) / (v + STYLE_PRIOR)
+    out: dict[Pair, Row] = {}
+    moments: dict[Pair, tuple[float, float, int]] = {}
+    for pair in pairs:
+        site = pair[0]
+        n_all = obs = 0
+        expect = var = 0.0
+        for p, st, n, k in by_pair.get(pair, ()):
+            big_n, big_k = mine[(site, p, st)]
+            target = 1.0 / (1.0 + math.exp(-(_logit(_rate(room[(site, st)])) + style.get((site, p), 0.0))))
+            rate = min(0.999, max(0.001, (big_k - k + SHRINK * target) / (big_n - n + SHRINK)))
+            n_all += n
+            obs += k
+            expect += n * rate
+            var += n * rate * (1 - rate)
+        value = obs / n_all if n_all else None
+        base = expect / n_all if n_all else None
+        if n_all < MIN_SAMPLE["card_sharing"]:
+            out[pair] = _not("card_sharing", value, base, n_all, unit)
+            continue
+        z = rate_z(obs, expect, var)
+        named = sorted(set(hands.get((site, pair[1], pair[2]), []) + hands.get((site, pair[2], pair[1]), [])))
+        out[pair] = Row("card_sharing", value, base, n_all, z, words=words.format(obs=obs, n=n_all, expect=expect), hands=named)
+        moments[pair] = (obs - expect, var, n_all)
+    between(out, moments)
+    return out
+
+
+def _rate(c: list[int]) -> float:
+    """A share from [decisions, marked], half a mark either way (never exactly 0 or 1)."""
+    return (c[1] + 0.5) / (c[0] + 1.0)
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1.0 - p))

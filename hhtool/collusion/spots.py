@@ -395,3 +395,71 @@ def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         GROUP BY ALL ORDER BY ALL
         """,
     )
+
+
+def hidden_beaten(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, beater, stratum): decisions with a card to come and how many were passive; the card-sharing test's counts.
+
+    A decision from 2nd to 5th street (not all-in) of a player whom no
+    opponent still in beats by its face-up cards (the quick read's
+    category of the up cards against the decider's whole read, as the
+    bots read the board); ``beater`` is an opponent still in whose whole
+    hand, face-down cards included, makes a better category -- the
+    decider cannot see that -- or the empty string where none does (a
+    decision beaten so by two opponents counts under each).  *Passive*:
+    a fold facing a bet, a check with none to face.  The stratum is what
+    the decider sees: the street, facing a bet or not, the bets and
+    raises already made on the street (0, 1, 2 or more), heads-up or
+    not, its own category and whether its main rank is a jack or higher.
+    ``hands``: the hand keys of the passive decisions, where a beater is
+    named.  Reads ``idec``, ``icards`` and ``iq`` (:func:`quick_reads`).
+    """
+    return frame(
+        con,
+        """
+        WITH d AS (
+            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind, i.players_in = 2 AS hu,
+                CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 ELSE 4 END AS lvl,
+                i.bettor IS NOT NULL AND i.bettor <> i.player AS facing,
+                least(count(*) FILTER (WHERE i.kind IN ('bet', 'raise', 'complete')) OVER (
+                    PARTITION BY i.hand_key, i.street ORDER BY i.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 2) AS bets
+            FROM idec i WHERE i.street IN ('2nd', '3rd', '4th', '5th') AND NOT coalesce(i.all_in, FALSE)
+                AND i.kind IN ('fold', 'call', 'raise', 'complete', 'check', 'bet')
+        ), folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM idec WHERE kind = 'fold' GROUP BY hand_key, player
+        ), up AS (  -- the category of each player's face-up cards at each street, as the bots read an opponent's board
+            SELECT hand_key, player, lvl,
+                CASE WHEN max(n) >= 4 THEN 7
+                     WHEN max(n) = 3 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 5 ELSE 3 END
+                     WHEN max(n) = 2 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 2 ELSE 1 END
+                     ELSE 0 END AS cat
+            FROM (SELECT c.hand_key, c.player, l.lvl, c.r, count(*) AS n FROM icards c JOIN (VALUES (1), (2), (3), (4)) l(lvl) ON c.s <= l.lvl
+                  WHERE c.up GROUP BY c.hand_key, c.player, l.lvl, c.r)
+            GROUP BY hand_key, player, lvl
+        ), dm AS (
+            SELECT d.*, m.cat AS my_cat, m.top >= 11 AS high
+            FROM d JOIN iq m ON m.hand_key = d.hand_key AND m.player = d.player AND m.lvl = d.lvl
+        ), o AS (  -- each opponent still in at the decision: its whole read and its up cards' read
+            SELECT dm.hand_key, dm.seq, s.player AS other, q.cat AS cat, coalesce(u.cat, 0) AS up_cat
+            FROM dm JOIN seats s ON s.hand_key = dm.hand_key AND s.dealt_in AND s.player <> dm.player
+            LEFT JOIN folds f ON f.hand_key = s.hand_key AND f.player = s.player
+            JOIN iq q ON q.hand_key = dm.hand_key AND q.player = s.player AND q.lvl = dm.lvl
+            LEFT JOIN up u ON u.hand_key = dm.hand_key AND u.player = s.player AND u.lvl = dm.lvl
+            WHERE f.fold_seq IS NULL OR f.fold_seq > dm.seq
+        ), ds AS (
+            SELECT dm.hand_key, any_value(dm.site) AS site, any_value(dm.player) AS player, any_value(dm.street) AS street,
+                any_value(dm.facing) AS facing, any_value(dm.bets) AS bets, any_value(dm.hu) AS hu, any_value(dm.my_cat) AS my_cat,
+                any_value(dm.high) AS high, any_value(dm.kind) AS kind,
+                list(o.other) FILTER (WHERE o.cat > dm.my_cat) AS beaters, coalesce(bool_or(o.up_cat > dm.my_cat), FALSE) AS seen
+            FROM dm LEFT JOIN o ON o.hand_key = dm.hand_key AND o.seq = dm.seq
+            GROUP BY dm.hand_key, dm.seq
+        ), u AS (
+            SELECT hand_key, site, player, street, facing, bets, hu, my_cat, high,
+                (facing AND kind = 'fold') OR (NOT facing AND kind = 'check') AS passive,
+                unnest(CASE WHEN beaters IS NULL OR len(beaters) = 0 THEN [''] ELSE beaters END) AS beater
+            FROM ds WHERE NOT seen
+        )
+        SELECT site, player, beater, street, facing, bets, hu, my_cat, high, count(*) AS n, count(*) FILTER (WHERE passive) AS passive,
+            list(hand_key) FILTER (WHERE passive AND beater <> '') AS hands
+        FROM u GROUP BY ALL ORDER BY site, player, beater, street, facing, bets, hu, my_cat, high
+        """,
+    )
