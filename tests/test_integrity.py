@@ -377,3 +377,19 @@ def test_dossier_names_every_hand_together(honest: Path) -> None:
     with pytest.raises(UnknownPairError):
         dossier(honest, top["a"], "nobody", cache=False)
     assert hhtool("integrity", "--db", str(honest), "--pair", top["a"], "nobody").returncode == 2
+
+
+def test_dossier_marks_the_decisions_card_sharing_counts(tmp_path: Path) -> None:
+    """The dossier marks, decision by decision in Python, exactly the passive decisions the SQL test counts against the partner."""
+    db = _room(tmp_path, "sharing", 3000, 63, ("card-sharing:alice,bob:1",))
+    s = screen(db, cache=False)
+    row = s.signals.filter((pl.col("a") == "alice") & (pl.col("b") == "bob") & (pl.col("signal") == "card_sharing")).row(0, named=True)
+    passive = round(row["value"] * row["sample"])
+    assert passive >= 100
+    d = dossier(db, "alice", "bob", cache=False, screen=s)
+    marked = d.decisions.filter(pl.col("signal") == "card_sharing")
+    assert marked.height == passive
+    assert set(marked["action"].to_list()) <= {"fold", "check"}
+    assert set(marked["street"].to_list()) <= {"2nd", "3rd", "4th", "5th"}
+    words = d.hands.filter(pl.col("signals").str.contains("face-down cards beat"))
+    assert set(words["hand_id"].to_list()) == set(marked["hand_id"].to_list())

@@ -3,11 +3,12 @@
 :func:`dossier` reads the screen's row of the pair (its score, lead and
 signals), then every hand both were dealt in (with the money each won
 or lost and the money from one to the other), every decision of one
-facing the other's bet or heads up against the other with the equity at
-that moment (and, for the decisions facing a bet on 2nd to 4th street,
-with the other's face-down cards counted dead: what a player who saw
-them would have known), and each player's figures against the partner
-and against everyone else.  Words of a lead to review, never a verdict.
+of one facing the other's bet or heads up against the other, and each
+decision the card-sharing test counts against the other (docs/integrity.md),
+with the equity at that moment (and, for the decisions facing a bet on 2nd to 4th street whose
+outs the other's face-down cards hold, with those cards counted dead:
+what a player who saw them would have known), and each player's figures
+against the partner and against everyone else.  Words of a lead to review, never a verdict.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from hhtool.collusion import signals as sg
 from hhtool.collusion.pricing import STREET_NO, PriceCache, cache_path, hand_cards, price
-from hhtool.collusion.screen import Screen, _screen, hand_states, killed_by, open_db, room_of
+from hhtool.collusion.screen import Screen, _screen, hand_states, hidden_beaters, killed_by, open_db, room_of
 from hhtool.collusion import spots
 from hhtool.stats.accounts import parse_key
 from hhtool.stats.filters import Filters
@@ -141,12 +142,14 @@ def _dossier(
     dec = spots.frame(
         con,
         """
-        SELECT hand_key, seq, line, street, player, kind, bettor, opponent FROM idec
-        WHERE list_contains(?::BIGINT[], hand_key) AND player IN (?, ?)
-            AND ((bettor IN (?, ?) AND bettor <> player AND kind IN ('call', 'fold', 'raise', 'complete')) OR opponent IN (?, ?))
-        ORDER BY hand_key, seq
+        WITH d AS (SELECT * FROM idec WHERE list_contains(?::BIGINT[], hand_key) AND player IN (?, ?)),
+        gone AS (SELECT hand_key, player, min(seq) AS fold_seq FROM d WHERE kind = 'fold' GROUP BY hand_key, player)
+        SELECT d.hand_key, d.seq, d.line, d.street, d.player, d.kind, d.bettor, d.opponent, coalesce(d.all_in, FALSE) AS all_in
+        FROM d LEFT JOIN gone g ON g.hand_key = d.hand_key AND g.player <> d.player
+        WHERE g.fold_seq IS NULL OR g.fold_seq > d.seq
+        ORDER BY d.hand_key, d.seq
         """,
-        [keys, a, b, a, b, a, b],
+        [keys, a, b],
     ) if keys else None
     pots = _pots(con, keys)
     info = {int(k): (str(p), int(d), w) for k, p, d, w in con.execute(
@@ -155,14 +158,21 @@ def _dossier(
     states = hand_states(con, keys) if keys else {}
     rows: list[dict[str, Any]] = []
     per_hand: dict[int, list[str]] = defaultdict(list)
-    for k, seq, line, street, player, kind, bettor, opp in dec.iter_rows() if dec is not None and dec.height else ():
+    for k, seq, line, street, player, kind, bettor, opp, all_in in dec.iter_rows() if dec is not None and dec.height else ():
         partner = b if player == a else a
         st_no = STREET_NO.get(street, 1)
         h = cards.get(k)
         state = states[k]
         facing = bettor if kind in ("call", "fold", "raise", "complete") and bettor and bettor != player else None
+        passive = (kind == "fold") if facing else (kind == "check")
+        # the card-sharing test's spot (the partner still in, its face-down cards beating a hand no up card beats) may be
+        # any decision; the others are those facing the partner's bet or heads up against it
+        shared = h is not None and passive and st_no <= 4 and not all_in and \
+            partner in (hidden_beaters(h, player, st_no, state.still_in(seq, player)) or ())
+        if not shared and facing != partner and opp != partner:
+            continue
         eq = eq_dead = None
-        sig = None
+        sig = "card_sharing" if shared else None
         if h is not None:
             hit, eq = prices.get((site, facts[k][0], facts[k][1], seq, "eq"))
             if not hit:
@@ -175,8 +185,6 @@ def _dossier(
                     if not hit:
                         eq_dead = price(h, player, state.still_in(seq, player), state.folded(seq), st_no, h.face_down(partner, st_no))
                         prices.put((site, facts[k][0], facts[k][1], seq, "dead"), eq_dead)
-                    if kind == "fold":
-                        sig = "card_sharing"
         if eq is not None and sig is None:
             if kind == "fold" and facing == partner and st_no >= 2 and eq >= sg.STRONG:
                 sig = "strong_fold"
@@ -191,7 +199,7 @@ def _dossier(
                      "facing": facing, "equity": eq, "equity_partner_dead": eq_dead, "pot_odds": odds, "signal": sig})
         if sig:
             per_hand[k].append(_HAND_WORDS[sig].format(p=player, eq=100 * (eq or 0.0), street=street,
-                                                        dead=100 * (eq_dead if eq_dead is not None else 0.0)))
+                                                        did="folded" if kind == "fold" else "checked"))
     dschema = {"site": pl.String, "hand_id": pl.String, "line": pl.Int64, "player": pl.String, "street": pl.String, "action": pl.String,
                "facing": pl.String, "equity": pl.Float64, "equity_partner_dead": pl.Float64, "pot_odds": pl.Float64, "signal": pl.String}
     decisions = pl.DataFrame(rows, schema=dschema) if rows else pl.DataFrame(schema=dschema)
@@ -209,7 +217,8 @@ _HAND_WORDS = {
     "strong_fold": "{p} folded with {eq:.0f} % equity on {street} to the other's bet",
     "hopeless_call": "{p} put money in with {eq:.0f} % equity on {street} against the other",
     "passive_best": "{p} checked or called with {eq:.0f} % equity heads up on {street} against the other",
-    "card_sharing": "{p} folded on {street} with {eq:.0f} % equity, {dead:.0f} % with the other's face-down cards dead",
+    "card_sharing": "{p} {did} on {street} where the other's face-down cards beat its hand and no up card showed it "
+                    "({eq:.0f} % equity against the cards as they lay)",
 }
 
 

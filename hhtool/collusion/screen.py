@@ -87,6 +87,31 @@ class HandState:
         return [p for p in self.dealt if self.fold_seq.get(p, 1 << 30) < seq]
 
 
+def hidden_beaters(h: HandCards, decider: str, street: int, still_in: list[str]) -> list[str] | None:
+    """The players still in whose whole hand beats the decider's read when no one's up cards do (the card-sharing test's spot).
+
+    As :func:`hhtool.collusion.spots.hidden_beaten` reads it in SQL: the
+    quick read's category of the decider's known cards against each
+    opponent's up cards (``None``: an up board beats it, or the decider's
+    cards are unknown: not the test's spot) and against each opponent's
+    whole hand (those it names).  Wild cards read as their rank, as there.
+    """
+    mine = h.known(decider, street)
+    if mine is None:
+        return None
+    cat = quick(mine, None)[0]
+    out = []
+    for q in still_in:
+        whole = h.known(q, street)
+        if whole is None:
+            continue
+        if quick(h.up(q, street), None)[0] > cat:
+            return None
+        if quick(whole, None)[0] > cat:
+            out.append(q)
+    return out
+
+
 def killed_by(h: HandCards, decider: str, street: int, others: list[str]) -> list[str]:
     """The players whose face-down cards hold at least one and at least half of the decider's outs (docs/integrity.md).
 
