@@ -252,6 +252,8 @@ def test_sql_counts_match_the_hands(honest: Path) -> None:
     together: Counter[tuple[str, str]] = Counter()
     heads_up: Counter[tuple[str, str]] = Counter()
     facing: Counter[tuple[str, str]] = Counter()
+    dumping: Counter[tuple[str, str]] = Counter()  # facing the other's bet, not all-in
+    soft: Counter[tuple[str, str]] = Counter()  # going on facing the other's bet, or heads up with no bet to face; not all-in
 
     def key(x: str, y: str) -> tuple[str, str]:
         return (x, y) if x < y else (y, x)
@@ -267,11 +269,19 @@ def test_sql_counts_match_the_hands(honest: Path) -> None:
         for e in h.events:
             if isinstance(e, Street):
                 bettor = None
-            if isinstance(e, (Fold, Call, RaiseTo, Complete)) and bettor is not None and bettor != e.player:
+            faced = isinstance(e, (Fold, Call, RaiseTo, Complete)) and bettor is not None and bettor != e.player
+            all_in = bool(getattr(e, "all_in", False))
+            if faced and bettor is not None:
                 facing[key(e.player, bettor)] += 1
-            if isinstance(e, (Bet, RaiseTo, Check, Call, Complete)) and len(live) == 2 and not getattr(e, "all_in", False):
+                if not all_in:
+                    dumping[key(e.player, bettor)] += 1
+                    if not isinstance(e, Fold):
+                        soft[key(e.player, bettor)] += 1
+            if isinstance(e, (Bet, RaiseTo, Check, Call, Complete)) and len(live) == 2 and not all_in:
                 x, y = sorted(live)
                 heads_up[(x, y)] += 1
+                if not faced:
+                    soft[(x, y)] += 1
             if isinstance(e, (Bet, RaiseTo, Complete, BringIn)):
                 bettor = e.player
             if isinstance(e, Fold):
@@ -283,6 +293,10 @@ def test_sql_counts_match_the_hands(honest: Path) -> None:
         assert sig[(a, b, "aggression")] == n
     for (a, b), n in facing.items():
         assert sig[(a, b, "calls_into")] == n
+    for (a, b), n in dumping.items():
+        assert sig[(a, b, "dumping")] == n
+    for (a, b), n in soft.items():
+        assert sig[(a, b, "soft_play")] == n
 
 
 # ---------------------------------------------------------------------------
@@ -308,11 +322,12 @@ def test_each_kind_of_collusion_ranks_first(tmp_path: Path, kind: str, seed: int
 
 def test_no_collusion_no_strong_lead(tmp_path: Path, honest: Path) -> None:
     # small 6-max rooms without --pool (seed 72: 30-60 pairs), a pool, and an own view of 4 players (seed 4, round 1's
-    # strong lead on alice & dave): the spread's floor keeps their noise from a strong lead
+    # strong lead on alice & dave): the spread's floor keeps their noise from a strong lead, and from a moderate one
+    # (the stratified signals' rare decisions, weighted by their rarity, are read with their skew)
     own = _room(tmp_path, "own4", 400, 4, view="alice", players=4)
     for db in (honest, _room(tmp_path, "honest2", 1500, 72), _room(tmp_path, "pool", 2000, 73, pool=12), own):
         s = screen(db, cache=False)
-        assert "strong" not in s.pairs["lead"].to_list(), s.pairs.select("a", "b", "score", "lead").head(3)
+        assert not {"strong", "moderate"} & set(s.pairs["lead"].to_list()), s.pairs.select("a", "b", "score", "lead").head(3)
 
 
 def test_every_lead_names_its_hands(tmp_path: Path, honest: Path) -> None:
