@@ -269,9 +269,10 @@ def test_sql_counts_match_the_hands(honest: Path) -> None:
         for e in h.events:
             if isinstance(e, Street):
                 bettor = None
-            faced = isinstance(e, (Fold, Call, RaiseTo, Complete)) and bettor is not None and bettor != e.player
             all_in = bool(getattr(e, "all_in", False))
-            if faced and bettor is not None:
+            faced = False
+            if isinstance(e, (Fold, Call, RaiseTo, Complete)) and bettor is not None and bettor != e.player:
+                faced = True
                 facing[key(e.player, bettor)] += 1
                 if not all_in:
                     dumping[key(e.player, bettor)] += 1
