@@ -111,17 +111,95 @@ def test_expected_rate_is_the_players_rate_times_the_opponents_factor() -> None:
 
 def test_combine_reads_signals_by_kind() -> None:
     # one colluding signal at 5 outranks two honest styles' signals at 3 that no kind reads as evidence
-    one = combine([5.0, 1.0, -0.5], ["strong_fold", "calls_into", "aggression"])
-    styles = combine([3.0, 3.0, 0.2], ["hopeless_call", "co_presence", "calls_into"])
+    one = combine([5.0, 1.0, -0.5], ["dumping", "chip_flow", "soft_play"])
+    styles = combine([3.0, 3.0, 0.2, 3.0, 3.0], ["hopeless_call", "co_presence", "calls_into", "aggression", "strong_fold"])
     assert one[0] > 3.5 > styles[0]
     # per kind: Stouffer, then the best kind corrected for the kinds scored (Sidak)
-    kind, p = kind_p({"aggression": 2.0, "passive_best": 2.0, "card_sharing": 0.0})
+    kind, p = kind_p({"soft_play": 2.0, "passive_best": 2.0, "card_sharing": 0.0})
     assert kind == "soft play" and p == pytest.approx(1 - (1 - p_of_z(4.0 / math.sqrt(2))) ** 2)
-    assert kind_p({"aggression": 3.0, "passive_best": -12.0})[1] == pytest.approx(p_of_z(0.0))  # a z counts no lower than -3
+    assert kind_p({"soft_play": 3.0, "passive_best": -12.0})[1] == pytest.approx(p_of_z(0.0))  # a z counts no lower than -3
+    # the raw shares the stratified tests replaced are words beside the lead, not its evidence
+    assert kind_p({"aggression": 9.0, "calls_into": 9.0, "strong_fold": 9.0}) == (None, 1.0)
     assert kind_p({"co_presence": 9.0}) == (None, 1.0)
     assert combine([]) == (0.0, 1.0)
     assert combine([2.0, 2.0])[1] == combined_p([2.0, 2.0])  # unnamed z's: the chi-square mixture, as before
     assert set(KINDS) == {"soft play", "chip dumping", "card sharing"}
+
+
+def _cells(pair_rate: float, n: int, others: int = 400, strata: tuple[tuple[str, float], ...] = (("F-3rd:1h", 0.8),)) -> list[sg.Cell]:
+    """Counts of a room of 12 players whose marked share is each stratum's rate against everyone, and ``pair_rate``
+    times it between a and b (``n`` decisions each way per stratum)."""
+    cells: list[sg.Cell] = []
+    players = ["a", "b"] + [f"p{i}" for i in range(10)]
+    for st, rate in strata:
+        for p in players:
+            for o in players:
+                if p == o:
+                    continue
+                k = n if {p, o} == {"a", "b"} else others // 11
+                cells.append(("S", p, o, st, k, round(k * rate * (pair_rate if {p, o} == {"a", "b"} else 1.0))))
+    return cells
+
+
+def test_stratified_fewer_finds_the_pair_that_stops_betting_into_each_other() -> None:
+    """A pair that bets a fifth as often against each other as in the same spots against others (soft play): only it is a lead."""
+    strata = (("FH3rd0:1h", 0.8), ("-H4th0:0l", 0.1), ("FM2nd1:0m", 0.3))
+    pairs = sorted({("S", min(p, o), max(p, o)) for _, p, o, *_ in _cells(1.0, 40, strata=strata)})
+    rows = sg.stratified("soft_play", _cells(0.2, 40, strata=strata), pairs, lambda st: True, "fewer", "decisions", "{obs} {n} {expect}")
+    lead_row = rows[("S", "a", "b")]
+    assert lead_row.z is not None and lead_row.z > 5.0 and lead_row.sample == 240
+    assert lead_row.value is not None and lead_row.baseline is not None and lead_row.value < lead_row.baseline
+    assert max(r.z or 0.0 for p, r in rows.items() if p != ("S", "a", "b")) < 1.0
+    # betting into each other as often as against others: no lead; more often: none either (one-sided)
+    for rate in (1.0, 1.2):
+        same = sg.stratified("soft_play", _cells(rate, 40, strata=strata), pairs, lambda st: True, "fewer", "d", "")
+        assert (same[("S", "a", "b")].z or 0.0) < 1.0
+    # too few decisions between them: not scored, and why
+    few = sg.stratified("soft_play", _cells(0.2, 1, strata=strata[:1]), pairs, lambda st: True, "fewer", "decisions", "")
+    assert few[("S", "a", "b")].z is None and "too few decisions" in (few[("S", "a", "b")].why_not or "")
+
+
+def test_stratified_grain_finds_folds_where_the_player_calls_and_calls_where_it_folds() -> None:
+    """Facing each other's bets the pair folds a strong hand (where everyone calls) and calls a weak one (where everyone
+    folds): each the unusual outcome of its stratum, the two adding up (chip dumping), while the marked share over both
+    strata, what the raw ``calls_into`` read, stays as it was."""
+    strata = (("FH3rd1:2h", 0.05), ("FH3rd1:0l", 0.9))  # the fold rate: strong hands seldom fold, weak ones mostly
+    pairs = sorted({("S", min(p, o), max(p, o)) for _, p, o, *_ in _cells(1.0, 40, strata=strata)})
+    cells = [(s, p, o, st, n, k) for s, p, o, st, n, k in _cells(1.0, 40, strata=strata)]
+    dump = []
+    for s, p, o, st, n, k in cells:
+        if {p, o} == {"a", "b"}:  # 8 strong hands folded more, 8 weak hands called more: the folds' total is unchanged
+            k = k + 8 if st == "FH3rd1:2h" else k - 8
+        dump.append((s, p, o, st, n, k))
+    assert sum(c[5] for c in dump) == sum(c[5] for c in cells)
+    rows = sg.stratified("dumping", dump, pairs, lambda st: True, "grain", "decisions", "")
+    assert (rows[("S", "a", "b")].z or 0.0) > 4.0
+    assert max(r.z or 0.0 for p, r in rows.items() if p != ("S", "a", "b")) < 1.0
+    honest = sg.stratified("dumping", cells, pairs, lambda st: True, "grain", "decisions", "")
+    assert abs(honest[("S", "a", "b")].z or 0.0) < 1.0
+
+
+def test_skewed_z_reads_a_rare_weighted_sum_by_its_skew() -> None:
+    assert sg.skewed_z(2.5, 0.0) == 2.5
+    # a gamma of shape 4 (skew 1): its upper 0.1 % point (chi-square 8 at 26.12, halved) is 4.53 standard deviations out
+    assert sg.skewed_z((26.1245 / 2 - 4) / 2, 1.0) == pytest.approx(3.09, abs=0.03)
+    assert sg.skewed_z(-3.9, -1.0) == pytest.approx(-sg.skewed_z(3.9, 1.0))
+    zs = [sg.skewed_z(z / 4, 0.7) for z in range(-12, 40)]
+    assert zs == sorted(zs)  # monotone
+    assert sg.skewed_z(-10.0, 1.0) == -sg.Z_CAP_SKEW
+
+
+def test_additive_model_carries_a_players_style_into_strata_it_seldom_reached() -> None:
+    # p0 bets twice the room's odds in the two common strata; in a stratum it reached once, its prior says the same
+    cells: list[sg.Cell] = []
+    for i in range(10):
+        odds = 2.0 if i == 0 else 1.0
+        for st, base in (("x", 0.3), ("y", 0.5)):
+            r = base * odds / (1 - base + base * odds)
+            cells.append(("S", f"p{i}", "", st, 200, round(200 * r)))
+        cells.append(("S", f"p{i}", "", "z", 1 if i == 0 else 100, 0 if i == 0 else 20))
+    prior = sg.additive(cells)
+    assert prior[("S", "p0", "z")] > 0.3 > prior[("S", "p1", "z")] > 0.15
 
 
 def _rows(diffs: list[float], n: int = 100, var: float = 25.0) -> tuple[dict[sg.Pair, sg.Row], dict[sg.Pair, tuple[float, float, int]]]:
@@ -206,6 +284,8 @@ def test_sql_counts_match_the_hands(honest: Path) -> None:
     together: Counter[tuple[str, str]] = Counter()
     heads_up: Counter[tuple[str, str]] = Counter()
     facing: Counter[tuple[str, str]] = Counter()
+    dumping: Counter[tuple[str, str]] = Counter()  # facing the other's bet, not all-in
+    soft: Counter[tuple[str, str]] = Counter()  # going on facing the other's bet, or heads up with no bet to face; not all-in
 
     def key(x: str, y: str) -> tuple[str, str]:
         return (x, y) if x < y else (y, x)
@@ -221,11 +301,20 @@ def test_sql_counts_match_the_hands(honest: Path) -> None:
         for e in h.events:
             if isinstance(e, Street):
                 bettor = None
+            all_in = bool(getattr(e, "all_in", False))
+            faced = False
             if isinstance(e, (Fold, Call, RaiseTo, Complete)) and bettor is not None and bettor != e.player:
+                faced = True
                 facing[key(e.player, bettor)] += 1
-            if isinstance(e, (Bet, RaiseTo, Check, Call, Complete)) and len(live) == 2 and not getattr(e, "all_in", False):
+                if not all_in:
+                    dumping[key(e.player, bettor)] += 1
+                    if not isinstance(e, Fold):
+                        soft[key(e.player, bettor)] += 1
+            if isinstance(e, (Bet, RaiseTo, Check, Call, Complete)) and len(live) == 2 and not all_in:
                 x, y = sorted(live)
                 heads_up[(x, y)] += 1
+                if not faced:
+                    soft[(x, y)] += 1
             if isinstance(e, (Bet, RaiseTo, Complete, BringIn)):
                 bettor = e.player
             if isinstance(e, Fold):
@@ -237,6 +326,10 @@ def test_sql_counts_match_the_hands(honest: Path) -> None:
         assert sig[(a, b, "aggression")] == n
     for (a, b), n in facing.items():
         assert sig[(a, b, "calls_into")] == n
+    for (a, b), n in dumping.items():
+        assert sig[(a, b, "dumping")] == n
+    for (a, b), n in soft.items():
+        assert sig[(a, b, "soft_play")] == n
 
 
 # ---------------------------------------------------------------------------
@@ -245,7 +338,7 @@ def test_sql_counts_match_the_hands(honest: Path) -> None:
 
 @pytest.mark.parametrize(("kind", "seed"), [
     ("soft-play", 61),
-    pytest.param("chip-dumping", 62, marks=pytest.mark.xfail(reason="open: on seed 62 the dumping pair is not first (issue 42 report)")),
+    ("chip-dumping", 62),
     pytest.param("card-sharing", 63, marks=pytest.mark.xfail(reason=(
         "open: a 3,000-hand 6-max room without a pool; the hidden-cards test (spots.hidden_beaten) finds the pair first "
         "in the 20,000-hand pooled rooms of bench/integrity.py but not here (not yet diagnosed)"))),
@@ -261,11 +354,12 @@ def test_each_kind_of_collusion_ranks_first(tmp_path: Path, kind: str, seed: int
 
 def test_no_collusion_no_strong_lead(tmp_path: Path, honest: Path) -> None:
     # small 6-max rooms without --pool (seed 72: 30-60 pairs), a pool, and an own view of 4 players (seed 4, round 1's
-    # strong lead on alice & dave): the spread's floor keeps their noise from a strong lead
+    # strong lead on alice & dave): the spread's floor keeps their noise from a strong lead, and from a moderate one
+    # (the stratified signals' rare decisions, weighted by their rarity, are read with their skew)
     own = _room(tmp_path, "own4", 400, 4, view="alice", players=4)
     for db in (honest, _room(tmp_path, "honest2", 1500, 72), _room(tmp_path, "pool", 2000, 73, pool=12), own):
         s = screen(db, cache=False)
-        assert "strong" not in s.pairs["lead"].to_list(), s.pairs.select("a", "b", "score", "lead").head(3)
+        assert not {"strong", "moderate"} & set(s.pairs["lead"].to_list()), s.pairs.select("a", "b", "score", "lead").head(3)
 
 
 def test_every_lead_names_its_hands(tmp_path: Path, honest: Path) -> None:

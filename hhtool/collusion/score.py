@@ -38,8 +38,8 @@ LEADS: Final = ("strong", "moderate", "weak", "none")
 
 
 KINDS: Final = {
-    "soft play": ("aggression", "passive_best"),
-    "chip dumping": ("strong_fold", "calls_into", "chip_flow"),
+    "soft play": ("soft_play", "passive_best"),
+    "chip dumping": ("dumping", "chip_flow"),
     "card sharing": ("card_sharing",),
 }
 """The signals each kind of collusion moves (docs/integrity.md, "The score"): soft play checks and calls where it would bet,

@@ -202,6 +202,28 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         "spots gives {expect:,.0f}", two_sided=True, two_way=False,
     )
 
+    spots.quick_reads(con)
+    spots.read_strata(con)
+    st_rows = spots.strata(con)
+    soft: list[sg.Cell] = []
+    facing: list[sg.Cell] = []
+    for site, p, o, st, n, folds, aggr in st_rows.iter_rows() if st_rows.height else ():
+        if int(n) > int(folds):  # soft play: of the decisions that went on, the bets and raises
+            soft.append((site, p, o, st, int(n) - int(folds), int(aggr)))
+        if st[0] == "F":  # chip dumping: facing a bet, the folds
+            facing.append((site, p, o, st, int(n), int(folds)))
+    rows["soft_play"] = sg.stratified(
+        "soft_play", soft, all_pairs, lambda st: st[0] == "F" or st[1] == "H", "fewer",
+        "decisions where a bet or raise into each other was possible",
+        "bet or raised into each other {obs:,.0f} of {n:,} times where a bet or raise was possible, where their play against "
+        "others with the same cards showing in the same spots gives {expect:,.0f}",
+    )
+    rows["dumping"] = sg.stratified(
+        "dumping", facing, all_pairs, lambda st: True, "grain", "decisions facing each other's bets",
+        "facing each other's bets they folded where they call or called where they fold {obs:,.0f} of {n:,} times, where "
+        "their play facing others' bets with the same cards showing gives {expect:,.1f}",
+    )
+
     into = sg.Tally()
     for site, p, o, st, n, folds in spots.calls_into(con).iter_rows():
         c = into.vs[(site, p, o, st)]
@@ -380,8 +402,7 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
     """
     import hashlib
 
-    spots.quick_reads(con)
-    cand = spots.candidates(con)
+    cand = spots.candidates(con)  # the quick reads are made (:func:`_screen`)
     tal = spots.tallies(con)
     out: dict[str, dict[sg.Pair, sg.Row]] = {}
     by_what: dict[str, list[tuple[Any, ...]]] = defaultdict(list)

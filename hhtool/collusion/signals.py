@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
 from hhtool.collusion.stats import poisson_upper, z_of_p
 
 SIGNALS: Final = (
-    "co_presence", "chip_flow", "aggression", "calls_into", "strong_fold", "passive_best", "hopeless_call", "card_sharing",
+    "co_presence", "chip_flow", "soft_play", "dumping", "aggression", "calls_into", "strong_fold", "passive_best", "hopeless_call",
+    "card_sharing",
 )
 """Every signal, in the order the outputs list them."""
 PRICED: Final = ("strong_fold", "passive_best", "hopeless_call", "card_sharing")
@@ -29,6 +30,8 @@ PRICED: Final = ("strong_fold", "passive_best", "hopeless_call", "card_sharing")
 MIN_SAMPLE: Final = {
     "co_presence": 50,  # hands together expected from the traffic
     "chip_flow": 300,  # hands together
+    "soft_play": 10,  # decisions where a bet or raise into the partner was possible
+    "dumping": 20,  # decisions facing the partner's bet
     "aggression": 30,  # heads-up decisions against each other
     "calls_into": 30,  # decisions facing the partner's bet
     "strong_fold": 10,  # folds facing the partner's bet
@@ -499,6 +502,126 @@ def hidden_beaten(
     return out
 
 
+Cell = tuple[str, str, str, str, int, int]
+"""(site, player, against, stratum, decisions, marked): counts of one player's decisions in one stratum against one player."""
+
+
+def additive(cells: Iterable[Cell], rounds: int = 15) -> dict[tuple[str, str, str], float]:
+    """Each (site, player, stratum)'s mark rate by an additive logit, logit p = a_player + b_stratum, fitted on every decision.
+
+    The prior a player's own rate in a stratum is drawn toward: a player
+    who bets more than the room everywhere bets more in a stratum it seldom
+    reached too (the room's rate there alone would not say so).  A few
+    damped Newton rounds, players then strata, over the counts.
+    """
+    tot: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for site, p, _, st, n, k in cells:
+        t = tot[(site, p, st)]
+        t[0] += n
+        t[1] += k
+    a: dict[tuple[str, str], float] = defaultdict(float)
+    b: dict[tuple[str, str], float] = {}
+    room: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for (site, _, st), (n, k) in tot.items():
+        r = room[(site, st)]
+        r[0] += n
+        r[1] += k
+    for key, (n, k) in room.items():
+        b[key] = math.log((k + 0.5) / (n - k + 0.5))
+    for _ in range(rounds):
+        for side in (0, 1):
+            g: dict[tuple[str, str], float] = defaultdict(float)
+            h: dict[tuple[str, str], float] = defaultdict(float)
+            for (site, p, st), (n, k) in tot.items():
+                q = _logistic(a[(site, p)] + b[(site, st)])
+                key = (site, p) if side == 0 else (site, st)
+                g[key] += k - n * q
+                h[key] += n * q * (1 - q)
+            target = a if side == 0 else b
+            for key, gk in g.items():  # damped: a stratum of one decision, all marked, does not run off
+                target[key] += max(-2.0, min(2.0, gk / (h[key] + 1.0)))
+    return {(site, p, st): _logistic(a[(site, p)] + b[(site, st)]) for (site, p, st) in tot}
+
+
+def _logistic(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x))))
+
+
+def stratified(
+    signal: str, cells: Iterable[Cell], pairs: Iterable[Pair], spot: Callable[[str], bool], mode: str, unit: str, words: str,
+) -> dict[Pair, Row]:
+    """A pair's decisions against each other, each against the same player's rate in the same stratum against everyone else.
+
+    Each decision's expected rate p: the player's marks in the stratum
+    less those against the partner, drawn toward the additive model's
+    rate (:func:`additive`) by :data:`PRIOR_WEIGHT` decisions.  The
+    decisions tested are those whose stratum ``spot`` accepts.  ``mode``:
+
+    - ``"fewer"``: the colluding play turns a share of the marked
+      decisions into unmarked ones (soft play: a bet or raise into the
+      partner becomes a check or call): the score test of that share,
+      S = sum w (p - o), w = 1 / (1 - p), var = sum w^2 p (1 - p), p at
+      most :data:`FEWER_CAP` (a stratum where the player always bets would
+      weigh one check as a lead);
+    - ``"grain"``: the colluding play turns the stratum's usual outcome
+      into the unusual one (chip dumping, facing the partner's bet: a fold
+      with a hand the player calls with, a call with one it folds): q the
+      unusual outcome's rate (p or 1 - p, at least :data:`GRAIN_FLOOR`),
+      S = sum (u - q) / q, var = sum (1 - q) / q, u 1 for the unusual one.
+
+    z = S / sqrt(var), one-sided, read with the skew of S (:func:`skewed_z`:
+    a few unusual decisions of weight 30 are not the normal tail), then
+    widened by the pairs' spread (:func:`between`).  The value is the pair's marked share (``fewer``)
+    or unusual share (``grain``), the baseline its expectation.
+    """
+    cells = list(cells)
+    prior = additive(cells)
+    tot: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for site, p, _, st, n, k in cells:
+        t = tot[(site, p, st)]
+        t[0] += n
+        t[1] += k
+    acc: dict[Pair, list[float]] = defaultdict(lambda: [0.0] * 6)  # n, score, var, observed, expected, third moment
+    for site, p, o, st, n, k in cells:
+        if not o or o == p or not spot(st):
+            continue
+        t = tot[(site, p, st)]
+        rate = (t[1] - k + PRIOR_WEIGHT * prior[(site, p, st)]) / (t[0] - n + PRIOR_WEIGHT)
+        a = acc[(site, p, o) if p < o else (site, o, p)]
+        a[0] += n
+        if mode == "fewer":
+            rate = min(FEWER_CAP, max(1e-6, rate))
+            w = 1.0 / (1.0 - rate)
+            a[1] += w * (n * rate - k)
+            a[2] += w * w * n * rate * (1.0 - rate)
+            a[3] += k
+            a[4] += n * rate
+            a[5] += w**3 * n * rate * (1.0 - rate) * (2.0 * rate - 1.0)  # the passive one's rate is 1 - p
+        else:
+            q = max(GRAIN_FLOOR, min(rate, 1.0 - rate))
+            unusual = k if rate < 0.5 else n - k
+            a[1] += (unusual - n * q) / q
+            a[2] += n * (1.0 - q) / q
+            a[3] += unusual
+            a[4] += n * q
+            a[5] += n * (1.0 - q) * (1.0 - 2.0 * q) / (q * q)
+    out: dict[Pair, Row] = {}
+    moments: dict[Pair, tuple[float, float, int]] = {}
+    for pair in pairs:
+        n_, score, var, obs, expect, third = acc.get(pair, [0.0] * 6)
+        n = int(n_)
+        value = obs / n if n else None
+        base = expect / n if n else None
+        if n < MIN_SAMPLE[signal] or var <= 0:
+            out[pair] = _not(signal, value, base, n, unit)
+            continue
+        z = skewed_z(score / math.sqrt(var), third / var**1.5)
+        out[pair] = Row(signal, value, base, n, z, words=words.format(obs=obs, n=n, expect=expect))
+        moments[pair] = (score, var, n)
+    between(out, moments)
+    return out
+
+
 def _rate(c: list[int]) -> float:
     """A share from [decisions, marked], half a mark either way (never exactly 0 or 1)."""
     return (c[1] + 0.5) / (c[0] + 1.0)
@@ -506,3 +629,39 @@ def _rate(c: list[int]) -> float:
 
 def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
+
+
+PRIOR_WEIGHT: Final = 30.0
+"""A player's rate in a stratum is drawn toward the additive model's by this many decisions (:func:`stratified`)."""
+FEWER_CAP: Final = 0.85
+"""In the ``fewer`` test an expected rate is taken no higher than this: a check where the player bets 99 times in 100
+weighs as one where it bets 85 in 100, so that a few such strata, their rate itself uncertain, make no lead."""
+GRAIN_FLOOR: Final = 0.03
+"""In the ``grain`` test the unusual outcome's rate is taken no lower than this (a weight of at most 33 a decision)."""
+
+
+def skewed_z(z: float, gamma: float) -> float:
+    """The normal z of a standardised sum ``z`` whose skewness is ``gamma``: Wilson and Hilferty's cube root of a gamma.
+
+    A sum of rare decisions weighted by their rarity is skewed to the
+    right: its tail beyond 3 comes far more often than the normal's.  Read
+    as a gamma of the same mean, variance and skew (shape k = 4 /
+    gamma^2), its tail's z is ((x / k)^(1/3) - 1 + 1 / 9k) / sqrt(1 / 9k),
+    x = k + z sqrt(k); a skew to the left is the mirror.  Monotone in z;
+    the normal z when the skew is nil.
+    """
+    if abs(gamma) < 1e-6:
+        return z
+    if gamma < 0:
+        return -skewed_z(-z, -gamma)
+    k = 4.0 / (gamma * gamma)
+    x = k + z * math.sqrt(k)
+    if x <= 0:
+        return -Z_CAP_SKEW
+    c = 1.0 / (9.0 * k)
+    root: float = math.pow(x / k, 1.0 / 3.0)
+    return max(-Z_CAP_SKEW, min(Z_CAP_SKEW, (root - 1.0 + c) / math.sqrt(c)))
+
+
+Z_CAP_SKEW: Final = 12.0
+"""As :data:`hhtool.collusion.stats.Z_CAP`: beyond this many standard deviations a z says nothing more."""

@@ -397,6 +397,104 @@ def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
+STREET_LEVEL = "CASE {s} WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 5 END"
+"""A street's level in ``iread``: 1 = 2nd .. 4 = 5th, 5 the vela's street (the five cards and the vela)."""
+
+
+def read_strata(con: duckdb.DuckDBPyConnection) -> None:
+    """Temporary tables ``iread`` (each player's read per street, its own cards and its face-up ones) and ``istr`` (every decision's stratum).
+
+    ``iread`` (after :func:`quick_reads`): per (hand, player, ``lvl``
+    1..5) ``cat`` and ``top``, the read of every card the player holds by
+    then (as ``iq``, the vela added at level 5, the vela's street; NULL
+    where a card is unknown, a seat of an own view), and ``vcat`` the
+    category of its face-up cards (and the vela) alone: what the others
+    see.  ``istr``: every decision not all-in with what an honest decision
+    may depend on and nothing else (docs/integrity.md, "Strata"): facing
+    a bet or not, heads-up or not, the street, the bets and raises already
+    made on it, the decider's category and main rank, and whether a
+    player still in shows a better category than the decider holds; and
+    who it is *against*: the bettor faced, or heads-up the opponent.
+    """
+    con.execute("DROP TABLE IF EXISTS iread")
+    con.execute(
+        f"""
+        CREATE TEMP TABLE iread AS
+        WITH c AS (
+            SELECT hand_key, player, up, s, r FROM icards
+            UNION ALL  -- the vela, everyone's card from its street on
+            SELECT p.hand_key, p.player, TRUE, 5, strpos('23456789TJQKA', v.card[1]) + 1
+            FROM (SELECT DISTINCT hand_key, player FROM icards) p JOIN cards v ON v.hand_key = p.hand_key AND v.player IS NULL
+        ), lv AS (
+            SELECT c.hand_key, c.player, l.lvl, c.r, c.up FROM c JOIN (VALUES (1), (2), (3), (4), (5)) l(lvl) ON c.s <= l.lvl
+        ), rc AS (
+            SELECT hand_key, player, lvl, r, count(*) AS n, count(*) FILTER (WHERE up) AS nu FROM lv GROUP BY ALL
+        )
+        SELECT hand_key, player, lvl,
+            CASE WHEN sum(n) < CASE WHEN lvl = 5 THEN 6 ELSE lvl + 1 END THEN NULL ELSE {_category('n')} END AS cat,
+            CASE WHEN sum(n) < CASE WHEN lvl = 5 THEN 6 ELSE lvl + 1 END THEN NULL ELSE arg_max(r, n * 16 + r) END AS top,
+            {_category('nu')} AS vcat
+        FROM rc GROUP BY hand_key, player, lvl
+        """
+    )
+    con.execute("DROP TABLE IF EXISTS istr")
+    con.execute(
+        f"""
+        CREATE TEMP TABLE istr AS
+        WITH d0 AS (
+            SELECT i.*, {STREET_LEVEL.format(s='i.street')} AS lvl,
+                count(*) FILTER (WHERE i.kind IN ('bet', 'raise', 'complete')) OVER (PARTITION BY i.hand_key, i.street ORDER BY i.seq
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS bets
+            FROM idec i
+        ), d AS (
+            SELECT hand_key, site, seq, street, player, kind, players_in, lvl, bets,
+                (kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player) AS facing,
+                CASE WHEN kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player THEN bettor
+                     ELSE opponent END AS against
+            FROM d0 WHERE NOT coalesce(all_in, FALSE)
+        ), folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM idec WHERE kind = 'fold' GROUP BY ALL),
+        shown AS (  -- the best category showing among the others still in
+            SELECT d.hand_key, d.seq, max(v.vcat) AS vcat
+            FROM d JOIN seats s ON s.hand_key = d.hand_key AND s.dealt_in AND s.player <> d.player
+            LEFT JOIN folds f ON f.hand_key = s.hand_key AND f.player = s.player
+            JOIN iread v ON v.hand_key = d.hand_key AND v.player = s.player AND v.lvl = d.lvl
+            WHERE f.fold_seq IS NULL OR f.fold_seq > d.seq
+            GROUP BY d.hand_key, d.seq
+        )
+        SELECT d.site, d.player, coalesce(d.against, '') AS against, d.kind, d.facing,
+            CASE WHEN d.facing THEN 'F' ELSE '-' END || CASE WHEN d.players_in = 2 THEN 'H' ELSE 'M' END || d.street || least(d.bets, 4)
+            || ':' || coalesce(CAST(least(m.cat, 3) AS VARCHAR)
+                || CASE WHEN m.top >= 12 THEN 'h' WHEN m.top >= 10 THEN 'm' ELSE 'l' END
+                || CASE WHEN shown.vcat > m.cat THEN '<' ELSE '' END, '?') AS stratum
+        FROM d LEFT JOIN iread m ON m.hand_key = d.hand_key AND m.player = d.player AND m.lvl = d.lvl
+        LEFT JOIN shown ON shown.hand_key = d.hand_key AND shown.seq = d.seq
+        """
+    )
+
+
+def _category(n: str) -> str:
+    """The read's category from the counts per rank ``n`` of a group (as :func:`quick_reads`)."""
+    return (f"CASE WHEN max({n}) >= 4 THEN 7 WHEN max({n}) = 3 THEN CASE WHEN count(*) FILTER (WHERE {n} >= 2) >= 2 THEN 5 ELSE 3 END "
+            f"WHEN max({n}) = 2 THEN CASE WHEN count(*) FILTER (WHERE {n} >= 2) >= 2 THEN 2 ELSE 1 END ELSE 0 END")
+
+
+def strata(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (site, player, against, stratum) of :func:`read_strata`'s decisions: all of them, the folds, the bets and raises.
+
+    ``against`` is the empty string for a decision against nobody in
+    particular (a first bet into two or more): such decisions count in
+    the player's baseline only.
+    """
+    return frame(
+        con,
+        """
+        SELECT site, player, against, stratum, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds,
+            count(*) FILTER (WHERE kind IN ('bet', 'raise', 'complete')) AS aggr
+        FROM istr GROUP BY ALL ORDER BY ALL
+        """,
+    )
+
+
 def hidden_beaten(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Per (site, player, beater, stratum): decisions with a card to come and how many were passive; the card-sharing test's counts.
 

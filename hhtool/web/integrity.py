@@ -51,6 +51,8 @@ by its most recent hands, and the page says how many are not shown (``hhtool int
 SIGNAL_WORDS = {
     "co_presence": "co-presence",
     "chip_flow": "chip flow",
+    "soft_play": "no bets into each other where the same cards bet elsewhere",
+    "dumping": "folds and calls facing each other unlike the same cards elsewhere",
     "aggression": "aggression against each other",
     "calls_into": "calls into each other's bets",
     "strong_fold": "folds with a strong hand",
