@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 FULL_VIEW: float = 0.95
 """The share of seats dealt in whose hole card the histories show, at and above which they are a room's full view."""
+MEMORY_LIMIT: str = "1500MB"
+"""DuckDB's memory for a screen of a database it opens itself: its passes spill to ``DB.tmp/`` beyond it rather than take
+most of the machine (DuckDB's default is 80 % of it; a million hands took 8 GB).  With the rest of the process
+(Python, polars, the candidates' rows) a screen of a million hands peaks under 3 GB (docs/integrity.md, "Speed")."""
 HANDS_LISTED: int = 8
 """Hands a pair's row names (the strongest of what it rests on); the dossier lists them all."""
 
@@ -53,7 +57,7 @@ def open_db(db: Any) -> tuple[duckdb.DuckDBPyConnection, bool, Path | None]:
     if isinstance(db, (str, Path)):
         from hhtool.store.db import connect
 
-        return connect(db, read_only=True), True, Path(db)
+        return connect(db, read_only=True, memory_limit=MEMORY_LIMIT), True, Path(db)
     path: Path | None = None
     try:
         row = db.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
