@@ -138,7 +138,7 @@ def test_quick_reads_are_the_bots_read_of_every_seat(pool: Path) -> None:
     cards known at each level, for every seat and level where they are all known, and at no other."""
     from collections import defaultdict
 
-    from hhtool.game.cards import parse_card
+    from hhtool.game.cards import Card, parse_card
     from hhtool.game.evaluate import quick_category
 
     level = {"3rd": 2, "4th": 3, "5th": 4}
@@ -148,7 +148,7 @@ def test_quick_reads_are_the_bots_read_of_every_seat(pool: Path) -> None:
         spots.quick_reads(con)
         got = {(int(k), str(p), int(lv)): (int(n), int(c), int(t))
                for k, p, lv, n, c, t in con.execute("SELECT hand_key, player, lvl, cards, cat, top FROM iq").fetchall()}
-        held: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
+        held: dict[tuple[int, str], list[tuple[int, Card]]] = defaultdict(list)
         for k, p, st, card in con.execute("SELECT hand_key, player, street, card FROM cards WHERE player IS NOT NULL").fetchall():
             held[(int(k), str(p))].append((level.get(str(st), 1), parse_card(str(card))))
     finally:
