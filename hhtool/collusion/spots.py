@@ -398,18 +398,18 @@ def sharing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         con,
         """
         WITH c AS (SELECT * FROM icards), d AS (
-            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind,
-                CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 ELSE 3 END AS lvl
+            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind, i.lvl
             FROM idec i WHERE i.street IN ('2nd', '3rd', '4th') AND i.kind IN ('call', 'fold') AND i.bettor IS NOT NULL
                 AND i.bettor <> i.player
         ), dq AS (
             SELECT d.*, q.top FROM d JOIN iq q ON q.hand_key = d.hand_key AND q.player = d.player AND q.lvl = d.lvl WHERE q.cat <= 1
+        ), j AS MATERIALIZED (  -- the cards of the main rank dealt by then, read once for both counts below
+            SELECT dq.hand_key, dq.seq, c.player AS holder, c.up, c.player = dq.player AS own
+            FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top AND c.s <= dq.lvl
         ), seen AS (  -- cards of the main rank the decider sees: its own, and every card face up by then
-            SELECT dq.hand_key, dq.seq, count(*) AS seen FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top AND c.s <= dq.lvl
-                AND (c.player = dq.player OR c.up) GROUP BY dq.hand_key, dq.seq
+            SELECT hand_key, seq, count(*) AS seen FROM j WHERE own OR up GROUP BY hand_key, seq
         ), down AS (  -- of them, in another player's face-down cards
-            SELECT dq.hand_key, dq.seq, c.player AS killer, count(*) AS dead FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top
-                AND c.s <= dq.lvl AND NOT c.up AND c.player <> dq.player GROUP BY dq.hand_key, dq.seq, c.player
+            SELECT hand_key, seq, holder AS killer, count(*) AS dead FROM j WHERE NOT up AND NOT own GROUP BY hand_key, seq, holder
         ), k AS (
             SELECT down.hand_key, down.seq, list(down.killer) AS killers
             FROM down LEFT JOIN seen USING (hand_key, seq) WHERE 2 * down.dead >= 4 - coalesce(seen.seen, 0)
