@@ -30,10 +30,11 @@ if TYPE_CHECKING:
 
 FULL_VIEW: float = 0.95
 """The share of seats dealt in whose hole card the histories show, at and above which they are a room's full view."""
-MEMORY_LIMIT: str = "1500MB"
-"""DuckDB's memory for a screen of a database it opens itself: its passes spill to ``DB.tmp/`` beyond it rather than take
-most of the machine (DuckDB's default is 80 % of it; a million hands took 8 GB).  With the rest of the process
-(Python, polars, the candidates' rows) a screen of a million hands peaks under 3 GB (docs/integrity.md, "Speed")."""
+MEMORY_LIMIT: str = "4000MB"
+"""DuckDB's memory for a screen of a database it opens itself (DuckDB's default is 80 % of the machine: a million hands
+took 8 GB).  Beyond it the passes spill to ``DB.tmp/``, which costs CPU: on a million hands (temporary tables of about
+3 GB) 1,500 MB kept the process under 4 GB but took half as much CPU again as no bound; 4,000 MB spills little
+(docs/integrity.md, "Speed")."""
 HANDS_LISTED: int = 8
 """Hands a pair's row names (the strongest of what it rests on); the dossier lists them all."""
 
