@@ -1,7 +1,7 @@
 """Integrity screen benchmark (issue 42): detection against false leads, and the speed of ``hhtool integrity``.  Never a test.
 
 Run: ``python bench/integrity.py [--hands 20000] [--seeds 4201,4202] [--strengths 0.1,0.2,0.3,0.5]
-[--speed-hands 1000000] [--db FILE] [--part both|detection|speed|rooms]``.
+[--speed-hands 1000000] [--db FILE] [--part both|detection|speed|rooms|passes]``.
 
 1. **Detection against false leads.**  For each seed, a room with no
    colluding pair and, for each strength, the same room with three pairs,
@@ -32,7 +32,8 @@ Run: ``python bench/integrity.py [--hands 20000] [--seeds 4201,4202] [--strength
 ``--part rooms`` builds the rooms and the speed database only (no screen):
 to have them ready before a screen exists.  Rooms and their databases are cached under ``bench/.cache/integrity/``
 (git-ignored), one folder each, named by their size, seed and strength;
-delete a folder to build it again.  Simulate and import use every core
+delete a folder to build it again.  ``--part passes`` times each SQL pass of the screen over the speed
+database in this process (wall, CPU, peak memory): where a screen's time goes.  Simulate and import use every core
 (``--jobs``).
 """
 
@@ -51,7 +52,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -414,6 +415,70 @@ def speed(args: argparse.Namespace) -> None:
     print(f"  peak memory {max(r[3] for r in runs) / 2**20:,.0f} MB")
 
 
+def passes(args: argparse.Namespace) -> None:
+    """Part ``passes``: each SQL pass of the screen over ``--db`` in this process, timed (wall, CPU, peak resident memory).
+
+    The passes :func:`hhtool.collusion.screen` makes, in its order, without
+    the pricing and the signals: where the time and the memory of a screen
+    over many hands go.  CPU is the process's (DuckDB's threads included);
+    the peak is sampled every 20 ms during the pass.
+    """
+    from hhtool.collusion import spots
+    from hhtool.collusion.screen import open_db
+    from hhtool.stats.filters import Filters
+
+    db, _ = speed_room(args)
+    con, _, _ = open_db(db)
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("ih: scoped_hands", lambda: spots.scoped_hands(con, Filters())),
+        ("pair_hands", lambda: spots.pair_hands(con)),
+        ("traffic", lambda: spots.traffic(con)),
+        ("idec: decisions", lambda: spots.decisions(con)),
+        ("heads_up", lambda: spots.heads_up(con)),
+        ("calls_into", lambda: spots.calls_into(con)),
+        ("icards, iq: quick_reads", lambda: spots.quick_reads(con)),
+        ("candidates", lambda: spots.candidates(con)),
+        ("tallies", lambda: spots.tallies(con)),
+        ("sharing", lambda: spots.sharing(con)),
+    ]
+    print(f"the screen's SQL passes over {db} (load before {os.getloadavg()[0]:.1f}):")
+    total_wall = total_cpu = 0.0
+    try:
+        for name, step in steps:
+            peak = [_rss()]
+            done = threading.Event()
+
+            def watch(peak: list[int] = peak, done: threading.Event = done) -> None:
+                while not done.wait(0.02):
+                    peak[0] = max(peak[0], _rss())
+
+            watcher = threading.Thread(target=watch)
+            watcher.start()
+            r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+            out = step()
+            wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF)
+            done.set()
+            watcher.join()
+            cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+            total_wall += wall
+            total_cpu += cpu
+            rows = getattr(out, "height", None)
+            print(f"  {name:<26} {wall:7.1f} s wall {cpu:7.1f} s CPU  peak {peak[0] / 2**20:7,.0f} MB"
+                  f"{'' if rows is None else f'  {rows:,} rows'}", flush=True)
+        print(f"  {'total':<26} {total_wall:7.1f} s wall {total_cpu:7.1f} s CPU  (load after {os.getloadavg()[0]:.1f})")
+    finally:
+        con.close()
+
+
+def _rss() -> int:
+    """This process's resident bytes now."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
 def _build() -> str:
     """``compiled`` when the mypyc modules are what is imported, else ``pure``."""
     import hhtool.game.evaluate as m
@@ -431,8 +496,9 @@ def _ints_arg(text: str) -> list[int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("both", "detection", "speed", "rooms"), default="both",
-                    help="rooms: build the detection rooms and the speed database only (no screen)")
+    ap.add_argument("--part", choices=("both", "detection", "speed", "rooms", "passes"), default="both",
+                    help="rooms: build the detection rooms and the speed database only (no screen); "
+                    "passes: each SQL pass of the screen over the speed database, timed in this process")
     ap.add_argument("--hands", type=int, default=20_000, help="hands a room in the detection part")
     ap.add_argument("--seeds", type=_ints_arg, default=[4201, 4202], help="comma list: one room per seed and strength")
     ap.add_argument("--strengths", type=_floats, default=[0.1, 0.2, 0.3, 0.5], help="comma list, each in 0..1")
@@ -459,6 +525,8 @@ def main() -> None:
         print(f"speed database: {speed_room(args)[0]}")
     if args.part in ("both", "speed"):
         speed(args)
+    if args.part == "passes":
+        passes(args)
 
 
 if __name__ == "__main__":

@@ -131,3 +131,51 @@ def test_player_flows_are_the_pairs_sums(pool: Path) -> None:
     assert fast["terms"].to_list() == slow["terms"].to_list()
     for c in ("recv", "vol"):
         assert fast[c].to_list() == pytest.approx(slow[c].to_list(), abs=1e-9)
+
+
+def test_quick_reads_are_the_bots_read_of_every_seat(pool: Path) -> None:
+    """``iq`` (SQL, per hand and player: spots.quick_reads) is :func:`hhtool.game.evaluate.quick_category` of each player's
+    cards known at each level, for every seat and level where they are all known, and at no other."""
+    from collections import defaultdict
+
+    from hhtool.game.cards import Card, parse_card
+    from hhtool.game.evaluate import quick_category
+
+    level = {"3rd": 2, "4th": 3, "5th": 4}
+    con = connect(pool, read_only=True)
+    try:
+        spots.scoped_hands(con, Filters())
+        spots.quick_reads(con)
+        got = {(int(k), str(p), int(lv)): (int(n), int(c), int(t))
+               for k, p, lv, n, c, t in con.execute("SELECT hand_key, player, lvl, cards, cat, top FROM iq").fetchall()}
+        held: dict[tuple[int, str], list[tuple[int, Card]]] = defaultdict(list)
+        for k, p, st, card in con.execute("SELECT hand_key, player, street, card FROM cards WHERE player IS NOT NULL").fetchall():
+            held[(int(k), str(p))].append((level.get(str(st), 1), parse_card(str(card))))
+    finally:
+        con.close()
+    want = {}
+    for (k, p), cards in held.items():
+        for lv in range(1, 5):
+            known = [c for s, c in cards if s <= lv]
+            if len(known) == lv + 1:
+                cat, top = quick_category(known, None)
+                want[(k, p, lv)] = (lv + 1, cat, top)
+    assert len(want) > 3000
+    assert got == want
+
+
+def test_the_screen_bounds_duckdbs_memory(pool: Path) -> None:
+    """A database the screen opens itself gets DuckDB's memory bounded (its default, 80 % of the machine, took 8 GB on a
+    million hands); its passes spill beside the database beyond that (docs/integrity.md, "Speed")."""
+    from hhtool.collusion.screen import MEMORY_LIMIT, open_db
+
+    con, ours, _ = open_db(pool)
+    try:
+        assert ours
+        (limit,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
+    finally:
+        con.close()
+    assert MEMORY_LIMIT.endswith("MB")
+    mib = {"KiB": 2**-10, "MiB": 1.0, "GiB": 2**10}
+    value, unit = str(limit).split()
+    assert float(value) * mib[unit] <= int(MEMORY_LIMIT[:-2]) * 1.0

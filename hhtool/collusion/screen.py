@@ -30,6 +30,11 @@ if TYPE_CHECKING:
 
 FULL_VIEW: float = 0.95
 """The share of seats dealt in whose hole card the histories show, at and above which they are a room's full view."""
+MEMORY_LIMIT: str = "4000MB"
+"""DuckDB's memory for a screen of a database it opens itself (DuckDB's default is 80 % of the machine: a million hands
+took 8 GB).  Beyond it the passes spill to ``DB.tmp/``, which costs CPU: on a million hands (temporary tables of about
+3 GB) 1,500 MB kept the process under 4 GB but took half as much CPU again as no bound; 4,000 MB spills little
+(docs/integrity.md, "Speed")."""
 HANDS_LISTED: int = 8
 """Hands a pair's row names (the strongest of what it rests on); the dossier lists them all."""
 
@@ -53,7 +58,7 @@ def open_db(db: Any) -> tuple[duckdb.DuckDBPyConnection, bool, Path | None]:
     if isinstance(db, (str, Path)):
         from hhtool.store.db import connect
 
-        return connect(db, read_only=True), True, Path(db)
+        return connect(db, read_only=True, memory_limit=MEMORY_LIMIT), True, Path(db)
     path: Path | None = None
     try:
         row = db.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()

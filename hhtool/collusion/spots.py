@@ -51,7 +51,11 @@ def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
 
 
 def scoped_hands(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
-    """A temporary view ``ih`` of the hands the filters select (``hand_key``, ``site``, ``bb``), on this connection."""
+    """A temporary table ``ih`` of the hands the filters select (``hand_key``, ``site``, ``bb``, ``dealt``), on this connection.
+
+    ``dealt``: the seats dealt in, counted once here for the passes that need
+    it (NULL for a hand without one).
+    """
     where, params = hands_where(f)
     # a view cannot hold parameters: a temporary table of the keys (a few MB for a million hands)
     con.execute("DROP TABLE IF EXISTS ih")
@@ -60,6 +64,11 @@ def scoped_hands(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
         "CAST(CASE WHEN coalesce(h.big_bet, 0) > 0 THEN h.big_bet ELSE 1 END AS DOUBLE) AS bb, h.table_name, h.started_at "
         f"FROM hands h WHERE {where}",
         params,
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE ih AS SELECT ih.*, d.dealt FROM ih "
+        "LEFT JOIN (SELECT s.hand_key, CAST(count(*) AS SMALLINT) AS dealt FROM seats s JOIN ih USING (hand_key) WHERE s.dealt_in "
+        "GROUP BY s.hand_key) d USING (hand_key)"
     )
 
 
@@ -122,51 +131,68 @@ def traffic(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Per site and player: the hands dealt in; and per site the sum over hands of k(k-1), k the players dealt in."""
     return frame(
         con, """
-        SELECT ih.site, s.player, count(*) AS hands, sum(d.k - 1) AS seats_beside
+        SELECT ih.site, s.player, count(*) AS hands, sum(ih.dealt - 1) AS seats_beside
         FROM seats s JOIN ih USING (hand_key)
-        JOIN (SELECT hand_key, count(*) AS k FROM seats WHERE dealt_in AND hand_key IN (SELECT hand_key FROM ih) GROUP BY hand_key) d
-            USING (hand_key)
         WHERE s.dealt_in GROUP BY ih.site, s.player ORDER BY ih.site, s.player
         """
     )
 
 
 def _decisions_sql() -> str:
-    """Every voluntary decision with its context: players still in before it, the bet it faces and who made it."""
+    """Every voluntary decision with its context: players still in before it, the bet it faces and who made it.
+
+    One window over the hand's actions in order; the players dealt in are
+    ``ih.dealt`` (:func:`scoped_hands`), counted once.
+    """
     return f"""
     WITH aw AS (
-        SELECT a.hand_key, ih.site, a.seq, a.line, a.street, a.player, a.kind, a.all_in,
+        SELECT a.hand_key, ih.site, a.seq, a.line, a.street, a.player, a.kind, a.all_in, ih.dealt,
             count(*) FILTER (WHERE a.kind = 'fold') OVER w_before AS folded_before,
             -- the last bet before it in the hand, kept when on this street (one window, one sort: the streets follow seq)
             last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN {{'street': a.street, 'player': a.player}} END
                 IGNORE NULLS) OVER w_before AS last_bet
-        FROM actions a JOIN ih USING (hand_key)
+        FROM actions a JOIN ih USING (hand_key) WHERE ih.dealt IS NOT NULL
         WINDOW w_before AS (PARTITION BY a.hand_key ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    ), a AS (
-        SELECT hand_key, site, seq, line, street, player, kind, all_in, folded_before,
-            CASE WHEN last_bet.street = street THEN last_bet.player END AS bettor
-        FROM aw
-    ), d AS (SELECT hand_key, count(*) AS dealt FROM seats WHERE dealt_in AND hand_key IN (SELECT hand_key FROM ih) GROUP BY hand_key)
-    SELECT a.*, d.dealt - a.folded_before AS players_in FROM a JOIN d USING (hand_key)
-    WHERE a.kind IN ({', '.join(repr(k) for k in DECISIONS)})
+    )
+    SELECT hand_key, site, seq, line, street, player, kind, all_in, CAST(folded_before AS SMALLINT) AS folded_before,
+        CASE WHEN last_bet.street = street THEN last_bet.player END AS bettor, CAST(dealt - folded_before AS SMALLINT) AS players_in,
+        CAST(CASE street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 ELSE 4 END AS SMALLINT) AS lvl
+    FROM aw WHERE kind IN ({', '.join(repr(k) for k in DECISIONS)})
     """
 
 
 def decisions(con: duckdb.DuckDBPyConnection) -> None:
-    """A temporary table ``idec`` of every decision with its context (:func:`_decisions_sql`) and, heads-up, the opponent."""
+    """A temporary table ``idec`` of every decision with its context (:func:`_decisions_sql`) and, heads-up, the opponent.
+
+    ``lvl``: the street as the quick reads number it (``iq.lvl``: 1 = 2nd ..
+    4 = 5th and the vela).  The opponent of a heads-up decision is the
+    player dealt in, not the decider, who had not folded before it: read
+    from each hand's roster (its players dealt in and when each folded),
+    joined to the heads-up decisions only, not every seat to every decision.
+    """
     con.execute("DROP TABLE IF EXISTS idec")
     con.execute(
         f"""
         CREATE TEMP TABLE idec AS
         WITH dd AS MATERIALIZED ({_decisions_sql()}),
         folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM dd WHERE kind = 'fold' GROUP BY hand_key, player),
-        hu AS (
-            SELECT dd.hand_key, dd.seq, s.player AS opponent
-            FROM dd JOIN seats s ON s.hand_key = dd.hand_key AND s.dealt_in AND s.player <> dd.player
-            LEFT JOIN folds f ON f.hand_key = s.hand_key AND f.player = s.player
-            WHERE dd.players_in = 2 AND (f.fold_seq IS NULL OR f.fold_seq > dd.seq)
+        roster AS (
+            SELECT s.hand_key, list({{'p': s.player, 'f': f.fold_seq}}) AS r
+            FROM seats s JOIN ih USING (hand_key) LEFT JOIN folds f ON f.hand_key = s.hand_key AND f.player = s.player
+            WHERE s.dealt_in GROUP BY s.hand_key
+        ), hu AS (
+            SELECT dd.*, list_transform(list_filter(r.r, lambda x: x.p <> dd.player AND (x.f IS NULL OR x.f > dd.seq)), lambda x: x.p) AS opps
+            FROM dd JOIN roster r USING (hand_key) WHERE dd.players_in = 2
         )
-        SELECT dd.*, hu.opponent FROM dd LEFT JOIN hu USING (hand_key, seq)
+        SELECT hand_key, site, seq, line, street, player, kind, all_in, folded_before, bettor, players_in, lvl, NULL::VARCHAR AS opponent
+        FROM dd WHERE players_in IS DISTINCT FROM 2
+        UNION ALL
+        SELECT hand_key, site, seq, line, street, player, kind, all_in, folded_before, bettor, players_in, lvl,
+            unnest(CASE WHEN len(opps) = 0 THEN [NULL::VARCHAR] ELSE opps END) AS opponent
+        FROM hu
+        UNION ALL  -- (a heads-up decision of a hand without a roster: no opponent, as a join would leave it)
+        SELECT hand_key, site, seq, line, street, player, kind, all_in, folded_before, bettor, players_in, lvl, NULL
+        FROM dd WHERE players_in = 2 AND hand_key NOT IN (SELECT hand_key FROM roster)
         """
     )
 
@@ -247,27 +273,38 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         """
         CREATE TEMP TABLE icards AS
-        SELECT hand_key, player, up, CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS s,
-            strpos('23456789TJQKA', card[1]) + 1 AS r
+        SELECT hand_key, player, up, CAST(CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS SMALLINT) AS s,
+            CAST(strpos('23456789TJQKA', card[1]) + 1 AS SMALLINT) AS r
         FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
         """
     )
     con.execute("DROP TABLE IF EXISTS iq")
+    # per (hand, player, rank) the cards of that rank known at each level, then per (hand, player) each level's read:
+    # two aggregations, not one of every card repeated at each level it is known
+    lv = ", ".join(
+        f"sum(n{k}) AS c{k}, max(n{k}) AS m{k}, count(*) FILTER (WHERE n{k} >= 2) AS g{k}, arg_max(r, n{k} * 16 + r) AS t{k}"
+        for k in range(1, 5)
+    )
+    pick = " ".join(f"WHEN {k} THEN {{'cards': c{k}, 'mx': m{k}, 'groups': g{k}, 'top': t{k}}}" for k in range(1, 5))
     con.execute(
-        """
+        f"""
         CREATE TEMP TABLE iq AS
-        WITH c AS (SELECT * FROM icards), lv AS (
-            SELECT c.hand_key, c.player, l.lvl, c.r, c.up FROM c JOIN (VALUES (1), (2), (3), (4)) l(lvl) ON c.s <= l.lvl
-        ), rc AS (
-            SELECT hand_key, player, lvl, r, count(*) AS n FROM lv GROUP BY hand_key, player, lvl, r
+        WITH rc AS (
+            SELECT hand_key, player, r, {", ".join(f"count(*) FILTER (WHERE s <= {k}) AS n{k}" for k in range(1, 5))}
+            FROM icards GROUP BY hand_key, player, r
+        ), pl AS (
+            SELECT hand_key, player, {lv} FROM rc GROUP BY hand_key, player
+        ), x AS (
+            SELECT hand_key, player, CAST(l.lvl AS SMALLINT) AS lvl, CASE l.lvl {pick} END AS v
+            FROM pl CROSS JOIN (VALUES (1), (2), (3), (4)) l(lvl)
         )
-        SELECT hand_key, player, lvl, sum(n) AS cards,
-            CASE WHEN max(n) >= 4 THEN 7
-                 WHEN max(n) = 3 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 5 ELSE 3 END
-                 WHEN max(n) = 2 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 2 ELSE 1 END
-                 ELSE 0 END AS cat,
-            arg_max(r, n * 16 + r) AS top
-        FROM rc GROUP BY hand_key, player, lvl HAVING sum(n) = lvl + 1
+        SELECT hand_key, player, lvl, CAST(v.cards AS SMALLINT) AS cards,
+            CAST(CASE WHEN v.mx >= 4 THEN 7
+                 WHEN v.mx = 3 THEN CASE WHEN v.groups >= 2 THEN 5 ELSE 3 END
+                 WHEN v.mx = 2 THEN CASE WHEN v.groups >= 2 THEN 2 ELSE 1 END
+                 ELSE 0 END AS SMALLINT) AS cat,
+            v.top
+        FROM x WHERE v.cards = lvl + 1
         """
     )
 
@@ -286,18 +323,21 @@ def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return frame(
         con,
         """
-        WITH d AS (
-            SELECT i.*, CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 ELSE 4 END AS lvl,
+        WITH d AS (  -- the decisions that can be a candidate: facing another's bet, or heads up (not a fold)
+            SELECT i.hand_key, i.site, i.seq, i.line, i.street, i.lvl, i.player, i.kind, i.opponent, i.all_in,
                 CASE WHEN i.kind IN ('call', 'fold', 'raise', 'complete') AND i.bettor IS NOT NULL AND i.bettor <> i.player
                      THEN i.bettor END AS faced
             FROM idec i WHERE i.street <> '2nd'
+        ), r AS (  -- every read of a hand at a level, in one list: one join on integers, not three on the players' names
+            SELECT hand_key, lvl, list({'p': player, 'q': cat * 16 + top, 'c': cat}) AS reads FROM iq WHERE lvl >= 2 GROUP BY hand_key, lvl
+        ), dr AS (
+            SELECT d.*, list_filter(r.reads, lambda x: x.p = d.player)[1] AS m, list_filter(r.reads, lambda x: x.p = d.faced)[1] AS f,
+                list_filter(r.reads, lambda x: x.p = d.opponent)[1] AS o
+            FROM d JOIN r USING (hand_key, lvl) WHERE d.faced IS NOT NULL OR (d.opponent IS NOT NULL AND d.kind <> 'fold')
         ), x AS (
-            SELECT d.hand_key, d.site, d.seq, d.line, d.street, d.lvl, d.player, d.kind, d.faced, d.opponent, d.all_in,
-                m.cat * 16 + m.top AS me, m.cat AS my_cat, f.cat * 16 + f.top AS vs_faced, f.cat AS faced_cat,
-                o.cat * 16 + o.top AS vs_opp, o.cat AS opp_cat
-            FROM d JOIN iq m ON m.hand_key = d.hand_key AND m.player = d.player AND m.lvl = d.lvl
-            LEFT JOIN iq f ON f.hand_key = d.hand_key AND f.player = d.faced AND f.lvl = d.lvl
-            LEFT JOIN iq o ON o.hand_key = d.hand_key AND o.player = d.opponent AND o.lvl = d.lvl
+            SELECT hand_key, site, seq, line, street, lvl, player, kind, faced, opponent, all_in,
+                m.q AS me, m.c AS my_cat, f.q AS vs_faced, f.c AS faced_cat, o.q AS vs_opp, o.c AS opp_cat
+            FROM dr WHERE m IS NOT NULL
         )
         SELECT hand_key, site, seq, line, street, lvl, player, kind, 'strong' AS what, faced AS against FROM x
             WHERE kind = 'fold' AND faced IS NOT NULL AND my_cat >= 1 AND me >= vs_faced
@@ -358,18 +398,18 @@ def sharing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         con,
         """
         WITH c AS (SELECT * FROM icards), d AS (
-            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind,
-                CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 ELSE 3 END AS lvl
+            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind, i.lvl
             FROM idec i WHERE i.street IN ('2nd', '3rd', '4th') AND i.kind IN ('call', 'fold') AND i.bettor IS NOT NULL
                 AND i.bettor <> i.player
         ), dq AS (
             SELECT d.*, q.top FROM d JOIN iq q ON q.hand_key = d.hand_key AND q.player = d.player AND q.lvl = d.lvl WHERE q.cat <= 1
+        ), j AS MATERIALIZED (  -- the cards of the main rank dealt by then, read once for both counts below
+            SELECT dq.hand_key, dq.seq, c.player AS holder, c.up, c.player = dq.player AS own
+            FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top AND c.s <= dq.lvl
         ), seen AS (  -- cards of the main rank the decider sees: its own, and every card face up by then
-            SELECT dq.hand_key, dq.seq, count(*) AS seen FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top AND c.s <= dq.lvl
-                AND (c.player = dq.player OR c.up) GROUP BY dq.hand_key, dq.seq
+            SELECT hand_key, seq, count(*) AS seen FROM j WHERE own OR up GROUP BY hand_key, seq
         ), down AS (  -- of them, in another player's face-down cards
-            SELECT dq.hand_key, dq.seq, c.player AS killer, count(*) AS dead FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top
-                AND c.s <= dq.lvl AND NOT c.up AND c.player <> dq.player GROUP BY dq.hand_key, dq.seq, c.player
+            SELECT hand_key, seq, holder AS killer, count(*) AS dead FROM j WHERE NOT up AND NOT own GROUP BY hand_key, seq, holder
         ), k AS (
             SELECT down.hand_key, down.seq, list(down.killer) AS killers
             FROM down LEFT JOIN seen USING (hand_key, seq) WHERE 2 * down.dead >= 4 - coalesce(seen.seen, 0)
