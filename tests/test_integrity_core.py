@@ -164,6 +164,35 @@ def test_quick_reads_are_the_bots_read_of_every_seat(pool: Path) -> None:
     assert got == want
 
 
+def test_strata_read_the_vela_on_its_street(pool: Path) -> None:
+    """A decision on the vela's street is read with the vela (``iread`` level 5), not as on 5th street: the stratum's
+    category of each such decision, tallied per player, is the bots' read of the player's five cards and the vela."""
+    from collections import Counter
+
+    from hhtool.game.cards import parse_card
+    from hhtool.game.evaluate import quick_category
+
+    con = connect(pool, read_only=True)
+    try:
+        spots.scoped_hands(con, Filters())
+        spots.decisions(con)
+        spots.quick_reads(con)
+        spots.read_strata(con)
+        got = Counter((str(p), str(st).split(":")[1][0]) for p, st, in con.execute(
+            "SELECT player, stratum FROM istr WHERE stratum LIKE '__vela%'").fetchall())
+        cards: dict[tuple[int, str | None], list[int]] = {}
+        for k, p, card in con.execute("SELECT hand_key, player, card FROM cards").fetchall():
+            cards.setdefault((int(k), p), []).append(parse_card(str(card)))
+        decided = con.execute(
+            "SELECT hand_key, player FROM actions WHERE street = 'vela' AND kind IN ('bet', 'raise', 'complete', 'call', 'check', 'fold') "
+            "AND NOT coalesce(all_in, FALSE)").fetchall()
+    finally:
+        con.close()
+    want = Counter((str(p), str(min(3, quick_category(cards[(int(k), p)] + cards[(int(k), None)], None)[0]))) for k, p in decided)
+    assert sum(want.values()) > 300
+    assert got == want
+
+
 def test_the_screen_bounds_duckdbs_memory(pool: Path) -> None:
     """A database the screen opens itself gets DuckDB's memory bounded (its default, 80 % of the machine, took 8 GB on a
     million hands); its passes spill beside the database beyond that (docs/integrity.md, "Speed")."""

@@ -482,7 +482,7 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         f"""
         CREATE TEMP TABLE istr AS
         WITH d0 AS (
-            SELECT i.*, {STREET_LEVEL.format(s='i.street')} AS lvl,
+            SELECT i.* EXCLUDE (lvl), {STREET_LEVEL.format(s='i.street')} AS lvl,
                 count(*) FILTER (WHERE i.kind IN ('bet', 'raise', 'complete')) OVER (PARTITION BY i.hand_key, i.street ORDER BY i.seq
                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS bets
             FROM idec i
