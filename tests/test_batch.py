@@ -72,7 +72,7 @@ def test_batch_keys_of_ace_low_straights_and_repeated_ranks(rules: RuleSet, low:
                 hands.append(hand)
     for n in (5, 6, 7):
         batch = [h for h in hands if len(h) == n]
-        assert keys(np.array(batch), rules, low).tolist() == [evaluate(h, rules, low).key for h in batch]  # type: ignore[arg-type]
+        assert keys(np.array(batch), rules, low).tolist() == [evaluate(h, rules, low).key for h in batch]
     five = np.array([[r * 4, r * 4 + 1, r * 4 + 2, r * 4 + 3, r * 4, 12 * 4] for r in range(low, 12)])
     assert keys(five, rules, low).tolist() == [key_function(rules, low)([int(c) for c in h]) for h in five]
 
