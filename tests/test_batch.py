@@ -17,7 +17,7 @@ PROFILES = [CLASSIC, STELLAPOKER, ITALIAN, ITALIAN.with_options(wild=9)]
 
 @pytest.mark.parametrize("rules", PROFILES, ids=lambda r: f"{r.name}-wild{r.wild}")
 @pytest.mark.parametrize("low", [7, 5, 9, 3])
-@pytest.mark.parametrize("n", [5, 6])
+@pytest.mark.parametrize("n", [5, 6, 7])
 def test_scalar_and_batch_keys_equal_evaluate(rules: RuleSet, low: int, n: int) -> None:
     if rules.wild is not None and rules.wild < low:
         pytest.skip("wild rank not in this deck")
@@ -53,6 +53,40 @@ def test_flush_key_every_six_with_five_of_a_suit_in_a_small_deck() -> None:
     for tie_break, rules in (("split", STELLAPOKER), ("card_order", CLASSIC), ("ranks_then_suits", ITALIAN)):
         for six in sixes:
             assert flush_key(six, tie_break, low) == evaluate(six, rules, low).key  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("rules", [CLASSIC, STELLAPOKER, ITALIAN], ids=lambda r: r.name)
+@pytest.mark.parametrize("low", [7, 9, 3])
+def test_batch_keys_of_ace_low_straights_and_repeated_ranks(rules: RuleSet, low: int) -> None:
+    """The ace of an ace-low straight counts as rank low - 1 (the dense table's plans take it off their base), and
+    a rank five times (repeated cards) has no plan: both as the full evaluator says, in every deck layout."""
+    rng = random.Random(low)
+    ranks = [14, *range(low, low + 4)]
+    hands = []
+    for n in (5, 6, 7):
+        for _ in range(200):
+            hand = [r * 4 + rng.randrange(4) for r in ranks]
+            hand += rng.sample([c for c in deck_cards(low) if c not in hand], n - 5)
+            rng.shuffle(hand)
+            if len({c & 3 for c in hand}) > 1 or n > 5:
+                hands.append(hand)
+    for n in (5, 6, 7):
+        batch = [h for h in hands if len(h) == n]
+        assert keys(np.array(batch), rules, low).tolist() == [evaluate(h, rules, low).key for h in batch]
+    five = np.array([[r * 4, r * 4 + 1, r * 4 + 2, r * 4 + 3, r * 4, 12 * 4] for r in range(low, 12)])
+    assert keys(five, rules, low).tolist() == [key_function(rules, low)([int(c) for c in h]) for h in five]
+
+
+def test_sorting_networks_sort_every_zero_one_input() -> None:
+    """The batch sorts a hand's cards with fixed compare-exchanges: by the 0-1 principle, sorting every 0-1 input
+    proves a network sorts everything."""
+    from itertools import product
+
+    from hhtool.game.keys import _NETWORKS, _sorted_columns
+
+    for n in _NETWORKS:
+        inputs = np.array(list(product((0, 1), repeat=n)), dtype=np.int64).T
+        assert (_sorted_columns(inputs) == np.sort(inputs, axis=0)).all()
 
 
 def test_batch_rejects_bad_shapes() -> None:

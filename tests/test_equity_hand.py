@@ -124,3 +124,28 @@ def test_the_library_entry_point_replays_the_hand_itself() -> None:
     assert [s.street for s in got] == ["2nd", "3rd", "4th", "5th"]
     assert got[2:] == street_equities(replay(hand))[2:]  # the exact streets; the sampled ones by the same seed too
     assert got == street_equities(replay(hand))
+
+
+def test_shares_in_integers_equal_the_fractions_largest_remainder() -> None:
+    """The integer split equals the largest remainder computed with fractions, on random weights: exact equities
+    (fractions of the runouts), sampled ones (floats, read exactly), amounts large and small, ties included."""
+    import random
+
+    def by_fractions(amount: int, weights: list[Fraction]) -> list[int]:
+        exact = [amount * w for w in weights]
+        base = [q.numerator // q.denominator for q in exact]
+        order = sorted(range(len(exact)), key=lambda i: (-(exact[i] - base[i]), i))
+        for i in order[: max(0, amount - sum(base))]:
+            base[i] += 1
+        return base
+
+    rng = random.Random(44)
+    for _ in range(3000):
+        n = rng.randint(1, 6)
+        raw = [Fraction(rng.random()) if rng.random() < 0.5 else Fraction(rng.randint(0, 12), rng.randint(1, 12)) for _ in range(n)]
+        total = sum(raw, Fraction(0))
+        if not total:
+            continue
+        weights = [w / total for w in raw]
+        amount = rng.choice([0, 1, 7, 100, rng.randint(0, 10**9)])
+        assert shares(amount, weights) == by_fractions(amount, weights)

@@ -45,7 +45,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import reduce
+from functools import lru_cache, reduce
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -211,7 +211,9 @@ class _Tally:
         """Add runouts given as a (T, n) boolean array: True where the player shares the pot."""
         import numpy as np
 
-        ways = best.sum(axis=1)
+        ways = best[:, 0].astype(np.intp)  # column by column: a sum along rows of two to eight is slow in numpy
+        for i in range(1, self.n):
+            ways += best[:, i]
         self.count += best.shape[0]
         for i in range(self.n):
             by_ways = np.bincount(ways[best[:, i]], minlength=self.n + 1).tolist()
@@ -247,6 +249,23 @@ def _key_winners(keys: Sequence[int]) -> list[int]:
     return [i for i, k in enumerate(keys) if k == top]
 
 
+@lru_cache(maxsize=64)
+def _completions(left: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every set of ``k`` positions among ``left`` cards, in lexicographic order, and each set's bit mask.
+
+    The same few shapes come back hand after hand of an import (``left`` and ``k`` only): built once a
+    process, read-only.
+    """
+    import numpy as np
+
+    every = list(combinations(range(left), k))
+    pos = np.array(every, dtype=np.intp).reshape(len(every), k)
+    mask = np.left_shift(np.int64(1), pos.astype(np.int64)).sum(axis=1, dtype=np.int64)
+    pos.flags.writeable = False
+    mask.flags.writeable = False
+    return pos, mask
+
+
 class _Tables:
     """Per player, every completion for every vela: its key, and the cards it uses.
 
@@ -272,17 +291,12 @@ class _Tables:
             self.pools = unseen.reshape(1, -1)
             self.vela_col = None if deal.vela is None else np.array([[deal.vela]], dtype=np.int64)
         left = self.pools.shape[1]
-        combos: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.known = [np.array(k, dtype=np.int64) for k in deal.known]
         self.positions: list[np.ndarray] = []
         self.masks: list[np.ndarray] = []
         self.keys: list[np.ndarray] = []
         for i, k in enumerate(deal.need):
-            if k not in combos:
-                every = list(combinations(range(left), k))
-                pos = np.array(every, dtype=np.intp).reshape(len(every), k)
-                combos[k] = (pos, np.left_shift(np.int64(1), pos.astype(np.int64)).sum(axis=1, dtype=np.int64))
-            pos, mask = combos[k]
+            pos, mask = _completions(left, k)
             self.positions.append(pos)
             self.masks.append(mask)
             keys = np.empty((self.velas, len(pos)), dtype=np.int64)
@@ -367,7 +381,10 @@ def _best(deal: _Deal, keys: np.ndarray, cards: _Cards) -> np.ndarray:
     of straight flushes under a special straight-flush rule."""
     import numpy as np
 
-    best: np.ndarray = keys == keys.max(axis=1)[:, None]
+    top = keys[:, 0].copy()  # the best key of each runout, column by column (a max along rows of two is slow)
+    for i in range(1, keys.shape[1]):
+        np.maximum(top, keys[:, i], out=top)
+    best: np.ndarray = keys == top[:, None]
     sf = _special_sf(deal)
     if sf is not None:
         for r in np.flatnonzero(np.count_nonzero(keys >= sf, axis=1) >= 2).tolist():
@@ -484,8 +501,9 @@ def _evaluated(deal: _Deal, rng: np.random.Generator, s: int) -> tuple[np.ndarra
     base = np.arange(s) * u
     for d in range(draws):
         j = base + rng.integers(d, u, size=s)
-        here = perm[base + d].copy()
-        perm[base + d] = perm[j]
+        at = base + d
+        here = perm[at]  # a copy: fancy indexing
+        perm[at] = perm[j]
         perm[j] = here
     drawn = unseen[perm.reshape(s, u)[:, :draws]]
     vela: list[np.ndarray] = []

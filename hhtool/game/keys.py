@@ -274,8 +274,50 @@ def keys(cards: npt.ArrayLike, rules: RuleSet, low: int) -> np.ndarray:
     return out
 
 
+DENSE_LIMIT = 5**8
+"""A deck of at most eight ranks (from 7) finds a hand's plan in a dense table of 5^8 entries (3 MB), not by a
+binary search: a hand's rank counts (0 to 4) read as a number in base 5 are its index."""
+
+_DENSE_SUITS = 24  # in the dense path's per-card numbers: the base-5 rank code below, the suit counters from here
+_DENSE_BAD = 48  # and a card outside the deck counts here
+
+_NETWORKS: dict[int, tuple[tuple[int, int], ...]] = {
+    # the fewest compare-exchanges that sort 5, 6, 7 values (Knuth, TAOCP 5.3.4): a hand's cards sorted with
+    # whole-column minimum and maximum, not a sort call for every row of six
+    5: ((0, 3), (1, 4), (0, 2), (1, 3), (0, 1), (2, 4), (1, 2), (3, 4), (2, 3)),
+    6: ((0, 5), (1, 3), (2, 4), (1, 2), (3, 4), (0, 3), (2, 5), (0, 1), (2, 3), (4, 5), (1, 2), (3, 4)),
+    7: ((0, 6), (2, 3), (4, 5), (0, 2), (1, 4), (3, 6), (0, 1), (2, 5), (3, 4), (1, 2), (4, 6), (2, 3), (4, 5), (1, 2),
+        (3, 4), (5, 6)),
+}
+
+
+def _sorted_columns(cols: np.ndarray) -> np.ndarray:
+    """(k, N) cards, a column a hand -> each column sorted lowest first."""
+    import numpy as np
+
+    net = _NETWORKS.get(cols.shape[0])
+    if net is None:
+        return np.sort(cols, axis=0)
+    c = list(cols)
+    for i, j in net:
+        c[i], c[j] = np.minimum(c[i], c[j]), np.maximum(c[i], c[j])
+    return np.stack(c)
+
+
 class _PlanArrays:
-    """The plans of one deck as numpy arrays, sorted by signature for ``searchsorted``."""
+    """The plans of one deck as numpy arrays: what :func:`keys` applies to a batch of hands.
+
+    The batch is handled transposed, a row a card position and a column a
+    hand, so that each step is a whole-vector operation (numpy's reductions
+    and sorts along a row of five to seven are slow, a call a row).  A
+    plan's suit-dependent part is a sum over the hand's cards sorted lowest
+    first: each card played as a single contributes its value times its
+    slot's weight, each card whose suit the tie-break reads its suit times
+    its slot's weight (the fields are disjoint bit ranges that the base
+    leaves zero, so the sum is the fields packed).  An ace-low straight's
+    ace, which counts as rank ``low - 1``, is the same sum with that
+    difference taken off the plan's base.
+    """
 
     _cache: dict[tuple[str, int, int], _PlanArrays] = {}
 
@@ -293,59 +335,69 @@ class _PlanArrays:
         items = sorted(table.items())
         self.tie_break = tie_break
         self.sigs = np.array([s for s, _ in items], dtype=np.int64)
-        plan_list = [p for _, p in items]
-        self.base = np.array([p.base for p in plan_list], dtype=np.int64)
-        self.positions = np.array([p.positions for p in plan_list], dtype=np.int64)
-        self.low_ace = np.array([p.low_ace for p in plan_list], dtype=bool)
-
-        def padded(rows: list[tuple[int, ...]]) -> np.ndarray:
-            a = np.full((len(rows), 5), -1, dtype=np.int64)
-            for i, r in enumerate(rows):
-                a[i, : len(r)] = r
-            return a
-
-        self.singles = padded([p.singles for p in plan_list])
-        self.groups = padded([p.groups for p in plan_list])
         self.sig_of = np.array(SIGNATURE, dtype=np.int64)
+        plan_list = [p for _, p in items]
+        # weights by position in the hand sorted lowest first (position p of the best-first sort is n - 1 - p),
+        # a row a position; one column more, all zero: the dense path's "no plan"
+        suit_w = np.zeros((n, len(plan_list) + 1), dtype=np.int64)  # times the card's suit
+        card_w = np.zeros((n, len(plan_list) + 1), dtype=np.int64)  # times the card itself
+        base = [p.base for p in plan_list] + [0]
+        for i, p in enumerate(plan_list):
+            if tie_break == "ranks_then_suits":
+                for j, pos in enumerate(p.positions):
+                    suit_w[n - 1 - pos, i] = 1 << (2 * (4 - j))
+            elif tie_break != "split":  # card_order: five 6-bit single-card slots, then five 2-bit group-suit slots
+                for j, pos in enumerate(p.singles):
+                    card_w[n - 1 - pos, i] = 1 << (10 + 6 * (4 - j))
+                for j, pos in enumerate(p.groups):
+                    suit_w[n - 1 - pos, i] = 1 << (2 * (4 - j))
+                if p.low_ace:  # the last single, the ace, counts as rank low - 1
+                    base[i] -= (ACE - (low - 1)) * 4 << 10
+        self.base = np.array(base, dtype=np.int64)
+        self.suit_w = suit_w
+        self.card_w = card_w
+        self.dense: np.ndarray | None = None
+        ranks = ACE + 1 - low
+        if 5**ranks <= DENSE_LIMIT:
+            # a card: its rank's digit of the code, its suit's counter, or the bad-card count when outside the deck
+            self.card_of = np.array(
+                [
+                    5 ** ((c >> 2) - low) + (1 << (_DENSE_SUITS + 4 * (c & 3))) if low <= c >> 2 <= ACE else 1 << _DENSE_BAD
+                    for c in range(64)
+                ],
+                dtype=np.int64,
+            )
+            codes = [sum(((s >> (3 * r)) & 7) * 5 ** (r - low) for r in range(low, ACE + 1)) for s, _ in items]
+            # every code with no plan (a rank five times carries into the next digit: fewer cards than a plan's) and
+            # every code past the table (clipped to its last entry) gives the extra column
+            self.dense = np.full(5**ranks + 1, len(items), dtype=np.intp)
+            self.dense[codes] = np.arange(len(items))
 
     def keys(self, arr: np.ndarray, rules: RuleSet, low: int) -> np.ndarray:
         import numpy as np
 
-        sig = self.sig_of[arr].sum(axis=1)
-        slow = (((sig >> SUIT_SHIFT) + 0x3333) & 0x8888) != 0
+        cols = np.ascontiguousarray(arr.T)
+        if self.dense is not None:
+            per = self.card_of.take(cols).sum(axis=0)
+            slow = (((((per >> _DENSE_SUITS) & 0xFFFF) + 0x3333) & 0x8888) != 0) | (per >= 1 << _DENSE_BAD)
+            idx = self.dense.take(per & ((1 << _DENSE_SUITS) - 1), mode="clip")
+            slow |= idx == len(self.sigs)  # no plan: a rank five times
+        else:
+            sig = self.sig_of.take(cols).sum(axis=0)
+            slow = (((sig >> SUIT_SHIFT) + 0x3333) & 0x8888) != 0
+            idx = np.minimum(np.searchsorted(self.sigs, sig & RANK_MASK), len(self.sigs) - 1)
+            slow |= self.sigs[idx] != (sig & RANK_MASK)  # no plan: a rank outside the deck, or one rank five times
         if rules.wild is not None:
-            slow |= ((arr >> 2) == rules.wild).any(axis=1)
-        idx = np.searchsorted(self.sigs, sig & RANK_MASK)
-        idx = np.minimum(idx, len(self.sigs) - 1)
-        slow |= self.sigs[idx] != (sig & RANK_MASK)  # no plan: a rank outside the deck, or one rank five times
-        out: np.ndarray = self.base[idx]
+            slow |= ((cols >> 2) == rules.wild).any(axis=0)
+        out: np.ndarray = self.base.take(idx)
         if self.tie_break != "split":
-            srt = -np.sort(-arr, axis=1)
-            if self.tie_break == "ranks_then_suits":
-                played = np.take_along_axis(srt, self.positions[idx], axis=1)
-                for j in range(5):
-                    out = out | ((played[:, j] & 3) << (2 * (4 - j)))
-            else:
-                out = out | self._card_order_part(srt, idx, low)
+            srt = _sorted_columns(cols)
+            part = (srt & 3) * self.suit_w.take(idx, axis=1)
+            if self.tie_break != "ranks_then_suits":
+                part += srt * self.card_w.take(idx, axis=1)
+            out += part.sum(axis=0)
         if slow.any():
             one = KeyFunction(rules, low)
             for i in np.nonzero(slow)[0]:
                 out[i] = one([int(c) for c in arr[i]])
-        return out
-
-    def _card_order_part(self, srt: np.ndarray, idx: np.ndarray, low: int) -> np.ndarray:
-        import numpy as np
-
-        singles_pos = self.singles[idx]
-        groups_pos = self.groups[idx]
-        single_vals = np.where(singles_pos >= 0, np.take_along_axis(srt, np.maximum(singles_pos, 0), axis=1), 0)
-        # the ace of an ace-low straight is the last single and counts as rank low - 1
-        low_ace = self.low_ace[idx]
-        single_vals[:, 4] = np.where(low_ace, (low - 1) * 4 + (single_vals[:, 4] & 3), single_vals[:, 4])
-        group_suits = np.where(groups_pos >= 0, np.take_along_axis(srt, np.maximum(groups_pos, 0), axis=1) & 3, 0)
-        out = np.zeros(srt.shape[0], dtype=np.int64)
-        for j in range(5):
-            out = (out << 6) | single_vals[:, j]
-        for j in range(5):
-            out = (out << 2) | group_suits[:, j]
         return out

@@ -28,6 +28,7 @@ pricing walks no event of its own.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -161,10 +162,22 @@ def shares(amount: int, weights: Sequence[Fraction]) -> list[int]:
     order (the contenders are in deal order from the button's left, as the
     odd chip of a split pot goes, RULES.md §7).
     """
-    exact = [amount * w for w in weights]
-    base = [q.numerator // q.denominator for q in exact]
+    den = math.lcm(*(w.denominator for w in weights))
+    return _shares(amount, [w.numerator * (den // w.denominator) for w in weights], den)
+
+
+def _shares(amount: int, parts: Sequence[int], whole: int) -> list[int]:
+    """:func:`shares` of the weights ``parts[i] / whole``, in integers: the exact share ``amount * parts[i] / whole``
+    has the floor ``amount * parts[i] // whole`` and the fractional part ``remainder / whole``, whose order is the
+    remainders' (no :class:`~fractions.Fraction` a contender: the import prices every all-in pot this way)."""
+    base = []
+    rest = []
+    for part in parts:
+        q, r = divmod(amount * part, whole)
+        base.append(q)
+        rest.append(r)
     left = amount - sum(base)
-    order = sorted(range(len(exact)), key=lambda i: (-(exact[i] - base[i]), i))
+    order = sorted(range(len(base)), key=lambda i: (-rest[i], i))
     for i in order[: max(0, left)]:
         base[i] += 1
     return base
@@ -217,8 +230,10 @@ def allin_evs(
 def _priced(index: int, pot: PotResult, street: str, res: EquityResult, names: Sequence[str]) -> PotEV:
     amount = pot.amount - pot.rake
     weights = [h.exact_equity if h.exact_equity is not None else Fraction(h.equity) for h in res.hands]
-    total = sum(weights, Fraction(0))
-    ev = shares(amount, [w / total for w in weights]) if total else [0] * len(names)
+    den = math.lcm(*(w.denominator for w in weights))
+    parts = [w.numerator * (den // w.denominator) for w in weights]  # the weights over one denominator
+    total = sum(parts)
+    ev = _shares(amount, parts, total) if total else [0] * len(names)
     return PotEV(index, pot.name, amount, street, res.exact, dict(zip(names, ev)), {n: h.equity for n, h in zip(names, res.hands)})
 
 

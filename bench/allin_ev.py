@@ -1,0 +1,78 @@
+"""The import's all-in EV alone, on every hand of ``bench/import.py``'s files that has an all-in.  Never a test.
+
+Run: ``python bench/allin_ev.py [--folder bench/.cache/import-100000-10] [--rounds 5]``.
+
+Every hand of the folder (``bench/import.py``'s cached files: run it first)
+is read and replayed as the import replays (``explain=False``), untimed;
+the hands that pass ``has_all_in`` (the only ones the rows price) are then
+priced ``--rounds`` times by ``allin_adjustments``, as ``RowBuilder.add_hand``
+prices them.  Printed: the CPU of this process for each round, over every
+hand of the folder (what the EV costs the import a hand) and over each hand
+priced, and a digest of every pot's figures (exact or sampled, each
+contender's expected value and equity): two trees that price alike print
+the same digest, the check that a faster pricing still stores the same
+``seats.allin_net`` (the EV is seeded: the same draws give the same numbers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import resource
+import statistics
+import sys
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--folder", type=Path, default=ROOT / "bench" / ".cache" / "import-100000-10")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    if not args.folder.is_dir():
+        sys.exit(f"{args.folder}: no such folder; run python bench/import.py first (it makes and caches the files)")
+
+    from hhtool.history.events import Hand
+    from hhtool.history.reader import Cp1252Warning, read_file
+    from hhtool.replay import replay
+    from hhtool.replay.equities import allin_adjustments, allin_evs, has_all_in
+
+    warnings.simplefilter("ignore", Cp1252Warning)
+    total = 0
+    results = []
+    for f in sorted(p for p in args.folder.iterdir() if not p.name.startswith(".")):
+        for r in read_file(f):
+            if isinstance(r, Hand):
+                total += 1
+                rep = replay(r, explain=False)
+                if has_all_in(rep):
+                    results.append(rep)
+    times = []
+    priced = 0
+    for _ in range(args.rounds):
+        t = cpu()
+        priced = sum(bool(allin_adjustments(rep)) for rep in results)
+        times.append(cpu() - t)
+    digest = hashlib.blake2b(digest_size=8)
+    for rep in results:
+        for p in allin_evs(rep):
+            digest.update(repr((p.index, p.exact, sorted(p.ev.items()), sorted(p.equity.items()))).encode())
+    med = statistics.median(times)
+    print(f"{total:,} hands, {len(results):,} with an all-in, {priced:,} priced; {args.rounds} rounds")
+    print(f"  CPU a round: {', '.join(f'{t:.2f}' for t in times)} s")
+    print(f"  median {med / total * 1e6:.1f} µs a hand of the folder, {med / max(priced, 1) * 1e3:.2f} ms a hand priced "
+          f"(best {min(times) / total * 1e6:.1f} µs)")
+    print(f"  digest of every pot's figures: {digest.hexdigest()}")
+
+
+if __name__ == "__main__":
+    main()
