@@ -169,7 +169,7 @@ def test_strata_read_the_vela_on_its_street(pool: Path) -> None:
     category of each such decision, tallied per player, is the bots' read of the player's five cards and the vela."""
     from collections import Counter
 
-    from hhtool.game.cards import parse_card
+    from hhtool.game.cards import Card, parse_card
     from hhtool.game.evaluate import quick_category
 
     con = connect(pool, read_only=True)
@@ -180,7 +180,7 @@ def test_strata_read_the_vela_on_its_street(pool: Path) -> None:
         spots.read_strata(con)
         got = Counter((str(p), str(st).split(":")[1][0]) for p, st, in con.execute(
             "SELECT player, stratum FROM istr WHERE stratum LIKE '__vela%'").fetchall())
-        cards: dict[tuple[int, str | None], list[int]] = {}
+        cards: dict[tuple[int, str | None], list[Card]] = {}
         for k, p, card in con.execute("SELECT hand_key, player, card FROM cards").fetchall():
             cards.setdefault((int(k), p), []).append(parse_card(str(card)))
         decided = con.execute(
