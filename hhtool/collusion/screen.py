@@ -30,10 +30,21 @@ if TYPE_CHECKING:
 
 FULL_VIEW: float = 0.95
 """The share of seats dealt in whose hole card the histories show, at and above which they are a room's full view."""
-MEMORY_LIMIT: str = "4000MB"
-"""DuckDB's memory for a screen of a database it opens itself (DuckDB's default is 80 % of the machine: a million hands
-took 8 GB).  Beyond it the passes spill to ``DB.tmp/``, which costs CPU: on a million hands (temporary tables of about
-3 GB) 1,500 MB kept the process under 4 GB but took half as much CPU again as no bound; 4,000 MB spills little
+def _memory_limit() -> str:
+    """Half the machine's memory, at least 4,000 MB: see :data:`MEMORY_LIMIT`."""
+    import os
+
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    except (ValueError, OSError, AttributeError):  # a system that cannot say: the floor
+        total = 0
+    return f"{max(4000, total // 2)}MB"
+
+
+MEMORY_LIMIT: str = _memory_limit()
+"""DuckDB's memory for a screen of a database it opens itself: half the machine's, at least 4,000 MB (DuckDB's default,
+80 % of the machine, took 8 GB on a million hands).  Beyond it the passes spill to ``DB.tmp/``, which costs CPU, and
+some of them cannot spill: with the stratified and hidden-cards passes a million hands ran out of a fixed 4,000 MB
 (docs/integrity.md, "Speed")."""
 HANDS_LISTED: int = 8
 """Hands a pair's row names (the strongest of what it rests on); the dossier lists them all."""
