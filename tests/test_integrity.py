@@ -179,6 +179,43 @@ def test_stratified_grain_finds_folds_where_the_player_calls_and_calls_where_it_
     assert abs(honest[("S", "a", "b")].z or 0.0) < 1.0
 
 
+def test_stratified_names_the_hands_of_the_decisions_that_carry_the_lead() -> None:
+    """Soft play names the pair's checks and calls against each other, the highest expected bet rate first; dumping the
+    decisions whose outcome was the unusual one of the stratum, the rarest first; only the leads' decisions are asked for
+    (issue 42: every output names the hands it rests on)."""
+    strata = (("FH3rd0:1h", 0.8), ("-H4th0:0l", 0.1), ("FM2nd1:0m", 0.3))
+    pairs = sorted({("S", min(p, o), max(p, o)) for _, p, o, *_ in _cells(1.0, 40, strata=strata)})
+    asked: list[list[sg.Pair]] = []
+
+    def soft(leads: list[sg.Pair]) -> list[sg.Decision]:
+        asked.append(leads)
+        return [("S", "a", "b", "-H4th0:0l", 1, False), ("S", "b", "a", "FH3rd0:1h", 2, False),
+                ("S", "a", "b", "FH3rd0:1h", 3, True),  # a bet: not a missing one
+                ("S", "a", "b", "FM2nd1:0m", 4, False), ("S", "b", "a", "-M5th0:0l", 5, False),  # a stratum not tested
+                ("S", "a", "b", "FH3rd0:1h", 6, False), ("S", "a", "b", "-H4th0:0l", 6, False)]  # hand 6 once, by its strongest
+
+    rows = sg.stratified("soft_play", _cells(0.2, 40, strata=strata), pairs, lambda st: st[0] == "F" or st[1] == "H", "fewer",
+                         "decisions", "", soft)
+    assert asked == [[("S", "a", "b")]]
+    assert rows[("S", "a", "b")].hands == [2, 6, 4, 1]
+    assert not any(r.hands for p, r in rows.items() if p != ("S", "a", "b"))
+
+    grain = (("FH3rd1:2h", 0.05), ("FH3rd1:0l", 0.8))  # the fold rate: strong hands seldom fold, weak ones mostly
+    dump = []
+    for site, p, o, st, n, k in _cells(1.0, 40, strata=grain):
+        if {p, o} == {"a", "b"}:
+            k = k + 8 if st == "FH3rd1:2h" else k - 8
+        dump.append((site, p, o, st, n, k))
+
+    def facing(leads: list[sg.Pair]) -> list[sg.Decision]:
+        return [("S", "a", "b", "FH3rd1:0l", 10, True), ("S", "a", "b", "FH3rd1:0l", 11, False),  # a fold (usual), a call
+                ("S", "b", "a", "FH3rd1:2h", 12, True), ("S", "b", "a", "FH3rd1:2h", 13, False)]  # a fold, a call (usual)
+
+    rows = sg.stratified("dumping", dump, pairs, lambda st: True, "grain", "decisions", "", facing)
+    assert (rows[("S", "a", "b")].z or 0.0) >= sg.NAMED_FROM
+    assert rows[("S", "a", "b")].hands == [12, 11]  # a fold where the rate is 5 %, then a call where it is 20 %
+
+
 def test_skewed_z_reads_a_rare_weighted_sum_by_its_skew() -> None:
     assert sg.skewed_z(2.5, 0.0) == 2.5
     # a gamma of shape 4 (skew 1): its upper 0.1 % point (chi-square 8 at 26.12, halved) is 4.53 standard deviations out
@@ -374,6 +411,66 @@ def test_every_lead_names_its_hands(tmp_path: Path, honest: Path) -> None:
             assert row["hand_ids"], row
             assert row["hands"] == ", ".join(row["hand_ids"])
     assert leads
+
+
+def test_soft_play_names_the_hands_of_its_missing_bets(tmp_path: Path) -> None:
+    """A soft-play lead names its own decisions' hands (issue 42), not the hands of another signal or of the most money:
+    each holds a check or call of one of the pair against the other where a bet or raise was possible (as the signal
+    counts them), and they are its most telling: the strata where the decider, against everyone else, bets most."""
+    db = _room(tmp_path, "soft", 3000, 61, ("soft-play:alice,bob:1",))
+    s = screen(db, cache=False)
+    top = s.pairs.row(0, named=True)
+    assert (top["a"], top["b"]) == ("alice", "bob") and "soft play" in top["signals"]
+    named = top["hand_ids"]
+    assert len(named) == 8 and top["hands"] == ", ".join(named)
+    hands = {h.hand_id: h for h in read_file(db.with_suffix(".txt")) if isinstance(h, Hand)}
+    pair = {"alice", "bob"}
+    for hand_id in named:  # a walk of the hand's events, as test_sql_counts_match_the_hands counts soft play
+        h = hands[hand_id]
+        live = {e.player for e in h.events if isinstance(e, Deal) and e.new is None}
+        bettor: str | None = None
+        missing = False
+        for e in h.events:
+            if isinstance(e, Street):
+                bettor = None
+            if isinstance(e, (Check, Call)) and e.player in pair and not getattr(e, "all_in", False):
+                faced = isinstance(e, Call) and bettor is not None and bettor != e.player
+                missing |= (faced and bettor in pair) or (not faced and live == pair)
+            if isinstance(e, (Bet, RaiseTo, Complete, BringIn)):
+                bettor = e.player
+            if isinstance(e, Fold):
+                live.discard(e.player)
+        assert missing, hand_id
+    # strongest first: each named hand's decision is in a stratum where its decider bets, against everyone else, among
+    # the most of the pair's checks and calls against each other (raw rates; the screen's are drawn toward a model)
+    from hhtool.collusion import spots
+    from hhtool.stats.filters import Filters
+
+    con = connect(db, read_only=True)
+    try:
+        spots.scoped_hands(con, Filters())
+        spots.decisions(con)
+        spots.quick_reads(con)
+        spots.read_strata(con)
+        rate: dict[tuple[str, str], list[int]] = {}
+        for _, p, o, st, n, folds, aggr in spots.strata(con).iter_rows():
+            if {p, o} != pair:
+                t = rate.setdefault((p, st), [0, 0])
+                t[0] += n - folds
+                t[1] += aggr
+        best: dict[str, float] = {}
+        for hand_id, p, st in con.execute(
+            "SELECT h.hand_id, i.player, i.stratum FROM istr i JOIN hands h USING (hand_key) "
+            "WHERE list_sort([i.player, i.against]) = ['alice', 'bob'] AND i.kind IN ('check', 'call') "
+            "AND (i.facing OR substr(i.stratum, 2, 1) = 'H')"
+        ).fetchall():
+            n, k = rate.get((p, st), [0, 0])
+            best[hand_id] = max(best.get(hand_id, 0.0), (k + 0.5) / (n + 1.0))
+    finally:
+        con.close()
+    assert set(named) <= set(best)
+    assert len(best) > 10 * len(named)
+    assert min(best[h] for h in named) >= sorted(best.values(), reverse=True)[2 * len(named) - 1]
 
 
 def test_tag_screens_only_the_tagged_hands(honest: Path, tmp_path: Path) -> None:

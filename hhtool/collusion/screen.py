@@ -228,16 +228,26 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
             soft.append((site, p, o, st, int(n) - int(folds), int(aggr)))
         if st[0] == "F":  # chip dumping: facing a bet, the folds
             facing.append((site, p, o, st, int(n), int(folds)))
+    def soft_decisions(leads: list[sg.Pair]) -> list[sg.Decision]:
+        """The pair's decisions that went on (not folds), marked: a bet or raise; as the soft-play cells count them."""
+        return [(s, p, o, st, int(k), kind in spots.AGGRESSIVE)
+                for s, p, o, st, k, kind, _ in spots.between_pairs(con, leads).iter_rows() if kind != "fold"]
+
+    def facing_decisions(leads: list[sg.Pair]) -> list[sg.Decision]:
+        """The pair's decisions facing each other's bets, marked: a fold; as the dumping cells count them."""
+        return [(s, p, o, st, int(k), kind == "fold")
+                for s, p, o, st, k, kind, _ in spots.between_pairs(con, leads).iter_rows() if st[0] == "F"]
+
     rows["soft_play"] = sg.stratified(
         "soft_play", soft, all_pairs, lambda st: st[0] == "F" or st[1] == "H", "fewer",
         "decisions where a bet or raise into each other was possible",
         "bet or raised into each other {obs:,.0f} of {n:,} times where a bet or raise was possible, where their play against "
-        "others with the same cards showing in the same spots gives {expect:,.0f}",
+        "others with the same cards showing in the same spots gives {expect:,.0f}", soft_decisions,
     )
     rows["dumping"] = sg.stratified(
         "dumping", facing, all_pairs, lambda st: True, "grain", "decisions facing each other's bets",
         "facing each other's bets they folded where they call or called where they fold {obs:,.0f} of {n:,} times, where "
-        "their play facing others' bets with the same cards showing gives {expect:,.1f}",
+        "their play facing others' bets with the same cards showing gives {expect:,.1f}", facing_decisions,
     )
 
     into = sg.Tally()
@@ -292,7 +302,7 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         score, p = combine(zs, [r.signal for r in scored_rows])
         level = lead(p, n_pairs, len(zs))
         for sr in sorted(scored_rows, key=lambda x: -(x.z or 0.0)):
-            if (sr.z or 0.0) >= 2.0 and sr.words:
+            if (sr.z or 0.0) >= sg.NAMED_FROM and sr.words:
                 words.append(f"{sr.signal.replace('_', ' ')}: {sr.words} (z {sr.z:.1f})")
                 rest += [h for h in sr.hands if h not in rest]
         n = int(together[pair])

@@ -547,8 +547,15 @@ def _logistic(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x))))
 
 
+Decision = tuple[str, str, str, str, int, bool]
+"""(site, player, against, stratum, hand key, marked): one decision of a :data:`Cell`, for the hands a lead names."""
+NAMED_FROM: Final = 2.0
+"""A lead names the hands of its signals whose z is at least this (:func:`hhtool.collusion.screen.screen`)."""
+
+
 def stratified(
     signal: str, cells: Iterable[Cell], pairs: Iterable[Pair], spot: Callable[[str], bool], mode: str, unit: str, words: str,
+    decisions: Callable[[list[Pair]], Iterable[Decision]] | None = None,
 ) -> dict[Pair, Row]:
     """A pair's decisions against each other, each against the same player's rate in the same stratum against everyone else.
 
@@ -573,6 +580,12 @@ def stratified(
     a few unusual decisions of weight 30 are not the normal tail), then
     widened by the pairs' spread (:func:`between`).  The value is the pair's marked share (``fewer``)
     or unusual share (``grain``), the baseline its expectation.
+
+    ``decisions``: given the pairs whose z is at least :data:`NAMED_FROM`
+    (those a lead names), their decisions against each other, one each
+    (the few a lead rests on, not the room's); each such row's ``hands``
+    are then the hands of the decisions that carry the lead, strongest
+    first (:func:`_named`).
     """
     cells = list(cells)
     prior = additive(cells)
@@ -582,11 +595,13 @@ def stratified(
         t[0] += n
         t[1] += k
     acc: dict[Pair, list[float]] = defaultdict(lambda: [0.0] * 6)  # n, score, var, observed, expected, third moment
+    rates: dict[tuple[str, str, str, str], float] = {}  # each cell tested: its expected rate, for the hands named
     for site, p, o, st, n, k in cells:
         if not o or o == p or not spot(st):
             continue
         t = tot[(site, p, st)]
         rate = (t[1] - k + PRIOR_WEIGHT * prior[(site, p, st)]) / (t[0] - n + PRIOR_WEIGHT)
+        rates[(site, p, o, st)] = rate
         a = acc[(site, p, o) if p < o else (site, o, p)]
         a[0] += n
         if mode == "fewer":
@@ -619,6 +634,48 @@ def stratified(
         out[pair] = Row(signal, value, base, n, z, words=words.format(obs=obs, n=n, expect=expect))
         moments[pair] = (score, var, n)
     between(out, moments)
+    leads = [p for p, r in out.items() if r.z is not None and r.z >= NAMED_FROM]
+    if decisions is not None and leads:
+        for pair, hands in _named(decisions(leads), rates, mode).items():
+            if pair in out:
+                out[pair].hands = hands
+    return out
+
+
+def _named(decisions: Iterable[Decision], rates: dict[tuple[str, str, str, str], float], mode: str) -> dict[Pair, list[int]]:
+    """Per pair, the hands of the decisions that carry a :func:`stratified` lead, strongest first, each hand once.
+
+    ``fewer``: the unmarked decisions (a check or call where a bet or raise
+    was possible), the highest expected rate first: the most telling
+    missing bets.  ``grain``: the decisions whose outcome was the unusual
+    one of the stratum (the marked one where the rate is under a half),
+    the rarest first (lowest q).  A decision of a cell the test left out
+    (``rates`` has no rate for it) names nothing; ties go to the lower
+    hand key.
+    """
+    ranked: dict[Pair, list[tuple[float, int]]] = defaultdict(list)
+    for site, p, o, st, hand, marked in decisions:
+        rate = rates.get((site, p, o, st))
+        if rate is None:
+            continue
+        if mode == "fewer":
+            if marked:
+                continue
+            strength = rate
+        else:
+            if marked != (rate < 0.5):
+                continue
+            strength = -min(rate, 1.0 - rate)
+        ranked[(site, p, o) if p < o else (site, o, p)].append((-strength, int(hand)))
+    out: dict[Pair, list[int]] = {}
+    for pair, xs in ranked.items():
+        hands: list[int] = []
+        seen: set[int] = set()
+        for _, h in sorted(xs):
+            if h not in seen:
+                seen.add(h)
+                hands.append(h)
+        out[pair] = hands
     return out
 
 

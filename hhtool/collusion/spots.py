@@ -454,7 +454,8 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     a bet or not, heads-up or not, the street, the bets and raises already
     made on it, the decider's category and main rank, and whether a
     player still in shows a better category than the decider holds; and
-    who it is *against*: the bettor faced, or heads-up the opponent.
+    who it is *against*: the bettor faced, or heads-up the opponent; and
+    its ``hand_key``, for the hands a lead names (:func:`between_pairs`).
     """
     con.execute("DROP TABLE IF EXISTS iread")
     con.execute(
@@ -501,7 +502,7 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
             WHERE f.fold_seq IS NULL OR f.fold_seq > d.seq
             GROUP BY d.hand_key, d.seq
         )
-        SELECT d.site, d.player, coalesce(d.against, '') AS against, d.kind, d.facing,
+        SELECT d.hand_key, d.site, d.player, coalesce(d.against, '') AS against, d.kind, d.facing,
             CASE WHEN d.facing THEN 'F' ELSE '-' END || CASE WHEN d.players_in = 2 THEN 'H' ELSE 'M' END || d.street || least(d.bets, 4)
             || ':' || coalesce(CAST(least(m.cat, 3) AS VARCHAR)
                 || CASE WHEN m.top >= 12 THEN 'h' WHEN m.top >= 10 THEN 'm' ELSE 'l' END
@@ -531,6 +532,29 @@ def strata(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         SELECT site, player, against, stratum, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds,
             count(*) FILTER (WHERE kind IN ('bet', 'raise', 'complete')) AS aggr
         FROM istr GROUP BY ALL ORDER BY ALL
+        """,
+    )
+
+
+def between_pairs(con: duckdb.DuckDBPyConnection, pairs: list[tuple[str, str, str]]) -> pl.DataFrame:
+    """The decisions of :func:`read_strata` between the two of each of these pairs, either way, that a lead may name.
+
+    One row each: ``site``, ``player``, ``against``, ``stratum``,
+    ``hand_key``, ``kind``, ``facing``; of them only those soft play or
+    dumping can flag (a check or call, and every decision facing a bet),
+    for the few pairs asked (those with a lead to name): the room's
+    decisions stay in DuckDB, aggregated by :func:`strata`.
+    """
+    con.execute("CREATE OR REPLACE TEMP TABLE inamed (site VARCHAR, player VARCHAR, against VARCHAR)")
+    if pairs:
+        con.executemany("INSERT INTO inamed VALUES (?, ?, ?)", [w for s, a, b in pairs for w in ((s, a, b), (s, b, a))])
+    return frame(
+        con,
+        """
+        SELECT i.site, i.player, i.against, i.stratum, i.hand_key, i.kind, i.facing
+        FROM istr i JOIN inamed USING (site, player, against)
+        WHERE i.facing OR i.kind NOT IN ('fold', 'bet', 'raise', 'complete')
+        ORDER BY i.site, i.player, i.against, i.hand_key, i.stratum, i.kind
         """,
     )
 
