@@ -38,7 +38,7 @@ def main() -> None:
     ap.add_argument("--folder", type=Path, default=ROOT / "bench" / ".cache" / "import-100000-10")
     ap.add_argument("--per-file", type=int, default=1_000)
     ap.add_argument("--copies", type=int, default=10)
-    ap.add_argument("--batch", type=int, nargs="+", default=[10_000, 40_000])
+    ap.add_argument("--batch", type=int, nargs="+", default=[10_000, 20_000, 40_000])
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
     os.environ.setdefault("POLARS_MAX_THREADS", "1")  # as in a worker process

@@ -175,7 +175,7 @@ def import_(
     ] = None,
     db: DbOption = None,
     workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", help="Worker processes that parse and replay (default: one per core; 0: none).")] = None,
-    batch: Annotated[int, typer.Option("--batch", min=1, metavar="HANDS", help="Hands per transaction (at most; also one each 5 seconds): what an interrupted import may have to redo.")] = 40_000,
+    batch: Annotated[int, typer.Option("--batch", min=1, metavar="HANDS", help="Hands per transaction (at most; also one each 5 seconds): what an interrupted import may have to redo.")] = 20_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
     raw: RawOpt = False,
     rooms: RoomsOption = None,

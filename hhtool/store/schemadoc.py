@@ -40,7 +40,7 @@ def schema_markdown() -> str:
         "  imported; zip members with unsafe names are read under safe ones: the rules are in",
         "  [`format-notes.md`](format-notes.md#files-an-import-reads) (\"Files an import reads\").",
         "- Worker processes (one per core) parse and replay; one writer inserts their rows in",
-        "  transactions of up to `--batch` hands (40,000) or 5 seconds, inserted 10,000 hands at a time",
+        "  transactions of up to `--batch` hands (20,000) or 5 seconds, inserted 10,000 hands at a time",
         "  (fewer, larger transactions: DuckDB then writes most rows compressed into the file at once",
         "  instead of through its log, `docs/performance.md`, \"Import\"). A file's `files` row is written",
         "  in the transaction of its last hands, so an import stopped at any moment (Ctrl-C, `kill -9`)",

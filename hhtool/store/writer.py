@@ -36,15 +36,16 @@ if TYPE_CHECKING:
     import duckdb
     import polars as pl
 
-BATCH_HANDS = 40_000
+BATCH_HANDS = 20_000
 """Hands per writer transaction (at most; also committed every :data:`BATCH_SECONDS`).
 
 Larger than a group (:data:`GROUP_HANDS`) because DuckDB's storage work
 shrinks with the rows a transaction appends: a table's rows that fill a row
 group (122,880) are written compressed into the file at once, the rest go
 through the log (the WAL) at commit and are compressed again by the next
-checkpoint.  10,000 hands a transaction cost the writer 69 µs a hand, 40,000
-hands 45 (docs/performance.md, "Import")."""
+checkpoint.  Not larger, because DuckDB holds a transaction's rows in memory
+until its commit: 40,000 hands took the import's peak to 950 MB, near its
+bound of 1 GB, for 2 % of its CPU (docs/performance.md, "Import")."""
 GROUP_HANDS = 10_000
 """Hands the writer merges and inserts at once (at most): its memory, whatever the transaction's size."""
 BATCH_SECONDS = 5.0
