@@ -18,19 +18,15 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import resource
 import statistics
 import sys
 import warnings
 from pathlib import Path
 
+from procs import own_cpu as cpu  # bench/, this script's folder
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-
-def cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""What the benchmarks share to watch their processes: the resident memory of a process and its descendants.
+"""What the benchmarks share to watch their processes: the resident memory of a process and its descendants, its own CPU.
 
 Not a benchmark: ``bench/run.py`` skips it.
 """
@@ -6,6 +6,7 @@ Not a benchmark: ``bench/run.py`` skips it.
 from __future__ import annotations
 
 import os
+import resource
 
 
 def tree_rss(pid: int) -> int:
@@ -33,3 +34,9 @@ def tree_rss(pid: int) -> int:
             pass
         stack.extend(children.get(p, []))
     return total
+
+
+def own_cpu() -> float:
+    """CPU seconds (user and system) of this process so far, every thread's."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime

@@ -11,7 +11,8 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> int:
     failed = 0
-    for script in sorted(HERE.glob("*.py")):
+    # import.py first: it makes and caches the files allin_ev.py and writer.py read
+    for script in sorted(HERE.glob("*.py"), key=lambda p: (p.name != "import.py", p.name)):
         # fuzz.py is a search for crashes; instructions.py a workload for callgrind (a mode and a file of hands); soak.py
         # ten minutes of writers and kill -9s checking that nothing is lost (docs/live.md): not benchmarks of speed;
         # procs.py what they share

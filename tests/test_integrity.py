@@ -444,14 +444,9 @@ def test_soft_play_names_the_hands_of_its_missing_bets(tmp_path: Path) -> None:
     # strongest first: each named hand's decision is in a stratum where its decider bets, against everyone else, among
     # the most of the pair's checks and calls against each other (raw rates; the screen's are drawn toward a model)
     from hhtool.collusion import spots
-    from hhtool.stats.filters import Filters
+    from tests.strata import strata_tables
 
-    con = connect(db, read_only=True)
-    try:
-        spots.scoped_hands(con, Filters())
-        spots.decisions(con)
-        spots.quick_reads(con)
-        spots.read_strata(con)
+    with strata_tables(db) as con:
         rate: dict[tuple[str, str], list[int]] = {}
         for _, p, o, st, n, folds, aggr in spots.strata(con).iter_rows():
             if {p, o} != pair:
@@ -466,8 +461,6 @@ def test_soft_play_names_the_hands_of_its_missing_bets(tmp_path: Path) -> None:
         ).fetchall():
             n, k = rate.get((p, st), [0, 0])
             best[hand_id] = max(best.get(hand_id, 0.0), (k + 0.5) / (n + 1.0))
-    finally:
-        con.close()
     assert set(named) <= set(best)
     assert len(best) > 10 * len(named)
     assert min(best[h] for h in named) >= sorted(best.values(), reverse=True)[2 * len(named) - 1]

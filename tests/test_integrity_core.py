@@ -172,12 +172,9 @@ def test_strata_read_the_vela_on_its_street(pool: Path) -> None:
     from hhtool.game.cards import Card, parse_card
     from hhtool.game.evaluate import quick_category
 
-    con = connect(pool, read_only=True)
-    try:
-        spots.scoped_hands(con, Filters())
-        spots.decisions(con)
-        spots.quick_reads(con)
-        spots.read_strata(con)
+    from tests.strata import strata_tables
+
+    with strata_tables(pool) as con:
         got = Counter((str(p), str(st).split(":")[1][0]) for p, st, in con.execute(
             "SELECT player, stratum FROM istr WHERE stratum LIKE '__vela%'").fetchall())
         cards: dict[tuple[int, str | None], list[Card]] = {}
@@ -186,8 +183,6 @@ def test_strata_read_the_vela_on_its_street(pool: Path) -> None:
         decided = con.execute(
             "SELECT hand_key, player FROM actions WHERE street = 'vela' AND kind IN ('bet', 'raise', 'complete', 'call', 'check', 'fold') "
             "AND NOT coalesce(all_in, FALSE)").fetchall()
-    finally:
-        con.close()
     want = Counter((str(p), str(min(3, quick_category(cards[(int(k), p)] + cards[(int(k), None)], None)[0]))) for k, p in decided)
     assert sum(want.values()) > 300
     assert got == want
