@@ -22,7 +22,7 @@ from hhtool.collusion import UnknownPairError, dossier, screen
 from hhtool.collusion import signals as sg
 from hhtool.collusion.pricing import PriceCache, cache_path
 from hhtool.collusion.score import KINDS, combine, kind_p, lead
-from hhtool.collusion.stats import chi2_upper, combined_p, p_of_z, poisson_upper
+from hhtool.collusion.stats import chi2_upper, combined_p, p_of_z, poisson_upper, z_of_p
 from hhtool.simulate import make_config, write_simulation
 from hhtool.store.db import connect
 from tests.inprocess import hhtool
@@ -243,6 +243,16 @@ def _rows(diffs: list[float], n: int = 100, var: float = 25.0) -> tuple[dict[sg.
     rows = {("S", f"a{i}", f"b{i}"): sg.Row("x", None, None, n, d / math.sqrt(var)) for i, d in enumerate(diffs)}
     moments = {("S", f"a{i}", f"b{i}"): (d, var, n) for i, d in enumerate(diffs)}
     return rows, moments
+
+
+def test_a_two_sided_signal_at_its_centre_is_no_evidence_either_way() -> None:
+    """A pair exactly at its baseline (aggression 0.628 against 0.629) showed z -12.00 on the dossier: the doubled chance
+    is 1.  Its z is the floor the kinds' sums use, and a deviation either way keeps its doubled chance."""
+    from hhtool.collusion.stats import Z_FLOOR
+
+    assert sg.two_sided_z(0.0) == Z_FLOOR == -3.0
+    assert sg.two_sided_z(3.0) == pytest.approx(sg.two_sided_z(-3.0)) == pytest.approx(z_of_p(2 * p_of_z(3.0)))
+    assert 2.5 < sg.two_sided_z(3.0) < 3.0
 
 
 def test_card_sharing_compares_the_partners_hidden_cards_with_others_in_the_same_stratum() -> None:

@@ -28,7 +28,7 @@ from typing import Final
 import math
 from collections.abc import Sequence
 
-from hhtool.collusion.stats import combined_p, p_of_z, z_of_p
+from hhtool.collusion.stats import Z_FLOOR, combined_p, p_of_z, z_of_p
 
 STRONG_FAMILY: Final = 0.001
 MODERATE_FAMILY: Final = 0.05
@@ -45,9 +45,6 @@ KINDS: Final = {
 """The signals each kind of collusion moves (docs/integrity.md, "The score"): soft play checks and calls where it would bet,
 with the best hand too; chip dumping folds strong hands to the partner's bets, calls them where it would fold, and moves
 money one way; card sharing folds or checks where the partner's face-down cards beat the hand."""
-Z_FLOOR: Final = -3.0
-"""A signal's z counts no lower than this in its kind's sum: a z of -12 (a two-sided test exactly at its centre) is no
-evidence against the kind's other signals."""
 
 
 def combine(zs: Sequence[float], signals: Sequence[str] | None = None) -> tuple[float, float]:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from hhtool.collusion.stats import poisson_upper, z_of_p
+from hhtool.collusion.stats import Z_FLOOR, poisson_upper, z_of_p
 
 SIGNALS: Final = (
     "co_presence", "chip_flow", "soft_play", "dumping", "aggression", "calls_into", "strong_fold", "passive_best", "hopeless_call",
@@ -185,10 +185,10 @@ FLOW_HANDS: Final = 50
 
 
 def two_sided_z(z: float) -> float:
-    """The one-sided z of a deviation either way: the normal z whose tail is twice ``|z|``'s."""
+    """The one-sided z of a deviation either way: the normal z whose tail is twice ``|z|``'s, no lower than :data:`Z_FLOOR`."""
     from hhtool.collusion.stats import p_of_z
 
-    return z_of_p(min(1.0, 2.0 * p_of_z(abs(z))))
+    return max(Z_FLOOR, z_of_p(min(1.0, 2.0 * p_of_z(abs(z)))))
 
 
 def rate_z(obs: float, expect: float, var: float) -> float:

@@ -15,6 +15,12 @@ Z_CAP = 12.0
 """Evidence beyond this many standard deviations is shown as this: a p-value of 1e-33 says nothing more."""
 
 
+Z_FLOOR: float = -3.0
+"""A two-sided signal's z is no lower than this, nor is any z in its kind's sum (:mod:`hhtool.collusion.score`): a
+two-sided test exactly at its centre has p = 1, whose one-sided z would be -12 -- no evidence either way, and
+read as "strongly against" on a page."""
+
+
 def z_of_p(p: float) -> float:
     """The one-sided normal z with upper tail ``p`` (capped at :data:`Z_CAP`)."""
     if p <= 0.0:

@@ -58,7 +58,7 @@ SIGNAL_WORDS = {
     "strong_fold": "folds with a strong hand",
     "passive_best": "passive with the best hand",
     "hopeless_call": "calls with hopeless equity",
-    "card_sharing": "right only with the partner's card",
+    "card_sharing": "folds and checks the other's hidden cards beat",
 }
 """Each signal's id (``Screen.signals.signal``) as the pages name it: docs/integrity.md's names."""
 
