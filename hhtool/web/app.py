@@ -15,7 +15,7 @@ page, or JSON under ``/api/`` -- and never a traceback.
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from functools import lru_cache
@@ -472,15 +472,31 @@ def create_app(
             raise BadRequest(f"{name} given {len(got)} times: give it once")
         return got[0]
 
+    async def guarded_write(request: Request, work: Callable[[], Awaitable[Response]], bad: tuple[type[Exception], ...]) -> Response:
+        """A form's write, run by ``work``: refused by the guard (:mod:`hhtool.web.writes`) 403, a bad form or a value the
+        library refuses (``bad``) 400, a hand not in the database 404, each with its words; a write done is counted."""
+        from hhtool.web.writes import Refused
+
+        user: tuple[type[Exception], ...] = (BadRequest, *bad)
+        try:
+            response = await work()
+        except Refused as e:
+            return error(request, 403, str(e))
+        except user as e:
+            return error(request, 400, str(e))
+        except NotFound as e:
+            return error(request, 404, str(e))
+        writes[0] += 1
+        return response
+
     async def aliases_post(request: Request) -> Response:
         """``POST /aliases``: the accounts a person owns, added or taken out, as ``hhtool alias`` does (:mod:`hhtool.web.writes`)."""
         from starlette.concurrency import run_in_threadpool
         from starlette.responses import RedirectResponse
 
         from hhtool.stats.aliases import AliasError, add_aliases, remove_aliases
-        from hhtool.web.writes import Refused
 
-        try:
+        async def work() -> Response:
             values = await form(request, ("action", "person", "accounts"))
             action = (values.get("action") or [""])[0]
             if action not in ("add", "remove"):
@@ -496,12 +512,9 @@ def create_app(
                         remove_aliases(cur, accounts)
 
             await run_in_threadpool(write)
-        except Refused as e:
-            return error(request, 403, str(e))
-        except (BadRequest, AliasError) as e:
-            return error(request, 400, str(e))
-        writes[0] += 1
-        return RedirectResponse("/players#aliases", status_code=303)
+            return RedirectResponse("/players#aliases", status_code=303)
+
+        return await guarded_write(request, work, (AliasError,))
 
     async def hand_notes_post(request: Request) -> Response:
         """``POST /notes/hand``: a hand's note written (``action=note``), a tag given (``tag``) or taken off (``untag``),
@@ -511,9 +524,8 @@ def create_app(
 
         from hhtool.stats.notes import HandRef, NoteError, add_tags, remove_tags, set_hand_note
         from hhtool.web.hands import hand_url
-        from hhtool.web.writes import Refused
 
-        try:
+        async def work() -> Response:
             values = await form(request, ("action", "site", "hand_id", "note", "tag"))
             action, site, hand_id = one(values, "action"), one(values, "site"), one(values, "hand_id")
             if action not in ("note", "tag", "untag"):
@@ -535,14 +547,9 @@ def create_app(
                         remove_tags(cur, ref, gone)
 
             await run_in_threadpool(write)
-        except Refused as e:
-            return error(request, 403, str(e))
-        except (BadRequest, NoteError) as e:
-            return error(request, 400, str(e))
-        except NotFound as e:
-            return error(request, 404, str(e))
-        writes[0] += 1
-        return RedirectResponse(hand_url(site, hand_id) + "#notes", status_code=303)
+            return RedirectResponse(hand_url(site, hand_id) + "#notes", status_code=303)
+
+        return await guarded_write(request, work, (NoteError,))
 
     async def player_notes_post(request: Request) -> Response:
         """``POST /notes/player``: an account's note written (``action=note``, or no action), a tag given (``tag``) or
@@ -553,9 +560,8 @@ def create_app(
 
         from hhtool.stats.notes import NoteError, add_player_tags, remove_player_tags, set_player_note
         from hhtool.web.player import player_url
-        from hhtool.web.writes import Refused
 
-        try:
+        async def work() -> Response:
             values = await form(request, ("action", "site", "player", "note", "tag", "back"))
             site, name, back = one(values, "site"), one(values, "player"), one(values, "back")
             action = one(values, "action") or "note"
@@ -575,16 +581,13 @@ def create_app(
                         remove_player_tags(cur, (site, name), tags)
 
             await run_in_threadpool(write)
-        except Refused as e:
-            return error(request, 403, str(e))
-        except (BadRequest, NoteError) as e:
-            return error(request, 400, str(e))
-        writes[0] += 1
-        # only a path of this server's players (never "//host" nor a scheme): the form's own page, or the account's
-        target = back if back.startswith(("/players/", "/players?")) or back == "/players" else player_url(f"{name}@{site}")
-        if "\\" in target or "\r" in target or "\n" in target:
-            target = player_url(f"{name}@{site}")
-        return RedirectResponse(target + "#notes", status_code=303)
+            # only a path of this server's players (never "//host" nor a scheme): the form's own page, or the account's
+            target = back if back.startswith(("/players/", "/players?")) or back == "/players" else player_url(f"{name}@{site}")
+            if "\\" in target or "\r" in target or "\n" in target:
+                target = player_url(f"{name}@{site}")
+            return RedirectResponse(target + "#notes", status_code=303)
+
+        return await guarded_write(request, work, (NoteError,))
 
     def hand_by_key(request: Request) -> Response:
         """``/hand/KEY``: a 303 to the hand's page.  The winnings graph's points carry their hand's key, not its URL,
