@@ -14,7 +14,7 @@ import typer
 
 from hhtool.cli_database import _source, _stats_args
 from hhtool.cli_options import (
-    DayStartOpt, DbOption, Format, FromOpt, PlayerOpt, ProfileOpt, SeatsOpt, SiteOpt, StakesOpt, StructureOpt, TagOpt, ToOpt, VerdictsOpt,
+    DayStartOpt, DbOption, Format, FromOpt, PlayerOpt, PlayerTagOpt, ProfileOpt, SeatsOpt, SiteOpt, StakesOpt, StructureOpt, TagOpt, ToOpt, VerdictsOpt,
 )
 from hhtool.cli_output import EXIT_FINDINGS, EXIT_OK, fail
 
@@ -32,6 +32,7 @@ def integrity(
     day_start: DayStartOpt = 0,
     verdicts: VerdictsOpt = None,
     tag: TagOpt = None,
+    player_tag: PlayerTagOpt = None,
     min_hands: Annotated[int, typer.Option("--min-hands", min=0, metavar="N", help="Only pairs with at least this many hands together.")] = 0,
     pair: Annotated[
         Optional[tuple[str, str]], typer.Option("--pair", metavar="A B", help="The dossier of one pair: every hand together, priced.")
@@ -45,7 +46,8 @@ def integrity(
     from hhtool.collusion.render import dossier_csv, dossier_json, dossier_text, screen_csv, screen_json, screen_text
     from hhtool.store.db import StoreError, database_errors
 
-    filters, _ = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, 0, stakes, day_start, None, None, verdicts, tag)
+    filters, _ = _stats_args(player, date_from, date_to, site, profile, structure, max_seats, 0, stakes, day_start, None, None, verdicts, tag,
+                             player_tag)
     source = _source(db, None)
     if not source.exists():
         raise fail(f"no database at {source}")

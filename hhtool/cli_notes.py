@@ -76,7 +76,7 @@ def tag(
     raw: RawOpt = False,
 ) -> None:
     """Tag a hand (study, bluff, ...) or a player (fish, reg, ...), take tags off, or print them; `--tag NAME` then filters
-    stats, report and serve, `--player-tag NAME` the players of stats and serve's grid."""
+    stats, report and serve, `--player-tag NAME` the players of stats and serve's grid, and integrity's pairs."""
     if player is not None:
         if site is not None:
             raise fail("--site says which site's hand HAND is: with --player NAME@SITE the site is the account's")

@@ -23,6 +23,8 @@ from hhtool.collusion import spots
 from hhtool.collusion.pricing import STREET_NO, HandCards, PriceCache, cache_path, hand_cards, price
 from hhtool.collusion.score import combine, lead
 from hhtool.stats.filters import Filters
+from hhtool.stats.accounts import Account
+from hhtool.stats.notes import tagged_accounts
 
 if TYPE_CHECKING:
     import duckdb
@@ -171,6 +173,8 @@ def screen(db: Any, filters: Filters | None = None, *, min_hands: int | None = N
     ``/integrity`` page does: ``filters.players`` lists the pairs holding
     one of those accounts, every pair of the room being screened (a
     player's baselines are the room's, and the ranks stay the room's);
+    ``filters.player_tags`` the pairs holding an account with one of those
+    tags (with ``players`` too: an account that is both);
     ``filters.min_hands`` lists only pairs of two accounts with at least
     that many hands in the hands screened (its meaning in the statistics).
     """
@@ -332,12 +336,8 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
     pairs_df = pl.DataFrame(pair_rows, schema=schema) if pair_rows else pl.DataFrame(schema=schema)
     sig_schema: dict[str, Any] = {"a": pl.String, "b": pl.String, "signal": pl.String, "value": pl.Float64, "baseline": pl.Float64,
                   "sample": pl.Int64, "z": pl.Float64, "scored": pl.Boolean, "why_not": pl.String}
-    if f.players:  # the pairs holding one of these accounts (NAME: on every site; NAME@SITE: on that one), the room's ranks kept
-        hit = pl.lit(False)
-        for site, name in f.picks():
-            here = pl.lit(True) if site is None else pl.col("site") == site
-            hit = hit | (here & ((pl.col("a_name") == name) | (pl.col("b_name") == name)))
-        pairs_df = pairs_df.filter(hit)
+    if f.players or f.player_tags:  # the pairs of these accounts, the room's ranks kept
+        pairs_df = pairs_of(pairs_df, f.picks() if f.players else None, tagged_accounts(con, f.player_tags) if f.player_tags else None)
     sig_df = pl.DataFrame(sig_rows, schema=sig_schema) if sig_rows else pl.DataFrame(schema=sig_schema)
     sig_df = sig_df.join(pairs_df.select("a", "b"), on=["a", "b"], how="semi", maintain_order="left") if sig_df.height else sig_df
     return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits, prices.hits,
@@ -345,8 +345,31 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
 
 
 def room_of(f: Filters) -> Filters:
-    """The filters of the hands screened: ``f`` without its players, who choose pairs, not hands (:func:`screen`)."""
-    return replace(f, players=(), resolved=None) if f.players or f.resolved is not None else f
+    """The filters of the hands screened: ``f`` without its players and player tags, which choose pairs, not hands
+    (:func:`screen`)."""
+    return replace(f, players=(), resolved=None, player_tags=()) if f.players or f.resolved is not None or f.player_tags else f
+
+
+def pairs_of(pairs: pl.DataFrame, picks: list[tuple[str | None, str]] | None, tagged: set[Account] | None) -> pl.DataFrame:
+    """The pairs (rows of :attr:`Screen.pairs`) holding an account that is one of ``picks`` ((site or None, name) each:
+    NAME on every site, NAME@SITE on that one) and has one of the tags (``tagged``, the accounts that do); ``None``:
+    no condition of that kind.  The screen's order and ranks are kept: they are the room's."""
+    import polars as pl
+
+    def holds(name: str) -> pl.Expr:
+        hit = pl.lit(True)
+        if picks is not None:
+            picked = pl.lit(False)
+            for site, who in picks:
+                here = pl.lit(True) if site is None else pl.col("site") == site
+                picked = picked | (here & (pl.col(name) == who))
+            hit = hit & picked
+        if tagged is not None:  # one membership test, however many accounts carry the tag
+            account = pl.concat_str([pl.col("site").fill_null(""), pl.col(name)], separator="\x1f")
+            hit = hit & account.is_in([f"{site}\x1f{who}" for site, who in sorted(tagged)])
+        return hit
+
+    return pairs.filter(holds("a_name") | holds("b_name"))
 
 
 def _round(x: float | None) -> float | None:

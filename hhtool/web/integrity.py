@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 HAND_FILTERS = tuple(k for k in FILTER_PARAMS if k not in ("player", "min_hands"))
 """The statistics' filters that choose hands (``min_hands`` chooses players, which the screen does not take: refused
 rather than silently ignored)."""
-INTEGRITY_PARAMS = ("player", *HAND_FILTERS, "together", "lead", "page")
-"""``/integrity``'s parameters: the accounts whose pairs are shown, the filters of the hands screened, the hands
+INTEGRITY_PARAMS = ("player", "player_tag", *HAND_FILTERS, "together", "lead", "page")
+"""``/integrity``'s parameters: the accounts whose pairs are shown (by name, by tag), the filters of the hands screened, the hands
 together a pair needs to be listed (``together``, the CLI's ``--min-hands``), the lead levels shown and the page."""
 PAIR_PARAMS = ("a", "b", *HAND_FILTERS)
 """``/integrity/pair``'s: the two accounts (NAME or NAME@SITE) and the filters of the hands."""
@@ -73,10 +73,16 @@ class IntegrityQuery:
 
 def integrity_query(items: list[tuple[str, str]]) -> IntegrityQuery:
     """``/integrity``'s parameters, each checked (a 400 for what does not parse)."""
+    from hhtool.stats.filters_parse import QUERY_STRING, FilterError, tag_list
+
     p = Params(items, INTEGRITY_PARAMS)
     together = p.one("together")
+    try:
+        f = replace(filters(p), player_tags=tag_list(QUERY_STRING.name("player_tag"), p.all("player_tag")))
+    except FilterError as e:
+        raise BadRequest(str(e)) from None
     return IntegrityQuery(
-        filters=filters(p),
+        filters=f,
         together=None if together is None else p.integer("together", 0, 1, 10**9),
         leads=tuple(v for v in LEADS if v in p.choices("lead", LEADS)),
         page=p.integer("page", 1, 1, 10**8),
@@ -214,26 +220,21 @@ def _cells(signals: pl.DataFrame) -> dict[tuple[str, str], list[SignalCell]]:
     return out
 
 
-def _of(pairs: pl.DataFrame, picks: list[tuple[str | None, str]]) -> pl.DataFrame:
-    """The pairs holding one of the accounts ``picks`` ((site or None, name) each), in the screen's order."""
-    import polars as pl
-
-    hit = pl.lit(False)
-    for site, name in picks:
-        here = pl.lit(True) if site is None else pl.col("site") == site
-        hit = hit | (here & ((pl.col("a_name") == name) | (pl.col("b_name") == name)))
-    return pairs.filter(hit)
-
-
 def integrity_page(cur: duckdb.DuckDBPyConnection, q: IntegrityQuery, path: str, items: list[tuple[str, str]], kept: Kept) -> IntegrityPage:
     """The page of pairs ``q`` asks for; ``path`` and ``items`` (the query string) make its links."""
     import polars as pl
 
-    room = replace(q.filters, players=(), resolved=None)  # every pair of the room is screened: a player's baselines are the room's
+    from hhtool.collusion.screen import pairs_of, room_of
+    from hhtool.stats.notes import tagged_accounts
+
+    room = room_of(q.filters)  # every pair of the room is screened: a player's baselines are the room's
     s = screen_for(cur, room, q.together, kept)
     pairs: pl.DataFrame = s.pairs
-    if q.filters.players:  # the pairs of these accounts (NAME: on every site; NAME@SITE: on that one)
-        pairs = kept.get(("integrity-of", repr(room), q.together, q.filters.players), lambda: _of(pairs, q.filters.picks()))
+    if q.filters.players or q.filters.player_tags:  # the pairs of these accounts (by name, by tag)
+        f = q.filters
+        tagged = tagged_accounts(cur, f.player_tags) if f.player_tags else None  # read now: a tag may have been added
+        pairs = kept.get(("integrity-of", repr(room), q.together, f.players, tuple(sorted(tagged or ()))),
+                         lambda: pairs_of(pairs, f.picks() if f.players else None, tagged))
     counts = {lead: 0 for lead in LEADS}
     for lead, n in pairs.group_by("lead").len().iter_rows():
         counts[str(lead)] = int(n)
@@ -325,8 +326,9 @@ def dossier_for(cur: duckdb.DuckDBPyConnection, a: str, b: str, f: Filters, kept
     is), so a dossier costs only the two players' hands.
     """
     from hhtool.collusion import dossier
+    from hhtool.collusion.screen import room_of
 
-    room = replace(f, players=(), resolved=None)
+    room = room_of(f)
     return kept.get(("integrity-pair", a, b, repr(f)), lambda: dossier(cur, a, b, f, screen=screen_for(cur, room, None, kept)))
 
 
