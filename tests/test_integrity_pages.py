@@ -246,6 +246,14 @@ def test_in_a_browser_a_decision_opens_the_replayer_at_its_step(server: Server, 
     assert browser.execute_script("return document.documentElement.scrollWidth") <= WIDTH
     inner, outer = browser.execute_script(fits, "#pairs")
     assert inner <= outer  # the pairs' table does not scroll sideways at 1,400 px
+    # a hand id that fits its cell stays on one line (not broken at its hyphens); only a longer one wraps
+    broken = browser.execute_script(
+        "return [...document.querySelectorAll('#pairs td.hands a.hand')].filter(a => {"
+        " const r = a.getClientRects(), h = parseFloat(getComputedStyle(a).fontSize);"
+        " return a.scrollWidth <= a.closest('td').clientWidth && (r.length > 1 || r[0].height > 1.8 * h); })"
+        ".map(a => a.textContent);")
+    assert browser.execute_script("return document.querySelectorAll('#pairs td.hands a.hand').length") > 0
+    assert broken == []
     _shot(browser, "issue42-integrity")
     browser.find_element(By.CSS_SELECTOR, "#pairs tr.pair a.dossier").click()
     assert "/integrity/pair?" in browser.current_url
