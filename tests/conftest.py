@@ -51,7 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["HHTOOL_ROOMS"] = tempfile.mkdtemp(prefix="hhtool-test-rooms-")
     config.addinivalue_line("markers", "compiled: needs the compiled build (make install): mypyc's modules and the C extensions")
     config.addinivalue_line(
-        "markers", "any_build: checks what no build changes (the JVM's class archive): run by the compiled build's run, skipped by the pure one's"
+        "markers", "any_build: checks what no build changes (the JVM's class archive, a Spark session's life): run by the compiled build's run, skipped by the pure one's"
     )
     expected = config.getoption("--build")
     build = Build.of(ROOT) if expected == "compiled" else remove_stale(ROOT)
