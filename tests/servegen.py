@@ -9,12 +9,16 @@ serve --port 0`` and reads its address from the ``FILE.serve`` it writes.
 
 from __future__ import annotations
 
+import fcntl
 import http.client
 import json
+import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -27,6 +31,8 @@ from tests.sample_paths import SAMPLES
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 HOSTILE = ("<script>alert(1)</script>", "'; DROP TABLE hands; --")
+SHARED = "HHTOOL_TEST_SHARED"
+"""The environment variable naming the folder of the whole test run, its xdist workers' too (tests/conftest.py)."""
 
 
 def hhtool(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -34,6 +40,30 @@ def hhtool(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]
 
 
 def make_db(tmp: Path) -> Path:
+    """``tmp/web.duckdb``: a copy of the run's one web database (:func:`_import_db`), which the first caller builds.
+
+    Five test files serve it, some writing notes, tags and aliases into it: each gets a file of its own, holding what
+    its own import would have stored (the same files imported, the same hands and keys; only ``imported_at`` is the
+    first import's time).  The run's folder (``$HHTOOL_TEST_SHARED``, made by tests/conftest.py for the run and its
+    xdist workers) holds the one import, built under a lock by whichever worker asks first; outside such a run each
+    caller imports its own.
+    """
+    shared = os.environ.get(SHARED)
+    if not shared:
+        return _import_db(tmp)
+    root = Path(shared) / "web"
+    with open(Path(shared) / "web.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits for the import rather than making its own
+        if not (root / "web.duckdb").exists():
+            staging = Path(tempfile.mkdtemp(dir=shared))
+            _import_db(staging)
+            staging.rename(root)  # whole or not at all: a failed import leaves no database for the next caller
+    db = tmp / "web.duckdb"
+    shutil.copyfile(root / "web.duckdb", db)
+    return db
+
+
+def _import_db(tmp: Path) -> Path:
     """Import the samples, 160 simulated hands with faults and 40 hands of the hostile names into ``tmp/web.duckdb``."""
     src = tmp / "histories"
     src.mkdir()
