@@ -18,12 +18,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from urllib.parse import urlencode, urlsplit
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from tests.sample_paths import SAMPLES
@@ -42,24 +42,31 @@ def hhtool(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]
 def make_db(tmp: Path) -> Path:
     """``tmp/web.duckdb``: a copy of the run's one web database (:func:`_import_db`), which the first caller builds.
 
-    Five test files serve it, some writing notes, tags and aliases into it: each gets a file of its own, holding what
-    its own import would have stored (the same files imported, the same hands and keys; only ``imported_at`` is the
-    first import's time).  The run's folder (``$HHTOOL_TEST_SHARED``, made by tests/conftest.py for the run and its
-    xdist workers) holds the one import, built under a lock by whichever worker asks first; outside such a run each
-    caller imports its own.
+    Five test files serve it, some writing notes, tags and aliases into it: each gets a file of its own (:func:`shared_copy`).
+    """
+    return shared_copy("web", _import_db, tmp)
+
+
+def shared_copy(name: str, build: Callable[[Path], Path], tmp: Path) -> Path:
+    """A copy in ``tmp`` of the database ``build(folder)`` makes, built once for the test run by whichever caller asks first.
+
+    Each caller gets a file of its own, holding what its own import would have stored (the same files imported, the same
+    hands and keys; the files' paths are the run folder's, ``imported_at`` the first import's time).  The run's folder (``$HHTOOL_TEST_SHARED``, made by
+    tests/conftest.py for the run and its xdist workers) holds the one import, built under a lock: the other worker waits
+    for it rather than making its own.  Outside such a run each caller builds its own.
     """
     shared = os.environ.get(SHARED)
     if not shared:
-        return _import_db(tmp)
-    root = Path(shared) / "web"
-    with open(Path(shared) / "web.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits for the import rather than making its own
-        if not (root / "web.duckdb").exists():
-            staging = Path(tempfile.mkdtemp(dir=shared))
-            _import_db(staging)
-            staging.rename(root)  # whole or not at all: a failed import leaves no database for the next caller
-    db = tmp / "web.duckdb"
-    shutil.copyfile(root / "web.duckdb", db)
+        return build(tmp)
+    root = Path(shared) / name
+    with open(Path(shared) / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / "db").exists():  # built in its place (the database names its files by their paths); "db" last
+            shutil.rmtree(root, ignore_errors=True)  # what a failed build left
+            root.mkdir()
+            (root / "db").write_text(build(root).name, encoding="utf-8")
+    db = tmp / (root / "db").read_text(encoding="utf-8")
+    shutil.copyfile(root / db.name, db)
     return db
 
 
