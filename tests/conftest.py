@@ -16,6 +16,7 @@ named a usage error instead.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.builds import Build, remove_stale
+from tests.servegen import SHARED
 
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -33,6 +35,7 @@ os.environ.setdefault("HHTOOL_SPARK_CDS", "0")  # no class archive written to th
 
 ROOT = Path(__file__).resolve().parent.parent
 _build: Build | None = None
+_shared: Path | None = None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,9 +52,15 @@ def pytest_configure(config: pytest.Config) -> None:
     # The commands read room files from $HHTOOL_ROOMS or the user's config folder by default: a developer's own rooms
     # must not change what the tests import and audit, so the run (and every process it starts) sees an empty folder.
     os.environ["HHTOOL_ROOMS"] = tempfile.mkdtemp(prefix="hhtool-test-rooms-")
+    # What several test files build alike (tests/servegen.py's database) is built once for the run, in a folder the
+    # xdist workers inherit from the process that starts them (a worker has `workerinput`); a fresh one each run.
+    global _shared
+    if not hasattr(config, "workerinput"):
+        _shared = Path(tempfile.mkdtemp(prefix="hhtool-test-shared-"))
+        os.environ[SHARED] = str(_shared)
     config.addinivalue_line("markers", "compiled: needs the compiled build (make install): mypyc's modules and the C extensions")
     config.addinivalue_line(
-        "markers", "any_build: checks what no build changes (the JVM's class archive): run by the compiled build's run, skipped by the pure one's"
+        "markers", "any_build: checks what no build changes (the JVM's class archive, a Spark session's life): run by the compiled build's run, skipped by the pure one's"
     )
     expected = config.getoption("--build")
     build = Build.of(ROOT) if expected == "compiled" else remove_stale(ROOT)
@@ -61,6 +70,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if expected == "pure" and build.present:
         pytest.exit(f"--build=pure, but compiled modules are installed ({', '.join(build.present)}): run `HHTOOL_PURE=1 make install`", returncode=2)
     _build = build
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _shared is not None:
+        shutil.rmtree(_shared, ignore_errors=True)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -9,9 +9,12 @@ serve --port 0`` and reads its address from the ``FILE.serve`` it writes.
 
 from __future__ import annotations
 
+import fcntl
 import http.client
 import json
+import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +23,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlencode, urlsplit
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from tests.sample_paths import SAMPLES
@@ -27,6 +31,8 @@ from tests.sample_paths import SAMPLES
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 HOSTILE = ("<script>alert(1)</script>", "'; DROP TABLE hands; --")
+SHARED = "HHTOOL_TEST_SHARED"
+"""The environment variable naming the folder of the whole test run, its xdist workers' too (tests/conftest.py)."""
 
 
 def hhtool(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -34,6 +40,37 @@ def hhtool(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]
 
 
 def make_db(tmp: Path) -> Path:
+    """``tmp/web.duckdb``: a copy of the run's one web database (:func:`_import_db`), which the first caller builds.
+
+    Five test files serve it, some writing notes, tags and aliases into it: each gets a file of its own (:func:`shared_copy`).
+    """
+    return shared_copy("web", _import_db, tmp)
+
+
+def shared_copy(name: str, build: Callable[[Path], Path], tmp: Path) -> Path:
+    """A copy in ``tmp`` of the database ``build(folder)`` makes, built once for the test run by whichever caller asks first.
+
+    Each caller gets a file of its own, holding what its own import would have stored (the same files imported, the same
+    hands and keys; the files' paths are the run folder's, ``imported_at`` the first import's time).  The run's folder (``$HHTOOL_TEST_SHARED``, made by
+    tests/conftest.py for the run and its xdist workers) holds the one import, built under a lock: the other worker waits
+    for it rather than making its own.  Outside such a run each caller builds its own.
+    """
+    shared = os.environ.get(SHARED)
+    if not shared:
+        return build(tmp)
+    root = Path(shared) / name
+    with open(Path(shared) / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / "db").exists():  # built in its place (the database names its files by their paths); "db" last
+            shutil.rmtree(root, ignore_errors=True)  # what a failed build left
+            root.mkdir()
+            (root / "db").write_text(build(root).name, encoding="utf-8")
+    db = tmp / (root / "db").read_text(encoding="utf-8")
+    shutil.copyfile(root / db.name, db)
+    return db
+
+
+def _import_db(tmp: Path) -> Path:
     """Import the samples, 160 simulated hands with faults and 40 hands of the hostile names into ``tmp/web.duckdb``."""
     src = tmp / "histories"
     src.mkdir()

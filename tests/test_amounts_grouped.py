@@ -19,7 +19,7 @@ import pytest
 
 from hhtool.history.money import MoneyStyle, display_amount
 from tests.sample_paths import SAMPLES
-from tests.servegen import HOSTILE, Server, hhtool
+from tests.servegen import HOSTILE, Server, hhtool, shared_copy
 
 LONG = (HOSTILE[0] + "W" * 60, HOSTILE[1] + "-" + "M" * 60)
 """Two players whose names are long, without a space to break at, and hostile (HTML, SQL)."""
@@ -46,6 +46,11 @@ def _rename(text: str, names: tuple[str, ...]) -> str:
 
 
 def make_wide_db(tmp: Path) -> Path:
+    """``tmp/wide.duckdb``: a copy of the run's one :func:`_import_wide_db` (tests/servegen.py's :func:`shared_copy`)."""
+    return shared_copy("wide", _import_wide_db, tmp)
+
+
+def _import_wide_db(tmp: Path) -> Path:
     """``tmp/wide.duckdb``: the euro sample hand with €1187.15, 1,100 chips hands of the long names (stacks of the first: 1500), faulty hands."""
     src = tmp / "histories"
     src.mkdir()

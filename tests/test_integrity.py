@@ -11,7 +11,9 @@ import json
 import math
 import shutil
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -19,6 +21,7 @@ import pytest
 from hhtool.history.events import Bet, BringIn, Call, Check, Complete, Deal, Fold, Hand, RaiseTo, Street
 from hhtool.history.reader import read_file
 from hhtool.collusion import UnknownPairError, dossier, screen
+from hhtool.collusion.screen import Screen
 from hhtool.collusion import signals as sg
 from hhtool.collusion.pricing import PriceCache, cache_path
 from hhtool.collusion.score import KINDS, combine, kind_p, lead
@@ -39,9 +42,39 @@ def _room(
     return db
 
 
+_rooms: dict[tuple[object, ...], Path] = {}
+_screens: dict[Path, Screen] = {}
+
+
 @pytest.fixture(scope="module")
-def honest(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _room(tmp_path_factory.mktemp("honest"), "honest", 1500, 71)
+def room(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Path]]:
+    """:func:`_room`, each room simulated and imported once for the module: the tests given one only read it (the screen
+    opens it read-only; a test that writes copies it), so two tests of the same room (a kind's ranking and its hands, its
+    dossier) read the same hands as each would have simulated."""
+    folder = tmp_path_factory.mktemp("rooms")
+
+    def made(name: str, hands: int, seed: int, collude: tuple[str, ...] = (), **kw: Any) -> Path:
+        key = (hands, seed, collude, tuple(sorted(kw.items())))
+        if key not in _rooms:
+            _rooms[key] = _room(folder, f"{name}-{len(_rooms)}", hands, seed, collude, **kw)
+        return _rooms[key]
+
+    yield made
+    _rooms.clear()
+    _screens.clear()
+
+
+def screened(db: Path) -> Screen:
+    """``screen(db, cache=False)`` of a room of the module's, screened once: the screen is a function of the hands (no
+    cache, no randomness), and the tests only read what it returns."""
+    if db not in _screens:
+        _screens[db] = screen(db, cache=False)
+    return _screens[db]
+
+
+@pytest.fixture(scope="module")
+def honest(room: Callable[..., Path]) -> Path:
+    return room("honest", 1500, 71)
 
 
 # ---------------------------------------------------------------------------
@@ -327,7 +360,7 @@ def test_co_presence_and_chip_flow_name_their_hands() -> None:
 
 def test_sql_counts_match_the_hands(honest: Path) -> None:
     """Hands together, money and heads-up decisions as the screen counts them, against a walk of the hands' events."""
-    s = screen(honest, cache=False)
+    s = screened(honest)
     together: Counter[tuple[str, str]] = Counter()
     heads_up: Counter[tuple[str, str]] = Counter()
     facing: Counter[tuple[str, str]] = Counter()
@@ -390,32 +423,32 @@ def test_sql_counts_match_the_hands(honest: Path) -> None:
         "open: a 3,000-hand 6-max room without a pool; the hidden-cards test (spots.hidden_beaten) finds the pair first "
         "in the 20,000-hand pooled rooms of bench/integrity.py but not here (not yet diagnosed)"))),
 ])
-def test_each_kind_of_collusion_ranks_first(tmp_path: Path, kind: str, seed: int) -> None:
-    db = _room(tmp_path, kind, 3000, seed, (f"{kind}:alice,bob:1",))
-    s = screen(db, cache=False)
+def test_each_kind_of_collusion_ranks_first(room: Callable[..., Path], kind: str, seed: int) -> None:
+    db = room(kind, 3000, seed, (f"{kind}:alice,bob:1",))
+    s = screened(db)
     top = s.pairs.row(0, named=True)
     assert (top["a"], top["b"]) == ("alice", "bob"), s.pairs.select("a", "b", "score", "lead").head(5)
     assert top["lead"] != "none"
     assert top["hand_ids"] and top["hands"].split(", ")[0] == top["hand_ids"][0]
 
 
-def test_no_collusion_no_strong_lead(tmp_path: Path, honest: Path) -> None:
+def test_no_collusion_no_strong_lead(room: Callable[..., Path], honest: Path) -> None:
     # small 6-max rooms without --pool (seed 72: 30-60 pairs), a pool, and an own view of 4 players (seed 4, round 1's
     # strong lead on alice & dave): the spread's floor keeps their noise from a strong lead, and from a moderate one
     # (the stratified signals' rare decisions, weighted by their rarity, are read with their skew)
-    own = _room(tmp_path, "own4", 400, 4, view="alice", players=4)
-    for db in (honest, _room(tmp_path, "honest2", 1500, 72), _room(tmp_path, "pool", 2000, 73, pool=12), own):
-        s = screen(db, cache=False)
+    own = room("own4", 400, 4, view="alice", players=4)
+    for db in (honest, room("honest2", 1500, 72), room("pool", 2000, 73, pool=12), own):
+        s = screened(db)
         assert not {"strong", "moderate"} & set(s.pairs["lead"].to_list()), s.pairs.select("a", "b", "score", "lead").head(3)
 
 
-def test_every_lead_names_its_hands(tmp_path: Path, honest: Path) -> None:
+def test_every_lead_names_its_hands(room: Callable[..., Path], honest: Path) -> None:
     """A lead of several weaker signals, none of which names a hand, still names the hands it rests on: the pair's
     hands together with the most money between the two (docs/integrity.md)."""
-    rooms = (honest, _room(tmp_path, "dump", 1500, 64, ("chip-dumping:alice,bob:0.3",)))
+    rooms = (honest, room("dump", 1500, 64, ("chip-dumping:alice,bob:0.3",)))
     leads = 0
     for db in rooms:
-        s = screen(db, cache=False)
+        s = screened(db)
         for row in s.pairs.filter(pl.col("lead") != "none").iter_rows(named=True):
             leads += 1
             assert row["hand_ids"], row
@@ -423,12 +456,12 @@ def test_every_lead_names_its_hands(tmp_path: Path, honest: Path) -> None:
     assert leads
 
 
-def test_soft_play_names_the_hands_of_its_missing_bets(tmp_path: Path) -> None:
+def test_soft_play_names_the_hands_of_its_missing_bets(room: Callable[..., Path]) -> None:
     """A soft-play lead names its own decisions' hands (issue 42), not the hands of another signal or of the most money:
     each holds a check or call of one of the pair against the other where a bet or raise was possible (as the signal
     counts them), and they are its most telling: the strata where the decider, against everyone else, bets most."""
-    db = _room(tmp_path, "soft", 3000, 61, ("soft-play:alice,bob:1",))
-    s = screen(db, cache=False)
+    db = room("soft-play", 3000, 61, ("soft-play:alice,bob:1",))  # test_each_kind_of_collusion_ranks_first's room
+    s = screened(db)
     top = s.pairs.row(0, named=True)
     assert (top["a"], top["b"]) == ("alice", "bob") and "soft play" in top["signals"]
     named = top["hand_ids"]
@@ -556,7 +589,7 @@ def test_own_view_says_what_is_not_computed(tmp_path: Path) -> None:
 
 
 def test_dossier_names_every_hand_together(honest: Path) -> None:
-    s = screen(honest, cache=False)
+    s = screened(honest)
     top = s.pairs.row(0, named=True)
     d = dossier(honest, top["a"], top["b"], cache=False)
     assert d.hands.height == top["hands_together"]
@@ -573,10 +606,10 @@ def test_dossier_names_every_hand_together(honest: Path) -> None:
     assert hhtool("integrity", "--db", str(honest), "--pair", top["a"], "nobody").returncode == 2
 
 
-def test_dossier_marks_the_decisions_card_sharing_counts(tmp_path: Path) -> None:
+def test_dossier_marks_the_decisions_card_sharing_counts(room: Callable[..., Path]) -> None:
     """The dossier marks, decision by decision in Python, exactly the passive decisions the SQL test counts against the partner."""
-    db = _room(tmp_path, "sharing", 3000, 63, ("card-sharing:alice,bob:1",))
-    s = screen(db, cache=False)
+    db = room("card-sharing", 3000, 63, ("card-sharing:alice,bob:1",))  # test_each_kind_of_collusion_ranks_first's room
+    s = screened(db)
     row = s.signals.filter((pl.col("a") == "alice") & (pl.col("b") == "bob") & (pl.col("signal") == "card_sharing")).row(0, named=True)
     passive = round(row["value"] * row["sample"])
     assert passive >= 100

@@ -414,6 +414,11 @@ def test_a_file_name_that_is_not_utf8_is_read_as_the_duckdb_import_reads_it(spar
     assert not (tmp_path / "lake2" / "hands").exists()
 
 
+# any_build: what this test checks, the session's and its JVM's life (hhtool.spark.job and .jvm, PySpark, py4j), is in no
+# module setup.py compiles; the only compiled code on its path parses five of tests/storegen.py's hands, which the pure
+# run's test_second_run_adds_only_new_hands_and_keeps_conflicts parses through the same spark_import.  Three JVMs: the
+# pure run would pay half a minute for the same check.
+@pytest.mark.any_build
 def test_a_run_stops_the_session_it_made_and_leaves_a_running_one(spark: Any, tmp_path: Path) -> None:
     """A session made for the run is stopped when it returns, and its JVM ends while Python goes on (it does not outlive the
     command, nor wait for Python's exit); a later run in the same process starts a JVM of its own; a running session is left
@@ -448,6 +453,9 @@ def test_a_run_stops_the_session_it_made_and_leaves_a_running_one(spark: Any, tm
     assert said == [], fresh.stderr[-2000:]
 
 
+# any_build: hhtool.spark.jvm's session and stop, PySpark and the JVM, none compiled; no hand is read (the package's
+# imports load the compiled modules' files, as every test of the pure run does).
+@pytest.mark.any_build
 def test_a_stop_that_fails_still_ends_the_jvm_and_frees_the_gateway() -> None:
     """A session whose stop raises (a JVM that died under it) still has its JVM told to end, and the gateway cleared:
     the next session in the process starts a JVM of its own instead of calling a dead one."""
