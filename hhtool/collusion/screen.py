@@ -20,7 +20,7 @@ from hhtool.game.cards import Card
 
 from hhtool.collusion import signals as sg
 from hhtool.collusion import spots
-from hhtool.collusion.pricing import STREET_NO, HandCards, PriceCache, cache_path, hand_cards, price
+from hhtool.collusion.pricing import STREET_NO, HandCards, HandTask, PriceCache, cache_path, price_many
 from hhtool.collusion.score import combine, lead
 from hhtool.stats.filters import Filters
 
@@ -644,14 +644,18 @@ def _price_all(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], pric
     if not todo:
         return out
     need = sorted({int(r[0]) for r in todo})
-    cards = hand_cards(spots.cards_of(con, need), {k: (facts[k][3], facts[k][4], facts[k][5]) for k in need})
+    rows_of: dict[int, list[tuple[object, ...]]] = defaultdict(list)
+    for c in spots.cards_of(con, need):
+        rows_of[int(c[0])].append(c)
     states = hand_states(con, need)
+    asked: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
     for r in todo:
         k, seq, lvl, player = int(r[0]), int(r[2]), int(r[5]), str(r[6])
-        street = STREET_NO.get(str(r[4]), lvl)
-        h = cards.get(k)
-        st = states[k]
-        v = price(h, player, st.still_in(seq, player), st.folded(seq), street) if h is not None else None
+        asked[k].append((seq, player, STREET_NO.get(str(r[4]), lvl)))
+    tasks: list[HandTask] = [
+        (k, rows_of.get(k, []), (facts[k][3], facts[k][4], facts[k][5]), states[k].dealt, states[k].fold_seq, asked[k]) for k in need
+    ]
+    for k, seq, v in price_many(tasks):
         prices.put((facts[k][0], facts[k][1], facts[k][2], seq, "eq"), v)
         out[(k, seq)] = v
     return out
