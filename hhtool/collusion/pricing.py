@@ -157,12 +157,12 @@ def price_hands(tasks: list[HandTask]) -> list[tuple[int, int, float | None]]:
     return out
 
 
-def price_many(tasks: list[HandTask], workers: int | None = None) -> list[tuple[int, int, float | None]]:
+def price_many(tasks: list[HandTask], workers: int | None = None, at_least: int = PARALLEL_FROM) -> list[tuple[int, int, float | None]]:
     """:func:`price_hands` of every task, spread over ``workers`` processes (default one per core) when there are
-    :data:`PARALLEL_FROM` decisions or more; in this process otherwise.  The figures do not depend on the split."""
+    ``at_least`` decisions or more; in this process otherwise.  The figures do not depend on the split."""
     n = sum(len(t[5]) for t in tasks)
     workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers <= 1 or n < PARALLEL_FROM:
+    if workers <= 1 or n < at_least:
         return price_hands(tasks)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
