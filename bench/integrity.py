@@ -439,7 +439,9 @@ def passes(args: argparse.Namespace) -> None:
         ("icards, iq: quick_reads", lambda: spots.quick_reads(con)),
         ("candidates", lambda: spots.candidates(con)),
         ("tallies", lambda: spots.tallies(con)),
-        ("sharing", lambda: spots.sharing(con)),
+        ("iread, istr: read_strata", lambda: spots.read_strata(con)),
+        ("strata", lambda: spots.strata(con)),
+        ("hidden_beaten", lambda: spots.hidden_beaten(con)),
     ]
     print(f"the screen's SQL passes over {db} (load before {os.getloadavg()[0]:.1f}):")
     total_wall = total_cpu = 0.0

@@ -129,6 +129,62 @@ def price(h: HandCards, decider: str, others: list[str], folded: list[str], stre
     return float(res.hands[0].equity)
 
 
+PARALLEL_FROM: Final = 2_000
+"""Decisions to price at and above which they are spread over one process per core: below, starting the processes (a
+second or so each) costs more than it saves."""
+
+HandTask = tuple[int, list[tuple[object, ...]], tuple[str, int, int | None], list[str], dict[str, int], list[tuple[int, str, int]]]
+"""One hand's pricing as a worker process gets it, in plain values: (hand_key, its ``cards`` rows, (profile, players dealt
+in, wild rank), the players dealt in in seat order, each one's first fold's seq, and its decisions (seq, decider, street))."""
+
+
+def price_hands(tasks: list[HandTask]) -> list[tuple[int, int, float | None]]:
+    """(hand_key, seq, equity) of every decision of these hands: what one worker process prices (:func:`price_many`).
+
+    Each figure is priced alone with the fixed seed, so it is the same
+    whichever process prices it, and in whatever order.
+    """
+    out: list[tuple[int, int, float | None]] = []
+    for key, rows, facts, dealt, fold_seq, decisions in tasks:
+        h = hand_cards(rows, {key: facts}).get(key)
+        for seq, player, street in decisions:
+            if h is None:
+                out.append((key, seq, None))
+                continue
+            still = [p for p in dealt if p != player and fold_seq.get(p, 1 << 30) > seq]
+            folded = [p for p in dealt if fold_seq.get(p, 1 << 30) < seq]
+            out.append((key, seq, price(h, player, still, folded, street)))
+    return out
+
+
+def price_many(tasks: list[HandTask], workers: int | None = None, at_least: int = PARALLEL_FROM) -> list[tuple[int, int, float | None]]:
+    """:func:`price_hands` of every task, spread over ``workers`` processes (default one per core) when there are
+    ``at_least`` decisions or more; in this process otherwise.  The figures do not depend on the split."""
+    n = sum(len(t[5]) for t in tasks)
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers <= 1 or n < at_least:
+        return price_hands(tasks)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # chunks of about the same number of decisions, four a worker: the slower chunks do not leave a core idle long
+    per = max(1, n // (4 * workers))
+    chunks: list[list[HandTask]] = [[]]
+    size = 0
+    for t in tasks:
+        if size >= per:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(t)
+        size += len(t[5])
+    out: list[tuple[int, int, float | None]] = []
+    # spawned, not forked: the parent holds DuckDB's threads, which a fork would copy mid-lock
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=multiprocessing.get_context("spawn")) as pool:
+        for part in pool.map(price_hands, chunks):
+            out += part
+    return out
+
+
 CacheKey = tuple[str, str, int, int, str]
 """(site, hand_id, text_hash, seq, what): one priced figure."""
 

@@ -20,7 +20,7 @@ from hhtool.game.cards import Card
 
 from hhtool.collusion import signals as sg
 from hhtool.collusion import spots
-from hhtool.collusion.pricing import STREET_NO, HandCards, PriceCache, cache_path, hand_cards, price
+from hhtool.collusion.pricing import STREET_NO, HandCards, HandTask, PriceCache, cache_path, price_many
 from hhtool.collusion.score import combine, lead
 from hhtool.stats.filters import Filters
 from hhtool.stats.accounts import Account
@@ -666,18 +666,29 @@ def _price_all(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], pric
             todo.append(r)
     if not todo:
         return out
-    need = sorted({int(r[0]) for r in todo})
-    cards = hand_cards(spots.cards_of(con, need), {k: (facts[k][3], facts[k][4], facts[k][5]) for k in need})
-    states = hand_states(con, need)
-    for r in todo:
-        k, seq, lvl, player = int(r[0]), int(r[2]), int(r[5]), str(r[6])
-        street = STREET_NO.get(str(r[4]), lvl)
-        h = cards.get(k)
-        st = states[k]
-        v = price(h, player, st.still_in(seq, player), st.folded(seq), street) if h is not None else None
+    for k, seq, v in price_many(price_tasks(con, todo)):
         prices.put((facts[k][0], facts[k][1], facts[k][2], seq, "eq"), v)
         out[(k, seq)] = v
     return out
+
+
+def price_tasks(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]]) -> list[HandTask]:
+    """The pricing of these candidates (:func:`hhtool.collusion.spots.candidates`' rows) as plain values, one task a hand,
+    for :func:`hhtool.collusion.pricing.price_many`: the hand's cards, who was dealt in and when each folded, its decisions."""
+    need = sorted({int(r[0]) for r in rows})
+    if not need:
+        return []
+    facts = {int(k): (str(pr), int(d), w) for k, pr, d, w in con.execute(
+        "SELECT hand_key, profile, dealt_in, wild_rank FROM hands WHERE list_contains(?::BIGINT[], hand_key)", [need]).fetchall()}
+    rows_of: dict[int, list[tuple[object, ...]]] = defaultdict(list)
+    for c in spots.cards_of(con, need):
+        rows_of[int(c[0])].append(c)
+    states = hand_states(con, need)
+    asked: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
+    for r in rows:
+        k, seq, lvl, player = int(r[0]), int(r[2]), int(r[5]), str(r[6])
+        asked[k].append((seq, player, STREET_NO.get(str(r[4]), lvl)))
+    return [(k, rows_of.get(k, []), facts[k], states[k].dealt, states[k].fold_seq, asked[k]) for k in need]
 
 
 def hand_states(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, HandState]:

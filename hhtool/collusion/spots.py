@@ -257,19 +257,26 @@ def hand_facts(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[An
 
 
 def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
-    """Temporary tables ``icards`` (the players' cards read: ``s`` the street 1..4, ``r`` the rank) and ``iq``: each player's quick read of the cards known at each street (1 = 2nd .. 4 = 5th).
+    """Temporary tables ``icards`` (the players' cards read: ``s`` the street 1..4, ``r`` the rank), ``iread`` and ``iq``: each player's read of its cards at each street.
 
     The simulator's bots' read (:func:`hhtool.game.evaluate.quick_category`)
     in SQL: the category from the ranks' counts alone (0 no pair, 1 a pair,
     2 two pair, 3 trips, 5 a full house, 7 quads; straights and flushes
     ignored, wild cards read as their rank) and the rank of the main group,
-    as one number ``q = 16 * category + rank`` that orders the reads; with
-    ``face_down`` the player's face-down cards and ``ranks`` the counts per
-    rank, for the card-sharing test.  Only where every card dealt by then
-    is known (a seat of an own-view history is not read).
+    as one number ``q = 16 * category + rank`` that orders the reads.
+
+    ``iread``: per (hand, player, ``lvl`` 1 = 2nd .. 4 = 5th, 5 the vela's
+    street) ``cards`` (how many known by then), ``cat`` and ``top``, the
+    read of every card the player holds by then, the vela added at level 5
+    (NULL where a card is unknown, a seat of an own view), and ``vcat`` the
+    category of its face-up cards (and the vela) alone: what the others
+    see.  ``iq``: the quick read (``cards``, ``cat``, ``top``) at levels
+    1..4 only where every card dealt by then is known, the vela left out.
+    Both from one aggregation of the cards per (hand, player, rank) with a
+    count per level, not every card repeated at each level it is known.
     """
     con.execute("DROP TABLE IF EXISTS icards")
-    # the players' cards of the hands read, once: the quick reads and the card-sharing pass (:func:`sharing`) both read them
+    # the players' cards of the hands read, once
     con.execute(
         """
         CREATE TEMP TABLE icards AS
@@ -278,35 +285,46 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
         FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
         """
     )
-    con.execute("DROP TABLE IF EXISTS iq")
-    # per (hand, player, rank) the cards of that rank known at each level, then per (hand, player) each level's read:
-    # two aggregations, not one of every card repeated at each level it is known
-    lv = ", ".join(
-        f"sum(n{k}) AS c{k}, max(n{k}) AS m{k}, count(*) FILTER (WHERE n{k} >= 2) AS g{k}, arg_max(r, n{k} * 16 + r) AS t{k}"
-        for k in range(1, 5)
+    levels = range(1, 6)
+    counts = ", ".join(f"count(*) FILTER (WHERE s <= {k}) AS n{k}, count(*) FILTER (WHERE up AND s <= {k}) AS u{k}" for k in levels)
+    per = ", ".join(
+        f"sum(n{k}) AS c{k}, max(n{k}) AS m{k}, count(*) FILTER (WHERE n{k} >= 2) AS g{k}, arg_max(r, n{k} * 16 + r) AS t{k}, "
+        f"max(u{k}) AS um{k}, count(*) FILTER (WHERE u{k} >= 2) AS ug{k}"
+        for k in levels
     )
-    pick = " ".join(f"WHEN {k} THEN {{'cards': c{k}, 'mx': m{k}, 'groups': g{k}, 'top': t{k}}}" for k in range(1, 5))
+    con.execute("DROP TABLE IF EXISTS iread")
     con.execute(
         f"""
-        CREATE TEMP TABLE iq AS
-        WITH rc AS (
-            SELECT hand_key, player, r, {", ".join(f"count(*) FILTER (WHERE s <= {k}) AS n{k}" for k in range(1, 5))}
-            FROM icards GROUP BY hand_key, player, r
-        ), pl AS (
-            SELECT hand_key, player, {lv} FROM rc GROUP BY hand_key, player
-        ), x AS (
-            SELECT hand_key, player, CAST(l.lvl AS SMALLINT) AS lvl, CASE l.lvl {pick} END AS v
-            FROM pl CROSS JOIN (VALUES (1), (2), (3), (4)) l(lvl)
+        CREATE TEMP TABLE iread AS
+        WITH c AS (
+            SELECT hand_key, player, up, s, r FROM icards
+            UNION ALL  -- the vela, everyone's card from its street on
+            SELECT p.hand_key, p.player, TRUE, 5, strpos('23456789TJQKA', v.card[1]) + 1
+            FROM (SELECT DISTINCT hand_key, player FROM icards) p JOIN cards v ON v.hand_key = p.hand_key AND v.player IS NULL
+        ), rc AS (
+            SELECT hand_key, player, r, {counts} FROM c GROUP BY hand_key, player, r
+        ), w AS MATERIALIZED (
+            SELECT hand_key, player, {per} FROM rc GROUP BY hand_key, player
         )
-        SELECT hand_key, player, lvl, CAST(v.cards AS SMALLINT) AS cards,
-            CAST(CASE WHEN v.mx >= 4 THEN 7
-                 WHEN v.mx = 3 THEN CASE WHEN v.groups >= 2 THEN 5 ELSE 3 END
-                 WHEN v.mx = 2 THEN CASE WHEN v.groups >= 2 THEN 2 ELSE 1 END
-                 ELSE 0 END AS SMALLINT) AS cat,
-            v.top
-        FROM x WHERE v.cards = lvl + 1
+        {" UNION ALL ".join(
+            f"SELECT hand_key, player, CAST({k} AS SMALLINT) AS lvl, CAST(c{k} AS SMALLINT) AS cards, "
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_category(f'm{k}', f'g{k}')} END AS SMALLINT) AS cat, "
+            f"CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE t{k} END AS top, "
+            f"CAST({_read_category(f'um{k}', f'ug{k}')} AS SMALLINT) AS vcat FROM w WHERE c{k} > 0"
+            for k in levels)}
         """
     )
+    con.execute("DROP TABLE IF EXISTS iq")
+    con.execute(
+        "CREATE TEMP TABLE iq AS SELECT hand_key, player, lvl, cards, cat, CAST(top AS SMALLINT) AS top FROM iread "
+        "WHERE lvl <= 4 AND cards = lvl + 1"
+    )
+
+
+def _read_category(mx: str, groups: str) -> str:
+    """The read's category from the largest group ``mx`` and the number of groups of two or more ``groups``."""
+    return (f"CASE WHEN {mx} >= 4 THEN 7 WHEN {mx} = 3 THEN CASE WHEN {groups} >= 2 THEN 5 ELSE 3 END "
+            f"WHEN {mx} = 2 THEN CASE WHEN {groups} >= 2 THEN 2 ELSE 1 END ELSE 0 END")
 
 
 def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -385,46 +403,6 @@ def tallies(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
-def sharing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per (site, player, killer, street): calls and folds facing a bet on 2nd to 4th street holding a pair or less, and the folds.
-
-    ``killer``: a player dealt in whose face-down cards hold at least one
-    and at least half of the decider's *outs* (the cards of its main
-    group's rank it cannot see: not its own, not face up anywhere by then),
-    or the empty string for a spot nobody's cards kill (a spot killed by
-    two players counts under each).  Wild cards are not outs here.
-    """
-    return frame(
-        con,
-        """
-        WITH c AS (SELECT * FROM icards), d AS (
-            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind, i.lvl
-            FROM idec i WHERE i.street IN ('2nd', '3rd', '4th') AND i.kind IN ('call', 'fold') AND i.bettor IS NOT NULL
-                AND i.bettor <> i.player
-        ), dq AS (
-            SELECT d.*, q.top FROM d JOIN iq q ON q.hand_key = d.hand_key AND q.player = d.player AND q.lvl = d.lvl WHERE q.cat <= 1
-        ), j AS MATERIALIZED (  -- the cards of the main rank dealt by then, read once for both counts below
-            SELECT dq.hand_key, dq.seq, c.player AS holder, c.up, c.player = dq.player AS own
-            FROM dq JOIN c ON c.hand_key = dq.hand_key AND c.r = dq.top AND c.s <= dq.lvl
-        ), seen AS (  -- cards of the main rank the decider sees: its own, and every card face up by then
-            SELECT hand_key, seq, count(*) AS seen FROM j WHERE own OR up GROUP BY hand_key, seq
-        ), down AS (  -- of them, in another player's face-down cards
-            SELECT hand_key, seq, holder AS killer, count(*) AS dead FROM j WHERE NOT up AND NOT own GROUP BY hand_key, seq, holder
-        ), k AS (
-            SELECT down.hand_key, down.seq, list(down.killer) AS killers
-            FROM down LEFT JOIN seen USING (hand_key, seq) WHERE 2 * down.dead >= 4 - coalesce(seen.seen, 0)
-            GROUP BY down.hand_key, down.seq
-        ), u AS (
-            SELECT dq.hand_key, dq.site, dq.street, dq.player, dq.kind, unnest(coalesce(k.killers, [''])) AS killer
-            FROM dq LEFT JOIN k USING (hand_key, seq)
-        )
-        SELECT site, player, killer, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds,
-            list(hand_key) FILTER (WHERE kind = 'fold' AND killer <> '') AS hands
-        FROM u GROUP BY site, player, killer, street ORDER BY site, player, killer, street
-        """,
-    )
-
-
 def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Per (site, player, bettor, street): decisions facing that player's bet (a call, raise or fold), and the folds."""
     return frame(
@@ -442,40 +420,37 @@ STREET_LEVEL = "CASE {s} WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 W
 
 
 def read_strata(con: duckdb.DuckDBPyConnection) -> None:
-    """Temporary tables ``iread`` (each player's read per street, its own cards and its face-up ones) and ``istr`` (every decision's stratum).
+    """Temporary tables ``iros`` (who else is in each hand at each street, and what each shows) and ``istr`` (every decision's stratum).
 
-    ``iread`` (after :func:`quick_reads`): per (hand, player, ``lvl``
-    1..5) ``cat`` and ``top``, the read of every card the player holds by
-    then (as ``iq``, the vela added at level 5, the vela's street; NULL
-    where a card is unknown, a seat of an own view), and ``vcat`` the
-    category of its face-up cards (and the vela) alone: what the others
-    see.  ``istr``: every decision not all-in with what an honest decision
+    After :func:`quick_reads`.  ``iros``: per (hand, ``lvl``) one list of
+    the players dealt in with a read there (``iread``): ``p`` the player,
+    ``f`` the seq of its fold (NULL: never folded), ``v`` its face-up
+    category, ``c`` its quick read's category (``iq``; NULL where a card is
+    unknown).  A decision reads its opponents still in from it with one
+    join on (hand, level), not a join of every decision with every seat
+    (the strata and the hidden-cards test both read it).
+
+    ``istr``: every decision not all-in with what an honest decision
     may depend on and nothing else (docs/integrity.md, "Strata"): facing
     a bet or not, heads-up or not, the street, the bets and raises already
     made on it, the decider's category and main rank, and whether a
     player still in shows a better category than the decider holds; and
     who it is *against*: the bettor faced, or heads-up the opponent; and
     its ``hand_key``, for the hands a lead names (:func:`between_pairs`).
+    With, for :func:`hidden_beaten`, ``seq``, ``street``, ``lvl``, ``hu`` (heads-up),
+    ``faced`` (a bet by another is the last on the street) and ``bets2``
+    (the bets and raises not all-in before it on the street, at most 2).
     """
-    con.execute("DROP TABLE IF EXISTS iread")
+    con.execute("DROP TABLE IF EXISTS iros")
     con.execute(
-        f"""
-        CREATE TEMP TABLE iread AS
-        WITH c AS (
-            SELECT hand_key, player, up, s, r FROM icards
-            UNION ALL  -- the vela, everyone's card from its street on
-            SELECT p.hand_key, p.player, TRUE, 5, strpos('23456789TJQKA', v.card[1]) + 1
-            FROM (SELECT DISTINCT hand_key, player FROM icards) p JOIN cards v ON v.hand_key = p.hand_key AND v.player IS NULL
-        ), lv AS (
-            SELECT c.hand_key, c.player, l.lvl, c.r, c.up FROM c JOIN (VALUES (1), (2), (3), (4), (5)) l(lvl) ON c.s <= l.lvl
-        ), rc AS (
-            SELECT hand_key, player, lvl, r, count(*) AS n, count(*) FILTER (WHERE up) AS nu FROM lv GROUP BY ALL
-        )
-        SELECT hand_key, player, lvl,
-            CASE WHEN sum(n) < CASE WHEN lvl = 5 THEN 6 ELSE lvl + 1 END THEN NULL ELSE {_category('n')} END AS cat,
-            CASE WHEN sum(n) < CASE WHEN lvl = 5 THEN 6 ELSE lvl + 1 END THEN NULL ELSE arg_max(r, n * 16 + r) END AS top,
-            {_category('nu')} AS vcat
-        FROM rc GROUP BY hand_key, player, lvl
+        """
+        CREATE TEMP TABLE iros AS
+        WITH folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM idec WHERE kind = 'fold' GROUP BY ALL)
+        SELECT v.hand_key, v.lvl,
+            list({'p': v.player, 'f': f.fold_seq, 'v': v.vcat, 'c': CASE WHEN v.lvl <= 4 AND v.cards = v.lvl + 1 THEN v.cat END}) AS r
+        FROM iread v JOIN seats s ON s.hand_key = v.hand_key AND s.player = v.player AND s.dealt_in
+        LEFT JOIN folds f ON f.hand_key = v.hand_key AND f.player = v.player
+        GROUP BY v.hand_key, v.lvl
         """
     )
     con.execute("DROP TABLE IF EXISTS istr")
@@ -484,39 +459,31 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         CREATE TEMP TABLE istr AS
         WITH d0 AS (
             SELECT i.* EXCLUDE (lvl), {STREET_LEVEL.format(s='i.street')} AS lvl,
-                count(*) FILTER (WHERE i.kind IN ('bet', 'raise', 'complete')) OVER (PARTITION BY i.hand_key, i.street ORDER BY i.seq
-                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS bets
+                count(*) FILTER (WHERE i.kind IN ('bet', 'raise', 'complete')) OVER w AS bets,
+                count(*) FILTER (WHERE i.kind IN ('bet', 'raise', 'complete') AND NOT coalesce(i.all_in, FALSE)) OVER w AS bets_in
             FROM idec i
+            WINDOW w AS (PARTITION BY i.hand_key, i.street ORDER BY i.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
         ), d AS (
-            SELECT hand_key, site, seq, street, player, kind, players_in, lvl, bets,
+            SELECT hand_key, site, seq, street, player, kind, players_in, lvl, bets, bets_in,
                 (kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player) AS facing,
                 CASE WHEN kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player THEN bettor
-                     ELSE opponent END AS against
+                     ELSE opponent END AS against,
+                bettor IS NOT NULL AND bettor <> player AS faced
             FROM d0 WHERE NOT coalesce(all_in, FALSE)
-        ), folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM idec WHERE kind = 'fold' GROUP BY ALL),
-        shown AS (  -- the best category showing among the others still in
-            SELECT d.hand_key, d.seq, max(v.vcat) AS vcat
-            FROM d JOIN seats s ON s.hand_key = d.hand_key AND s.dealt_in AND s.player <> d.player
-            LEFT JOIN folds f ON f.hand_key = s.hand_key AND f.player = s.player
-            JOIN iread v ON v.hand_key = d.hand_key AND v.player = s.player AND v.lvl = d.lvl
-            WHERE f.fold_seq IS NULL OR f.fold_seq > d.seq
-            GROUP BY d.hand_key, d.seq
+        ), ds AS (  -- the best category showing among the others still in
+            SELECT d.*, list_max(list_transform(list_filter(o.r, lambda x: x.p <> d.player AND (x.f IS NULL OR x.f > d.seq)),
+                                                lambda x: x.v)) AS shown
+            FROM d LEFT JOIN iros o ON o.hand_key = d.hand_key AND o.lvl = d.lvl
         )
         SELECT d.hand_key, d.site, d.player, coalesce(d.against, '') AS against, d.kind, d.facing,
             CASE WHEN d.facing THEN 'F' ELSE '-' END || CASE WHEN d.players_in = 2 THEN 'H' ELSE 'M' END || d.street || least(d.bets, 4)
             || ':' || coalesce(CAST(least(m.cat, 3) AS VARCHAR)
                 || CASE WHEN m.top >= 12 THEN 'h' WHEN m.top >= 10 THEN 'm' ELSE 'l' END
-                || CASE WHEN shown.vcat > m.cat THEN '<' ELSE '' END, '?') AS stratum
-        FROM d LEFT JOIN iread m ON m.hand_key = d.hand_key AND m.player = d.player AND m.lvl = d.lvl
-        LEFT JOIN shown ON shown.hand_key = d.hand_key AND shown.seq = d.seq
+                || CASE WHEN d.shown > m.cat THEN '<' ELSE '' END, '?') AS stratum,
+            d.seq, d.street, CAST(d.lvl AS SMALLINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS SMALLINT) AS bets2
+        FROM ds d LEFT JOIN iread m ON m.hand_key = d.hand_key AND m.player = d.player AND m.lvl = d.lvl
         """
     )
-
-
-def _category(n: str) -> str:
-    """The read's category from the counts per rank ``n`` of a group (as :func:`quick_reads`)."""
-    return (f"CASE WHEN max({n}) >= 4 THEN 7 WHEN max({n}) = 3 THEN CASE WHEN count(*) FILTER (WHERE {n} >= 2) >= 2 THEN 5 ELSE 3 END "
-            f"WHEN max({n}) = 2 THEN CASE WHEN count(*) FILTER (WHERE {n} >= 2) >= 2 THEN 2 ELSE 1 END ELSE 0 END")
 
 
 def strata(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -574,46 +541,23 @@ def hidden_beaten(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     raises already made on the street (0, 1, 2 or more), heads-up or
     not, its own category and whether its main rank is a jack or higher.
     ``hands``: the hand keys of the passive decisions, where a beater is
-    named.  Reads ``idec``, ``icards`` and ``iq`` (:func:`quick_reads`).
+    named.  Reads ``istr`` and ``iros`` (:func:`read_strata`) and ``iq`` (:func:`quick_reads`).
     """
     return frame(
         con,
         """
-        WITH d AS (
-            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind, i.players_in = 2 AS hu,
-                CASE i.street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 ELSE 4 END AS lvl,
-                i.bettor IS NOT NULL AND i.bettor <> i.player AS facing,
-                least(count(*) FILTER (WHERE i.kind IN ('bet', 'raise', 'complete')) OVER (
-                    PARTITION BY i.hand_key, i.street ORDER BY i.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 2) AS bets
-            FROM idec i WHERE i.street IN ('2nd', '3rd', '4th', '5th') AND NOT coalesce(i.all_in, FALSE)
-                AND i.kind IN ('fold', 'call', 'raise', 'complete', 'check', 'bet')
-        ), folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM idec WHERE kind = 'fold' GROUP BY hand_key, player
-        ), up AS (  -- the category of each player's face-up cards at each street, as the bots read an opponent's board
-            SELECT hand_key, player, lvl,
-                CASE WHEN max(n) >= 4 THEN 7
-                     WHEN max(n) = 3 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 5 ELSE 3 END
-                     WHEN max(n) = 2 THEN CASE WHEN count(*) FILTER (WHERE n >= 2) >= 2 THEN 2 ELSE 1 END
-                     ELSE 0 END AS cat
-            FROM (SELECT c.hand_key, c.player, l.lvl, c.r, count(*) AS n FROM icards c JOIN (VALUES (1), (2), (3), (4)) l(lvl) ON c.s <= l.lvl
-                  WHERE c.up GROUP BY c.hand_key, c.player, l.lvl, c.r)
-            GROUP BY hand_key, player, lvl
-        ), dm AS (
-            SELECT d.*, m.cat AS my_cat, m.top >= 11 AS high
-            FROM d JOIN iq m ON m.hand_key = d.hand_key AND m.player = d.player AND m.lvl = d.lvl
-        ), o AS (  -- each opponent still in at the decision: its whole read and its up cards' read
-            SELECT dm.hand_key, dm.seq, s.player AS other, q.cat AS cat, coalesce(u.cat, 0) AS up_cat
-            FROM dm JOIN seats s ON s.hand_key = dm.hand_key AND s.dealt_in AND s.player <> dm.player
-            LEFT JOIN folds f ON f.hand_key = s.hand_key AND f.player = s.player
-            JOIN iq q ON q.hand_key = dm.hand_key AND q.player = s.player AND q.lvl = dm.lvl
-            LEFT JOIN up u ON u.hand_key = dm.hand_key AND u.player = s.player AND u.lvl = dm.lvl
-            WHERE f.fold_seq IS NULL OR f.fold_seq > dm.seq
+        WITH dm AS (
+            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind, i.hu, i.lvl, i.faced AS facing, i.bets2 AS bets,
+                m.cat AS my_cat, m.top >= 11 AS high
+            FROM istr i JOIN iq m ON m.hand_key = i.hand_key AND m.player = i.player AND m.lvl = i.lvl
+            WHERE i.street IN ('2nd', '3rd', '4th', '5th')
+        ), o AS (  -- each opponent still in at the decision with a quick read: its category (c) and its up cards' (v)
+            SELECT dm.*, list_filter(r.r, lambda x: x.p <> dm.player AND (x.f IS NULL OR x.f > dm.seq) AND x.c IS NOT NULL) AS opp
+            FROM dm LEFT JOIN iros r ON r.hand_key = dm.hand_key AND r.lvl = dm.lvl
         ), ds AS (
-            SELECT dm.hand_key, any_value(dm.site) AS site, any_value(dm.player) AS player, any_value(dm.street) AS street,
-                any_value(dm.facing) AS facing, any_value(dm.bets) AS bets, any_value(dm.hu) AS hu, any_value(dm.my_cat) AS my_cat,
-                any_value(dm.high) AS high, any_value(dm.kind) AS kind,
-                list(o.other) FILTER (WHERE o.cat > dm.my_cat) AS beaters, coalesce(bool_or(o.up_cat > dm.my_cat), FALSE) AS seen
-            FROM dm LEFT JOIN o ON o.hand_key = dm.hand_key AND o.seq = dm.seq
-            GROUP BY dm.hand_key, dm.seq
+            SELECT *, list_transform(list_filter(opp, lambda x: x.c > my_cat), lambda x: x.p) AS beaters,
+                coalesce(list_bool_or(list_transform(opp, lambda x: x.v > my_cat)), FALSE) AS seen
+            FROM o
         ), u AS (
             SELECT hand_key, site, player, street, facing, bets, hu, my_cat, high,
                 (facing AND kind = 'fold') OR (NOT facing AND kind = 'check') AS passive,

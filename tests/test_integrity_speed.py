@@ -1,0 +1,54 @@
+"""The integrity screen's pricing spread over processes (docs/integrity.md, "Speed"): the same figures as in one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hhtool.collusion import spots
+from hhtool.collusion.pricing import hand_cards, price, price_many
+from hhtool.collusion.screen import hand_states, price_tasks
+from hhtool.simulate import make_config, write_simulation
+from hhtool.stats.filters import Filters
+from hhtool.store.db import connect
+from tests.inprocess import hhtool
+
+
+@pytest.fixture(scope="module")
+def room(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("speed")
+    out = folder / "room.txt"
+    write_simulation(make_config(rules="classic", seed=86, pool=8), 150, out)
+    db = folder / "room.duckdb"
+    r = hhtool("import", str(out), "--db", str(db), "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    return db
+
+
+def test_pricing_over_two_processes_gives_each_figure_as_one(room: Path) -> None:
+    """Each decision is priced alone with the fixed seed: spread over two worker processes, in chunks, every figure is the
+    one this process gives, and the one a decision priced by itself gives."""
+    con = connect(room, read_only=True)
+    try:
+        spots.scoped_hands(con, Filters())
+        spots.decisions(con)
+        spots.quick_reads(con)
+        rows = list(spots.candidates(con).iter_rows())[:300]
+        tasks = price_tasks(con, rows)
+        keys = sorted({int(r[0]) for r in rows})
+        cards = hand_cards(spots.cards_of(con, keys), {t[0]: t[2] for t in tasks})
+        states = hand_states(con, keys)
+    finally:
+        con.close()
+    assert len({(r[0], r[2]) for r in rows}) > 100
+    here = price_many(tasks, workers=1)
+    spread = price_many(tasks, workers=2, at_least=0)
+    assert sorted(spread, key=lambda x: (x[0], x[1])) == sorted(here, key=lambda x: (x[0], x[1]))
+    alone = {}
+    for k, seq, player, street in ((t[0], s, p, st) for t in tasks for s, p, st in t[5]):
+        st_ = states[k]
+        h = cards.get(k)
+        alone[(k, seq)] = price(h, player, st_.still_in(seq, player), st_.folded(seq), street) if h is not None else None
+    assert {(k, s): v for k, s, v in spread} == alone
+    assert any(v is not None for v in alone.values())
