@@ -311,10 +311,14 @@ def test_card_sharing_compares_the_partners_hidden_cards_with_others_in_the_same
     counts[("S", "c", "d", st1)] = (40, 20)
     counts[("S", "c", "d", st2)] = (10, 2)
     pairs = [("S", p, q) for i, p in enumerate(players) for q in players[i + 1:]]
-    rows = sg.hidden_beaten(counts, pairs, {("S", "a", "b"): [3, 1, 2]}, "decisions", "{obs} of {n}, {expect:.0f}")
+    # the passive decisions' hands, the most telling first: those on 3rd (each checks there about a fifth of the time when
+    # others' hidden cards beat it; equal rates: the lower key first), then a's on 2nd (it folds half the time there);
+    # each hand once, by its most telling decision
+    hands = {("S", "a", "b", st1): [3, 1, 2], ("S", "a", "b", st2): [7, 2], ("S", "b", "a", st2): [9]}
+    rows = sg.hidden_beaten(counts, pairs, hands, "decisions", "{obs} of {n}, {expect:.0f}")
     ab, cd = rows[("S", "a", "b")], rows[("S", "c", "d")]
     assert ab.sample == 40 + 10 + 20 + 15 and ab.value == pytest.approx((35 + 2 + 10 + 3) / 85)
-    assert ab.z is not None and ab.z > 3 and ab.hands == [1, 2, 3]
+    assert ab.z is not None and ab.z > 3 and ab.hands == [2, 7, 9, 1, 3]
     assert cd.z is not None and abs(cd.z) < 1
     few = sg.hidden_beaten({("S", "a", "b", st1): (20, 19), ("S", "a", "", st1): (100, 50)}, [("S", "a", "b")], {}, "decisions", "")
     assert few[("S", "a", "b")].z is None and "too few" in (few[("S", "a", "b")].why_not or "")  # 20 < 30

@@ -527,11 +527,12 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
                 r.z /= spread[signal]
             out[signal][pair] = r
     counts: dict[tuple[str, str, str, sg.Stratum], tuple[int, int]] = {}
-    hands_of: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    hands_of: dict[tuple[str, str, str, sg.Stratum], list[int]] = {}
     for site, p, beater, street, facing, bets, hu, cat, high, n, passive, hands in spots.hidden_beaten(con).iter_rows():
-        counts[(site, p, beater, (street, facing, bets, hu, cat, high))] = (int(n), int(passive))
-        if beater:
-            hands_of[(site, p, beater)] += list(hands or [])
+        st = (street, facing, bets, hu, cat, high)
+        counts[(site, p, beater, st)] = (int(n), int(passive))
+        if beater and hands:
+            hands_of[(site, p, beater, st)] = list(hands)
     out["card_sharing"] = sg.hidden_beaten(counts, pairs, hands_of, _TEXT["card_sharing"][0], _TEXT["card_sharing"][2])
     return out, len(equities)
 

@@ -427,8 +427,8 @@ STYLE_PRIOR: Final = 5.0
 
 
 def hidden_beaten(
-    counts: dict[tuple[str, str, str, Stratum], tuple[int, int]], pairs: Iterable[Pair], hands: dict[tuple[str, str, str], list[int]],
-    unit: str, words: str,
+    counts: dict[tuple[str, str, str, Stratum], tuple[int, int]], pairs: Iterable[Pair],
+    hands: dict[tuple[str, str, str, Stratum], list[int]], unit: str, words: str,
 ) -> dict[Pair, Row]:
     """Card sharing: passive play where the partner's hidden cards beat the decider, against its play where another's do.
 
@@ -446,8 +446,11 @@ def hidden_beaten(
     all play: a strong-looking board hides strong cards more often, and
     the opponents who hold them bet more; both are in the baseline.
     z = (obs - E) / sqrt(sum p (1 - p)) with a continuity correction,
-    widened by the pairs' spread (:func:`between`).  ``words``: a format
-    with {obs}, {n}, {expect}.
+    widened by the pairs' spread (:func:`between`).  ``hands``: per
+    (site, player, beater, stratum) the hands of its passive decisions,
+    named the most telling first: the lowest expected passive rate (the
+    fold or check the player seldom makes there), ties to the lower key,
+    each hand once.  ``words``: a format with {obs}, {n}, {expect}.
     """
     mine: dict[tuple[str, str, Stratum], list[int]] = defaultdict(lambda: [0, 0])  # beaten by someone's hidden cards
     room: dict[tuple[str, Stratum], list[int]] = defaultdict(lambda: [0, 0])
@@ -481,10 +484,13 @@ def hidden_beaten(
         site = pair[0]
         n_all = obs = 0
         expect = var = 0.0
+        telling: list[tuple[float, int]] = []
         for p, st, n, k in by_pair.get(pair, ()):
             big_n, big_k = mine[(site, p, st)]
             target = 1.0 / (1.0 + math.exp(-(_logit(_rate(room[(site, st)])) + style.get((site, p), 0.0))))
             rate = min(0.999, max(0.001, (big_k - k + SHRINK * target) / (big_n - n + SHRINK)))
+            other = pair[2] if p == pair[1] else pair[1]
+            telling += [(rate, h) for h in hands.get((site, p, other, st), ())]
             n_all += n
             obs += k
             expect += n * rate
@@ -495,7 +501,7 @@ def hidden_beaten(
             out[pair] = _not("card_sharing", value, base, n_all, unit)
             continue
         z = rate_z(obs, expect, var)
-        named = sorted(set(hands.get((site, pair[1], pair[2]), []) + hands.get((site, pair[2], pair[1]), [])))
+        named = list(dict.fromkeys(h for _, h in sorted(telling)))
         out[pair] = Row("card_sharing", value, base, n_all, z, words=words.format(obs=obs, n=n_all, expect=expect), hands=named)
         moments[pair] = (obs - expect, var, n_all)
     between(out, moments)
