@@ -314,7 +314,7 @@ def test_card_sharing_compares_the_partners_hidden_cards_with_others_in_the_same
     # the passive decisions' hands, the most telling first: those on 3rd (each checks there about a fifth of the time when
     # others' hidden cards beat it; equal rates: the lower key first), then a's on 2nd (it folds half the time there);
     # each hand once, by its most telling decision
-    hands = {("S", "a", "b", st1): [3, 1, 2], ("S", "a", "b", st2): [7, 2], ("S", "b", "a", st2): [9]}
+    hands: dict[tuple[str, str, str, sg.Stratum], list[int]] = {("S", "a", "b", st1): [3, 1, 2], ("S", "a", "b", st2): [7, 2], ("S", "b", "a", st2): [9]}
     rows = sg.hidden_beaten(counts, pairs, hands, "decisions", "{obs} of {n}, {expect:.0f}")
     ab, cd = rows[("S", "a", "b")], rows[("S", "c", "d")]
     assert ab.sample == 40 + 10 + 20 + 15 and ab.value == pytest.approx((35 + 2 + 10 + 3) / 85)
