@@ -11,6 +11,7 @@ import json
 import math
 import shutil
 from collections import Counter
+from random import Random
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from hhtool.collusion import UnknownPairError, dossier, screen
 from hhtool.collusion.screen import Screen
 from hhtool.collusion import signals as sg
 from hhtool.collusion.pricing import PriceCache, cache_path
-from hhtool.collusion.score import KINDS, combine, kind_p, lead
+from hhtool.collusion.score import KINDS, combine, kind_p, lead, sum_tail
 from hhtool.collusion.stats import chi2_upper, combined_p, p_of_z, poisson_upper, z_of_p
 from hhtool.simulate import make_config, write_simulation
 from hhtool.store.db import connect
@@ -151,6 +152,17 @@ def test_combine_reads_signals_by_kind() -> None:
     kind, p = kind_p({"soft_play": 2.0, "passive_best": 2.0, "card_sharing": 0.0})
     assert kind == "soft play" and p == pytest.approx(1 - (1 - p_of_z(4.0 / math.sqrt(2))) ** 2)
     assert kind_p({"soft_play": 3.0, "passive_best": -12.0})[1] == pytest.approx(p_of_z(0.0))  # a z counts no lower than -3
+    # a two-sided signal (chip flow) at its centre, z -2.2, takes nothing from the kind's other signal: it counts no lower
+    # than 0, at half weight, and the sum is read by its own null (dumping 4.15 with flat money: p 1.1e-4, was Stouffer's 0.08)
+    flat = kind_p({"dumping": 4.15, "chip_flow": -2.2})
+    assert flat == kind_p({"dumping": 4.15, "chip_flow": 0.0}) and flat[0] == "chip dumping"
+    assert p_of_z(4.15) < flat[1] < 2e-4
+    assert kind_p({"dumping": 2.7, "chip_flow": 1.2})[1] < p_of_z(2.7)  # money moved the same way adds to it
+    assert kind_p({"chip_flow": 3.0})[1] == pytest.approx(p_of_z(3.0))
+    draw = Random(42)
+    sums = [draw.gauss(0.0, 1.0) + 0.5 * max(0.0, draw.gauss(0.0, 1.0)) for _ in range(200_000)]
+    for s in (0.5, 2.0, 3.0):  # calibrated: with nothing going on the sum's tail is sum_tail's
+        assert sum(x >= s for x in sums) / len(sums) == pytest.approx(sum_tail(s, 1, 0.5), rel=0.06)
     # the raw shares the stratified tests replaced are words beside the lead, not its evidence
     assert kind_p({"aggression": 9.0, "calls_into": 9.0, "strong_fold": 9.0}) == (None, 1.0)
     assert kind_p({"co_presence": 9.0}) == (None, 1.0)
