@@ -92,6 +92,9 @@ def test_the_cli_in_every_format(room: dict[str, Any]) -> None:
     assert [(p["rank"], p["a"], p["b"]) for p in pairs] == want
     r = hhtool("integrity", "--db", str(room["db"]), "--player-tag", "watch", "--top", "0", "--no-cache")
     assert r.returncode in (0, 1) and sum(1 for line in r.stdout.splitlines() if line.lstrip()[:1].isdigit()) >= len(want)
+    # the heading says these are the pairs asked for, among every pair screened
+    head = " ".join(r.stdout.split("\n\n")[0].split())
+    assert f"{len(want)} pairs holding the accounts asked for, of {room['full'].height} dealt in together" in head
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +116,8 @@ def test_the_page_lists_the_pairs_of_the_tagged_accounts(server: Server, room: d
     rows = _rows(page)
     assert [(int(r["rank"]), r["a"], r["b"]) for r in rows] == [(k, _shown(a), _shown(b)) for k, a, b in want]
     assert re.search(r'name="player_tag" value="watch"', page)
+    summary = re.search(r'<p id="summary">(.*?)</p>', page, re.S)
+    assert summary and f"{len(want)} pairs holding the accounts asked for, of {room['full'].height} pairs screened" in summary.group(1)
     assert _rows(server.get("/integrity?player_tag=nobody")[2]) == []
     status, _, page = server.get("/integrity?player_tag=" + "x" * 200)
     assert status == 400

@@ -41,7 +41,9 @@ def _wrap(text: str, indent: str) -> list[str]:
 
 def screen_text(s: Screen, top: int | None = 20) -> str:
     """The ranked pairs: one line a pair (rank, the two, hands together, score, lead), then its signals and hands in words."""
-    lines = [*_wrap(f"Integrity screen: {s.pairs.height:,} pairs of accounts dealt in together, in {s.hands_read:,} hands. "
+    listed = (f"{s.pairs.height:,} pairs of accounts dealt in together" if s.chosen_from is None else
+              f"{s.pairs.height:,} pairs holding the accounts asked for, of {s.chosen_from:,} dealt in together")
+    lines = [*_wrap(f"Integrity screen: {listed}, in {s.hands_read:,} hands. "
                     "Leads to review, not findings: one hand proves nothing; each figure is against the players' own "
                     "baseline.", ""), ""]
     for signal, why in s.not_computed:

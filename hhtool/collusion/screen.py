@@ -64,6 +64,7 @@ class Screen:
     priced: int = 0  # decisions priced in this run (not read from the cache)
     cached: int = 0  # priced figures read from the cache
     keys: dict[tuple[str, str], str] = field(default_factory=dict)  # (site, name) -> the account's key
+    chosen_from: int | None = None  # the pairs listed before the filters' accounts chose among them (None: none chosen)
 
 
 def open_db(db: Any) -> tuple[duckdb.DuckDBPyConnection, bool, Path | None]:
@@ -336,12 +337,14 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
     pairs_df = pl.DataFrame(pair_rows, schema=schema) if pair_rows else pl.DataFrame(schema=schema)
     sig_schema: dict[str, Any] = {"a": pl.String, "b": pl.String, "signal": pl.String, "value": pl.Float64, "baseline": pl.Float64,
                   "sample": pl.Int64, "z": pl.Float64, "scored": pl.Boolean, "why_not": pl.String}
+    chosen_from = None
     if f.players or f.player_tags:  # the pairs of these accounts, the room's ranks kept
+        chosen_from = pairs_df.height
         pairs_df = pairs_of(pairs_df, f.picks() if f.players else None, tagged_accounts(con, f.player_tags) if f.player_tags else None)
     sig_df = pl.DataFrame(sig_rows, schema=sig_schema) if sig_rows else pl.DataFrame(schema=sig_schema)
     sig_df = sig_df.join(pairs_df.select("a", "b"), on=["a", "b"], how="semi", maintain_order="left") if sig_df.height else sig_df
     return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits, prices.hits,
-                  keys)
+                  keys, chosen_from)
 
 
 def room_of(f: Filters) -> Filters:

@@ -184,6 +184,7 @@ class IntegrityPage:
     rows: list[PairRow]
     total: int  # pairs that match, on every page
     everyone: int  # pairs screened
+    chosen: bool  # the pairs listed are those of the accounts asked for (by name or tag), not every pair screened
     counts: dict[str, int]  # pairs per lead level
     first: int
     last: int
@@ -259,7 +260,8 @@ def integrity_page(cur: duckdb.DuckDBPyConnection, q: IntegrityQuery, path: str,
         return path + ("?" + urlencode(kept_items) if kept_items else "")
 
     return IntegrityPage(
-        rows=rows, total=chosen.height, everyone=pairs.height, counts=counts,
+        rows=rows, total=chosen.height, everyone=s.pairs.height, chosen=bool(q.filters.players or q.filters.player_tags),
+        counts=counts,
         first=start + 1 if rows else 0, last=start + len(rows),
         prev=url(page=str(q.page - 1)) if q.page > 1 else None,
         next=url(page=str(q.page + 1)) if start + PAGE_SIZE < chosen.height else None,
