@@ -46,7 +46,7 @@ def test_pricing_over_two_processes_gives_each_figure_as_one(room: Path) -> None
     spread = price_many(tasks, workers=2, at_least=0)
     assert sorted(spread, key=lambda x: (x[0], x[1])) == sorted(here, key=lambda x: (x[0], x[1]))
     alone = {}
-    for k, seq, player, street in ((t[0], s, p, st) for t in tasks for s, p, st in t[5]):
+    for k, seq, player, street in ((t[0], s, p, st) for t in tasks for s, p, st in t[4]):
         st_ = states[k]
         h = cards.get(k)
         alone[(k, seq)] = price(h, player, st_.still_in(seq, player), st_.folded(seq), street) if h is not None else None

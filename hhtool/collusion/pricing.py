@@ -133,9 +133,23 @@ PARALLEL_FROM: Final = 2_000
 """Decisions to price at and above which they are spread over one process per core: below, starting the processes (a
 second or so each) costs more than it saves."""
 
-HandTask = tuple[int, list[tuple[object, ...]], tuple[str, int, int | None], list[str], dict[str, int], list[tuple[int, str, int]]]
-"""One hand's pricing as a worker process gets it, in plain values: (hand_key, its ``cards`` rows, (profile, players dealt
-in, wild rank), the players dealt in in seat order, each one's first fold's seq, and its decisions (seq, decider, street))."""
+@dataclass
+class HandState:
+    """Who was dealt in and when each folded: who is still in at a decision."""
+
+    dealt: list[str] = field(default_factory=list)
+    fold_seq: dict[str, int] = field(default_factory=dict)
+
+    def still_in(self, seq: int, but: str) -> list[str]:
+        return [p for p in self.dealt if p != but and self.fold_seq.get(p, 1 << 30) > seq]
+
+    def folded(self, seq: int) -> list[str]:
+        return [p for p in self.dealt if self.fold_seq.get(p, 1 << 30) < seq]
+
+
+HandTask = tuple[int, list[tuple[object, ...]], tuple[str, int, int | None], HandState, list[tuple[int, str, int]]]
+"""One hand's pricing as a worker process gets it: (hand_key, its ``cards`` rows, (profile, players dealt in, wild
+rank), who was dealt in and when each folded, and its decisions (seq, decider, street))."""
 
 
 def price_hands(tasks: list[HandTask]) -> list[tuple[int, int, float | None]]:
@@ -145,22 +159,17 @@ def price_hands(tasks: list[HandTask]) -> list[tuple[int, int, float | None]]:
     whichever process prices it, and in whatever order.
     """
     out: list[tuple[int, int, float | None]] = []
-    for key, rows, facts, dealt, fold_seq, decisions in tasks:
+    for key, rows, facts, state, decisions in tasks:
         h = hand_cards(rows, {key: facts}).get(key)
         for seq, player, street in decisions:
-            if h is None:
-                out.append((key, seq, None))
-                continue
-            still = [p for p in dealt if p != player and fold_seq.get(p, 1 << 30) > seq]
-            folded = [p for p in dealt if fold_seq.get(p, 1 << 30) < seq]
-            out.append((key, seq, price(h, player, still, folded, street)))
+            out.append((key, seq, None if h is None else price(h, player, state.still_in(seq, player), state.folded(seq), street)))
     return out
 
 
 def price_many(tasks: list[HandTask], workers: int | None = None, at_least: int = PARALLEL_FROM) -> list[tuple[int, int, float | None]]:
     """:func:`price_hands` of every task, spread over ``workers`` processes (default one per core) when there are
     ``at_least`` decisions or more; in this process otherwise.  The figures do not depend on the split."""
-    n = sum(len(t[5]) for t in tasks)
+    n = sum(len(t[4]) for t in tasks)
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers <= 1 or n < at_least:
         return price_hands(tasks)
@@ -176,7 +185,7 @@ def price_many(tasks: list[HandTask], workers: int | None = None, at_least: int 
             chunks.append([])
             size = 0
         chunks[-1].append(t)
-        size += len(t[5])
+        size += len(t[4])
     out: list[tuple[int, int, float | None]] = []
     # spawned, not forked: the parent holds DuckDB's threads, which a fork would copy mid-lock
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=multiprocessing.get_context("spawn")) as pool:

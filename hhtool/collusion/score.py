@@ -99,15 +99,13 @@ def sum_tail(s: float, ones: int, weight: float) -> float:
     The sum of the normals is N(0, ones); the truncated one is integrated
     over (Simpson's rule, steps of 0.05 up to 12 standard deviations).
     """
+    if ones == 0:
+        return 1.0 if s <= 0 else p_of_z(s / weight)
     sd = math.sqrt(ones)
 
     def tail(x: float) -> float:
-        if ones == 0:
-            return 1.0 if x <= 0 else 0.0
         return p_of_z(x / sd)
 
-    if ones == 0:
-        return 1.0 if s <= 0 else p_of_z(s / weight)
     steps, h = 240, 0.05
     acc = 0.0
     for i in range(steps + 1):

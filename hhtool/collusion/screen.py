@@ -20,7 +20,7 @@ from hhtool.game.cards import Card
 
 from hhtool.collusion import signals as sg
 from hhtool.collusion import spots
-from hhtool.collusion.pricing import STREET_NO, HandCards, HandTask, PriceCache, cache_path, price_many
+from hhtool.collusion.pricing import STREET_NO, HandCards, HandState, HandTask, PriceCache, cache_path, price_many
 from hhtool.collusion.score import combine, lead
 from hhtool.stats.filters import Filters
 from hhtool.stats.accounts import Account
@@ -90,20 +90,6 @@ def quick(cards: Sequence[Card] | None, wild: int | None) -> tuple[int, int]:
     from hhtool.game.evaluate import quick_category
 
     return quick_category(cards, wild)
-
-
-@dataclass
-class HandState:
-    """Who was dealt in and when each folded: who is still in at a decision."""
-
-    dealt: list[str] = field(default_factory=list)
-    fold_seq: dict[str, int] = field(default_factory=dict)
-
-    def still_in(self, seq: int, but: str) -> list[str]:
-        return [p for p in self.dealt if p != but and self.fold_seq.get(p, 1 << 30) > seq]
-
-    def folded(self, seq: int) -> list[str]:
-        return [p for p in self.dealt if self.fold_seq.get(p, 1 << 30) < seq]
 
 
 def hidden_beaters(h: HandCards, decider: str, street: int, still_in: list[str]) -> list[str] | None:
@@ -655,9 +641,8 @@ def _price_all(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], pric
     if not rows:
         return {}
     keys = sorted({int(r[0]) for r in rows})
-    facts = {int(k): (str(s), str(i), int(th), str(pr), int(d), w) for k, s, i, th, pr, d, w in con.execute(
-        "SELECT hand_key, site, hand_id, text_hash, profile, dealt_in, wild_rank FROM hands WHERE list_contains(?::BIGINT[], hand_key)",
-        [keys]).fetchall()}
+    facts = {int(k): (str(s), str(i), int(th)) for k, s, i, th in con.execute(
+        "SELECT hand_key, site, hand_id, text_hash FROM hands WHERE list_contains(?::BIGINT[], hand_key)", [keys]).fetchall()}
     out: dict[tuple[int, int], float | None] = {}
     todo = []
     for r in rows:
@@ -692,7 +677,7 @@ def price_tasks(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]]) -> 
     for r in rows:
         k, seq, lvl, player = int(r[0]), int(r[2]), int(r[5]), str(r[6])
         asked[k].append((seq, player, STREET_NO.get(str(r[4]), lvl)))
-    return [(k, rows_of.get(k, []), facts[k], states[k].dealt, states[k].fold_seq, asked[k]) for k in need]
+    return [(k, rows_of.get(k, []), facts[k], states[k], asked[k]) for k in need]
 
 
 def hand_states(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, HandState]:
