@@ -347,24 +347,30 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
         """
     )
     levels = range(1, 6)
-    counts = ", ".join(f"count(*) FILTER (WHERE s <= {k}) AS n{k}, count(*) FILTER (WHERE up AND s <= {k}) AS u{k}" for k in levels)
-    per = ", ".join(
-        f"sum(n{k}) AS c{k}, max(n{k}) AS m{k}, count(*) FILTER (WHERE n{k} >= 2) AS g{k}, arg_max(r, n{k} * 16 + r) AS t{k}, "
-        f"max(u{k}) AS um{k}, count(*) FILTER (WHERE u{k} >= 2) AS ug{k}"
-        for k in levels
-    )
+    # per card, one number: 4 bits per level k (1..5) counting it from its street on, the same again 20 bits up when face up
+    per_card = " ".join(f"WHEN {s} THEN {sum(16 ** (k - 1) for k in range(s, 6))}" for s in levels)
+    n = {k: f"(pn >> {4 * (k - 1)}) & 15" for k in levels}  # a rank's cards by level k, from the card numbers' sum
+    u = {k: f"(pn >> {20 + 4 * (k - 1)}) & 15" for k in levels}  # of them face up
+    pairs_at = " + ".join(f"(CASE WHEN {n[k]} >= 2 THEN {16 ** (k - 1)} ELSE 0 END) + (CASE WHEN {u[k]} >= 2 THEN {2 ** 20 * 16 ** (k - 1)} ELSE 0 END)"
+                          for k in levels)
+    per = ", ".join(f"max(({n[k]}) * 16 + r) AS x{k}, max({u[k]}) AS um{k}" for k in levels)
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE iread_n AS
         WITH c AS (
-            SELECT hand_key, pid, up, s, r FROM icards_n
+            SELECT hand_key, pid, CAST(CASE s {per_card} END AS BIGINT) * CASE WHEN up THEN {2 ** 20 + 1} ELSE 1 END AS pk, r FROM icards_n
             UNION ALL  -- the vela, everyone's card from its street on
-            SELECT p.hand_key, p.pid, TRUE, 5, strpos('23456789TJQKA', v.card[1]) + 1
+            SELECT p.hand_key, p.pid, {(2 ** 20 + 1) * 16 ** 4}, strpos('23456789TJQKA', v.card[1]) + 1
             FROM (SELECT DISTINCT hand_key, pid FROM icards_n) p JOIN cards v ON v.hand_key = p.hand_key AND v.player IS NULL
-        ), rc AS (
-            SELECT hand_key, pid, r, {counts} FROM c GROUP BY hand_key, pid, r
+        ), rc AS (  -- per rank, its cards by level (and face up) in one number
+            SELECT hand_key, pid, r, CAST(sum(pk) AS BIGINT) AS pn FROM c GROUP BY hand_key, pid, r
+        ), w0 AS (  -- per player: the cards by level (cn), the ranks held twice or more by level (gn), the largest group and its rank (x)
+            SELECT hand_key, pid, CAST(sum(pn) AS BIGINT) AS cn, CAST(sum({pairs_at}) AS BIGINT) AS gn, {per} FROM rc GROUP BY hand_key, pid
         ), w AS MATERIALIZED (
-            SELECT hand_key, pid, {per} FROM rc GROUP BY hand_key, pid
+            SELECT hand_key, pid, {", ".join(
+                f"(cn >> {4 * (k - 1)}) & 15 AS c{k}, x{k} // 16 AS m{k}, (gn >> {4 * (k - 1)}) & 15 AS g{k}, x{k} % 16 AS t{k}, um{k}, "
+                f"(gn >> {20 + 4 * (k - 1)}) & 15 AS ug{k}" for k in levels)}
+            FROM w0
         )
         {" UNION ALL ".join(
             f"SELECT hand_key, pid, CAST({k} AS TINYINT) AS lvl, CAST(c{k} AS TINYINT) AS cards, "
