@@ -173,21 +173,28 @@ def _decisions_sql() -> str:
     (``pid``, the bettor's ``bid``), street (``sn``) and kind (``k``) by
     number: the window sorts and carries integers only.
     """
+    sn = STREET_NO.format(s="a.street")
+    bet = "a.kind IN ('bet', 'raise', 'complete')"
     return f"""
     WITH aw AS (
-        SELECT a.hand_key, a.seq, a.line, {STREET_NO.format(s='a.street')} AS sn, p.pid, {KIND_NO.format(k='a.kind')} AS k,
-            a.all_in, ih.dealt,
+        SELECT a.hand_key, a.seq, a.line, {sn} AS sn, p.pid, {KIND_NO.format(k='a.kind')} AS k, a.all_in, ih.dealt,
             count(*) FILTER (WHERE a.kind = 'fold') OVER w_before AS folded_before,
-            -- the last bet before it in the hand, kept when on this street (one window, one sort: the streets follow seq)
-            last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN {{'sn': {STREET_NO.format(s='a.street')}, 'p': p.pid}} END
-                IGNORE NULLS) OVER w_before AS last_bet
+            -- the last bet before it in the hand, kept when on this street (one window, one sort: the streets follow seq):
+            -- its street and its player in one number
+            last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN (CAST({sn} AS BIGINT) << 32) | p.pid END
+                IGNORE NULLS) OVER w_before AS last_bet,
+            -- the bets and raises before it, 8 bits a street: those of its own street are its (in the same window)
+            sum(CASE WHEN {bet} THEN CAST(1 AS BIGINT) << (8 * {sn}) END) OVER w_before AS bets_by_street,
+            sum(CASE WHEN {bet} AND NOT coalesce(a.all_in, FALSE) THEN CAST(1 AS BIGINT) << (8 * {sn}) END) OVER w_before AS bets_in_by_street
         FROM actions a JOIN ih USING (hand_key) LEFT JOIN ipl p ON p.site = ih.site AND p.player = a.player
         WHERE ih.dealt IS NOT NULL
         WINDOW w_before AS (PARTITION BY a.hand_key ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     )
     SELECT hand_key, seq, line, sn, pid, k, all_in, CAST(folded_before AS SMALLINT) AS folded_before,
-        CASE WHEN last_bet.sn = sn THEN last_bet.p END AS bid, CAST(dealt - folded_before AS SMALLINT) AS players_in,
-        CAST(CASE WHEN sn <= 3 THEN sn ELSE 4 END AS SMALLINT) AS lvl
+        CASE WHEN last_bet >> 32 = sn THEN CAST(last_bet & 4294967295 AS INTEGER) END AS bid,
+        CAST(dealt - folded_before AS SMALLINT) AS players_in, CAST(CASE WHEN sn <= 3 THEN sn ELSE 4 END AS SMALLINT) AS lvl,
+        CAST(coalesce((bets_by_street >> (8 * sn)) & 255, 0) AS SMALLINT) AS bets,
+        CAST(coalesce((bets_in_by_street >> (8 * sn)) & 255, 0) AS SMALLINT) AS bets_in
     FROM aw WHERE k IS NOT NULL
     """
 
@@ -228,14 +235,14 @@ def decisions(con: duckdb.DuckDBPyConnection) -> None:
             SELECT dd.*, list_transform(list_filter(r.r, lambda x: x.p <> dd.pid AND (x.f IS NULL OR x.f > dd.seq)), lambda x: x.p) AS opps
             FROM dd JOIN roster r USING (hand_key) WHERE dd.players_in = 2
         )
-        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, NULL::INTEGER AS oid
+        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in, NULL::INTEGER AS oid
         FROM dd WHERE players_in IS DISTINCT FROM 2
         UNION ALL
-        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl,
+        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in,
             unnest(CASE WHEN len(opps) = 0 THEN [NULL::INTEGER] ELSE opps END) AS oid
         FROM hu
         UNION ALL  -- (a heads-up decision of a hand without a roster: no opponent, as a join would leave it)
-        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, NULL
+        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in, NULL
         FROM dd WHERE players_in = 2 AND hand_key NOT IN (SELECT hand_key FROM roster)
         """
     )
@@ -540,7 +547,8 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         CREATE OR REPLACE TEMP TABLE iros AS
         WITH folds AS (SELECT hand_key, pid, min(seq) AS fold_seq FROM idec_n WHERE k = 6 GROUP BY ALL)
         SELECT v.hand_key, v.lvl,
-            list({'p': v.pid, 'f': f.fold_seq, 'v': v.vcat, 'c': CASE WHEN v.lvl <= 4 AND v.cards = v.lvl + 1 THEN v.cat END}) AS r
+            list({'p': v.pid, 'f': f.fold_seq, 'v': v.vcat, 'c': CASE WHEN v.lvl <= 4 AND v.cards = v.lvl + 1 THEN v.cat END,
+                  'm': v.cat, 't': v.top}) AS r
         FROM iread_n v JOIN iseat s ON s.hand_key = v.hand_key AND s.pid = v.pid
         LEFT JOIN folds f ON f.hand_key = v.hand_key AND f.pid = v.pid
         GROUP BY v.hand_key, v.lvl
@@ -549,31 +557,34 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE istr_n AS
-        WITH d0 AS (
-            SELECT i.hand_key, i.seq, i.sn, i.pid, i.k, i.all_in, i.players_in, i.bid, i.oid,
-                count(*) FILTER (WHERE {K_AGGR.format(k='i.k')}) OVER w AS bets,
-                count(*) FILTER (WHERE {K_AGGR.format(k='i.k')} AND NOT coalesce(i.all_in, FALSE)) OVER w AS bets_in
-            FROM idec_n i
-            WINDOW w AS (PARTITION BY i.hand_key, i.sn ORDER BY i.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-        ), d AS (
+        WITH d AS (
             SELECT hand_key, seq, sn, pid, k, players_in, sn AS lvl, bets, bets_in,
                 ({K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid) AS facing,
                 CASE WHEN {K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid THEN bid ELSE oid END AS against,
                 bid IS NOT NULL AND bid <> pid AS faced
-            FROM d0 WHERE NOT coalesce(all_in, FALSE)
-        ), ds AS (  -- the best category showing among the others still in
-            SELECT d.*, list_max(list_transform(list_filter(o.r, lambda x: x.p <> d.pid AND (x.f IS NULL OR x.f > d.seq)),
-                                                lambda x: x.v)) AS shown
+            FROM idec_n WHERE NOT coalesce(all_in, FALSE)
+        ), ds AS (  -- the others still in (opp) and the decider's own read (m), from the hand's list at the street
+            SELECT d.*, list_filter(o.r, lambda x: x.p <> d.pid AND (x.f IS NULL OR x.f > d.seq)) AS opp,
+                list_filter(o.r, lambda x: x.p = d.pid)[1] AS m
             FROM d LEFT JOIN iros o ON o.hand_key = d.hand_key AND o.lvl = d.lvl
+        ), dq AS (  -- the best category showing among the others still in; the hidden-cards test's read (2nd to 5th street)
+            SELECT *, list_max(list_transform(opp, lambda x: x.v)) AS shown, CASE WHEN sn <= 4 THEN m.c END AS qcat,
+                list_filter(opp, lambda x: x.c IS NOT NULL) AS opq
+            FROM ds
+        ), dh AS (
+            SELECT *, qcat IS NOT NULL AND NOT coalesce(list_bool_or(list_transform(opq, lambda x: x.v > qcat)), FALSE) AS hb
+            FROM dq
         )
         SELECT d.hand_key, d.pid, CAST(coalesce(d.against, 0) AS INTEGER) AS aid, d.k, d.facing,
             CAST(((((CASE WHEN d.facing THEN 1 ELSE 0 END) * 2 + (CASE WHEN d.players_in = 2 THEN 1 ELSE 0 END)) * 8 + d.sn) * 8
                   + least(d.bets, 4)) * 32
-                 + CASE WHEN m.cat IS NULL THEN 0
-                        ELSE 1 + 6 * least(m.cat, 3) + 2 * (CASE WHEN m.top >= 12 THEN 2 WHEN m.top >= 10 THEN 1 ELSE 0 END)
-                             + CASE WHEN d.shown > m.cat THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
-            d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2
-        FROM ds d LEFT JOIN iread_n m ON m.hand_key = d.hand_key AND m.pid = d.pid AND m.lvl = d.lvl
+                 + CASE WHEN d.m.m IS NULL THEN 0
+                        ELSE 1 + 6 * least(d.m.m, 3) + 2 * (CASE WHEN d.m.t >= 12 THEN 2 WHEN d.m.t >= 10 THEN 1 ELSE 0 END)
+                             + CASE WHEN d.shown > d.m.m THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
+            d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2,
+            d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.m.t >= 11 END AS high,
+            CASE WHEN d.hb THEN list_transform(list_filter(d.opq, lambda x: x.c > d.qcat), lambda x: x.p) END AS beaters
+        FROM dh d
         """
     )
     con.execute(
@@ -647,28 +658,16 @@ def hidden_beaten(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     raises already made on the street (0, 1, 2 or more), heads-up or
     not, its own category and whether its main rank is a jack or higher.
     ``hands``: the hand keys of the passive decisions, where a beater is
-    named.  Reads ``istr_n`` and ``iros`` (:func:`read_strata`) and ``iq_n`` (:func:`quick_reads`).
+    named.  Reads ``istr_n`` alone: :func:`read_strata` reckons each decision's part (``hb``, ``qcat``, ``high``, ``beaters``).
     """
     return frame(
         con, _named(
             """
-            WITH dm AS (
-                SELECT i.hand_key, i.seq, i.sn, i.pid, i.k, i.hu, i.lvl, i.faced AS facing, i.bets2 AS bets,
-                    m.cat AS my_cat, m.top >= 11 AS high
-                FROM istr_n i JOIN iq_n m ON m.hand_key = i.hand_key AND m.pid = i.pid AND m.lvl = i.lvl
-                WHERE i.sn <= 4
-            ), o AS (  -- each opponent still in at the decision with a quick read: its category (c) and its up cards' (v)
-                SELECT dm.*, list_filter(r.r, lambda x: x.p <> dm.pid AND (x.f IS NULL OR x.f > dm.seq) AND x.c IS NOT NULL) AS opp
-                FROM dm LEFT JOIN iros r ON r.hand_key = dm.hand_key AND r.lvl = dm.lvl
-            ), ds AS (
-                SELECT *, list_transform(list_filter(opp, lambda x: x.c > my_cat), lambda x: x.p) AS beaters,
-                    coalesce(list_bool_or(list_transform(opp, lambda x: x.v > my_cat)), FALSE) AS seen
-                FROM o
-            ), u AS (
-                SELECT hand_key, pid, sn, facing, bets, hu, my_cat, high,
-                    (facing AND k = 6) OR (NOT facing AND k = 5) AS passive,
+            WITH u AS (
+                SELECT hand_key, pid, sn, faced AS facing, bets2 AS bets, hu, qcat AS my_cat, high,
+                    (faced AND k = 6) OR (NOT faced AND k = 5) AS passive,
                     unnest(CASE WHEN beaters IS NULL OR len(beaters) = 0 THEN [0] ELSE beaters END) AS beater
-                FROM ds WHERE NOT seen
+                FROM istr_n WHERE hb
             )
             SELECT pid, beater, sn, facing, bets, hu, my_cat, high, count(*) AS n, count(*) FILTER (WHERE passive) AS passive,
                 list(hand_key) FILTER (WHERE passive AND beater <> 0) AS hands
