@@ -175,27 +175,34 @@ def _decisions_sql() -> str:
     """
     sn = STREET_NO.format(s="a.street")
     bet = "a.kind IN ('bet', 'raise', 'complete')"
+    one = "CAST(1 AS HUGEINT)"
+    # what the decisions count before them, in one sum: per street (8 bits each) the bets and raises (bits 0..39), those not
+    # all-in (40..79); the folds (80..): one window aggregate rather than three
+    counted = (f"CASE WHEN a.kind = 'fold' THEN {one} << 80 WHEN {bet} THEN ({one} << (8 * ({sn} - 1))) "
+               f"+ CASE WHEN coalesce(a.all_in, FALSE) THEN 0 ELSE {one} << (40 + 8 * ({sn} - 1)) END END")
     return f"""
     WITH aw AS (
         SELECT a.hand_key, a.seq, a.line, {sn} AS sn, p.pid, {KIND_NO.format(k='a.kind')} AS k, a.all_in, ih.dealt,
-            count(*) FILTER (WHERE a.kind = 'fold') OVER w_before AS folded_before,
+            sum({counted}) OVER w_before AS before,
             -- the last bet before it in the hand, kept when on this street (one window, one sort: the streets follow seq):
             -- its street and its player in one number
             last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN (CAST({sn} AS BIGINT) << 32) | p.pid END
-                IGNORE NULLS) OVER w_before AS last_bet,
-            -- the bets and raises before it, 8 bits a street: those of its own street are its (in the same window)
-            sum(CASE WHEN {bet} THEN CAST(1 AS BIGINT) << (8 * {sn}) END) OVER w_before AS bets_by_street,
-            sum(CASE WHEN {bet} AND NOT coalesce(a.all_in, FALSE) THEN CAST(1 AS BIGINT) << (8 * {sn}) END) OVER w_before AS bets_in_by_street
+                IGNORE NULLS) OVER w_before AS last_bet
         FROM actions a JOIN ih USING (hand_key) LEFT JOIN ipl p ON p.site = ih.site AND p.player = a.player
-        WHERE ih.dealt IS NOT NULL
+        -- the decisions and the bring-in: the only actions the window counts or names (antes and returned bets are neither)
+        WHERE ih.dealt IS NOT NULL AND a.kind IN ('bet', 'raise', 'complete', 'call', 'check', 'fold', 'bring_in')
         WINDOW w_before AS (PARTITION BY a.hand_key ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    ), ac AS (
+        SELECT * EXCLUDE (before), CAST(coalesce(before >> 80, 0) AS SMALLINT) AS folded_before,
+            CAST(coalesce((before >> (8 * (sn - 1))) & 255, 0) AS SMALLINT) AS bets,
+            CAST(coalesce((before >> (40 + 8 * (sn - 1))) & 255, 0) AS SMALLINT) AS bets_in
+        FROM aw WHERE k IS NOT NULL
     )
-    SELECT hand_key, seq, line, sn, pid, k, all_in, CAST(folded_before AS SMALLINT) AS folded_before,
+    SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before,
         CASE WHEN last_bet >> 32 = sn THEN CAST(last_bet & 4294967295 AS INTEGER) END AS bid,
         CAST(dealt - folded_before AS SMALLINT) AS players_in, CAST(CASE WHEN sn <= 3 THEN sn ELSE 4 END AS SMALLINT) AS lvl,
-        CAST(coalesce((bets_by_street >> (8 * sn)) & 255, 0) AS SMALLINT) AS bets,
-        CAST(coalesce((bets_in_by_street >> (8 * sn)) & 255, 0) AS SMALLINT) AS bets_in
-    FROM aw WHERE k IS NOT NULL
+        bets, bets_in
+    FROM ac
     """
 
 
