@@ -329,7 +329,7 @@ def hand_facts(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[An
 
 
 def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
-    """Temporary tables ``icards_n`` (the players' cards read: ``s`` the street 1..4, ``r`` the rank), ``iread_n`` and ``iq_n``: each player's read of its cards at each street; the views ``icards``, ``iread``, ``iq`` name the players.
+    """Temporary tables ``iread_n`` and ``iq_n``, each player's read of its cards at each street; the views ``iread``, ``iq`` with the players' names, and ``icards`` (the players' cards read: ``s`` the street 1..4, ``r`` the rank).
 
     The simulator's bots' read (:func:`hhtool.game.evaluate.quick_category`)
     in SQL: the category from the ranks' counts alone (0 no pair, 1 a pair,
@@ -344,53 +344,41 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
     category of its face-up cards (and the vela) alone: what the others
     see.  ``iq``: the quick read (``cards``, ``cat``, ``top``) at levels
     1..4 only where every card dealt by then is known, the vela left out.
-    Both from one aggregation of the cards per (hand, player, rank) with a
-    count per level, not every card repeated at each level it is known.
-    The ``_n`` tables hold the player's number (``pid``, :func:`scoped_hands`),
+    Both from one aggregation of the cards per (hand, player): per level
+    the cards known as one number with a bit per card, OR-ed, the counts
+    per rank and the read from its bits (:func:`_read_bits`), not a group
+    per rank.  The ``_n`` tables hold the player's number (``pid``, :func:`scoped_hands`),
     not its name: what the later passes join on.
     """
     for view in ("icards", "iread", "iq"):
         con.execute(f"DROP VIEW IF EXISTS {view}")
-    # the players' cards of the hands read, once
-    con.execute(
-        """
-        CREATE OR REPLACE TEMP TABLE icards_n AS
-        SELECT c.hand_key, p.pid, c.up, CAST(CASE c.street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS TINYINT) AS s,
-            CAST(strpos('23456789TJQKA', c.card[1]) + 1 AS TINYINT) AS r
-        FROM cards c JOIN ih USING (hand_key) JOIN ipl p ON p.site = ih.site AND p.player = c.player
-        """
-    )
     levels = range(1, 6)
-    # per card, one number: 4 bits per level k (1..5) counting it from its street on, the same again 20 bits up when face up
-    per_card = " ".join(f"WHEN {s} THEN {sum(16 ** (k - 1) for k in range(s, 6))}" for s in levels)
-    n = {k: f"(pn >> {4 * (k - 1)}) & 15" for k in levels}  # a rank's cards by level k, from the card numbers' sum
-    u = {k: f"(pn >> {20 + 4 * (k - 1)}) & 15" for k in levels}  # of them face up
-    pairs_at = " + ".join(f"(CASE WHEN {n[k]} >= 2 THEN {16 ** (k - 1)} ELSE 0 END) + (CASE WHEN {u[k]} >= 2 THEN {2 ** 20 * 16 ** (k - 1)} ELSE 0 END)"
-                          for k in levels)
-    per = ", ".join(f"max(({n[k]}) * 16 + r) AS x{k}, max({u[k]}) AS um{k}" for k in levels)
+    # Each player's cards known by level k as one number with a bit per card: 4 bits a rank (rank r at bits 4 (r - 1) ..,
+    # one per suit), so that an OR gathers them (a card is once in a hand); the cards of each rank are counted from it with
+    # the bit tricks of a population count (4-bit counts, 0..4), and the read from those counts (:func:`_read_bits`).
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE iread_n AS
         WITH c AS (
-            SELECT hand_key, pid, CAST(CASE s {per_card} END AS BIGINT) * CASE WHEN up THEN {2 ** 20 + 1} ELSE 1 END AS pk, r FROM icards_n
-            UNION ALL  -- the vela, everyone's card from its street on
-            SELECT p.hand_key, p.pid, {(2 ** 20 + 1) * 16 ** 4}, strpos('23456789TJQKA', v.card[1]) + 1
-            FROM (SELECT DISTINCT hand_key, pid FROM icards_n) p JOIN cards v ON v.hand_key = p.hand_key AND v.player IS NULL
-        ), rc AS (  -- per rank, its cards by level (and face up) in one number
-            SELECT hand_key, pid, r, CAST(sum(pk) AS BIGINT) AS pn FROM c GROUP BY hand_key, pid, r
-        ), w0 AS (  -- per player: the cards by level (cn), the ranks held twice or more by level (gn), the largest group and its rank (x)
-            SELECT hand_key, pid, CAST(sum(pn) AS BIGINT) AS cn, CAST(sum({pairs_at}) AS BIGINT) AS gn, {per} FROM rc GROUP BY hand_key, pid
-        ), w AS MATERIALIZED (
+            SELECT c.hand_key, p.pid, {_ICARD_LEVEL.format(street='c.street')} AS s, coalesce(c.up, FALSE) AS up, {_CARD_BIT.format(card='c.card')} AS b
+            FROM cards c JOIN ih USING (hand_key) JOIN ipl p ON p.site = ih.site AND p.player = c.player
+        ), w AS (
             SELECT hand_key, pid, {", ".join(
-                f"(cn >> {4 * (k - 1)}) & 15 AS c{k}, x{k} // 16 AS m{k}, (gn >> {4 * (k - 1)}) & 15 AS g{k}, x{k} % 16 AS t{k}, um{k}, "
-                f"(gn >> {20 + 4 * (k - 1)}) & 15 AS ug{k}" for k in levels)}
-            FROM w0
+                f"bit_or(b) FILTER (WHERE s <= {k}) AS a{k}, coalesce(bit_or(b) FILTER (WHERE up AND s <= {k}), 0) AS u{k}" for k in range(1, 5))}
+            FROM c GROUP BY hand_key, pid
+        ), wv AS (  -- the vela, everyone's card from its street on (level 5)
+            SELECT w.*, w.a4 | coalesce(v.b, 0) AS a5, w.u4 | coalesce(v.b, 0) AS u5
+            FROM w LEFT JOIN (SELECT hand_key, {_CARD_BIT.format(card='card')} AS b FROM cards WHERE player IS NULL) v USING (hand_key)
+        ), x AS MATERIALIZED (
+            SELECT hand_key, pid, {", ".join(f"bit_count(a{k}) AS c{k}, {_count_bits(f'a{k}')} AS h{k}, {_count_bits(f'u{k}')} AS hu{k}"
+                                             for k in levels)}
+            FROM wv
         )
         {" UNION ALL ".join(
             f"SELECT hand_key, pid, CAST({k} AS TINYINT) AS lvl, CAST(c{k} AS TINYINT) AS cards, "
-            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_category(f'm{k}', f'g{k}')} END AS TINYINT) AS cat, "
-            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE t{k} END AS TINYINT) AS top, "
-            f"CAST({_read_category(f'um{k}', f'ug{k}')} AS TINYINT) AS vcat FROM w WHERE c{k} > 0"
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[0]} END AS TINYINT) AS cat, "
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[1]} END AS TINYINT) AS top, "
+            f"CAST({_read_bits(f'hu{k}')[0]} AS TINYINT) AS vcat FROM x WHERE c{k} > 0"
             for k in levels)}
         """
     )
@@ -398,8 +386,8 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
         "CREATE OR REPLACE TEMP TABLE iq_n AS SELECT hand_key, pid, lvl, cards, cat, top FROM iread_n WHERE lvl <= 4 AND cards = lvl + 1"
     )
     con.execute(
-        "CREATE TEMP VIEW icards AS SELECT c.hand_key, p.player, c.up, CAST(c.s AS SMALLINT) AS s, CAST(c.r AS SMALLINT) AS r "
-        "FROM icards_n c JOIN ipl p USING (pid)"
+        f"CREATE TEMP VIEW icards AS SELECT c.hand_key, c.player, c.up, CAST({_ICARD_LEVEL.format(street='c.street')} AS SMALLINT) AS s, "
+        "CAST(strpos('23456789TJQKA', c.card[1]) + 1 AS SMALLINT) AS r FROM cards c JOIN ih USING (hand_key) WHERE c.player IS NOT NULL"
     )
     con.execute(
         "CREATE TEMP VIEW iread AS SELECT v.hand_key, p.player, CAST(v.lvl AS SMALLINT) AS lvl, CAST(v.cards AS SMALLINT) AS cards, "
@@ -415,6 +403,40 @@ def _read_category(mx: str, groups: str) -> str:
     """The read's category from the largest group ``mx`` and the number of groups of two or more ``groups``."""
     return (f"CASE WHEN {mx} >= 4 THEN 7 WHEN {mx} = 3 THEN CASE WHEN {groups} >= 2 THEN 5 ELSE 3 END "
             f"WHEN {mx} = 2 THEN CASE WHEN {groups} >= 2 THEN 2 ELSE 1 END ELSE 0 END")
+
+
+_ICARD_LEVEL = "CAST(CASE {street} WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS TINYINT)"
+"""A player's card's level in the quick reads: the street it was dealt (a card first seen at the showdown counts from 2nd)."""
+_CARD_BIT = "(CAST(1 AS BIGINT) << (4 * strpos('23456789TJQKA', {card}[1]) + strpos('cdhs', {card}[2]) - 1))"
+"""A card's bit (:func:`quick_reads`): 4 bits a rank, the rank's own ``r - 1`` (``r`` 2 = deuce .. 14 = ace, 1 unknown), one a suit."""
+_NIBBLE_LOW = "1229782938247303441"  # 0x1111111111111111: the lowest bit of each 4 bits
+
+
+def _count_bits(x: str) -> str:
+    """The cards of each rank in ``x`` (:data:`_CARD_BIT`'s bits): each 4 bits become their count (0..4), as in a population count."""
+    return (f"(({x} - (({x} >> 1) & 6148914691236517205)) & 3689348814741910323) "
+            f"+ ((({x} - (({x} >> 1) & 6148914691236517205)) >> 2) & 3689348814741910323)")
+
+
+def _read_bits(h: str) -> tuple[str, str]:
+    """(category, main rank) of the counts ``h`` (:func:`_count_bits`): as :func:`_read_category` and the highest rank of the largest group.
+
+    Per rank the count's bits b2 b1 b0 (0..4): two or more is b1 or b2,
+    three or more b2 or (b1 and b0), four b2.
+    """
+    ge = {
+        1: f"(({h} | ({h} >> 1) | ({h} >> 2)) & {_NIBBLE_LOW})",
+        2: f"((({h} >> 1) | ({h} >> 2)) & {_NIBBLE_LOW})",
+        3: f"((({h} >> 2) | (({h} >> 1) & {h})) & {_NIBBLE_LOW})",
+        4: f"(({h} >> 2) & {_NIBBLE_LOW})",
+    }
+    groups = f"bit_count({ge[2]})"
+    cat = (f"CASE WHEN {ge[4]} <> 0 THEN 7 WHEN {ge[3]} <> 0 THEN CASE WHEN {groups} >= 2 THEN 5 ELSE 3 END "
+           f"WHEN {ge[2]} <> 0 THEN CASE WHEN {groups} >= 2 THEN 2 ELSE 1 END ELSE 0 END")
+    # the highest rank whose count is the largest: the top bit of that count's mask, 4 bits a rank (exact in a double: < 2^56)
+    top = (f"CAST(floor(log2(CASE WHEN {ge[4]} <> 0 THEN {ge[4]} WHEN {ge[3]} <> 0 THEN {ge[3]} WHEN {ge[2]} <> 0 THEN {ge[2]} "
+           f"ELSE {ge[1]} END)) AS INTEGER) // 4 + 1")
+    return cat, top
 
 
 def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
