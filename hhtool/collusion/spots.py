@@ -329,7 +329,7 @@ def hand_facts(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[An
 
 
 def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
-    """Temporary tables ``iread_n`` and ``iq_n``, each player's read of its cards at each street; the views ``iread``, ``iq`` with the players' names, and ``icards`` (the players' cards read: ``s`` the street 1..4, ``r`` the rank).
+    """Temporary tables ``iread_w`` and ``iq_n``, each player's read of its cards at each street; the views ``iread``, ``iq`` with the players' names, and ``icards`` (the players' cards read: ``s`` the street 1..4, ``r`` the rank).
 
     The simulator's bots' read (:func:`hhtool.game.evaluate.quick_category`)
     in SQL: the category from the ranks' counts alone (0 no pair, 1 a pair,
@@ -347,8 +347,11 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
     Both from one aggregation of the cards per (hand, player): per level
     the cards known as one number with a bit per card, OR-ed, the counts
     per rank and the read from its bits (:func:`_read_bits`), not a group
-    per rank.  The ``_n`` tables hold the player's number (``pid``, :func:`scoped_hands`),
-    not its name: what the later passes join on.
+    per rank.  ``iread_w`` holds them one row a (hand, player), a column a
+    level (``cards1`` .. ``cards5``, ``cat1``, ``top1``, ``vcat1`` ..; the
+    view ``iread`` is its rows by level), and ``iq_n`` the quick reads;
+    both with the player's number (``pid``, :func:`scoped_hands`), not its
+    name: what the later passes join on.
     """
     for view in ("icards", "iread", "iq"):
         con.execute(f"DROP VIEW IF EXISTS {view}")
@@ -358,7 +361,7 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
     # the bit tricks of a population count (4-bit counts, 0..4), and the read from those counts (:func:`_read_bits`).
     con.execute(
         f"""
-        CREATE OR REPLACE TEMP TABLE iread_n AS
+        CREATE OR REPLACE TEMP TABLE iread_w AS
         WITH c AS (
             SELECT c.hand_key, p.pid, {_ICARD_LEVEL.format(street='c.street')} AS s, coalesce(c.up, FALSE) AS up, {_CARD_BIT.format(card='c.card')} AS b
             FROM cards c JOIN ih USING (hand_key) JOIN ipl p ON p.site = ih.site AND p.player = c.player
@@ -369,21 +372,24 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
         ), wv AS (  -- the vela, everyone's card from its street on (level 5)
             SELECT w.*, w.a4 | coalesce(v.b, 0) AS a5, w.u4 | coalesce(v.b, 0) AS u5
             FROM w LEFT JOIN (SELECT hand_key, {_CARD_BIT.format(card='card')} AS b FROM cards WHERE player IS NULL) v USING (hand_key)
-        ), x AS MATERIALIZED (
-            SELECT hand_key, pid, {", ".join(f"bit_count(a{k}) AS c{k}, {_count_bits(f'a{k}')} AS h{k}, {_count_bits(f'u{k}')} AS hu{k}"
+        ), x AS (
+            SELECT hand_key, pid, {", ".join(f"coalesce(bit_count(a{k}), 0) AS c{k}, {_count_bits(f'a{k}')} AS h{k}, {_count_bits(f'u{k}')} AS hu{k}"
                                              for k in levels)}
             FROM wv
         )
-        {" UNION ALL ".join(
-            f"SELECT hand_key, pid, CAST({k} AS TINYINT) AS lvl, CAST(c{k} AS TINYINT) AS cards, "
-            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[0]} END AS TINYINT) AS cat, "
-            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[1]} END AS TINYINT) AS top, "
-            f"CAST({_read_bits(f'hu{k}')[0]} AS TINYINT) AS vcat FROM x WHERE c{k} > 0"
+        SELECT hand_key, pid, {", ".join(
+            f"CAST(c{k} AS TINYINT) AS cards{k}, "
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[0]} END AS TINYINT) AS cat{k}, "
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[1]} END AS TINYINT) AS top{k}, "
+            f"CAST({_read_bits(f'hu{k}')[0]} AS TINYINT) AS vcat{k}"
             for k in levels)}
+        FROM x
         """
     )
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE iq_n AS SELECT hand_key, pid, lvl, cards, cat, top FROM iread_n WHERE lvl <= 4 AND cards = lvl + 1"
+        "CREATE OR REPLACE TEMP TABLE iq_n AS "
+        + " UNION ALL ".join(f"SELECT hand_key, pid, CAST({k} AS TINYINT) AS lvl, cards{k} AS cards, cat{k} AS cat, top{k} AS top "
+                             f"FROM iread_w WHERE cards{k} = {k + 1}" for k in range(1, 5))
     )
     con.execute(
         f"CREATE TEMP VIEW icards AS SELECT c.hand_key, c.player, c.up, CAST({_ICARD_LEVEL.format(street='c.street')} AS SMALLINT) AS s, "
@@ -391,7 +397,10 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
     )
     con.execute(
         "CREATE TEMP VIEW iread AS SELECT v.hand_key, p.player, CAST(v.lvl AS SMALLINT) AS lvl, CAST(v.cards AS SMALLINT) AS cards, "
-        "CAST(v.cat AS SMALLINT) AS cat, CAST(v.top AS SMALLINT) AS top, CAST(v.vcat AS SMALLINT) AS vcat FROM iread_n v JOIN ipl p USING (pid)"
+        "CAST(v.cat AS SMALLINT) AS cat, CAST(v.top AS SMALLINT) AS top, CAST(v.vcat AS SMALLINT) AS vcat FROM ("
+        + " UNION ALL ".join(f"SELECT hand_key, pid, {k} AS lvl, cards{k} AS cards, cat{k} AS cat, top{k} AS top, vcat{k} AS vcat "
+                             f"FROM iread_w WHERE cards{k} > 0" for k in levels)
+        + ") v JOIN ipl p USING (pid)"
     )
     con.execute(
         "CREATE TEMP VIEW iq AS SELECT q.hand_key, p.player, CAST(q.lvl AS SMALLINT) AS lvl, CAST(q.cards AS SMALLINT) AS cards, "
@@ -549,7 +558,7 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     the players dealt in with a read there (``iread``): ``p`` the player's
     number, ``f`` the seq of its fold (NULL: never folded), ``v`` its face-up
     category, ``c`` its quick read's category (``iq``; NULL where a card is
-    unknown).  A decision reads its opponents still in from it with one
+    unknown), ``m`` and ``t`` its read's category and main rank (``iread``).  A decision reads its opponents still in from it with one
     join on (hand, level), not a join of every decision with every seat
     (the strata and the hidden-cards test both read it).
 
@@ -572,15 +581,18 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     """
     con.execute("DROP VIEW IF EXISTS istr")
     con.execute(
-        """
+        f"""
         CREATE OR REPLACE TEMP TABLE iros AS
-        WITH folds AS (SELECT hand_key, pid, min(seq) AS fold_seq FROM idec_n WHERE k = 6 GROUP BY ALL)
-        SELECT v.hand_key, v.lvl,
-            list({'p': v.pid, 'f': f.fold_seq, 'v': v.vcat, 'c': CASE WHEN v.lvl <= 4 AND v.cards = v.lvl + 1 THEN v.cat END,
-                  'm': v.cat, 't': v.top}) AS r
-        FROM iread_n v JOIN iseat s ON s.hand_key = v.hand_key AND s.pid = v.pid
-        LEFT JOIN folds f ON f.hand_key = v.hand_key AND f.pid = v.pid
-        GROUP BY v.hand_key, v.lvl
+        WITH folds AS (SELECT hand_key, pid, min(seq) AS fold_seq FROM idec_n WHERE k = 6 GROUP BY ALL),
+        h AS (  -- one row a hand, a list a level: the seats joined once, not once a level
+            SELECT v.hand_key, {", ".join(
+                f"list({{'p': v.pid, 'f': f.fold_seq, 'v': v.vcat{k}, 'c': {f'CASE WHEN v.cards{k} = {k + 1} THEN v.cat{k} END' if k <= 4 else 'NULL::TINYINT'}, "
+                f"'m': v.cat{k}, 't': v.top{k}}}) FILTER (WHERE v.cards{k} > 0) AS r{k}" for k in range(1, 6))}
+            FROM iread_w v JOIN iseat s ON s.hand_key = v.hand_key AND s.pid = v.pid
+            LEFT JOIN folds f ON f.hand_key = v.hand_key AND f.pid = v.pid
+            GROUP BY v.hand_key
+        )
+        {" UNION ALL ".join(f"SELECT hand_key, CAST({k} AS TINYINT) AS lvl, r{k} AS r FROM h WHERE r{k} IS NOT NULL" for k in range(1, 6))}
         """
     )
     con.execute(
