@@ -552,7 +552,7 @@ STRATUM_OF = (
 
 
 def read_strata(con: duckdb.DuckDBPyConnection) -> None:
-    """Temporary tables ``iros`` (who else is in each hand at each street, and what each shows) and ``istr_n`` (every decision's stratum), and the view ``istr``.
+    """Temporary table ``istr_n`` (every decision's stratum) and the view ``istr``, through ``iros`` (who else is in each hand at each street, and what each shows; dropped once read).
 
     After :func:`quick_reads`.  ``iros``: per (hand, ``lvl``) one list of
     the players dealt in with a read there (``iread``): ``p`` the player's
@@ -628,6 +628,7 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         FROM dh d
         """
     )
+    con.execute("DROP TABLE iros")  # read by istr_n alone: its lists are the largest of the tables
     con.execute(
         f"""
         CREATE TEMP VIEW istr AS
