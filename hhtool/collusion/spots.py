@@ -466,16 +466,14 @@ def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                 SELECT i.hand_key, i.seq, i.line, i.sn, i.lvl, i.pid, i.k, i.oid, i.all_in,
                     CASE WHEN {K_FACING.format(k='i.k')} AND i.bid IS NOT NULL AND i.bid <> i.pid THEN i.bid END AS faced
                 FROM idec_n i WHERE i.sn <> 1
-            ), r AS (  -- every read of a hand at a level, in one list: one join on integers, not three
-                SELECT hand_key, lvl, list({{'p': pid, 'q': cat * 16 + top, 'c': cat}}) AS reads FROM iq_n WHERE lvl >= 2 GROUP BY hand_key, lvl
-            ), dr AS (
-                SELECT d.*, list_filter(r.reads, lambda x: x.p = d.pid)[1] AS m, list_filter(r.reads, lambda x: x.p = d.faced)[1] AS f,
-                    list_filter(r.reads, lambda x: x.p = d.oid)[1] AS o
-                FROM d JOIN r ON r.hand_key = d.hand_key AND r.lvl = d.lvl WHERE d.faced IS NOT NULL OR (d.oid IS NOT NULL AND d.k <> 6)
-            ), x AS (
-                SELECT hand_key, seq, line, sn, lvl, pid, k, faced, oid, all_in,
-                    m.q AS me, m.c AS my_cat, f.q AS vs_faced, f.c AS faced_cat, o.q AS vs_opp, o.c AS opp_cat
-                FROM dr WHERE m IS NOT NULL
+            ), x AS (  -- the quick reads of the decider, of the bettor it faces and of its opponent heads-up: joins on integers
+                SELECT d.hand_key, d.seq, d.line, d.sn, d.lvl, d.pid, d.k, d.faced, d.oid, d.all_in,
+                    m.cat * 16 + m.top AS me, m.cat AS my_cat, f.cat * 16 + f.top AS vs_faced, f.cat AS faced_cat,
+                    o.cat * 16 + o.top AS vs_opp, o.cat AS opp_cat
+                FROM d JOIN iq_n m ON m.hand_key = d.hand_key AND m.lvl = d.lvl AND m.pid = d.pid
+                LEFT JOIN iq_n f ON f.hand_key = d.hand_key AND f.lvl = d.lvl AND f.pid = d.faced
+                LEFT JOIN iq_n o ON o.hand_key = d.hand_key AND o.lvl = d.lvl AND o.pid = d.oid
+                WHERE d.faced IS NOT NULL OR (d.oid IS NOT NULL AND d.k <> 6)
             )
             SELECT hand_key, seq, line, sn, lvl, pid, k, 'strong' AS what, faced AS against FROM x
                 WHERE k = 6 AND faced IS NOT NULL AND my_cat >= 1 AND me >= vs_faced
