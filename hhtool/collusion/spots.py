@@ -606,12 +606,14 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
             SELECT d.*, list_filter(o.r, lambda x: x.p <> d.pid AND (x.f IS NULL OR x.f > d.seq)) AS opp,
                 list_filter(o.r, lambda x: x.p = d.pid)[1] AS m
             FROM d LEFT JOIN iros o ON o.hand_key = d.hand_key AND o.lvl = d.lvl
-        ), dq AS (  -- the best category showing among the others still in; the hidden-cards test's read (2nd to 5th street)
-            SELECT *, list_max(list_transform(opp, lambda x: x.v)) AS shown, CASE WHEN sn <= 4 THEN m.c END AS qcat,
-                list_filter(opp, lambda x: x.c IS NOT NULL) AS opq
+        ), dq AS (  -- the best category showing among the others still in, and among those with a quick read; the hidden-cards
+                    -- test's read (2nd to 5th street)
+            SELECT *, list_max(list_transform(opp, lambda x: x.v)) AS shown,
+                list_max(list_transform(opp, lambda x: CASE WHEN x.c IS NOT NULL THEN x.v END)) AS shown_q,
+                CASE WHEN sn <= 4 THEN m.c END AS qcat
             FROM ds
         ), dh AS (
-            SELECT *, qcat IS NOT NULL AND NOT coalesce(list_bool_or(list_transform(opq, lambda x: x.v > qcat)), FALSE) AS hb
+            SELECT *, qcat IS NOT NULL AND NOT coalesce(shown_q > qcat, FALSE) AS hb
             FROM dq
         )
         SELECT d.hand_key, d.pid, CAST(coalesce(d.against, 0) AS INTEGER) AS aid, d.k, d.facing,
@@ -622,7 +624,7 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
                              + CASE WHEN d.shown > d.m.m THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
             d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2,
             d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.m.t >= 11 END AS high,
-            CASE WHEN d.hb THEN list_transform(list_filter(d.opq, lambda x: x.c > d.qcat), lambda x: x.p) END AS beaters
+            CASE WHEN d.hb THEN list_transform(list_filter(d.opp, lambda x: x.c > d.qcat), lambda x: x.p) END AS beaters
         FROM dh d
         """
     )
