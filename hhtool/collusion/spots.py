@@ -147,17 +147,15 @@ def traffic(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 STREETS = ("2nd", "3rd", "4th", "5th", "vela")
-"""The betting streets, numbered 1..5 in the temporary tables' ``sn`` columns (:data:`STREET_NO`)."""
-KIND_CODES = ("bet", "raise", "complete", "call", "check", "fold")
-"""The decisions' kinds, numbered 1..6 in the temporary tables' ``k`` columns: 1..3 put a bet in (:data:`AGGRESSIVE`), 6 a fold."""
-STREET_NO = "CAST(CASE {s} WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 WHEN 'vela' THEN 5 END AS TINYINT)"
+"""The betting streets, numbered 1..5 in this order in the temporary tables' ``sn`` columns (:data:`STREET_NO`)."""
+STREET_NO = f"CAST(CASE {{s}} {' '.join(f'WHEN {s!r} THEN {i}' for i, s in enumerate(STREETS, 1))} END AS TINYINT)"
 """A street's number (``sn``), 1 = 2nd .. 5 = the vela's."""
-KIND_NO = ("CAST(CASE {k} WHEN 'bet' THEN 1 WHEN 'raise' THEN 2 WHEN 'complete' THEN 3 WHEN 'call' THEN 4 WHEN 'check' THEN 5 "
-           "WHEN 'fold' THEN 6 END AS TINYINT)")
-"""A decision's kind's number (``k``, :data:`KIND_CODES`); NULL for an action that is no decision."""
-STREET_OF = "['2nd', '3rd', '4th', '5th', 'vela'][{sn}]"
+KIND_NO = f"CAST(CASE {{k}} {' '.join(f'WHEN {k!r} THEN {i}' for i, k in enumerate(DECISIONS, 1))} END AS TINYINT)"
+"""A decision's kind's number (``k``): :data:`DECISIONS` numbered 1..6 in their order, so that 1..3 put a bet in
+(:data:`AGGRESSIVE`) and 6 is a fold; NULL for an action that is no decision."""
+STREET_OF = f"[{', '.join(repr(s) for s in STREETS)}][{{sn}}]"
 """A street's name from its number: only in the rows a pass returns."""
-KIND_OF = "['bet', 'raise', 'complete', 'call', 'check', 'fold'][{k}]"
+KIND_OF = f"[{', '.join(repr(k) for k in DECISIONS)}][{{k}}]"
 """A kind's name from its number."""
 K_AGGR = "{k} <= 3"
 """A bet, raise or completion (:data:`AGGRESSIVE`)."""
@@ -190,7 +188,7 @@ def _decisions_sql() -> str:
                 IGNORE NULLS) OVER w_before AS last_bet
         FROM actions a JOIN ih USING (hand_key) LEFT JOIN ipl p ON p.site = ih.site AND p.player = a.player
         -- the decisions and the bring-in: the only actions the window counts or names (antes and returned bets are neither)
-        WHERE ih.dealt IS NOT NULL AND a.kind IN ('bet', 'raise', 'complete', 'call', 'check', 'fold', 'bring_in')
+        WHERE ih.dealt IS NOT NULL AND a.kind IN ({', '.join(repr(k) for k in (*DECISIONS, 'bring_in'))})
         WINDOW w_before AS (PARTITION BY a.hand_key ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ), ac AS (
         SELECT * EXCLUDE (before), CAST(coalesce(before >> 80, 0) AS SMALLINT) AS folded_before,
@@ -212,7 +210,7 @@ def decisions(con: duckdb.DuckDBPyConnection) -> None:
     ``idec_n``: the decisions with the players as numbers (``pid`` the
     decider, ``bid`` the bettor it faces, ``oid`` the opponent heads-up;
     :func:`scoped_hands`' ``ipl``), the street as ``sn`` and the kind as
-    ``k`` (:data:`STREETS`, :data:`KIND_CODES`): what the later passes
+    ``k`` (:data:`STREETS`, :data:`DECISIONS`): what the later passes
     read.  ``idec``: the same with the names (``site``, ``street``,
     ``player``, ``kind``, ``bettor``, ``opponent``), for the few readers
     that ask for some decisions by name.  ``iseat``: each hand's seats
@@ -536,9 +534,6 @@ def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         ),
     )
 
-
-STREET_LEVEL = "CASE {s} WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 5 END"
-"""A street's level in ``iread``: 1 = 2nd .. 4 = 5th, 5 the vela's street (the five cards and the vela); ``sn`` is that level."""
 
 STRATUM_OF = (
     "CASE WHEN {c} // 4096 = 1 THEN 'F' ELSE '-' END || CASE WHEN {c} // 2048 % 2 = 1 THEN 'H' ELSE 'M' END "
