@@ -203,3 +203,30 @@ def test_the_screen_bounds_duckdbs_memory(pool: Path) -> None:
     mib = {"KiB": 2**-10, "MiB": 1.0, "GiB": 2**10}
     value, unit = str(limit).split()
     assert float(value) * mib[unit] <= int(MEMORY_LIMIT[:-2]) * 1.0
+
+
+def test_the_passes_read_numbers_and_the_views_name_them(pool: Path) -> None:
+    """The tables the passes read hold the accounts, streets, kinds and strata as numbers (no text column: the joins and
+    groups of a million hands are on integers), and the views ``idec`` and ``istr`` give every decision back with the
+    names the ``actions`` table has (docs/integrity.md, "Speed")."""
+    from tests.strata import strata_tables
+
+    with strata_tables(pool) as con:
+        types = con.execute(
+            "SELECT table_name, column_name, data_type FROM duckdb_columns() "
+            "WHERE table_name IN ('idec_n', 'iread_w', 'iq_n', 'istr_n') AND NOT internal"
+        ).fetchall()
+        assert {str(t) for t, _, _ in types} == {"idec_n", "iread_w", "iq_n", "istr_n"}
+        assert [(t, c) for t, c, d in types if "VARCHAR" in str(d)] == []
+        for view in ("idec", "istr"):
+            (n, wrong) = con.execute(
+                f"SELECT count(*), count(*) FILTER (WHERE v.player IS DISTINCT FROM a.player OR v.kind IS DISTINCT FROM a.kind "
+                f"OR v.street IS DISTINCT FROM a.street) FROM {view} v JOIN actions a USING (hand_key, seq)"
+            ).fetchone() or (0, 0)
+            assert n > 5000 and wrong == 0, view
+        (n, wrong) = con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE b.player IS DISTINCT FROM d.bettor) FROM idec d "
+            "JOIN actions b ON b.hand_key = d.hand_key AND b.seq = (SELECT max(seq) FROM actions x WHERE x.hand_key = d.hand_key "
+            "AND x.seq < d.seq AND x.kind IN ('bet', 'raise', 'complete', 'bring_in')) WHERE d.bettor IS NOT NULL"
+        ).fetchone() or (0, 0)
+        assert n > 1000 and wrong == 0

@@ -51,10 +51,14 @@ def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
 
 
 def scoped_hands(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
-    """A temporary table ``ih`` of the hands the filters select (``hand_key``, ``site``, ``bb``, ``dealt``), on this connection.
+    """Temporary tables ``ih`` of the hands the filters select (``hand_key``, ``site``, ``bb``, ``dealt``) and ``ipl`` of their accounts, on this connection.
 
     ``dealt``: the seats dealt in, counted once here for the passes that need
-    it (NULL for a hand without one).
+    it (NULL for a hand without one).  ``ipl``: each account seated in those
+    hands, (``site``, ``player``), with ``pid`` its number, numbered in the
+    order of (site, name): the later passes join and group on the number,
+    not on the name and the site, and name the accounts only in the few
+    rows they return (:func:`decisions`).
     """
     where, params = hands_where(f)
     # a view cannot hold parameters: a temporary table of the keys (a few MB for a million hands)
@@ -69,6 +73,10 @@ def scoped_hands(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
         "CREATE OR REPLACE TEMP TABLE ih AS SELECT ih.*, d.dealt FROM ih "
         "LEFT JOIN (SELECT s.hand_key, CAST(count(*) AS SMALLINT) AS dealt FROM seats s JOIN ih USING (hand_key) WHERE s.dealt_in "
         "GROUP BY s.hand_key) d USING (hand_key)"
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE ipl AS SELECT CAST(row_number() OVER (ORDER BY site, player) AS INTEGER) AS pid, site, player "
+        "FROM (SELECT DISTINCT ih.site, s.player FROM seats s JOIN ih USING (hand_key) WHERE s.player IS NOT NULL)"
     )
 
 
@@ -138,31 +146,75 @@ def traffic(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
+STREETS = ("2nd", "3rd", "4th", "5th", "vela")
+"""The betting streets, numbered 1..5 in this order in the temporary tables' ``sn`` columns (:data:`STREET_NO`)."""
+STREET_NO = f"CAST(CASE {{s}} {' '.join(f'WHEN {s!r} THEN {i}' for i, s in enumerate(STREETS, 1))} END AS TINYINT)"
+"""A street's number (``sn``), 1 = 2nd .. 5 = the vela's."""
+KIND_NO = f"CAST(CASE {{k}} {' '.join(f'WHEN {k!r} THEN {i}' for i, k in enumerate(DECISIONS, 1))} END AS TINYINT)"
+"""A decision's kind's number (``k``): :data:`DECISIONS` numbered 1..6 in their order, so that 1..3 put a bet in
+(:data:`AGGRESSIVE`) and 6 is a fold; NULL for an action that is no decision."""
+STREET_OF = f"[{', '.join(repr(s) for s in STREETS)}][{{sn}}]"
+"""A street's name from its number: only in the rows a pass returns."""
+KIND_OF = f"[{', '.join(repr(k) for k in DECISIONS)}][{{k}}]"
+"""A kind's name from its number."""
+K_AGGR = "{k} <= 3"
+"""A bet, raise or completion (:data:`AGGRESSIVE`)."""
+K_FACING = "{k} IN (2, 3, 4, 6)"
+"""A call, fold, raise or completion: a decision that faces a bet when another made the last one on the street."""
+
+
 def _decisions_sql() -> str:
     """Every voluntary decision with its context: players still in before it, the bet it faces and who made it.
 
     One window over the hand's actions in order; the players dealt in are
-    ``ih.dealt`` (:func:`scoped_hands`), counted once.
+    ``ih.dealt`` (:func:`scoped_hands`), counted once.  Players by number
+    (``pid``, the bettor's ``bid``), street (``sn``) and kind (``k``) by
+    number: the window sorts and carries integers only.
     """
+    sn = STREET_NO.format(s="a.street")
+    bet = "a.kind IN ('bet', 'raise', 'complete')"
+    one = "CAST(1 AS HUGEINT)"
+    # what the decisions count before them, in one sum: per street (8 bits each) the bets and raises (bits 0..39), those not
+    # all-in (40..79); the folds (80..): one window aggregate rather than three
+    counted = (f"CASE WHEN a.kind = 'fold' THEN {one} << 80 WHEN {bet} THEN ({one} << (8 * ({sn} - 1))) "
+               f"+ CASE WHEN coalesce(a.all_in, FALSE) THEN 0 ELSE {one} << (40 + 8 * ({sn} - 1)) END END")
     return f"""
     WITH aw AS (
-        SELECT a.hand_key, ih.site, a.seq, a.line, a.street, a.player, a.kind, a.all_in, ih.dealt,
-            count(*) FILTER (WHERE a.kind = 'fold') OVER w_before AS folded_before,
-            -- the last bet before it in the hand, kept when on this street (one window, one sort: the streets follow seq)
-            last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN {{'street': a.street, 'player': a.player}} END
+        SELECT a.hand_key, a.seq, a.line, {sn} AS sn, p.pid, {KIND_NO.format(k='a.kind')} AS k, a.all_in, ih.dealt,
+            sum({counted}) OVER w_before AS before,
+            -- the last bet before it in the hand, kept when on this street (one window, one sort: the streets follow seq):
+            -- its street and its player in one number
+            last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN (CAST({sn} AS BIGINT) << 32) | p.pid END
                 IGNORE NULLS) OVER w_before AS last_bet
-        FROM actions a JOIN ih USING (hand_key) WHERE ih.dealt IS NOT NULL
+        FROM actions a JOIN ih USING (hand_key) LEFT JOIN ipl p ON p.site = ih.site AND p.player = a.player
+        -- the decisions and the bring-in: the only actions the window counts or names (antes and returned bets are neither)
+        WHERE ih.dealt IS NOT NULL AND a.kind IN ({', '.join(repr(k) for k in (*DECISIONS, 'bring_in'))})
         WINDOW w_before AS (PARTITION BY a.hand_key ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    ), ac AS (
+        SELECT * EXCLUDE (before), CAST(coalesce(before >> 80, 0) AS SMALLINT) AS folded_before,
+            CAST(coalesce((before >> (8 * (sn - 1))) & 255, 0) AS SMALLINT) AS bets,
+            CAST(coalesce((before >> (40 + 8 * (sn - 1))) & 255, 0) AS SMALLINT) AS bets_in
+        FROM aw WHERE k IS NOT NULL
     )
-    SELECT hand_key, site, seq, line, street, player, kind, all_in, CAST(folded_before AS SMALLINT) AS folded_before,
-        CASE WHEN last_bet.street = street THEN last_bet.player END AS bettor, CAST(dealt - folded_before AS SMALLINT) AS players_in,
-        CAST(CASE street WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 ELSE 4 END AS SMALLINT) AS lvl
-    FROM aw WHERE kind IN ({', '.join(repr(k) for k in DECISIONS)})
+    SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before,
+        CASE WHEN last_bet >> 32 = sn THEN CAST(last_bet & 4294967295 AS INTEGER) END AS bid,
+        CAST(dealt - folded_before AS SMALLINT) AS players_in, CAST(CASE WHEN sn <= 3 THEN sn ELSE 4 END AS SMALLINT) AS lvl,
+        bets, bets_in
+    FROM ac
     """
 
 
 def decisions(con: duckdb.DuckDBPyConnection) -> None:
-    """A temporary table ``idec`` of every decision with its context (:func:`_decisions_sql`) and, heads-up, the opponent.
+    """Temporary tables ``idec_n`` and ``iseat``, and the view ``idec``: every decision with its context (:func:`_decisions_sql`) and, heads-up, the opponent.
+
+    ``idec_n``: the decisions with the players as numbers (``pid`` the
+    decider, ``bid`` the bettor it faces, ``oid`` the opponent heads-up;
+    :func:`scoped_hands`' ``ipl``), the street as ``sn`` and the kind as
+    ``k`` (:data:`STREETS`, :data:`DECISIONS`): what the later passes
+    read.  ``idec``: the same with the names (``site``, ``street``,
+    ``player``, ``kind``, ``bettor``, ``opponent``), for the few readers
+    that ask for some decisions by name.  ``iseat``: each hand's seats
+    dealt in (``hand_key``, ``pid``).
 
     ``lvl``: the street as the quick reads number it (``iq.lvl``: 1 = 2nd ..
     4 = 5th and the vela).  The opponent of a heads-up decision is the
@@ -170,31 +222,50 @@ def decisions(con: duckdb.DuckDBPyConnection) -> None:
     from each hand's roster (its players dealt in and when each folded),
     joined to the heads-up decisions only, not every seat to every decision.
     """
-    con.execute("DROP TABLE IF EXISTS idec")
+    con.execute("DROP VIEW IF EXISTS idec")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE iseat AS SELECT s.hand_key, p.pid FROM seats s JOIN ih USING (hand_key) "
+        "JOIN ipl p ON p.site = ih.site AND p.player = s.player WHERE s.dealt_in"
+    )
     con.execute(
         f"""
-        CREATE TEMP TABLE idec AS
+        CREATE OR REPLACE TEMP TABLE idec_n AS
         WITH dd AS MATERIALIZED ({_decisions_sql()}),
-        folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM dd WHERE kind = 'fold' GROUP BY hand_key, player),
+        folds AS (SELECT hand_key, pid, min(seq) AS fold_seq FROM dd WHERE k = 6 GROUP BY hand_key, pid),
         roster AS (
-            SELECT s.hand_key, list({{'p': s.player, 'f': f.fold_seq}}) AS r
-            FROM seats s JOIN ih USING (hand_key) LEFT JOIN folds f ON f.hand_key = s.hand_key AND f.player = s.player
-            WHERE s.dealt_in GROUP BY s.hand_key
+            SELECT s.hand_key, list({{'p': s.pid, 'f': f.fold_seq}}) AS r
+            FROM iseat s LEFT JOIN folds f ON f.hand_key = s.hand_key AND f.pid = s.pid
+            GROUP BY s.hand_key
         ), hu AS (
-            SELECT dd.*, list_transform(list_filter(r.r, lambda x: x.p <> dd.player AND (x.f IS NULL OR x.f > dd.seq)), lambda x: x.p) AS opps
+            SELECT dd.*, list_transform(list_filter(r.r, lambda x: x.p <> dd.pid AND (x.f IS NULL OR x.f > dd.seq)), lambda x: x.p) AS opps
             FROM dd JOIN roster r USING (hand_key) WHERE dd.players_in = 2
         )
-        SELECT hand_key, site, seq, line, street, player, kind, all_in, folded_before, bettor, players_in, lvl, NULL::VARCHAR AS opponent
+        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in, NULL::INTEGER AS oid
         FROM dd WHERE players_in IS DISTINCT FROM 2
         UNION ALL
-        SELECT hand_key, site, seq, line, street, player, kind, all_in, folded_before, bettor, players_in, lvl,
-            unnest(CASE WHEN len(opps) = 0 THEN [NULL::VARCHAR] ELSE opps END) AS opponent
+        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in,
+            unnest(CASE WHEN len(opps) = 0 THEN [NULL::INTEGER] ELSE opps END) AS oid
         FROM hu
         UNION ALL  -- (a heads-up decision of a hand without a roster: no opponent, as a join would leave it)
-        SELECT hand_key, site, seq, line, street, player, kind, all_in, folded_before, bettor, players_in, lvl, NULL
+        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in, NULL
         FROM dd WHERE players_in = 2 AND hand_key NOT IN (SELECT hand_key FROM roster)
         """
     )
+    con.execute(
+        f"""
+        CREATE TEMP VIEW idec AS
+        SELECT d.hand_key, p.site, d.seq, d.line, {STREET_OF.format(sn='d.sn')} AS street, p.player, {KIND_OF.format(k='d.k')} AS kind,
+            d.all_in, d.folded_before, b.player AS bettor, d.players_in, d.lvl, o.player AS opponent
+        FROM idec_n d JOIN ipl p ON p.pid = d.pid LEFT JOIN ipl b ON b.pid = d.bid LEFT JOIN ipl o ON o.pid = d.oid
+        """
+    )
+
+
+def _named(sql: str, columns: str, order: str, players: dict[str, str]) -> str:
+    """``sql`` (rows with players as numbers) with the names: ``players`` maps each name column to its number column
+    (joined to ``ipl``, the site from the first), then ``columns`` selected from ``n`` and the joins, ordered by ``order``."""
+    joins = " ".join(f"LEFT JOIN ipl {name} ON {name}.pid = n.{num}" for name, num in players.items())
+    return f"SELECT {columns} FROM ({sql}) n {joins} ORDER BY {order}"
 
 
 def heads_up(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -205,35 +276,34 @@ def heads_up(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     facing one.  All-in decisions are left out (no bet was possible after).
     """
     return frame(
-        con, f"""
-        SELECT site, player, opponent, street || CASE WHEN kind IN ('call', 'raise') THEN ' facing a bet' ELSE '' END AS spot,
-            count(*) AS n, count(*) FILTER (WHERE kind IN ({', '.join(repr(k) for k in AGGRESSIVE)})) AS aggr
-        FROM idec WHERE opponent IS NOT NULL AND NOT coalesce(all_in, FALSE) AND kind <> 'fold'
-        GROUP BY ALL ORDER BY ALL
-        """
+        con, _named(
+            f"""
+            SELECT pid, oid, sn, k IN (2, 4) AS fb, count(*) AS n, count(*) FILTER (WHERE {K_AGGR.format(k='k')}) AS aggr
+            FROM idec_n WHERE oid IS NOT NULL AND NOT coalesce(all_in, FALSE) AND k <> 6 GROUP BY ALL
+            """,
+            f"p.site, p.player, o.player AS opponent, {STREET_OF.format(sn='n.sn')} || CASE WHEN n.fb THEN ' facing a bet' ELSE '' END "
+            "AS spot, n.n, n.aggr", "ALL", {"p": "pid", "o": "oid"},
+        ),
+    )
+
+
+def _one_each(where: str) -> str:
+    """The decisions of ``idec_n`` ``where`` holds, one row each, named as :func:`facing` and :func:`passive_spots` return them."""
+    return _named(
+        f"SELECT hand_key, seq, line, sn, pid, k, bid, players_in, oid FROM idec_n d WHERE {where}",
+        f"n.hand_key, p.site, n.seq, n.line, {STREET_OF.format(sn='n.sn')} AS street, p.player, {KIND_OF.format(k='n.k')} AS kind, "
+        "b.player AS bettor, n.players_in, o.player AS opponent", "n.hand_key, n.seq", {"p": "pid", "b": "bid", "o": "oid"},
     )
 
 
 def facing(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Every decision facing a bet (a call, fold, raise or completion) with who made the bet it faces, one row each."""
-    return frame(
-        con, """
-        SELECT hand_key, site, seq, line, street, player, kind, bettor, players_in, opponent
-        FROM idec WHERE kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player
-        ORDER BY hand_key, seq
-        """
-    )
+    return frame(con, _one_each(f"{K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid"))
 
 
 def passive_spots(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Heads-up decisions where a bet or raise was possible (not all-in), one row each: what the pricing of passivity reads."""
-    return frame(
-        con, """
-        SELECT hand_key, site, seq, line, street, player, kind, bettor, players_in, opponent
-        FROM idec WHERE opponent IS NOT NULL AND NOT coalesce(all_in, FALSE) AND kind <> 'fold'
-        ORDER BY hand_key, seq
-        """
-    )
+    return frame(con, _one_each("oid IS NOT NULL AND NOT coalesce(all_in, FALSE) AND k <> 6"))
 
 
 def cards_of(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[Any, ...]]:
@@ -257,7 +327,7 @@ def hand_facts(con: duckdb.DuckDBPyConnection, keys: list[int]) -> list[tuple[An
 
 
 def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
-    """Temporary tables ``icards`` (the players' cards read: ``s`` the street 1..4, ``r`` the rank), ``iread`` and ``iq``: each player's read of its cards at each street.
+    """Temporary tables ``iread_w`` and ``iq_n``, each player's read of its cards at each street; the views ``iread``, ``iq`` with the players' names, and ``icards`` (the players' cards read: ``s`` the street 1..4, ``r`` the rank).
 
     The simulator's bots' read (:func:`hhtool.game.evaluate.quick_category`)
     in SQL: the category from the ranks' counts alone (0 no pair, 1 a pair,
@@ -272,52 +342,67 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
     category of its face-up cards (and the vela) alone: what the others
     see.  ``iq``: the quick read (``cards``, ``cat``, ``top``) at levels
     1..4 only where every card dealt by then is known, the vela left out.
-    Both from one aggregation of the cards per (hand, player, rank) with a
-    count per level, not every card repeated at each level it is known.
+    Both from one aggregation of the cards per (hand, player): per level
+    the cards known as one number with a bit per card, OR-ed, the counts
+    per rank and the read from its bits (:func:`_read_bits`), not a group
+    per rank.  ``iread_w`` holds them one row a (hand, player), a column a
+    level (``cards1`` .. ``cards5``, ``cat1``, ``top1``, ``vcat1`` ..; the
+    view ``iread`` is its rows by level), and ``iq_n`` the quick reads;
+    both with the player's number (``pid``, :func:`scoped_hands`), not its
+    name: what the later passes join on.
     """
-    con.execute("DROP TABLE IF EXISTS icards")
-    # the players' cards of the hands read, once
-    con.execute(
-        """
-        CREATE TEMP TABLE icards AS
-        SELECT hand_key, player, up, CAST(CASE street WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS SMALLINT) AS s,
-            CAST(strpos('23456789TJQKA', card[1]) + 1 AS SMALLINT) AS r
-        FROM cards JOIN ih USING (hand_key) WHERE player IS NOT NULL
-        """
-    )
+    for view in ("icards", "iread", "iq"):
+        con.execute(f"DROP VIEW IF EXISTS {view}")
     levels = range(1, 6)
-    counts = ", ".join(f"count(*) FILTER (WHERE s <= {k}) AS n{k}, count(*) FILTER (WHERE up AND s <= {k}) AS u{k}" for k in levels)
-    per = ", ".join(
-        f"sum(n{k}) AS c{k}, max(n{k}) AS m{k}, count(*) FILTER (WHERE n{k} >= 2) AS g{k}, arg_max(r, n{k} * 16 + r) AS t{k}, "
-        f"max(u{k}) AS um{k}, count(*) FILTER (WHERE u{k} >= 2) AS ug{k}"
-        for k in levels
-    )
-    con.execute("DROP TABLE IF EXISTS iread")
+    # Each player's cards known by level k as one number with a bit per card: 4 bits a rank (rank r at bits 4 (r - 1) ..,
+    # one per suit), so that an OR gathers them (a card is once in a hand); the cards of each rank are counted from it with
+    # the bit tricks of a population count (4-bit counts, 0..4), and the read from those counts (:func:`_read_bits`).
     con.execute(
         f"""
-        CREATE TEMP TABLE iread AS
+        CREATE OR REPLACE TEMP TABLE iread_w AS
         WITH c AS (
-            SELECT hand_key, player, up, s, r FROM icards
-            UNION ALL  -- the vela, everyone's card from its street on
-            SELECT p.hand_key, p.player, TRUE, 5, strpos('23456789TJQKA', v.card[1]) + 1
-            FROM (SELECT DISTINCT hand_key, player FROM icards) p JOIN cards v ON v.hand_key = p.hand_key AND v.player IS NULL
-        ), rc AS (
-            SELECT hand_key, player, r, {counts} FROM c GROUP BY hand_key, player, r
-        ), w AS MATERIALIZED (
-            SELECT hand_key, player, {per} FROM rc GROUP BY hand_key, player
+            SELECT c.hand_key, p.pid, {_ICARD_LEVEL.format(street='c.street')} AS s, coalesce(c.up, FALSE) AS up, {_CARD_BIT.format(card='c.card')} AS b
+            FROM cards c JOIN ih USING (hand_key) JOIN ipl p ON p.site = ih.site AND p.player = c.player
+        ), w AS (
+            SELECT hand_key, pid, {", ".join(
+                f"bit_or(b) FILTER (WHERE s <= {k}) AS a{k}, coalesce(bit_or(b) FILTER (WHERE up AND s <= {k}), 0) AS u{k}" for k in range(1, 5))}
+            FROM c GROUP BY hand_key, pid
+        ), wv AS (  -- the vela, everyone's card from its street on (level 5)
+            SELECT w.*, w.a4 | coalesce(v.b, 0) AS a5, w.u4 | coalesce(v.b, 0) AS u5
+            FROM w LEFT JOIN (SELECT hand_key, {_CARD_BIT.format(card='card')} AS b FROM cards WHERE player IS NULL) v USING (hand_key)
+        ), x AS (
+            SELECT hand_key, pid, {", ".join(f"coalesce(bit_count(a{k}), 0) AS c{k}, {_count_bits(f'a{k}')} AS h{k}, {_count_bits(f'u{k}')} AS hu{k}"
+                                             for k in levels)}
+            FROM wv
         )
-        {" UNION ALL ".join(
-            f"SELECT hand_key, player, CAST({k} AS SMALLINT) AS lvl, CAST(c{k} AS SMALLINT) AS cards, "
-            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_category(f'm{k}', f'g{k}')} END AS SMALLINT) AS cat, "
-            f"CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE t{k} END AS top, "
-            f"CAST({_read_category(f'um{k}', f'ug{k}')} AS SMALLINT) AS vcat FROM w WHERE c{k} > 0"
+        SELECT hand_key, pid, {", ".join(
+            f"CAST(c{k} AS TINYINT) AS cards{k}, "
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[0]} END AS TINYINT) AS cat{k}, "
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[1]} END AS TINYINT) AS top{k}, "
+            f"CAST({_read_bits(f'hu{k}')[0]} AS TINYINT) AS vcat{k}"
             for k in levels)}
+        FROM x
         """
     )
-    con.execute("DROP TABLE IF EXISTS iq")
     con.execute(
-        "CREATE TEMP TABLE iq AS SELECT hand_key, player, lvl, cards, cat, CAST(top AS SMALLINT) AS top FROM iread "
-        "WHERE lvl <= 4 AND cards = lvl + 1"
+        "CREATE OR REPLACE TEMP TABLE iq_n AS "
+        + " UNION ALL ".join(f"SELECT hand_key, pid, CAST({k} AS TINYINT) AS lvl, cards{k} AS cards, cat{k} AS cat, top{k} AS top "
+                             f"FROM iread_w WHERE cards{k} = {k + 1}" for k in range(1, 5))
+    )
+    con.execute(
+        f"CREATE TEMP VIEW icards AS SELECT c.hand_key, c.player, c.up, CAST({_ICARD_LEVEL.format(street='c.street')} AS SMALLINT) AS s, "
+        "CAST(strpos('23456789TJQKA', c.card[1]) + 1 AS SMALLINT) AS r FROM cards c JOIN ih USING (hand_key) WHERE c.player IS NOT NULL"
+    )
+    con.execute(
+        "CREATE TEMP VIEW iread AS SELECT v.hand_key, p.player, CAST(v.lvl AS SMALLINT) AS lvl, CAST(v.cards AS SMALLINT) AS cards, "
+        "CAST(v.cat AS SMALLINT) AS cat, CAST(v.top AS SMALLINT) AS top, CAST(v.vcat AS SMALLINT) AS vcat FROM ("
+        + " UNION ALL ".join(f"SELECT hand_key, pid, {k} AS lvl, cards{k} AS cards, cat{k} AS cat, top{k} AS top, vcat{k} AS vcat "
+                             f"FROM iread_w WHERE cards{k} > 0" for k in levels)
+        + ") v JOIN ipl p USING (pid)"
+    )
+    con.execute(
+        "CREATE TEMP VIEW iq AS SELECT q.hand_key, p.player, CAST(q.lvl AS SMALLINT) AS lvl, CAST(q.cards AS SMALLINT) AS cards, "
+        "CAST(q.cat AS SMALLINT) AS cat, CAST(q.top AS SMALLINT) AS top FROM iq_n q JOIN ipl p USING (pid)"
     )
 
 
@@ -325,6 +410,40 @@ def _read_category(mx: str, groups: str) -> str:
     """The read's category from the largest group ``mx`` and the number of groups of two or more ``groups``."""
     return (f"CASE WHEN {mx} >= 4 THEN 7 WHEN {mx} = 3 THEN CASE WHEN {groups} >= 2 THEN 5 ELSE 3 END "
             f"WHEN {mx} = 2 THEN CASE WHEN {groups} >= 2 THEN 2 ELSE 1 END ELSE 0 END")
+
+
+_ICARD_LEVEL = "CAST(CASE {street} WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 1 END AS TINYINT)"
+"""A player's card's level in the quick reads: the street it was dealt (a card first seen at the showdown counts from 2nd)."""
+_CARD_BIT = "(CAST(1 AS BIGINT) << (4 * strpos('23456789TJQKA', {card}[1]) + strpos('cdhs', {card}[2]) - 1))"
+"""A card's bit (:func:`quick_reads`): 4 bits a rank, the rank's own ``r - 1`` (``r`` 2 = deuce .. 14 = ace, 1 unknown), one a suit."""
+_NIBBLE_LOW = "1229782938247303441"  # 0x1111111111111111: the lowest bit of each 4 bits
+
+
+def _count_bits(x: str) -> str:
+    """The cards of each rank in ``x`` (:data:`_CARD_BIT`'s bits): each 4 bits become their count (0..4), as in a population count."""
+    return (f"(({x} - (({x} >> 1) & 6148914691236517205)) & 3689348814741910323) "
+            f"+ ((({x} - (({x} >> 1) & 6148914691236517205)) >> 2) & 3689348814741910323)")
+
+
+def _read_bits(h: str) -> tuple[str, str]:
+    """(category, main rank) of the counts ``h`` (:func:`_count_bits`): as :func:`_read_category` and the highest rank of the largest group.
+
+    Per rank the count's bits b2 b1 b0 (0..4): two or more is b1 or b2,
+    three or more b2 or (b1 and b0), four b2.
+    """
+    ge = {
+        1: f"(({h} | ({h} >> 1) | ({h} >> 2)) & {_NIBBLE_LOW})",
+        2: f"((({h} >> 1) | ({h} >> 2)) & {_NIBBLE_LOW})",
+        3: f"((({h} >> 2) | (({h} >> 1) & {h})) & {_NIBBLE_LOW})",
+        4: f"(({h} >> 2) & {_NIBBLE_LOW})",
+    }
+    groups = f"bit_count({ge[2]})"
+    cat = (f"CASE WHEN {ge[4]} <> 0 THEN 7 WHEN {ge[3]} <> 0 THEN CASE WHEN {groups} >= 2 THEN 5 ELSE 3 END "
+           f"WHEN {ge[2]} <> 0 THEN CASE WHEN {groups} >= 2 THEN 2 ELSE 1 END ELSE 0 END")
+    # the highest rank whose count is the largest: the top bit of that count's mask, 4 bits a rank (exact in a double: < 2^56)
+    top = (f"CAST(floor(log2(CASE WHEN {ge[4]} <> 0 THEN {ge[4]} WHEN {ge[3]} <> 0 THEN {ge[3]} WHEN {ge[2]} <> 0 THEN {ge[2]} "
+           f"ELSE {ge[1]} END)) AS INTEGER) // 4 + 1")
+    return cat, top
 
 
 def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -339,37 +458,36 @@ def candidates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     (:func:`tallies`): they cannot carry the mark.
     """
     return frame(
-        con,
-        """
-        WITH d AS (  -- the decisions that can be a candidate: facing another's bet, or heads up (not a fold)
-            SELECT i.hand_key, i.site, i.seq, i.line, i.street, i.lvl, i.player, i.kind, i.opponent, i.all_in,
-                CASE WHEN i.kind IN ('call', 'fold', 'raise', 'complete') AND i.bettor IS NOT NULL AND i.bettor <> i.player
-                     THEN i.bettor END AS faced
-            FROM idec i WHERE i.street <> '2nd'
-        ), r AS (  -- every read of a hand at a level, in one list: one join on integers, not three on the players' names
-            SELECT hand_key, lvl, list({'p': player, 'q': cat * 16 + top, 'c': cat}) AS reads FROM iq WHERE lvl >= 2 GROUP BY hand_key, lvl
-        ), dr AS (
-            SELECT d.*, list_filter(r.reads, lambda x: x.p = d.player)[1] AS m, list_filter(r.reads, lambda x: x.p = d.faced)[1] AS f,
-                list_filter(r.reads, lambda x: x.p = d.opponent)[1] AS o
-            FROM d JOIN r USING (hand_key, lvl) WHERE d.faced IS NOT NULL OR (d.opponent IS NOT NULL AND d.kind <> 'fold')
-        ), x AS (
-            SELECT hand_key, site, seq, line, street, lvl, player, kind, faced, opponent, all_in,
-                m.q AS me, m.c AS my_cat, f.q AS vs_faced, f.c AS faced_cat, o.q AS vs_opp, o.c AS opp_cat
-            FROM dr WHERE m IS NOT NULL
-        )
-        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'strong' AS what, faced AS against FROM x
-            WHERE kind = 'fold' AND faced IS NOT NULL AND my_cat >= 1 AND me >= vs_faced
-        UNION ALL
-        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'hopeless', faced FROM x
-            WHERE kind IN ('call', 'raise', 'complete') AND faced IS NOT NULL AND my_cat < faced_cat
-        UNION ALL
-        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'hopeless', opponent FROM x
-            WHERE kind = 'bet' AND opponent IS NOT NULL AND my_cat < opp_cat
-        UNION ALL
-        SELECT hand_key, site, seq, line, street, lvl, player, kind, 'best', opponent FROM x
-            WHERE opponent IS NOT NULL AND kind <> 'fold' AND NOT coalesce(all_in, FALSE) AND me > vs_opp
-        ORDER BY hand_key, seq
-        """,
+        con, _named(
+            f"""
+            WITH d AS (  -- the decisions that can be a candidate: facing another's bet, or heads up (not a fold)
+                SELECT i.hand_key, i.seq, i.line, i.sn, i.lvl, i.pid, i.k, i.oid, i.all_in,
+                    CASE WHEN {K_FACING.format(k='i.k')} AND i.bid IS NOT NULL AND i.bid <> i.pid THEN i.bid END AS faced
+                FROM idec_n i WHERE i.sn <> 1
+            ), x AS (  -- the quick reads of the decider, of the bettor it faces and of its opponent heads-up: joins on integers
+                SELECT d.hand_key, d.seq, d.line, d.sn, d.lvl, d.pid, d.k, d.faced, d.oid, d.all_in,
+                    m.cat * 16 + m.top AS me, m.cat AS my_cat, f.cat * 16 + f.top AS vs_faced, f.cat AS faced_cat,
+                    o.cat * 16 + o.top AS vs_opp, o.cat AS opp_cat
+                FROM d JOIN iq_n m ON m.hand_key = d.hand_key AND m.lvl = d.lvl AND m.pid = d.pid
+                LEFT JOIN iq_n f ON f.hand_key = d.hand_key AND f.lvl = d.lvl AND f.pid = d.faced
+                LEFT JOIN iq_n o ON o.hand_key = d.hand_key AND o.lvl = d.lvl AND o.pid = d.oid
+                WHERE d.faced IS NOT NULL OR (d.oid IS NOT NULL AND d.k <> 6)
+            )
+            SELECT hand_key, seq, line, sn, lvl, pid, k, 'strong' AS what, faced AS against FROM x
+                WHERE k = 6 AND faced IS NOT NULL AND my_cat >= 1 AND me >= vs_faced
+            UNION ALL
+            SELECT hand_key, seq, line, sn, lvl, pid, k, 'hopeless', faced FROM x
+                WHERE k IN (2, 3, 4) AND faced IS NOT NULL AND my_cat < faced_cat
+            UNION ALL
+            SELECT hand_key, seq, line, sn, lvl, pid, k, 'hopeless', oid FROM x
+                WHERE k = 1 AND oid IS NOT NULL AND my_cat < opp_cat
+            UNION ALL
+            SELECT hand_key, seq, line, sn, lvl, pid, k, 'best', oid FROM x
+                WHERE oid IS NOT NULL AND k <> 6 AND NOT coalesce(all_in, FALSE) AND me > vs_opp
+            """,
+            f"n.hand_key, p.site, n.seq, n.line, {STREET_OF.format(sn='n.sn')} AS street, n.lvl, p.player, {KIND_OF.format(k='n.k')} AS kind, "
+            "n.what, a.player AS against", "n.hand_key, n.seq, n.what, a.player", {"p": "pid", "a": "against"},
+        ),
     )
 
 
@@ -383,50 +501,57 @@ def tallies(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     here are the passive ones among those read ahead, for the words.
     """
     return frame(
-        con,
-        """
-        WITH d AS (
-            SELECT i.*, CASE WHEN i.kind IN ('call', 'fold', 'raise', 'complete') AND i.bettor IS NOT NULL AND i.bettor <> i.player
-                     THEN i.bettor END AS faced
-            FROM idec i WHERE i.street <> '2nd'
-        )
-        SELECT site, player, faced AS against, street, 'strong' AS what, count(*) AS n FROM d
-            WHERE kind = 'fold' AND faced IS NOT NULL GROUP BY ALL
-        UNION ALL
-        SELECT site, player, faced, street, 'hopeless', count(*) FROM d
-            WHERE kind IN ('call', 'raise', 'complete') AND faced IS NOT NULL GROUP BY ALL
-        UNION ALL
-        SELECT site, player, opponent, street, 'hopeless', count(*) FROM d
-            WHERE kind = 'bet' AND opponent IS NOT NULL GROUP BY ALL
-        ORDER BY ALL
-        """,
+        con, _named(
+            f"""
+            WITH d AS (
+                SELECT i.pid, i.sn, i.k, i.oid, CASE WHEN {K_FACING.format(k='i.k')} AND i.bid IS NOT NULL AND i.bid <> i.pid
+                         THEN i.bid END AS faced
+                FROM idec_n i WHERE i.sn <> 1
+            )
+            SELECT pid, faced AS against, sn, 'strong' AS what, count(*) AS n FROM d
+                WHERE k = 6 AND faced IS NOT NULL GROUP BY ALL
+            UNION ALL
+            SELECT pid, faced, sn, 'hopeless', count(*) FROM d
+                WHERE k IN (2, 3, 4) AND faced IS NOT NULL GROUP BY ALL
+            UNION ALL
+            SELECT pid, oid, sn, 'hopeless', count(*) FROM d
+                WHERE k = 1 AND oid IS NOT NULL GROUP BY ALL
+            """,
+            f"p.site, p.player, a.player AS against, {STREET_OF.format(sn='n.sn')} AS street, n.what, n.n", "ALL", {"p": "pid", "a": "against"},
+        ),
     )
 
 
 def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Per (site, player, bettor, street): decisions facing that player's bet (a call, raise or fold), and the folds."""
     return frame(
-        con,
-        """
-        SELECT site, player, bettor, street, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds
-        FROM idec WHERE kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player
-        GROUP BY ALL ORDER BY ALL
-        """,
+        con, _named(
+            f"""
+            SELECT pid, bid, sn, count(*) AS n, count(*) FILTER (WHERE k = 6) AS folds
+            FROM idec_n WHERE {K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid GROUP BY ALL
+            """,
+            f"p.site, p.player, b.player AS bettor, {STREET_OF.format(sn='n.sn')} AS street, n.n, n.folds", "ALL", {"p": "pid", "b": "bid"},
+        ),
     )
 
 
-STREET_LEVEL = "CASE {s} WHEN '2nd' THEN 1 WHEN '3rd' THEN 2 WHEN '4th' THEN 3 WHEN '5th' THEN 4 ELSE 5 END"
-"""A street's level in ``iread``: 1 = 2nd .. 4 = 5th, 5 the vela's street (the five cards and the vela)."""
+STRATUM_OF = (
+    "CASE WHEN {c} // 4096 = 1 THEN 'F' ELSE '-' END || CASE WHEN {c} // 2048 % 2 = 1 THEN 'H' ELSE 'M' END "
+    "|| ['2nd', '3rd', '4th', '5th', 'vela'][{c} // 256 % 8] || CAST({c} // 32 % 8 AS VARCHAR) || ':' "
+    "|| CASE WHEN {c} % 32 = 0 THEN '?' ELSE CAST(({c} % 32 - 1) // 6 AS VARCHAR) || ['l', 'm', 'h'][({c} % 32 - 1) % 6 // 2 + 1] "
+    "|| CASE WHEN ({c} % 32 - 1) % 2 = 1 THEN '<' ELSE '' END END"
+)
+"""A stratum's words (:func:`read_strata`) from its number ``sc``: only in the rows a pass returns."""
 
 
 def read_strata(con: duckdb.DuckDBPyConnection) -> None:
-    """Temporary tables ``iros`` (who else is in each hand at each street, and what each shows) and ``istr`` (every decision's stratum).
+    """Temporary table ``istr_n`` (every decision's stratum) and the view ``istr``, through ``iros`` (who else is in each hand at each street, and what each shows; dropped once read).
 
     After :func:`quick_reads`.  ``iros``: per (hand, ``lvl``) one list of
-    the players dealt in with a read there (``iread``): ``p`` the player,
-    ``f`` the seq of its fold (NULL: never folded), ``v`` its face-up
+    the players dealt in with a read there (``iread``): ``p`` the player's
+    number, ``f`` the seq of its fold (NULL: never folded), ``v`` its face-up
     category, ``c`` its quick read's category (``iq``; NULL where a card is
-    unknown).  A decision reads its opponents still in from it with one
+    unknown), ``m`` and ``t`` its read's category and main rank (``iread``).  A decision reads its opponents still in from it with one
     join on (hand, level), not a join of every decision with every seat
     (the strata and the hidden-cards test both read it).
 
@@ -440,48 +565,72 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     With, for :func:`hidden_beaten`, ``seq``, ``street``, ``lvl``, ``hu`` (heads-up),
     ``faced`` (a bet by another is the last on the street) and ``bets2``
     (the bets and raises not all-in before it on the street, at most 2).
+    ``istr_n`` holds the same with numbers: ``pid``, ``aid`` (against; 0
+    for nobody), ``k``, ``sn`` and the stratum as one number ``sc``
+    (:data:`STRATUM_OF` spells it): (((facing · 2 + heads-up) · 8 + street)
+    · 8 + bets) · 32 + read, the read 0 when unknown, else 1 + 6 · category
+    + 2 · rank's class (0 low, 1 ten or jack, 2 queen or higher) + a better
+    category shown.
     """
-    con.execute("DROP TABLE IF EXISTS iros")
-    con.execute(
-        """
-        CREATE TEMP TABLE iros AS
-        WITH folds AS (SELECT hand_key, player, min(seq) AS fold_seq FROM idec WHERE kind = 'fold' GROUP BY ALL)
-        SELECT v.hand_key, v.lvl,
-            list({'p': v.player, 'f': f.fold_seq, 'v': v.vcat, 'c': CASE WHEN v.lvl <= 4 AND v.cards = v.lvl + 1 THEN v.cat END}) AS r
-        FROM iread v JOIN seats s ON s.hand_key = v.hand_key AND s.player = v.player AND s.dealt_in
-        LEFT JOIN folds f ON f.hand_key = v.hand_key AND f.player = v.player
-        GROUP BY v.hand_key, v.lvl
-        """
-    )
-    con.execute("DROP TABLE IF EXISTS istr")
+    con.execute("DROP VIEW IF EXISTS istr")
     con.execute(
         f"""
-        CREATE TEMP TABLE istr AS
-        WITH d0 AS (
-            SELECT i.* EXCLUDE (lvl), {STREET_LEVEL.format(s='i.street')} AS lvl,
-                count(*) FILTER (WHERE i.kind IN ('bet', 'raise', 'complete')) OVER w AS bets,
-                count(*) FILTER (WHERE i.kind IN ('bet', 'raise', 'complete') AND NOT coalesce(i.all_in, FALSE)) OVER w AS bets_in
-            FROM idec i
-            WINDOW w AS (PARTITION BY i.hand_key, i.street ORDER BY i.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-        ), d AS (
-            SELECT hand_key, site, seq, street, player, kind, players_in, lvl, bets, bets_in,
-                (kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player) AS facing,
-                CASE WHEN kind IN ('call', 'fold', 'raise', 'complete') AND bettor IS NOT NULL AND bettor <> player THEN bettor
-                     ELSE opponent END AS against,
-                bettor IS NOT NULL AND bettor <> player AS faced
-            FROM d0 WHERE NOT coalesce(all_in, FALSE)
-        ), ds AS (  -- the best category showing among the others still in
-            SELECT d.*, list_max(list_transform(list_filter(o.r, lambda x: x.p <> d.player AND (x.f IS NULL OR x.f > d.seq)),
-                                                lambda x: x.v)) AS shown
-            FROM d LEFT JOIN iros o ON o.hand_key = d.hand_key AND o.lvl = d.lvl
+        CREATE OR REPLACE TEMP TABLE iros AS
+        WITH folds AS (SELECT hand_key, pid, min(seq) AS fold_seq FROM idec_n WHERE k = 6 GROUP BY ALL),
+        h AS (  -- one row a hand, a list a level: the seats joined once, not once a level
+            SELECT v.hand_key, {", ".join(
+                f"list({{'p': v.pid, 'f': f.fold_seq, 'v': v.vcat{k}, 'c': {f'CASE WHEN v.cards{k} = {k + 1} THEN v.cat{k} END' if k <= 4 else 'NULL::TINYINT'}, "
+                f"'m': v.cat{k}, 't': v.top{k}}}) FILTER (WHERE v.cards{k} > 0) AS r{k}" for k in range(1, 6))}
+            FROM iread_w v JOIN iseat s ON s.hand_key = v.hand_key AND s.pid = v.pid
+            LEFT JOIN folds f ON f.hand_key = v.hand_key AND f.pid = v.pid
+            GROUP BY v.hand_key
         )
-        SELECT d.hand_key, d.site, d.player, coalesce(d.against, '') AS against, d.kind, d.facing,
-            CASE WHEN d.facing THEN 'F' ELSE '-' END || CASE WHEN d.players_in = 2 THEN 'H' ELSE 'M' END || d.street || least(d.bets, 4)
-            || ':' || coalesce(CAST(least(m.cat, 3) AS VARCHAR)
-                || CASE WHEN m.top >= 12 THEN 'h' WHEN m.top >= 10 THEN 'm' ELSE 'l' END
-                || CASE WHEN d.shown > m.cat THEN '<' ELSE '' END, '?') AS stratum,
-            d.seq, d.street, CAST(d.lvl AS SMALLINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS SMALLINT) AS bets2
-        FROM ds d LEFT JOIN iread m ON m.hand_key = d.hand_key AND m.player = d.player AND m.lvl = d.lvl
+        {" UNION ALL ".join(f"SELECT hand_key, CAST({k} AS TINYINT) AS lvl, r{k} AS r FROM h WHERE r{k} IS NOT NULL" for k in range(1, 6))}
+        """
+    )
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE istr_n AS
+        WITH d AS (
+            SELECT hand_key, seq, sn, pid, k, players_in, sn AS lvl, bets, bets_in,
+                ({K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid) AS facing,
+                CASE WHEN {K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid THEN bid ELSE oid END AS against,
+                bid IS NOT NULL AND bid <> pid AS faced
+            FROM idec_n WHERE NOT coalesce(all_in, FALSE)
+        ), ds AS (  -- the others still in (opp) and the decider's own read (m), from the hand's list at the street
+            SELECT d.*, list_filter(o.r, lambda x: x.p <> d.pid AND (x.f IS NULL OR x.f > d.seq)) AS opp,
+                list_filter(o.r, lambda x: x.p = d.pid)[1] AS m
+            FROM d LEFT JOIN iros o ON o.hand_key = d.hand_key AND o.lvl = d.lvl
+        ), dq AS (  -- the best category showing among the others still in, and among those with a quick read; the hidden-cards
+                    -- test's read (2nd to 5th street)
+            SELECT *, list_max(list_transform(opp, lambda x: x.v)) AS shown,
+                list_max(list_transform(opp, lambda x: CASE WHEN x.c IS NOT NULL THEN x.v END)) AS shown_q,
+                CASE WHEN sn <= 4 THEN m.c END AS qcat
+            FROM ds
+        ), dh AS (
+            SELECT *, qcat IS NOT NULL AND NOT coalesce(shown_q > qcat, FALSE) AS hb
+            FROM dq
+        )
+        SELECT d.hand_key, d.pid, CAST(coalesce(d.against, 0) AS INTEGER) AS aid, d.k, d.facing,
+            CAST(((((CASE WHEN d.facing THEN 1 ELSE 0 END) * 2 + (CASE WHEN d.players_in = 2 THEN 1 ELSE 0 END)) * 8 + d.sn) * 8
+                  + least(d.bets, 4)) * 32
+                 + CASE WHEN d.m.m IS NULL THEN 0
+                        ELSE 1 + 6 * least(d.m.m, 3) + 2 * (CASE WHEN d.m.t >= 12 THEN 2 WHEN d.m.t >= 10 THEN 1 ELSE 0 END)
+                             + CASE WHEN d.shown > d.m.m THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
+            d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2,
+            d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.m.t >= 11 END AS high,
+            CASE WHEN d.hb THEN list_transform(list_filter(d.opp, lambda x: x.c > d.qcat), lambda x: x.p) END AS beaters
+        FROM dh d
+        """
+    )
+    con.execute("DROP TABLE iros")  # read by istr_n alone: its lists are the largest of the tables
+    con.execute(
+        f"""
+        CREATE TEMP VIEW istr AS
+        SELECT i.hand_key, p.site, p.player, coalesce(a.player, '') AS against, {KIND_OF.format(k='i.k')} AS kind, i.facing,
+            {STRATUM_OF.format(c='i.sc')} AS stratum, i.seq, {STREET_OF.format(sn='i.sn')} AS street, CAST(i.lvl AS SMALLINT) AS lvl,
+            i.hu, i.faced, CAST(i.bets2 AS SMALLINT) AS bets2
+        FROM istr_n i JOIN ipl p ON p.pid = i.pid LEFT JOIN ipl a ON a.pid = i.aid
         """
     )
 
@@ -494,12 +643,14 @@ def strata(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     the player's baseline only.
     """
     return frame(
-        con,
-        """
-        SELECT site, player, against, stratum, count(*) AS n, count(*) FILTER (WHERE kind = 'fold') AS folds,
-            count(*) FILTER (WHERE kind IN ('bet', 'raise', 'complete')) AS aggr
-        FROM istr GROUP BY ALL ORDER BY ALL
-        """,
+        con, _named(
+            f"""
+            SELECT pid, aid, sc, count(*) AS n, count(*) FILTER (WHERE k = 6) AS folds, count(*) FILTER (WHERE {K_AGGR.format(k='k')}) AS aggr
+            FROM istr_n GROUP BY ALL
+            """,
+            f"p.site, p.player, coalesce(a.player, '') AS against, {STRATUM_OF.format(c='n.sc')} AS stratum, n.n, n.folds, n.aggr", "ALL",
+            {"p": "pid", "a": "aid"},
+        ),
     )
 
 
@@ -516,13 +667,16 @@ def between_pairs(con: duckdb.DuckDBPyConnection, pairs: list[tuple[str, str, st
     if pairs:
         con.executemany("INSERT INTO inamed VALUES (?, ?, ?)", [w for s, a, b in pairs for w in ((s, a, b), (s, b, a))])
     return frame(
-        con,
-        """
-        SELECT i.site, i.player, i.against, i.stratum, i.hand_key, i.kind, i.facing
-        FROM istr i JOIN inamed USING (site, player, against)
-        WHERE i.facing OR i.kind NOT IN ('fold', 'bet', 'raise', 'complete')
-        ORDER BY i.site, i.player, i.against, i.hand_key, i.stratum, i.kind
-        """,
+        con, _named(
+            """
+            SELECT i.pid, i.aid, i.sc, i.hand_key, i.k, i.facing
+            FROM istr_n i JOIN (SELECT p.pid, a.pid AS aid FROM inamed x JOIN ipl p ON p.site = x.site AND p.player = x.player
+                                JOIN ipl a ON a.site = x.site AND a.player = x.against) USING (pid, aid)
+            WHERE i.facing OR i.k NOT IN (1, 2, 3, 6)
+            """,
+            f"p.site, p.player, a.player AS against, {STRATUM_OF.format(c='n.sc')} AS stratum, n.hand_key, {KIND_OF.format(k='n.k')} AS kind, "
+            "n.facing", "p.site, p.player, a.player, n.hand_key, stratum, kind", {"p": "pid", "a": "aid"},
+        ),
     )
 
 
@@ -541,31 +695,23 @@ def hidden_beaten(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     raises already made on the street (0, 1, 2 or more), heads-up or
     not, its own category and whether its main rank is a jack or higher.
     ``hands``: the hand keys of the passive decisions, where a beater is
-    named.  Reads ``istr`` and ``iros`` (:func:`read_strata`) and ``iq`` (:func:`quick_reads`).
+    named.  Reads ``istr_n`` alone: :func:`read_strata` reckons each decision's part (``hb``, ``qcat``, ``high``, ``beaters``).
     """
     return frame(
-        con,
-        """
-        WITH dm AS (
-            SELECT i.hand_key, i.site, i.seq, i.street, i.player, i.kind, i.hu, i.lvl, i.faced AS facing, i.bets2 AS bets,
-                m.cat AS my_cat, m.top >= 11 AS high
-            FROM istr i JOIN iq m ON m.hand_key = i.hand_key AND m.player = i.player AND m.lvl = i.lvl
-            WHERE i.street IN ('2nd', '3rd', '4th', '5th')
-        ), o AS (  -- each opponent still in at the decision with a quick read: its category (c) and its up cards' (v)
-            SELECT dm.*, list_filter(r.r, lambda x: x.p <> dm.player AND (x.f IS NULL OR x.f > dm.seq) AND x.c IS NOT NULL) AS opp
-            FROM dm LEFT JOIN iros r ON r.hand_key = dm.hand_key AND r.lvl = dm.lvl
-        ), ds AS (
-            SELECT *, list_transform(list_filter(opp, lambda x: x.c > my_cat), lambda x: x.p) AS beaters,
-                coalesce(list_bool_or(list_transform(opp, lambda x: x.v > my_cat)), FALSE) AS seen
-            FROM o
-        ), u AS (
-            SELECT hand_key, site, player, street, facing, bets, hu, my_cat, high,
-                (facing AND kind = 'fold') OR (NOT facing AND kind = 'check') AS passive,
-                unnest(CASE WHEN beaters IS NULL OR len(beaters) = 0 THEN [''] ELSE beaters END) AS beater
-            FROM ds WHERE NOT seen
-        )
-        SELECT site, player, beater, street, facing, bets, hu, my_cat, high, count(*) AS n, count(*) FILTER (WHERE passive) AS passive,
-            list(hand_key) FILTER (WHERE passive AND beater <> '') AS hands
-        FROM u GROUP BY ALL ORDER BY site, player, beater, street, facing, bets, hu, my_cat, high
-        """,
+        con, _named(
+            """
+            WITH u AS (
+                SELECT hand_key, pid, sn, faced AS facing, bets2 AS bets, hu, qcat AS my_cat, high,
+                    (faced AND k = 6) OR (NOT faced AND k = 5) AS passive,
+                    unnest(CASE WHEN beaters IS NULL OR len(beaters) = 0 THEN [0] ELSE beaters END) AS beater
+                FROM istr_n WHERE hb
+            )
+            SELECT pid, beater, sn, facing, bets, hu, my_cat, high, count(*) AS n, count(*) FILTER (WHERE passive) AS passive,
+                list(hand_key) FILTER (WHERE passive AND beater <> 0) AS hands
+            FROM u GROUP BY ALL
+            """,
+            f"p.site, p.player, coalesce(b.player, '') AS beater, {STREET_OF.format(sn='n.sn')} AS street, n.facing, "
+            "CAST(n.bets AS SMALLINT) AS bets, n.hu, CAST(n.my_cat AS SMALLINT) AS my_cat, n.high, n.n, n.passive, n.hands",
+            "p.site, p.player, beater, street, n.facing, n.bets, n.hu, n.my_cat, n.high", {"p": "pid", "b": "beater"},
+        ),
     )
