@@ -319,7 +319,8 @@ def _timed(cmd: list[str]) -> tuple[float, float, int, str]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{shlex.join(cmd)} failed ({proc.returncode}): {err[-2000:]}")
-    peak = max(peak, after.ru_maxrss * 1024)
+    if after.ru_maxrss > before.ru_maxrss:  # the largest child so far is this one (the figure is of every child waited for)
+        peak = max(peak, after.ru_maxrss * 1024)
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, peak, "".join(chunks)
 
 
