@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hhtool.collusion import spots
 from hhtool.collusion.pricing import PRICING
+from hhtool.collusion.signals import Pair, Row
 from hhtool.stats.filters import Filters, hands_where
 
 if TYPE_CHECKING:
@@ -68,11 +69,15 @@ def passes_path(prices: Path | None) -> Path | None:
 
 
 def _source() -> str:
-    """A hash of ``spots.py`` as it is (empty where it cannot be read): a pass changed makes the entries of the old unread."""
+    """A hash of the screen's modules as they are (``hhtool/collusion/*.py``; empty where they cannot be read): a pass or
+    a signal changed makes the entries of the old code unread, whether or not :data:`VERSION` was raised."""
+    h = hashlib.blake2b(digest_size=8)
     try:
-        return hashlib.blake2b(Path(spots.__file__).read_bytes(), digest_size=8).hexdigest()
+        for path in sorted(Path(spots.__file__).parent.glob("*.py")):
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
     except (OSError, TypeError):
         return ""
+    return h.hexdigest()
 
 
 def fingerprint(con: duckdb.DuckDBPyConnection, f: Filters) -> str:
@@ -98,7 +103,9 @@ class Passes:
 
     ``path``: the file (None: nothing read or kept, every pass run).
     ``ran``: the passes run in this screen (0: every frame read from the
-    file).  A pass runs after the temporary tables it reads (``ih``,
+    file).  ``priced_kept``: the decisions whose priced figures the
+    priced signals' rows read from the file carry (they were not priced
+    nor read from the equities' file in this screen).  A pass runs after the temporary tables it reads (``ih``,
     ``idec``, the quick reads, the strata), each built once, when a frame
     first needs it.
     """
@@ -108,10 +115,11 @@ class Passes:
         self.f = f
         self.path = path
         self.key = fingerprint(con, f) if path is not None else ""
-        self.frames: dict[str, pl.DataFrame] = self._read() if path is not None else {}
-        self.read = len(self.frames)
+        self.stored: dict[str, bytes] = self._read() if path is not None else {}  # the file's frames, decoded when asked
+        self.frames: dict[str, pl.DataFrame] = {}  # those asked or made in this screen
         self.added = 0
         self.ran = 0
+        self.priced_kept = 0
         self._built = 0
 
     # the temporary tables, in the order they read each other
@@ -128,7 +136,7 @@ class Passes:
             self.ran += 1
 
     def _frame(self, name: str, level: int, run: Callable[[], pl.DataFrame]) -> pl.DataFrame:
-        got = self.frames.get(name)
+        got = self._got(name)
         if got is None:
             self._need(level)
             got = run()
@@ -211,9 +219,47 @@ class Passes:
             got.setdefault((str(site), str(a), str(b)), []).append(int(key))
         return got
 
+    # the signals the screen reckons from the frames at length (in Python): kept as their rows
+
+    def signal_rows(self, name: str, run: Callable[[], dict[Pair, Row]]) -> dict[Pair, Row]:
+        """The rows of the signal ``name`` (:class:`hhtool.collusion.signals.Row` per pair): from the file, else ``run()``."""
+        got = self._got("rows:" + name)
+        if got is not None:
+            return _rows_of(got).get(name, {})
+        out = run()
+        self.frames["rows:" + name] = _rows_frame({name: out})
+        self.added += 1
+        return out
+
+    def priced(self, run: Callable[[], tuple[dict[str, dict[Pair, Row]], int]]) -> tuple[dict[str, dict[Pair, Row]], int]:
+        """The priced signals' rows and the decisions priced for them (:func:`hhtool.collusion.screen._priced`): from the file
+        (:attr:`priced_kept` says how many decisions' figures it held), else ``run()``."""
+        import polars as pl
+
+        got, n = self._got("rows:priced"), self._got("priced")
+        if got is not None and n is not None:
+            self.priced_kept = int(n["n"][0])
+            return {of: {} for of in n["of"][0]} | _rows_of(got), self.priced_kept
+        out, priced = run()
+        self.frames["rows:priced"] = _rows_frame(out)
+        self.frames["priced"] = pl.DataFrame({"n": [int(priced)], "of": [list(out)]}, schema={"n": pl.Int64, "of": pl.List(pl.String)})
+        self.added += 2
+        return out, priced
+
     # the file
 
-    def _read(self) -> dict[str, pl.DataFrame]:
+    def _got(self, name: str) -> pl.DataFrame | None:
+        """The frame ``name`` made in this screen or read from the file (None: neither)."""
+        import polars as pl
+
+        if name not in self.frames and name in self.stored:
+            try:
+                self.frames[name] = pl.read_ipc(io.BytesIO(self.stored[name]))
+            except Exception:  # a frame that cannot be read is made again
+                del self.stored[name]
+        return self.frames.get(name)
+
+    def _read(self) -> dict[str, bytes]:
         """This key's frames in the file; none where there is no file, it cannot be read, or it is of another version."""
         import polars as pl
 
@@ -223,7 +269,7 @@ class Passes:
         try:
             rows = pl.scan_parquet(self.path).filter((pl.col("version") == VERSION) & (pl.col("key") == self.key)) \
                 .select("name", "data").collect()
-            return {str(n): pl.read_ipc(io.BytesIO(d)) for n, d in zip(rows["name"], rows["data"])}
+            return {str(n): bytes(d) for n, d in zip(rows["name"], rows["data"])}
         except Exception:  # a file that cannot be read is no cache: it is written again
             return {}
 
@@ -244,10 +290,11 @@ class Passes:
                 others = old.filter(pl.col("key").is_in(recent.to_list()))
             except Exception:  # unreadable or foreign: dropped
                 others = pl.DataFrame(schema=schema)
-        now = time.time_ns()
+        data = dict(self.stored)  # what was read stays as read; what was made now is added
+        data.update({name: _ipc(df) for name, df in self.frames.items() if name not in self.stored})
         mine = pl.DataFrame(
-            {"version": [VERSION] * len(self.frames), "key": [self.key] * len(self.frames), "written": [now] * len(self.frames),
-             "name": list(self.frames), "data": [_ipc(df) for df in self.frames.values()]},
+            {"version": [VERSION] * len(data), "key": [self.key] * len(data), "written": [time.time_ns()] * len(data),
+             "name": list(data), "data": list(data.values())},
             schema=schema,
         )
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
@@ -270,3 +317,31 @@ def _ipc(df: pl.DataFrame) -> bytes:
 def _digest(pairs: list[tuple[str, str, str]]) -> str:
     """The list asked, as a short name: a pair's names are untrusted text, kept out of the frame's name."""
     return hashlib.blake2b(repr(pairs).encode(), digest_size=16).hexdigest()
+
+
+def _rows_frame(rows: dict[str, dict[Pair, Row]]) -> pl.DataFrame:
+    """Signals' rows as one frame, a row each (``of``: the signal it is kept under), in the dicts' order."""
+    import polars as pl
+
+    recs = [
+        {"of": of, "site": site, "a": a, "b": b, "signal": r.signal, "value": r.value, "baseline": r.baseline, "sample": r.sample,
+         "z": r.z, "why_not": r.why_not, "words": r.words, "hands": list(r.hands), "tau2": r.tau2}
+        for of, by_pair in rows.items() for (site, a, b), r in by_pair.items()
+    ]
+    schema = _rows_schema()
+    return pl.DataFrame(recs, schema=schema) if recs else pl.DataFrame(schema=schema)
+
+
+def _rows_of(df: pl.DataFrame) -> dict[str, dict[Pair, Row]]:
+    out: dict[str, dict[Pair, Row]] = {}
+    for of, site, a, b, signal, value, baseline, sample, z, why_not, words, hands, tau2 in df.iter_rows():
+        out.setdefault(of, {})[(site, a, b)] = Row(signal, value, baseline, int(sample), z, why_not, words, list(hands), tau2)
+    return out
+
+
+def _rows_schema() -> dict[str, Any]:
+    import polars as pl
+
+    return {"of": pl.String, "site": pl.String, "a": pl.String, "b": pl.String, "signal": pl.String, "value": pl.Float64,
+            "baseline": pl.Float64, "sample": pl.Int64, "z": pl.Float64, "why_not": pl.String, "words": pl.String,
+            "hands": pl.List(pl.Int64), "tau2": pl.Float64}

@@ -63,7 +63,7 @@ class Screen:
     hands_read: int
     filters: Filters
     priced: int = 0  # decisions priced in this run (not read from the cache)
-    cached: int = 0  # priced figures read from the cache
+    cached: int = 0  # priced figures read from the cache (the equities' file, or the passes' with the rows they made)
     keys: dict[tuple[str, str], str] = field(default_factory=dict)  # (site, name) -> the account's key
     chosen_from: int | None = None  # the pairs listed before the filters' accounts chose among them (None: none chosen)
     passes: int = 0  # SQL passes run in this run (0: every frame read from DB.integrity-passes.parquet)
@@ -229,17 +229,17 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         return [(s, p, o, st, int(k), kind == "fold")
                 for s, p, o, st, k, kind, _ in kept.between_pairs(leads).iter_rows() if st[0] == "F"]
 
-    rows["soft_play"] = sg.stratified(
+    rows["soft_play"] = kept.signal_rows("soft_play", lambda: sg.stratified(
         "soft_play", soft, all_pairs, lambda st: st[0] == "F" or st[1] == "H", "fewer",
         "decisions where a bet or raise into each other was possible",
         "bet or raised into each other {obs:,.0f} of {n:,} times where a bet or raise was possible, where their play against "
         "others with the same cards showing in the same spots gives {expect:,.0f}", soft_decisions,
-    )
-    rows["dumping"] = sg.stratified(
+    ))
+    rows["dumping"] = kept.signal_rows("dumping", lambda: sg.stratified(
         "dumping", facing, all_pairs, lambda st: True, "grain", "decisions facing each other's bets",
         "facing each other's bets they folded where they call or called where they fold {obs:,.0f} of {n:,} times, where "
         "their play facing others' bets with the same cards showing gives {expect:,.1f}", facing_decisions,
-    )
+    ))
 
     into = sg.Tally()
     for site, p, o, st, n, folds in kept.calls_into().iter_rows():
@@ -256,7 +256,7 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
     not_computed: list[tuple[str, str]] = []
     n_priced = 0
     if full:
-        priced_rows, n_priced = _priced(con, kept, all_pairs, prices)
+        priced_rows, n_priced = kept.priced(lambda: _priced(con, kept, all_pairs, prices))
         rows.update(priced_rows)
     else:
         why = (f"own-view histories: the hole cards of {known:,} of {dealt:,} seats are shown (a player's own, and what is shown down); "
@@ -329,8 +329,8 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         pairs_df = pairs_of(pairs_df, f.picks() if f.players else None, tagged_accounts(con, f.player_tags) if f.player_tags else None)
     sig_df = pl.DataFrame(sig_rows, schema=sig_schema) if sig_rows else pl.DataFrame(schema=sig_schema)
     sig_df = sig_df.join(pairs_df.select("a", "b"), on=["a", "b"], how="semi", maintain_order="left") if sig_df.height else sig_df
-    return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits, prices.hits,
-                  keys, chosen_from, kept.ran)
+    return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits - kept.priced_kept,
+                  prices.hits + kept.priced_kept, keys, chosen_from, kept.ran)
 
 
 def room_of(f: Filters) -> Filters:
