@@ -5,7 +5,9 @@ small frames: the pairs' hands together and flows, each player's
 traffic, the per-(player, opponent, stratum) counts, the tallies, the
 candidates to price, the hidden-cards counts, and the decisions and hands
 a lead names.  Everything the screen does after them (the signals, the
-pricing, the score) reads only those frames.  :class:`Passes` hands them
+pricing, the score) reads only those frames; the signals reckoned from
+them at length in Python (soft play, dumping, the priced ones) are kept
+too, as their rows.  :class:`Passes` hands them
 to :func:`hhtool.collusion.screen._screen`: read from the file
 ``DB.integrity-passes.parquet`` when it holds them for the same hands,
 else run now (each temporary table built once, when a frame first needs
@@ -18,8 +20,8 @@ id, text hash, profile, room and rules digest, verdict, findings, players
 dealt in, so that a hand added, dropped, imported again with another text
 or audited again under other rules changes it), the filters of the hands
 (without those that choose pairs, not hands: players, player tags,
-``min_hands``), :data:`VERSION`, a hash of ``spots.py``'s source (a pass
-changed is another pass), the pricing's :data:`~hhtool.collusion.pricing.PRICING`,
+``min_hands``), :data:`VERSION`, a hash of the screen's modules' source
+(a pass or a signal changed is another result), the pricing's :data:`~hhtool.collusion.pricing.PRICING`,
 DuckDB's and hhtool's versions.  The file keeps the last :data:`ENTRIES`
 keys written (one a scope: a room screened whole and by date, say).
 
