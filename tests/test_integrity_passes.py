@@ -65,6 +65,7 @@ def test_a_second_screen_reads_the_passes_and_gives_the_same_output(db: Path) ->
     assert first.passes > 0 and kept_file(db).is_file()
     second = screen(db)
     assert second.passes == 0  # no SQL pass ran: every frame came from the file
+    assert first.priced > 0 and second.priced == 0 and second.cached == first.priced  # the priced rows too
     same(second, first)
     same(screen(db, cache=False), first)
     assert first.pairs.height > 10 and first.hands_read == HANDS
