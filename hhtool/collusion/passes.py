@@ -107,9 +107,9 @@ class Passes:
     ``ran``: the passes run in this screen (0: every frame read from the
     file).  ``priced_kept``: the decisions whose priced figures the
     priced signals' rows read from the file carry (they were not priced
-    nor read from the equities' file in this screen).  A pass runs after the temporary tables it reads (``ih``,
-    ``idec``, the quick reads, the strata), each built once, when a frame
-    first needs it.
+    nor read from the equities' file in this screen).  A pass runs after
+    the temporary tables it reads (``ih``, ``idec``, the quick reads, the
+    strata), each built once, when a frame first needs it.
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, f: Filters, path: Path | None) -> None:
