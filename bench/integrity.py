@@ -24,7 +24,7 @@ Run: ``python bench/integrity.py [--hands 20000] [--seeds 4201,4202] [--strength
    pairs at 0.5), simulated into ``--histories`` and imported once into
    ``--db``, both kept and reused when there.  Then ``hhtool integrity
    --db FILE --format csv`` as a subprocess, as a user runs it: first with
-   the equity cache deleted (cold), then again (warm, ``--repeat`` times):
+   its caches (the equities, the passes' frames) deleted (cold), then again (warm, ``--repeat`` times):
    wall and CPU time of the process, its peak memory (sampled from
    ``/proc`` every 50 ms), hands a second, and the ratios to the goal (a
    million hands in under 60 s on this 2-core machine) and of cold to warm.
@@ -319,7 +319,8 @@ def _timed(cmd: list[str]) -> tuple[float, float, int, str]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{shlex.join(cmd)} failed ({proc.returncode}): {err[-2000:]}")
-    peak = max(peak, after.ru_maxrss * 1024)
+    if after.ru_maxrss > before.ru_maxrss:  # the largest child so far is this one (the figure is of every child waited for)
+        peak = max(peak, after.ru_maxrss * 1024)
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, peak, "".join(chunks)
 
 
@@ -354,11 +355,15 @@ def _speed_room(args: argparse.Namespace, db: Path) -> tuple[Path, str]:
 
 
 def cache_files(db: Path) -> list[Path]:
-    """The integrity screen's equity cache beside ``db``: what a cold run deletes."""
+    """The integrity screen's caches beside ``db`` (the equities, the passes' frames): what a cold run deletes."""
     from hhtool.collusion.pricing import cache_path
 
     path = cache_path(db)
-    return [p for p in (path,) if p is not None and p.exists()]
+    try:
+        from hhtool.collusion.passes import passes_path
+    except ImportError:  # a tree from before the passes' file
+        return [p for p in (path,) if p is not None and p.exists()]
+    return [p for p in (path, passes_path(path)) if p is not None and p.exists()]
 
 
 def speed(args: argparse.Namespace) -> None:

@@ -39,7 +39,7 @@ def integrity(
     ] = None,
     top: Annotated[int, typer.Option("--top", min=0, metavar="N", help="Pairs shown in the table (0: all).")] = 20,
     fmt: Annotated[Format, typer.Option("--format", help="How to print the pairs (or the dossier).")] = "table",
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the priced equities beside the database.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the priced equities and the passes' frames kept beside the database.")] = False,
 ) -> None:
     """Pairs of accounts whose play together is worth a review: co-presence, chip flow, soft play, priced decisions (docs/integrity.md)."""
     from hhtool.collusion import UnknownPairError, dossier, screen

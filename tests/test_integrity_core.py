@@ -15,6 +15,7 @@ import pytest
 
 from hhtool.collusion import Screen, UnknownPairError, dossier, screen
 from hhtool.collusion import pricing
+from hhtool.collusion.passes import passes_path
 from hhtool.collusion.pricing import PriceCache, cache_path
 from hhtool.simulate import make_config, write_simulation
 from hhtool.stats.filters import Filters
@@ -58,6 +59,9 @@ def test_a_cache_of_another_pricing_is_not_read(pool: Path, bare: Screen, tmp_pa
     for stale in (other.with_columns(pl.lit("v2 samples=50 exact=0 seed=1").alias("pricing")),
                   other.drop("pricing").with_columns(pl.lit(1, dtype=pl.Int64).alias("version"))):
         stale.write_parquet(path)
+        kept = passes_path(path)  # without the passes' file, whose rows would spare the screen the equities
+        assert kept is not None
+        kept.unlink(missing_ok=True)
         again = screen(db)
         assert again.cached == 0 and again.priced == cold.priced
         assert again.pairs.equals(bare.pairs) and again.signals.equals(bare.signals)

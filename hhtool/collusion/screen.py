@@ -20,6 +20,7 @@ from hhtool.game.cards import Card
 
 from hhtool.collusion import signals as sg
 from hhtool.collusion import spots
+from hhtool.collusion.passes import Passes, passes_path
 from hhtool.collusion.pricing import STREET_NO, HandCards, HandState, HandTask, PriceCache, cache_path, price_many
 from hhtool.collusion.score import combine, lead
 from hhtool.stats.filters import Filters
@@ -62,9 +63,10 @@ class Screen:
     hands_read: int
     filters: Filters
     priced: int = 0  # decisions priced in this run (not read from the cache)
-    cached: int = 0  # priced figures read from the cache
+    cached: int = 0  # priced figures read from the cache (the equities' file, or the passes' with the rows they made)
     keys: dict[tuple[str, str], str] = field(default_factory=dict)  # (site, name) -> the account's key
     chosen_from: int | None = None  # the pairs listed before the filters' accounts chose among them (None: none chosen)
+    passes: int = 0  # SQL passes run in this run (0: every frame read from DB.integrity-passes.parquet)
 
 
 def open_db(db: Any) -> tuple[duckdb.DuckDBPyConnection, bool, Path | None]:
@@ -154,7 +156,8 @@ def screen(db: Any, filters: Filters | None = None, *, min_hands: int | None = N
     ``db``: a path (opened read-only) or an open DuckDB connection or
     cursor.  ``min_hands``: only pairs with at least this many hands
     together are listed (default: every pair).  ``cache``: read and add
-    to the priced equities beside the database (``DB.integrity-cache.parquet``).
+    to the priced equities beside the database (``DB.integrity-cache.parquet``)
+    and the SQL passes' frames (``DB.integrity-passes.parquet``).
 
     Two of the statistics' filters choose pairs, not hands, as the
     ``/integrity`` page does: ``filters.players`` lists the pairs holding
@@ -177,13 +180,12 @@ def screen(db: Any, filters: Filters | None = None, *, min_hands: int | None = N
 def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: PriceCache) -> Screen:
     import polars as pl
 
-    spots.scoped_hands(con, room_of(f))
-    (hands_read,) = con.execute("SELECT count(*) FROM ih").fetchone() or (0,)
-    ph = spots.pair_hands(con)
+    kept = Passes(con, room_of(replace(f, min_hands=0)), passes_path(prices.path))  # the passes' frames, kept or run now
+    hands_read = kept.hands_read()
+    ph = kept.pair_hands()
     pf = spots.player_flows(ph)
-    tr = spots.traffic(con)
-    spots.decisions(con)
-    hu = spots.heads_up(con)
+    tr = kept.traffic()
+    hu = kept.heads_up()
 
     all_pairs: list[sg.Pair] = [(s, a, b) for s, a, b in zip(ph["site"], ph["a"], ph["b"])] if ph.height else []
     together = dict(zip(all_pairs, ph["together"].to_list())) if ph.height else {}
@@ -209,9 +211,7 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         "spots gives {expect:,.0f}", two_sided=True, two_way=False,
     )
 
-    spots.quick_reads(con)
-    spots.read_strata(con)
-    st_rows = spots.strata(con)
+    st_rows = kept.strata()
     soft: list[sg.Cell] = []
     facing: list[sg.Cell] = []
     for site, p, o, st, n, folds, aggr in st_rows.iter_rows() if st_rows.height else ():
@@ -222,27 +222,27 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
     def soft_decisions(leads: list[sg.Pair]) -> list[sg.Decision]:
         """The pair's decisions that went on (not folds), marked: a bet or raise; as the soft-play cells count them."""
         return [(s, p, o, st, int(k), kind in spots.AGGRESSIVE)
-                for s, p, o, st, k, kind, _ in spots.between_pairs(con, leads).iter_rows() if kind != "fold"]
+                for s, p, o, st, k, kind, _ in kept.between_pairs(leads).iter_rows() if kind != "fold"]
 
     def facing_decisions(leads: list[sg.Pair]) -> list[sg.Decision]:
         """The pair's decisions facing each other's bets, marked: a fold; as the dumping cells count them."""
         return [(s, p, o, st, int(k), kind == "fold")
-                for s, p, o, st, k, kind, _ in spots.between_pairs(con, leads).iter_rows() if st[0] == "F"]
+                for s, p, o, st, k, kind, _ in kept.between_pairs(leads).iter_rows() if st[0] == "F"]
 
-    rows["soft_play"] = sg.stratified(
+    rows["soft_play"] = kept.signal_rows("soft_play", lambda: sg.stratified(
         "soft_play", soft, all_pairs, lambda st: st[0] == "F" or st[1] == "H", "fewer",
         "decisions where a bet or raise into each other was possible",
         "bet or raised into each other {obs:,.0f} of {n:,} times where a bet or raise was possible, where their play against "
         "others with the same cards showing in the same spots gives {expect:,.0f}", soft_decisions,
-    )
-    rows["dumping"] = sg.stratified(
+    ))
+    rows["dumping"] = kept.signal_rows("dumping", lambda: sg.stratified(
         "dumping", facing, all_pairs, lambda st: True, "grain", "decisions facing each other's bets",
         "facing each other's bets they folded where they call or called where they fold {obs:,.0f} of {n:,} times, where "
         "their play facing others' bets with the same cards showing gives {expect:,.1f}", facing_decisions,
-    )
+    ))
 
     into = sg.Tally()
-    for site, p, o, st, n, folds in spots.calls_into(con).iter_rows():
+    for site, p, o, st, n, folds in kept.calls_into().iter_rows():
         c = into.vs[(site, p, o, st)]
         c[0] += int(n)
         c[1] += int(n) - int(folds)  # marked: the calls and raises
@@ -251,14 +251,12 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         "called or raised each other's bets {obs:,} of {n:,} times, where their play facing others' bets gives {expect:,.0f}",
     )
 
-    (known, dealt) = con.execute(
-        "SELECT count(*) FILTER (WHERE s.hole_card IS NOT NULL), count(*) FROM seats s JOIN ih USING (hand_key) WHERE s.dealt_in"
-    ).fetchone() or (0, 0)
+    (known, dealt) = kept.seen()
     full = dealt > 0 and known >= FULL_VIEW * dealt
     not_computed: list[tuple[str, str]] = []
     n_priced = 0
     if full:
-        priced_rows, n_priced = _priced(con, all_pairs, prices)
+        priced_rows, n_priced = kept.priced(lambda: _priced(con, kept, all_pairs, prices))
         rows.update(priced_rows)
     else:
         why = (f"own-view histories: the hole cards of {known:,} of {dealt:,} seats are shown (a player's own, and what is shown down); "
@@ -297,17 +295,19 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
                 words.append(f"{sr.signal.replace('_', ' ')}: {sr.words} (z {sr.z:.1f})")
                 rest += [h for h in sr.hands if h not in rest]
         n = int(together[pair])
-        if n < min_hands or (f.min_hands and min(seated.get((site, a), 0), seated.get((site, b), 0)) < f.min_hands):
-            continue
+        shown = not (n < min_hands or (f.min_hands and min(seated.get((site, a), 0), seated.get((site, b), 0)) < f.min_hands))
         pair_rows.append({
             "a": keys[(site, a)], "b": keys[(site, b)], "site": site, "a_name": a, "b_name": b, "hands_together": n,
             "score": round(score, 3), "lead": level, "p": p,
             "sure": _sure(n, len(zs), n_pairs),
             "signals": "; ".join(words) or "nothing beyond what their play against others gives",
-            "hand_keys": rest,
+            "hand_keys": rest, "shown": shown,
         })
     pair_rows.sort(key=lambda r: (-r["score"], -r["hands_together"], r["a"], r["b"]))
-    _name_hands(con, [r for r in pair_rows if r["lead"] != "none" and not r["hand_keys"]])
+    # every lead's hands, listed or not: the same question whatever min_hands, so that the passes' file answers it
+    _name_hands(kept, [r for r in pair_rows if r["lead"] != "none" and not r["hand_keys"]])
+    kept.save()
+    pair_rows = [r for r in pair_rows if r.pop("shown")]
     ids = _hand_ids(con, sorted({k for r in pair_rows for k in r["hand_keys"][:HANDS_LISTED]}))
     for i, pr in enumerate(pair_rows):
         pr["rank"] = i + 1
@@ -329,8 +329,8 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         pairs_df = pairs_of(pairs_df, f.picks() if f.players else None, tagged_accounts(con, f.player_tags) if f.player_tags else None)
     sig_df = pl.DataFrame(sig_rows, schema=sig_schema) if sig_rows else pl.DataFrame(schema=sig_schema)
     sig_df = sig_df.join(pairs_df.select("a", "b"), on=["a", "b"], how="semi", maintain_order="left") if sig_df.height else sig_df
-    return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits, prices.hits,
-                  keys, chosen_from)
+    return Screen(pairs_df, sig_df, tuple(not_computed), int(hands_read), f, n_priced - prices.hits - kept.priced_kept,
+                  prices.hits + kept.priced_kept, keys, chosen_from, kept.ran)
 
 
 def room_of(f: Filters) -> Filters:
@@ -389,20 +389,10 @@ def _keys(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair]) -> dict[tuple[st
     return {(s, n): account_key(s, n, n in shared) for s, n in accounts}
 
 
-def _name_hands(con: duckdb.DuckDBPyConnection, leads: list[dict[str, Any]]) -> None:
+def _name_hands(kept: Passes, leads: list[dict[str, Any]]) -> None:
     """Every lead names the hands it rests on: where no signal of z 2 or more named any (a lead of several weaker
     signals), the pair's hands together with the most money between the two, largest first."""
-    if not leads:
-        return
-    con.execute("CREATE OR REPLACE TEMP TABLE ilead (site VARCHAR, a VARCHAR, b VARCHAR)")
-    con.executemany("INSERT INTO ilead VALUES (?, ?, ?)", [(r["site"], r["a_name"], r["b_name"]) for r in leads])
-    got: dict[tuple[str, str, str], list[int]] = {}
-    for site, a, b, key in con.execute(f"""
-        SELECT f.site, f.a, f.b, f.hand_key FROM ({spots.flows_sql()}) f JOIN ilead USING (site, a, b)
-        QUALIFY row_number() OVER (PARTITION BY f.site, f.a, f.b ORDER BY abs(f.flow) DESC, f.hand_key) <= {HANDS_LISTED}
-        ORDER BY f.site, f.a, f.b, abs(f.flow) DESC, f.hand_key
-    """).fetchall():
-        got.setdefault((str(site), str(a), str(b)), []).append(int(key))
+    got = kept.named_hands([(r["site"], r["a_name"], r["b_name"]) for r in leads], HANDS_LISTED)
     for r in leads:
         r["hand_keys"] = got.get((r["site"], r["a_name"], r["b_name"]), [])
 
@@ -428,7 +418,9 @@ WHAT: dict[str, str] = {"strong_fold": "strong", "hopeless_call": "hopeless", "p
 """Each priced signal's candidates in :func:`hhtool.collusion.spots.candidates`."""
 
 
-def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceCache) -> tuple[dict[str, dict[sg.Pair, sg.Row]], int]:
+def _priced(
+    con: duckdb.DuckDBPyConnection, kept: Passes, pairs: list[sg.Pair], prices: PriceCache
+) -> tuple[dict[str, dict[sg.Pair, sg.Row]], int]:
     """The signals priced with the exact equity: strong folds, passive best hands, hopeless money, card sharing.
 
     Two passes (docs/integrity.md, "What is priced"): the quick read of the
@@ -440,8 +432,8 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
     """
     import hashlib
 
-    cand = spots.candidates(con)  # the quick reads are made (:func:`_screen`)
-    tal = spots.tallies(con)
+    cand = kept.candidates()
+    tal = kept.tallies()
     out: dict[str, dict[sg.Pair, sg.Row]] = {}
     by_what: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
     for row in cand.iter_rows():
@@ -517,7 +509,7 @@ def _priced(con: duckdb.DuckDBPyConnection, pairs: list[sg.Pair], prices: PriceC
             out[signal][pair] = r
     counts: dict[tuple[str, str, str, sg.Stratum], tuple[int, int]] = {}
     hands_of: dict[tuple[str, str, str, sg.Stratum], list[int]] = {}
-    for site, p, beater, street, facing, bets, hu, cat, high, n, passive, hands in spots.hidden_beaten(con).iter_rows():
+    for site, p, beater, street, facing, bets, hu, cat, high, n, passive, hands in kept.hidden_beaten().iter_rows():
         st = (street, facing, bets, hu, cat, high)
         counts[(site, p, beater, st)] = (int(n), int(passive))
         if beater and hands:
