@@ -302,7 +302,6 @@ def _init_worker(parent: int, nice: int = 0, rooms: Rooms = NO_ROOMS) -> None:
     """
     if nice > 0:
         _lower_priority(nice)
-    _keep_freed_memory()
     if rooms:
         set_pool_rooms(rooms)
     # One polars thread: there is a worker per core already, and polars' own pool of a thread per core
@@ -324,37 +323,6 @@ def _init_worker(parent: int, nice: int = 0, rooms: Rooms = NO_ROOMS) -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="hhtool-parent-watch", daemon=True).start()
-
-
-M_TRIM_THRESHOLD = -1
-M_TOP_PAD = -2
-M_MMAP_THRESHOLD = -3
-"""glibc's ``mallopt`` parameters (``malloc.h``)."""
-KEEP_FREED_BYTES = 1 << 30
-MMAP_FROM_BYTES = 32 << 20
-
-
-def _keep_freed_memory() -> None:
-    """A worker's freed memory kept for its next chunk (glibc's malloc), not handed back to the system and taken again.
-
-    Each chunk allocates the same tens of megabytes again (its rows'
-    lists, their frames, the pickled result) and frees them at its end.
-    glibc gives blocks over 128 KB their own mapping and hands freed memory
-    at the top of its heap back to the system, so every chunk took fresh
-    pages, each a page fault and the kernel zeroing it: 1.1 to 2.7 page
-    faults a hand, 0.3 with the memory kept (docs/performance.md, "The
-    import's stages").  The process's size is its largest chunk's either
-    way.  Elsewhere than glibc (no ``mallopt``), nothing changes.
-    """
-    import ctypes
-
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError, TypeError):  # not glibc; no C library by that name (Windows)
-        return
-    mallopt(M_MMAP_THRESHOLD, MMAP_FROM_BYTES)
-    mallopt(M_TRIM_THRESHOLD, KEEP_FREED_BYTES)
-    mallopt(M_TOP_PAD, 16 << 20)
 
 
 def _lower_priority(nice: int) -> None:
