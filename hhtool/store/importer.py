@@ -425,34 +425,8 @@ def _run(
     pool.shutdown(wait=True)
 
 
-RESULT_PIPE_BYTES = 1 << 20
-"""The pipe the workers' results come through (Linux: at most ``/proc/sys/fs/pipe-max-size``, 1 MB unless raised)."""
-F_SETPIPE_SZ = 1031
-"""Linux's ``fcntl`` command that sets a pipe's size (``fcntl.F_SETPIPE_SZ`` from Python 3.10 on Linux)."""
-
-
 def _ready() -> None:
     """A worker's first task: nothing (submitted to have the pool start every process at once)."""
-
-
-def _widen_results(pool: ProcessPoolExecutor) -> None:
-    """The pipe the workers send their results through made 1 MB (Linux), from 64 KB.
-
-    A chunk's result is about 5 MB: through 64 KB, the receiving thread
-    of this process (which needs the interpreter between two reads, shared
-    with the writer's thread) woke 80 times for it while the worker waited
-    at each 64 KB, 5 times through 1 MB.  Elsewhere, or past the system's
-    bound, it stays as it is.
-    """
-    try:
-        import fcntl
-    except ImportError:  # not Unix
-        return
-    reader = getattr(getattr(pool, "_result_queue", None), "_reader", None)
-    try:
-        fcntl.fcntl(reader.fileno(), F_SETPIPE_SZ, RESULT_PIPE_BYTES)  # type: ignore[union-attr]
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 LOOK_SECONDS = 0.5
@@ -498,7 +472,7 @@ class _Workers:
         self.pool = self._start()
 
     def _start(self) -> ProcessPoolExecutor:
-        """A new pool, its processes started now (not at the first chunks, as the pool would), and its results' pipe widened.
+        """A new pool, its processes started now (not at the first chunks, as the pool would).
 
         Each process imports the worker's modules and configures the C
         reader as it starts (:func:`_init_worker`), about a third of a
@@ -512,7 +486,6 @@ class _Workers:
             max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
             initargs=(os.getpid(), self.nice, self.rooms),
         )
-        _widen_results(pool)
         for _ in range(self.workers):  # a pool of "spawn" starts a process at each submission, until it has them all
             pool.submit(_ready)
         return pool
