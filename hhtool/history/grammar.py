@@ -526,6 +526,13 @@ def rule_shapes(start: str, grammar: str | None = None) -> dict[str, RuleShape]:
     ``grammar``: another grammar's text instead of ``telesina.lark`` (the tests
     configure the C reader from a grammar with other words).
     """
+    if grammar is None and start in START_SYMBOLS:
+        return dict(_facts()[1][start])
+    return _rule_shapes(start, grammar)
+
+
+def _rule_shapes(start: str, grammar: str | None) -> dict[str, RuleShape]:
+    """:func:`rule_shapes` read from the grammar itself (Lark's grammar loader)."""
     terminals, rules = _compiled(grammar)
     by_origin: dict[str, list[Rule]] = {}
     for rule in rules:
@@ -562,7 +569,97 @@ def rule_shapes(start: str, grammar: str | None = None) -> dict[str, RuleShape]:
 
 def terminal_patterns(grammar: str | None = None) -> dict[str, str]:
     """Each named terminal as a regular expression (a string terminal escaped): what :func:`terminal_words` fits."""
+    if grammar is None:
+        return dict(_facts()[0])
+    return _terminal_patterns(grammar)
+
+
+def _terminal_patterns(grammar: str | None) -> dict[str, str]:
     return {name: t.pattern.to_regexp() for name, t in _compiled(grammar)[0].items()}
+
+
+Facts = tuple[dict[str, str], dict[str, dict[str, RuleShape]]]
+"""What the C reader is configured from: :func:`terminal_patterns` and the :func:`rule_shapes` of every start symbol."""
+FACTS_FORMAT = 1
+"""The facts file's layout: a file of another is read as missing."""
+
+
+@functools.cache
+def _facts() -> Facts:
+    """``telesina.lark``'s terminals and rule shapes, from :func:`facts_file` when it holds this grammar's, else read and kept there.
+
+    Why: reading them needs Lark's grammar loader, which builds Lark's own
+    parser of grammars first: 0.3 s of CPU in every process that configures
+    the C reader (0.1 s of it without ``interegular``, a development
+    package, whose collision check of Lark's own terminals Lark then
+    runs), that is in each of an import's worker processes, at every start
+    (docs/performance.md, "The import's stages").  The file is plain JSON
+    data, named by a digest of the grammar's text and of what read it
+    (Lark's version, this format), so that another grammar or another Lark
+    reads the grammar again; a file that cannot be read or written is
+    passed by.
+    """
+    import hashlib
+    import json
+
+    text = grammar_text()
+    key = hashlib.sha256(f"{FACTS_FORMAT}\0{_lark_stamp()}\0{text}".encode()).hexdigest()
+    path = facts_file()
+    if path:
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            if data.get("key") == key:
+                shapes = {
+                    start: {name: RuleShape(str(r[0]), str(r[1]), tuple(str(x) for x in r[2])) for name, r in rows.items()}
+                    for start, rows in data["shapes"].items()
+                }
+                return {str(k): str(v) for k, v in data["terminals"].items()}, shapes
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            pass
+    facts = _terminal_patterns(None), {start: _rule_shapes(start, None) for start in START_SYMBOLS}
+    if path:
+        _keep(path, json.dumps({
+            "key": key, "terminals": facts[0],
+            "shapes": {start: {n: [r.rule, r.shape, list(r.literals)] for n, r in rows.items()} for start, rows in facts[1].items()},
+        }))
+    return facts
+
+
+def _lark_stamp() -> str:
+    """Lark's installed files, by the size and time of its ``__init__.py`` (found without importing it: that is what the facts save)."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec("lark")
+        origin = spec.origin if spec is not None else None
+        st = os.stat(origin) if origin else None
+    except (ImportError, ValueError, OSError):
+        return ""
+    return f"{origin}:{st.st_size}:{st.st_mtime_ns}" if st is not None else ""
+
+
+def _keep(path: str, text: str) -> None:
+    """``text`` written to ``path`` whole or not at all (a reader beside never sees half of it); nothing if it cannot be."""
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".facts-")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass
+
+
+def facts_file() -> str | None:
+    """Where :func:`_facts` keeps the grammar's terminals and rule shapes: beside Lark's :func:`cache_file`; None without a cache folder."""
+    lark_file = cache_file()
+    return os.path.join(os.path.dirname(lark_file), "telesina-facts.json") if isinstance(lark_file, str) else None
 
 
 Hole = tuple[str, ...]

@@ -40,6 +40,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -132,18 +133,26 @@ def import_paths(
         summary = ImportSummary(rooms=[f"{r.name} ({r.source})" for r in rooms.rooms], rooms_folder=rooms.folder)
         units = collect_units(paths, exclude=[dbp, dbp.with_name(dbp.name + ".wal")], summary=summary)
         summary.files = len(units)
-        con = connect(db, memory_limit=memory_limit, derived=derived)
         workers_asked = workers
+        total = sum(u.content_size() for u in units)
+        workers = worker_count(total, workers)
+        # The worker processes start first, while this one opens the database: their start (interpreters,
+        # imports) is no longer after it, with a core idle (docs/performance.md, "The import's stages").
+        pool = _Workers(workers, 0, summary, rooms) if workers > 0 and (units or not reaudit) else None
+        try:
+            con = connect(db, memory_limit=memory_limit, derived=derived)
+        except BaseException:
+            if pool is not None:
+                pool.shutdown(wait=False)
+            raise
         no_abort: Callable[[], None] | None = None
         single = False
         try:
             known = {r[0] for r in con.execute("SELECT sha256 FROM files").fetchall()}
             # Each file is hashed when its turn comes (Todo), not all before the first chunk: the workers
             # start at once instead of after a pass over every file (3.9 s for 1.4 GB, one core busy).
-            total = sum(u.content_size() for u in units)
             if on_start is not None:
                 on_start(len(units), total)
-            workers = worker_count(total, workers)
             if workers > 0:
                 _one_thread(con)
                 single = True
@@ -152,9 +161,10 @@ def import_paths(
                 # instead of leaving the caller to raise in this thread, where it could land anywhere (the pool's shutdown)
                 no_abort = cancel.on_abort(con.interrupt)
             if units or not reaudit:
+                given, pool = pool, None  # import_files ends it
                 import_files(
                     Todo(units, known, summary).states, con, summary, total=total, workers=workers, progress=progress, cancel=cancel,
-                    batch_hands=batch_hands, chunk_bytes=chunk_bytes, on_commit=on_commit, derived=derived, rooms=rooms,
+                    batch_hands=batch_hands, chunk_bytes=chunk_bytes, on_commit=on_commit, derived=derived, rooms=rooms, pool=given,
                 )
             if reaudit and not summary.interrupted:
                 reaudit_stale(con, rooms, summary, workers=workers_asked, cancel=cancel, batch_hands=batch_hands)
@@ -167,6 +177,8 @@ def import_paths(
 
                 notice_stale(con, rooms, summary)
         finally:
+            if pool is not None:  # never handed to import_files
+                pool.shutdown(wait=False)
             try:
                 if single:  # the workers are done: the last checkpoint on every core
                     _every_thread(con)
@@ -193,6 +205,7 @@ def import_files(
     on_commit: CommitCallback | None = None,
     derived: bool = False,
     rooms: Rooms = NO_ROOMS,
+    pool: _Workers | None = None,
 ) -> None:
     """Read the files ``states(skipped)`` yields into ``con`` (the part of an import after finding the files).
 
@@ -205,15 +218,26 @@ def import_files(
     ``nice``: the worker processes' nice value at least (Unix; 0 leaves
     them at this process's): the server's import gives way to its pages.
     ``on_commit``: see :data:`CommitCallback`; ``derived``, ``rooms``: as :func:`import_paths`'s.
+    ``pool``: the worker processes, started already (:func:`import_paths`
+    starts them before it opens the database), ended here; else they are
+    started here, before the writer (whose start may catch the derived
+    tables up), so that theirs overlaps it.
     """
     total = max(total, 1)
     if progress is not None:
         progress(0, total, summary.hands)
-    workers = worker_count(total, workers)
-    writer = Writer(con, summary, batch_hands, on_commit, derived=derived, rooms=rooms)
+    workers = pool.workers if pool is not None else worker_count(total, workers)
+    if pool is None and workers > 0:
+        pool = _Workers(workers, nice, summary, rooms)
+    try:
+        writer = Writer(con, summary, batch_hands, on_commit, derived=derived, rooms=rooms)
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=False)
+        raise
     try:
         try:
-            _run(states, writer, summary, progress, total, workers, cancel, nice, chunk_bytes, rooms)
+            _run(states, writer, summary, progress, total, pool, cancel, chunk_bytes, rooms)
         finally:  # stopped before its commit (cancelled, interrupted, failed): the batch in progress is not stored
             writer.rollback()
     except (KeyboardInterrupt, Cancelled):
@@ -286,6 +310,10 @@ def _init_worker(parent: int, nice: int = 0, rooms: Rooms = NO_ROOMS) -> None:
     os.environ.setdefault(POLARS_THREADS, "1")
     import polars  # noqa: F401  - first: its own SIGINT handler is then replaced
 
+    with warnings.catch_warnings():  # as in a chunk (hhtool.store.worker.process_chunk): a worker prints nothing
+        warnings.simplefilter("ignore")
+        import hhtool.history.parse  # noqa: F401  - configures the C reader: before the first chunk comes
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
@@ -323,12 +351,12 @@ def _run(
     summary: ImportSummary,
     progress: ProgressCallback | None,
     total: int,
-    workers: int,
+    pool: _Workers | None,
     cancel: threading.Event | None,
-    nice: int,
     chunk_bytes: int,
     rooms: Rooms = NO_ROOMS,
 ) -> None:
+    """The chunks through ``pool`` (in this process without one) and the writer; ``pool`` is ended when it returns."""
     done_bytes = 0
 
     def skipped(size: int) -> None:
@@ -357,18 +385,21 @@ def _run(
             progress(done_bytes, total, summary.hands)
         check(cancel)
 
-    if workers <= 0:
+    if pool is None:
         for task, state, last in tasks(states(skipped), chunk_bytes, summary.unreadable):
             consume(process_chunk(task, rooms), state, last, len(task.data))
         writer.flush()
         return
 
-    pool = _Workers(workers, nice, summary, rooms)
     inflight: deque[_InFlight] = deque()
     # Chunks given to the workers and not yet returned: enough that they go on while the writer commits
     # (a batch takes about a second; two chunks each, as before, left a core idle for part of it).
-    limit = 6 * workers + 2
-    thread = WriterThread(writer, cancel)
+    limit = 6 * pool.workers + 2
+    try:
+        thread = WriterThread(writer, cancel)
+    except BaseException:
+        pool.shutdown(wait=False)
+        raise
 
     def next_result() -> None:
         job = inflight[0]
@@ -392,6 +423,10 @@ def _run(
             pool.shutdown(wait=False)
         raise
     pool.shutdown(wait=True)
+
+
+def _ready() -> None:
+    """A worker's first task: nothing (submitted to have the pool start every process at once)."""
 
 
 LOOK_SECONDS = 0.5
@@ -437,13 +472,23 @@ class _Workers:
         self.pool = self._start()
 
     def _start(self) -> ProcessPoolExecutor:
+        """A new pool, its processes started now (not at the first chunks, as the pool would).
+
+        Each process imports the worker's modules and configures the C
+        reader as it starts (:func:`_init_worker`), about a third of a
+        second, which so overlaps what this process does before its first
+        chunk (opening the database, the writer).
+        """
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        return ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
             initargs=(os.getpid(), self.nice, self.rooms),
         )
+        for _ in range(self.workers):  # a pool of "spawn" starts a process at each submission, until it has them all
+            pool.submit(_ready)
+        return pool
 
     def submit(self, task: ChunkTask | StoredHands) -> Future[ChunkResult]:
         """``task`` handed to the workers; a pool a death has already broken gives a future failed with it.
