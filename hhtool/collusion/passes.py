@@ -37,14 +37,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hhtool.collusion import spots
-from hhtool.collusion.pricing import PRICING
+from hhtool.collusion.pricing import PRICING, write_whole
 from hhtool.collusion.signals import Pair, Row
 from hhtool.stats.filters import Filters, hands_where
 
@@ -299,15 +298,7 @@ class Passes:
              "name": list(data), "data": list(data.values())},
             schema=schema,
         )
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            pl.concat([others, mine]).write_parquet(tmp, compression="uncompressed", row_group_size=1)
-            os.replace(tmp, self.path)
-        except OSError:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
+        write_whole(pl.concat([others, mine]), self.path, compression="uncompressed", row_group_size=1)
 
 
 def _ipc(df: pl.DataFrame) -> bytes:

@@ -24,11 +24,14 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from hhtool.game.cards import Card, parse_card
 from hhtool.game.equity import DEFAULT_SEED, EquityInputError, equity
 from hhtool.game.rules import PROFILES, RuleSet, RulesError
+
+if TYPE_CHECKING:
+    import polars as pl
 
 SAMPLES: Final = 400
 """Runouts drawn where there are too many to count: a standard error of about 2.5 points of equity, enough to tell a
@@ -247,15 +250,21 @@ class PriceCache:
             schema={"pricing": pl.String, "site": pl.String, "hand_id": pl.String, "text_hash": pl.Int64, "seq": pl.Int64,
                     "what": pl.String, "value": pl.Float64},
         )
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        write_whole(df, self.path)
+
+
+def write_whole(df: pl.DataFrame, path: Path, **parquet: Any) -> None:
+    """``df`` written to ``path`` as Parquet whole or not at all (a new file renamed over the old: a reader never sees half
+    of it); nothing where the folder cannot be written (the file beside the database is a cache, never a failure)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        df.write_parquet(tmp, **parquet)
+        os.replace(tmp, path)
+    except OSError:
         try:
-            df.write_parquet(tmp)
-            os.replace(tmp, self.path)
+            tmp.unlink()
         except OSError:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
+            pass
 
 
 def cache_path(db: Path | None) -> Path | None:
