@@ -22,7 +22,7 @@ or audited again under other rules changes it), the filters of the hands
 (without those that choose pairs, not hands: players, player tags,
 ``min_hands``), :data:`VERSION`, a hash of the screen's modules' source
 (a pass or a signal changed is another result), the pricing's :data:`~hhtool.collusion.pricing.PRICING`,
-DuckDB's and hhtool's versions.  The file keeps the last :data:`ENTRIES`
+DuckDB's version.  The file keeps the last :data:`ENTRIES`
 keys written (one a scope: a room screened whole and by date, say).
 
 As the equities' file (:mod:`hhtool.collusion.pricing`): written with
@@ -85,8 +85,6 @@ def fingerprint(con: duckdb.DuckDBPyConnection, f: Filters) -> str:
     """The key of the frames of a screen of the hands ``f`` selects (``f`` without the filters that choose pairs)."""
     import duckdb
 
-    import hhtool
-
     have = {str(d[0]) for d in con.execute("SELECT * FROM hands LIMIT 0").description or ()}
     cols = ", ".join(f"h.{c}" for c in HAND_COLUMNS if c in have)
     where, params = hands_where(f)
@@ -95,7 +93,7 @@ def fingerprint(con: duckdb.DuckDBPyConnection, f: Filters) -> str:
         f"FROM (SELECT hash({cols}) AS x FROM hands h WHERE {where})",
         params,
     ).fetchone() or (0, "0", "0")
-    what = repr((VERSION, _source(), PRICING, duckdb.__version__, hhtool.__version__, cols, repr(f), tuple(row)))
+    what = repr((VERSION, _source(), PRICING, duckdb.__version__, cols, repr(f), tuple(row)))
     return hashlib.blake2b(what.encode(), digest_size=16).hexdigest()
 
 
