@@ -432,25 +432,19 @@ def _priced(
     """
     import hashlib
 
+    import polars as pl
+
     cand = kept.candidates()
     tal = kept.tallies()
     out: dict[str, dict[sg.Pair, sg.Row]] = {}
-    by_what: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
-    for row in cand.iter_rows():
-        by_what[row[8]].append(row)
+    by_what = {what: cand.filter(pl.col("what") == what) for what in WHAT.values()}
     den: dict[str, dict[tuple[str, str, str, str], int]] = defaultdict(dict)
     for site, p, o, st, what, n in tal.iter_rows():
         den[what][(site, p, o, st)] = den[what].get((site, p, o, st), 0) + int(n)
-    to_price: dict[tuple[int, int], tuple[Any, ...]] = {}
     plans: dict[str, tuple[sg.Tally, list[sg.Pair]]] = {}
     spread: dict[str, float] = {}
     for signal, what in WHAT.items():
-        tally = sg.Tally()
-        for k, site, seq, line, street, lvl, player, kind, _, against in by_what[what]:
-            if what == "best":  # the spot: the street, facing a bet or not (a call or raise faces one)
-                tally.add(site, player, against, _spot(street, kind), kind in ("check", "call"), k)
-            else:
-                tally.add(site, player, against, street, True, k)
+        tally = _tally(by_what[what], what == "best")
         if what != "best":  # the decisions the read did not mark count too
             for (site, p, o, st), n in den[what].items():
                 c = tally.vs[(site, p, o, st)]
@@ -460,28 +454,43 @@ def _priced(
         out[signal] = rows
         chosen = sorted((p for p, r in rows.items() if r.z is not None and r.z >= PRICE_FROM), key=lambda p: (-(rows[p].z or 0.0), p))
         plans[signal] = (tally, chosen[:PRICED_PAIRS])
-    # the decisions to price: every candidate between a chosen pair's two, a sample of each one's against the others
+    # the decisions to price: every candidate between a chosen pair's two, a sample of each one's against the others;
+    # read only over the candidates by or against a chosen pair's player (the loop tests the sites and pairs exactly),
+    # a row's columns as plain lists and the row itself (what -> its index in the frame) kept for the few priced
+    near: dict[str, pl.DataFrame] = {}
+    picked: dict[tuple[int, int], tuple[str, int]] = {}
+    between: dict[str, list[int]] = {}
     players: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for signal, (_, chosen) in plans.items():
         what = WHAT[signal]
+        names = sorted({who for _, a, b in chosen for who in (a, b)})
+        near[what] = df = by_what[what].filter(pl.col("player").is_in(names) | pl.col("against").is_in(names))
         inside = {(s, a, b) for s, a, b in chosen}
         for s, a, b in chosen:
             players[what] |= {(s, a), (s, b)}
-        sample: dict[tuple[str, str, str], list[tuple[str, tuple[Any, ...]]]] = defaultdict(list)
-        for row in by_what[what]:
-            k, site, seq, _, _, _, player, _, _, against = row
+        sample: dict[tuple[str, str, str], list[tuple[str, int]]] = defaultdict(list)
+        between[what] = []
+        cols = (df[c].to_list() for c in ("hand_key", "site", "seq", "player", "against"))
+        for i, (k, site, seq, player, against) in enumerate(zip(*cols)):
             pair = (site, min(player, against), max(player, against))
             if pair in inside:
-                to_price[(k, seq)] = row
+                picked[(k, seq)] = (what, i)
+                between[what].append(i)
                 continue
             h = ""
             for side, who in (("by", player), ("vs", against)):
                 if (site, who) in players[what]:
                     h = h or hashlib.blake2b(f"{k}:{seq}".encode(), digest_size=8).hexdigest()
-                    sample[(side, site, who)].append((h, row))
-        for rows_ in sample.values():
-            for _, row in sorted(rows_, key=lambda x: x[0])[:BASELINE_SAMPLE]:
-                to_price[(row[0], row[2])] = row
+                    sample[(side, site, who)].append((h, i))
+        ks, seqs = df["hand_key"], df["seq"]
+        for idx in sample.values():
+            for _, i in sorted(idx, key=lambda x: x[0])[:BASELINE_SAMPLE]:
+                picked[(ks[i], seqs[i])] = (what, i)
+    rows_at: dict[str, dict[int, tuple[Any, ...]]] = {}
+    for what, df in near.items():
+        at = sorted({i for w, i in picked.values() if w == what} | set(between[what]))
+        rows_at[what] = dict(zip(at, df[at].rows())) if at else {}
+    to_price = {key: rows_at[w][i] for key, (w, i) in picked.items()}
     equities = _price_all(con, list(to_price.values()), prices)
     for signal, (tally, chosen) in plans.items():
         what = WHAT[signal]
@@ -500,7 +509,7 @@ def _priced(
                 c = keep[key]
                 c[0] += 1
                 c[1] += int(passed)
-        ctx = _Refine(tally, by_what[what], chosen_set)
+        ctx = _Refine(tally, [rows_at[what][i] for i in between.get(what, [])], chosen_set)
         for pair in chosen:
             tau2 = next((x.tau2 for x in out[signal].values()), 0.0)
             r = _refined(signal, what, pair, ctx, equities, keep, tau2)
@@ -516,6 +525,32 @@ def _priced(
             hands_of[(site, p, beater, st)] = list(hands)
     out["card_sharing"] = sg.hidden_beaten(counts, pairs, hands_of, _TEXT["card_sharing"][0], _TEXT["card_sharing"][2])
     return out, len(equities)
+
+
+def _tally(cands: pl.DataFrame, best: bool) -> sg.Tally:
+    """One signal's candidates (:func:`hhtool.collusion.spots.candidates`' rows of one ``what``) counted in bulk: the
+    :class:`hhtool.collusion.signals.Tally` that adding them one by one in the frame's order gives, the same counts
+    in the same order (a key's first row), each key's hands in the rows' order.
+
+    ``best``: the stratum is the spot (:func:`_spot`) and a check or call is the mark; otherwise the street, every row a mark.
+    """
+    import polars as pl
+
+    tally = sg.Tally()
+    kind = pl.col("kind")
+    if best:  # the spot: the street, facing a bet or not (a call or raise faces one)
+        stratum = pl.when(kind.is_in(["call", "raise"]).fill_null(False)).then(pl.col("street") + " facing a bet").otherwise(pl.col("street"))
+        marked = kind.is_in(["check", "call"]).fill_null(False)
+    else:
+        stratum, marked = pl.col("street"), pl.lit(True)
+    df = cands.select("hand_key", "site", "player", "against", stratum.alias("stratum"), marked.alias("marked"))
+    counts = df.group_by("site", "player", "against", "stratum", maintain_order=True).agg(pl.len(), pl.col("marked").sum())
+    for site, player, against, st, n, m in counts.iter_rows():
+        tally.vs[(site, player, against, st)] = [int(n), int(m)]
+    hands = df.filter(pl.col("marked")).group_by("site", "player", "against", maintain_order=True).agg(pl.col("hand_key"))
+    for site, player, against, keys in hands.iter_rows():
+        tally.hands[(site, player, against)] = keys
+    return tally
 
 
 def _spread(rows: dict[sg.Pair, sg.Row]) -> float:
