@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hhtool.game.cards import Card
 
@@ -539,7 +539,7 @@ def _tally(cands: pl.DataFrame, best: bool) -> sg.Tally:
     tally = sg.Tally()
     kind = pl.col("kind")
     if best:  # the spot: the street, facing a bet or not (a call or raise faces one)
-        stratum = pl.when(kind.is_in(["call", "raise"]).fill_null(False)).then(pl.col("street") + " facing a bet").otherwise(pl.col("street"))
+        stratum = pl.when(kind.is_in(list(FACED)).fill_null(False)).then(pl.col("street") + FACING).otherwise(pl.col("street"))
         marked = kind.is_in(["check", "call"]).fill_null(False)
     else:
         stratum, marked = pl.col("street"), pl.lit(True)
@@ -559,9 +559,15 @@ def _spread(rows: dict[sg.Pair, sg.Row]) -> float:
     return sg.deflate(raw)
 
 
+FACED: Final = ("call", "raise")
+"""The decisions that faced a bet, for a heads-up decision's spot (:func:`_spot`, and :func:`_tally` in bulk)."""
+FACING: Final = " facing a bet"
+"""What a spot that faced a bet adds to its street."""
+
+
 def _spot(street: str, kind: str) -> str:
     """A heads-up decision's spot: its street, and whether it faced a bet (a call or a raise did)."""
-    return street + (" facing a bet" if kind in ("call", "raise") else "")
+    return street + (FACING if kind in FACED else "")
 
 
 def _passes(what: str, eq: float) -> bool:
