@@ -5,7 +5,8 @@ Run under callgrind, once a mode, the same hands file for both trees compared (s
     PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null python bench/instructions.py MODE HANDS
 
 ``MODE``: ``setup`` (the imports and the file read only), ``replay`` (parse the hands, replay each three
-times) or ``import`` (the import's worker on the whole file: parse, replay, rows, frames).  The mode's
+times), ``import`` (the import's worker on the whole file: parse, replay, rows, frames) or ``chunks`` (the
+worker's steady work, counted alone: see :func:`_chunks`).  The mode's
 instructions less ``setup``'s, over the hands (three times the hands for ``replay``), are its
 instructions a hand.  ``keys`` and ``keys-setup`` take a profile's name in place of ``HANDS``: both draw
 10,000 random six-card sets of the 32-card deck (seed 7) and warm ``key_function()`` on them; ``keys``
@@ -42,8 +43,39 @@ def main() -> None:
     elif mode == "import":
         result = process_chunk(ChunkTask(0, 0, path.name, data, 0, False))
         print(f"{result.hands} hands, {result.failed} failed, {result.replay_errors} replay errors", file=sys.stderr)
+    elif mode == "chunks":
+        _chunks(path, data)
     elif mode != "setup":
-        sys.exit(f"usage: {sys.argv[0]} setup|replay|import HANDS, or keys|keys-setup PROFILE")
+        sys.exit(f"usage: {sys.argv[0]} setup|replay|import|chunks HANDS, or keys|keys-setup PROFILE")
+
+
+def _chunks(path: Path, data: bytes) -> None:
+    """The worker's steady work a hand: ``data`` cut into chunks of about 1 MB at blank lines, as the import
+    cuts a file, each parsed, replayed, made rows and frames and pickled, after one warm chunk; the all-in EV
+    left out (its cost is its corpus's, ``bench/allin_ev.py``).  Only the chunks are counted under
+    ``--zero-before=zlib_crc32 --dump-before=binascii_crc32``: read the dump that ends in ``.1``."""
+    import binascii
+    import pickle
+    import zlib
+
+    import hhtool.store.rows as rows
+
+    rows.allin_adjustments = lambda result: {}  # type: ignore[assignment]  # the compiled module reads its global at each call
+    chunks, i = [], 0
+    while i < len(data):
+        j = data.find(b"\n\n", i + (1 << 20))
+        j = len(data) if j < 0 else j + 2
+        chunks.append(data[i:j])
+        i = j
+    process_chunk(ChunkTask(0, 0, path.name, chunks[0][:200_000], 0, False))
+    zlib.crc32(b"")  # the counters start here
+    hands = 0
+    for k, chunk in enumerate(chunks):
+        result = process_chunk(ChunkTask(0, k, path.name, chunk, 0, False))
+        pickle.dumps(result, protocol=5)
+        hands += result.hands
+    binascii.crc32(b"")  # and are written here
+    print(f"{hands} hands in {len(chunks)} chunks", file=sys.stderr)
 
 
 def _keys(name: str, times: int) -> None:

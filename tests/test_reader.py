@@ -179,3 +179,18 @@ def test_a_line_over_the_bound_reads_the_same_wherever_the_reads_end(before: int
         assert kinds == ["Skipped"]  # no header at the line's start: junk, counted
     else:
         assert kinds == ["ErrorRecord"] and "longest accepted is 4,096" in str(whole[0])  # a hand over the bound
+
+
+def test_newlines_c_matches_the_regular_expression() -> None:
+    """The splitter's one-pass C check (``_scan.newlines``) says what ``_BLANKISH_LINE`` and ``str.count`` say, in every string width."""
+    import random
+
+    from hhtool.history.reader import _newlines_py
+
+    scan = pytest.importorskip("hhtool._native._scan")
+    fixed = ["", "\n", "a\nb", "a\n \nb", "a\n", "a\n\t", "a\n\u3000x\n", "a\n\u3000", "a\nb\n  c", "a\n\x85\nb", "a\n\u20ac \n", "a\n\U0001f600\n \n"]
+    rng = random.Random(44)
+    alphabet = ["a", "\n", " ", "\t", "\r", "\x0b", "\x1c", "\x85", "\xa0", "\u20ac", "\u3000", "\u2028", "\U0001f600"]
+    drawn = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(20_000)]
+    for text in fixed + drawn:
+        assert scan.newlines(text) == _newlines_py(text), repr(text)

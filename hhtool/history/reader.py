@@ -54,6 +54,17 @@ _CONTINUATION = bytes(range(0x80, 0xC0))  # the bytes 10xxxxxx: inside a UTF-8 c
 _BLANKISH_LINE = re.compile(r"\n[^\S\n]*(?:\n|\Z)")  # an empty or whitespace-only line after the first
 
 
+def _newlines_py(text: str) -> int:
+    """The line ends of ``text``, or -1 where a line after its first is empty or only whitespace."""
+    return -1 if _BLANKISH_LINE.search(text) is not None else text.count("\n")
+
+
+try:  # the same in one pass of C (hhtool/_native/_scan.c), not built with HHTOOL_PURE=1
+    from hhtool._native._scan import newlines as _newlines
+except ImportError:  # pragma: no cover - the pure build
+    _newlines = _newlines_py
+
+
 class Cp1252Warning(UserWarning):
     """A file that is not UTF-8 was read as Windows-1252."""
 
@@ -358,7 +369,7 @@ class _Splitter:
         blocks = text.split("\n\n")
         last = len(blocks) - 1
         header = _HEADER_START.match
-        blankish = _BLANKISH_LINE.search
+        newlines = _newlines
         for k, block in enumerate(blocks):
             if (
                 not self.hand
@@ -366,13 +377,13 @@ class _Splitter:
                 and len(block) < MAX_HAND_CHARS
                 and header(block) is not None
                 and block.find(" Hand #", block.find("\n") + 1 or len(block)) < 0
-                and blankish(block) is None
+                and (ends := newlines(block)) >= 0  # no blank or whitespace-only line inside
                 and (len(block) <= MAX_LINE_CHARS or not _has_long_line(block))
             ):
                 # a whole hand between blank lines: what the rules below would do, without the loop
                 self.flush_junk()
                 self.out.append((self.number + 1, block))
-                self.number += block.count("\n") + 1
+                self.number += ends + 1
             else:
                 for line in block.split("\n"):
                     self.line(line)

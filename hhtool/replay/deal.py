@@ -132,12 +132,17 @@ class CardChecks:
         for p in self.players:
             self.cards[p.name] = _Cards()
 
-    def note_card(self, card: Card, line: int, where: str) -> None:
+    def note_card(self, card: Card, line: int, where: str, who: str = "") -> None:
+        """A card come into play on ``line``: in the deck, and not seen before.
+
+        ``where`` says how, with ``{}`` for ``who`` (a player): the words are
+        made only for a finding, not for each of the ten cards of every hand.
+        """
         if card >> 2 < self.low:
-            self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where}) is not in the {self.rules.name} deck for {len(self.players)} players, which runs from {RANK_NAMES.get(self.low, self.low)} to Ace")
+            self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where.format(who)}) is not in the {self.rules.name} deck for {len(self.players)} players, which runs from {RANK_NAMES.get(self.low, self.low)} to Ace")
         prev = self.seen_cards.get(card)
         if prev is not None:
-            self.add("card_twice", line, f"{card_symbol(card)} ({where}) was already dealt on line {prev}")
+            self.add("card_twice", line, f"{card_symbol(card)} ({where.format(who)}) was already dealt on line {prev}")
         else:
             self.seen_cards[card] = line
 
@@ -172,7 +177,7 @@ class CardChecks:
                 padded: list[Card | None] = [*known[:2]]
                 mine.cards = padded + [None] * max(0, 2 - len(known))
             for c in mine.known:
-                self.note_card(c, e.line, f"dealt to {name}")
+                self.note_card(c, e.line, "dealt to {}", name)
             door_card = mine.cards[1] if len(mine.cards) > 1 else None
             mine.rounds = [1, 1]
             if self.rules.dealt_up(1)[1] and door_card is not None:
@@ -189,11 +194,11 @@ class CardChecks:
         card = new[0] if new else None
         down = not self.rules.dealt_up(rnd)[0]
         if card is not None:
-            self.note_card(card, e.line, f"dealt to {name}")
+            self.note_card(card, e.line, "dealt to {}", name)
         # fill in a hole card first learned on a later street
         if mine.cards and mine.cards[0] is None and len(known) > len(prior_up) and known and known[0] not in mine.up:
             mine.cards[0] = known[0]
-            self.note_card(known[0], e.line, f"{name}'s hole card")
+            self.note_card(known[0], e.line, "{}'s hole card", name)
         mine.cards.append(card)
         mine.rounds.append(rnd)
         if card is not None and not down:
@@ -232,7 +237,7 @@ class CardChecks:
                 if None in mine.cards:
                     idx = len(mine.cards) - 1 - mine.cards[::-1].index(None)
                     mine.cards[idx] = c
-                self.note_card(c, e.line, f"exposed by {e.player}")
+                self.note_card(c, e.line, "exposed by {}", e.player)
             if c not in mine.up:
                 mine.up.append(c)
 
@@ -286,7 +291,7 @@ class CardChecks:
             if c not in known:
                 if None in mine.cards:
                     mine.cards[mine.cards.index(None)] = c
-                    self.note_card(c, e.line, f"shown by {name}")
+                    self.note_card(c, e.line, "shown by {}", name)
                 else:
                     self.add("shown_cards", e.line, f"{name} shows {card_symbol(c)}, which {name} was not dealt")
         if len(shown) != 5 or any(c not in shown for c in mine.known):
