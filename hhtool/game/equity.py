@@ -170,14 +170,20 @@ def _deal(
         raise EquityInputError(f"vela {card_str(vela)}: the {rules.name} profile has no vela")
     try:
         n_players = table_players(rules, len(hands), players)
-        labelled = [(f"hand {i + 1}", c) for i, h in enumerate(hands) for c in h if c is not None]
+        cards = [c for h in hands for c in h if c is not None]
         if vela is not None:
-            labelled.append(("the vela", vela))
-        labelled += [("the dead cards", c) for c in dead]
-        low = check_cards(rules, n_players, labelled)
+            cards.append(vela)
+        cards += dead
+        low = rules.lowest_rank(n_players)
+        seen = set(cards)
+        if len(seen) < len(cards) or (cards and min(cards) >> 2 < low):  # the error names the card and where it is
+            labelled = [(f"hand {i + 1}", c) for i, h in enumerate(hands) for c in h if c is not None]
+            if vela is not None:
+                labelled.append(("the vela", vela))
+            labelled += [("the dead cards", c) for c in dead]
+            check_cards(rules, n_players, labelled)
     except RankInputError as e:
         raise EquityInputError(str(e)) from None
-    seen = {c for _, c in labelled}
     unseen = tuple(c for c in deck_cards(low) if c not in seen)
     known = tuple(tuple(c for c in h if c is not None) for h in hands)
     need = tuple(OWN_CARDS - len(k) for k in known)
@@ -200,7 +206,7 @@ class _Tally:
 
     def __init__(self, n: int) -> None:
         self.n = n
-        self.unit = reduce(math.lcm, range(1, n + 1), 1)
+        self.unit = _unit(n)
         self.count = 0
         self.win = [0] * n
         self.tie = [0] * n
@@ -235,6 +241,12 @@ class _Tally:
                 self.tie[i] += sign
             self.units[i] += sign * u
             self.squares[i] += sign * u * u
+
+
+@lru_cache(maxsize=16)
+def _unit(n: int) -> int:
+    """lcm(1..n): a k-way split's share of a pot is a whole number of these units for every k up to n."""
+    return reduce(math.lcm, range(1, n + 1), 1)
 
 
 def _showdown(deal: _Deal, hands: Sequence[Iterable[int]]) -> list[int]:
