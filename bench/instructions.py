@@ -60,7 +60,10 @@ def _chunks(path: Path, data: bytes) -> None:
 
     import hhtool.store.rows as rows
 
-    rows.allin_adjustments = lambda result: {}  # type: ignore[assignment]  # the compiled module reads its global at each call
+    def no_ev(result: object) -> dict[str, int]:
+        return {}
+
+    setattr(rows, "allin_adjustments", no_ev)  # the compiled module reads its global at each call
     chunks, i = [], 0
     while i < len(data):
         j = data.find(b"\n\n", i + (1 << 20))

@@ -362,13 +362,13 @@ def test_many_questions_at_once_get_what_each_gets_alone() -> None:
             questions.append(Question(rules, hands, players=6, samples=250, exact_limit=0))
     for hands_text in (["7s 8s 9s Ts", "Jh Qh Kh Ah"], ["8d 9d Td Jd", "Tc Qc Kc Ac"]):  # duels of straight flushes
         questions.append(Question(CLASSIC, [_cards(h) for h in hands_text], samples=500, exact_limit=0))
-    for rules, hands, keep in [
+    for sf_rules, sf_hands, keep in [
         (CLASSIC, ["7s 8s 9s Ts", "Jh Qh Kh Ah"], "As Js Th 9h 7h 8d Kd"),
         (CLASSIC, ["7s 8s 9s Ts", "Jh Qh Kh Ah", "7d 7c Qd Qc"], "As Js Th 9h 8d Kd"),
     ]:
-        parsed = [_cards(h) for h in hands]
-        dead = _dead_but(rules, len(hands), keep, hands)
-        questions += [Question(rules, parsed, dead=dead), Question(rules, parsed, dead=dead, samples=500, exact_limit=0)]
+        parsed = [_cards(h) for h in sf_hands]
+        dead = _dead_but(sf_rules, len(sf_hands), keep, sf_hands)
+        questions += [Question(sf_rules, parsed, dead=dead), Question(sf_rules, parsed, dead=dead, samples=500, exact_limit=0)]
     questions.insert(7, Question(CLASSIC, [_cards("Ah Ah"), _cards("Kd Kc")]))  # a card twice: an error in its place
     questions.insert(11, Question(CLASSIC, [_cards("Ah Kh")], samples=0))
     rng.shuffle(questions)
