@@ -1,7 +1,7 @@
 """Integrity screen benchmark (issue 42): detection against false leads, and the speed of ``hhtool integrity``.  Never a test.
 
 Run: ``python bench/integrity.py [--hands 20000] [--seeds 4201,4202] [--strengths 0.1,0.2,0.3,0.5]
-[--speed-hands 1000000] [--db FILE] [--part both|detection|speed|rooms|passes]``.
+[--speed-hands 1000000] [--db FILE] [--part both|detection|speed|rooms|passes|pricing]``.
 
 1. **Detection against false leads.**  For each seed, a room with no
    colluding pair and, for each strength, the same room with three pairs,
@@ -33,7 +33,9 @@ Run: ``python bench/integrity.py [--hands 20000] [--seeds 4201,4202] [--strength
 to have them ready before a screen exists.  Rooms and their databases are cached under ``bench/.cache/integrity/``
 (git-ignored), one folder each, named by their size, seed and strength;
 delete a folder to build it again.  ``--part passes`` times each SQL pass of the screen over the speed
-database in this process (wall, CPU, peak memory): where a screen's time goes.  Simulate and import use every core
+database in this process (wall, CPU, peak memory): where a screen's time goes.  ``--part pricing`` prices
+``--pricing-decisions`` of its candidates in this process, asked together as the screen asks them and one by one
+(CPU a decision, and the same figures).  Simulate and import use every core
 (``--jobs``).
 """
 
@@ -50,6 +52,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -477,6 +480,69 @@ def passes(args: argparse.Namespace) -> None:
         con.close()
 
 
+def pricing(args: argparse.Namespace) -> None:
+    """Part ``pricing``: the screen's pricing of decisions, asked together (as the screen asks them) and one by one.
+
+    The decisions: ``--pricing-decisions`` of the speed database's
+    candidates (:func:`hhtool.collusion.spots.candidates`: every decision
+    the pricing may be asked for), taken evenly through them; made into the
+    screen's pricing tasks (:func:`hhtool.collusion.screen.price_tasks`),
+    then priced in this process by
+    :func:`hhtool.collusion.pricing.price_hands` (the questions of a chunk
+    asked together, :func:`hhtool.game.equity.equities`) and one question
+    at a time, alternated ``--repeat`` + 1 times; CPU of the process. The
+    two must give the same figure for every decision.
+    """
+    import importlib
+
+    from hhtool.collusion import spots
+    from hhtool.collusion.pricing import HandTask, hand_cards, price_hands, priced, question
+    from hhtool.collusion.screen import open_db
+    from hhtool.stats.filters import Filters
+
+    screen_module = importlib.import_module("hhtool.collusion.screen")  # the package's `screen` is the function
+    db, _ = speed_room(args)
+    con, _, _ = open_db(db)
+    try:
+        spots.scoped_hands(con, Filters())
+        spots.decisions(con)
+        spots.quick_reads(con)
+        cand = spots.candidates(con)
+        step = max(1, cand.height // args.pricing_decisions)
+        rows = cand.gather_every(step).head(args.pricing_decisions).rows()
+        tasks: list[HandTask] = screen_module.price_tasks(con, rows)
+    finally:
+        con.close()
+
+    def alone(tasks: list[HandTask]) -> list[tuple[int, int, float | None]]:
+        out: list[tuple[int, int, float | None]] = []
+        for key, cards, facts, state, asked in tasks:
+            h = hand_cards(cards, {key: facts}).get(key)
+            for seq, player, street in asked:
+                q = None if h is None else question(h, player, state.still_in(seq, player), state.folded(seq), street)
+                out.append((key, seq, priced([q])[0]))
+        return out
+
+    n = sum(len(t[4]) for t in tasks)
+    print(f"the screen's pricing of {n:,} of the {cand.height:,} candidates of {db} in {len(tasks):,} hands, one process "
+          f"(load before {os.getloadavg()[0]:.1f}):")
+    times: dict[str, list[float]] = {"together": [], "one by one": []}
+    figures: dict[str, list[tuple[int, int, float | None]]] = {}
+    for _ in range(args.repeat + 1):
+        for name, run in (("together", price_hands), ("one by one", alone)):
+            c = time.process_time()
+            figures[name] = run(tasks)
+            times[name].append(time.process_time() - c)
+    for name, ts in times.items():
+        per = [t / n * 1e3 for t in ts]
+        print(f"  {name:<10} {statistics.median(per):.3f} ms of CPU a decision (median of {len(per)}; {min(per):.3f} to {max(per):.3f})")
+    same = figures["together"] == figures["one by one"]
+    ratio = statistics.median(times["one by one"]) / statistics.median(times["together"])
+    print(f"  together {ratio:.2f}x faster; the same figure for every decision: {'yes' if same else 'NO'}")
+    if not same:
+        raise SystemExit(1)
+
+
 def _rss() -> int:
     """This process's resident bytes now."""
     with open("/proc/self/status") as f:
@@ -503,9 +569,11 @@ def _ints_arg(text: str) -> list[int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("both", "detection", "speed", "rooms", "passes"), default="both",
+    ap.add_argument("--part", choices=("both", "detection", "speed", "rooms", "passes", "pricing"), default="both",
                     help="rooms: build the detection rooms and the speed database only (no screen); "
-                    "passes: each SQL pass of the screen over the speed database, timed in this process")
+                    "passes: each SQL pass of the screen over the speed database, timed in this process; "
+                    "pricing: the screen's pricing of the speed database's candidates, together and one by one")
+    ap.add_argument("--pricing-decisions", type=int, default=20_000, help="candidates priced by --part pricing")
     ap.add_argument("--hands", type=int, default=20_000, help="hands a room in the detection part")
     ap.add_argument("--seeds", type=_ints_arg, default=[4201, 4202], help="comma list: one room per seed and strength")
     ap.add_argument("--strengths", type=_floats, default=[0.1, 0.2, 0.3, 0.5], help="comma list, each in 0..1")
@@ -534,6 +602,8 @@ def main() -> None:
         speed(args)
     if args.part == "passes":
         passes(args)
+    if args.part == "pricing":
+        pricing(args)
 
 
 if __name__ == "__main__":

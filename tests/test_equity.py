@@ -334,3 +334,55 @@ def test_not_enough_cards() -> None:
     dead = [c for c in deck_cards(7) if c not in parse_cards("Qc Qs Ah Kd 7s 8s")]
     with pytest.raises(EquityInputError, match="still to come"):
         equity(STELLAPOKER, [_cards("Qc Qs"), _cards("Ah Kd")], dead=dead)
+
+
+def test_many_questions_at_once_get_what_each_gets_alone() -> None:
+    # equities() keys the questions of one shape together: each question's figures (exact counts, sampled draws
+    # from its own seed, the showdown's straight-flush duels, an error) must be those it gets asked alone, whatever
+    # else is asked with it and in whatever order
+    from hhtool.game.equity import Question, equities
+
+    rng = random.Random(77)
+    questions: list[Question] = []
+    for _ in range(30):
+        rules, hands, vela, dead, players = _random_case(rng)
+        deck = deck_cards(rules.lowest_rank(players))
+        for _ in range(3):  # the same shape with other cards (the deck mapped onto itself at random): keyed together
+            to = dict(zip(deck, rng.sample(deck, len(deck))))
+            h = [[None if c is None else to[c] for c in x] for x in hands]
+            v = None if vela is None else to[vela]
+            d = [to[c] for c in dead]
+            questions.append(Question(rules, h, v, d, players))
+            questions.append(Question(rules, h, v, d, players, samples=300, seed=rng.randint(0, 2), exact_limit=0))
+    for n, size in [(2, 3), (2, 3), (2, 3), (3, 4), (3, 4), (4, 3), (4, 3)]:  # full decks: each drawn hand keyed
+        for rules in (CLASSIC, ITALIAN.with_options(wild=9)):
+            deck = deck_cards(rules.lowest_rank(6))
+            rng.shuffle(deck)
+            hands = [deck[i * size : (i + 1) * size] for i in range(n)]
+            questions.append(Question(rules, hands, players=6, samples=250, exact_limit=0))
+    for hands_text in (["7s 8s 9s Ts", "Jh Qh Kh Ah"], ["8d 9d Td Jd", "Tc Qc Kc Ac"]):  # duels of straight flushes
+        questions.append(Question(CLASSIC, [_cards(h) for h in hands_text], samples=500, exact_limit=0))
+    for rules, hands, keep in [
+        (CLASSIC, ["7s 8s 9s Ts", "Jh Qh Kh Ah"], "As Js Th 9h 7h 8d Kd"),
+        (CLASSIC, ["7s 8s 9s Ts", "Jh Qh Kh Ah", "7d 7c Qd Qc"], "As Js Th 9h 8d Kd"),
+    ]:
+        parsed = [_cards(h) for h in hands]
+        dead = _dead_but(rules, len(hands), keep, hands)
+        questions += [Question(rules, parsed, dead=dead), Question(rules, parsed, dead=dead, samples=500, exact_limit=0)]
+    questions.insert(7, Question(CLASSIC, [_cards("Ah Ah"), _cards("Kd Kc")]))  # a card twice: an error in its place
+    questions.insert(11, Question(CLASSIC, [_cards("Ah Kh")], samples=0))
+    rng.shuffle(questions)
+
+    def alone(q: Question) -> EquityResult | str:
+        try:
+            return equity(q.rules, q.hands, vela=q.vela, dead=q.dead, players=q.players, samples=q.samples, seed=q.seed,
+                          exact_limit=q.exact_limit)
+        except EquityInputError as e:
+            return str(e)
+
+    together = equities(questions)
+    assert len(together) == len(questions)
+    assert sum(isinstance(r, EquityInputError) for r in together) == 2
+    assert any(isinstance(r, EquityResult) and not r.exact for r in together)
+    for q, r in zip(questions, together):
+        assert (str(r) if isinstance(r, EquityInputError) else r) == alone(q)

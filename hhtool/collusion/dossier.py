@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hhtool.collusion import signals as sg
-from hhtool.collusion.pricing import STREET_NO, PriceCache, cache_path, hand_cards, price
+from hhtool.collusion.pricing import STREET_NO, PriceCache, cache_path, hand_cards, priced, question
 from hhtool.collusion.screen import Screen, _screen, hand_states, hidden_beaters, killed_by, open_db, room_of
 from hhtool.collusion import spots
 from hhtool.stats.accounts import parse_key
@@ -28,6 +28,8 @@ from hhtool.store.db import StoreError
 if TYPE_CHECKING:
     import duckdb
     import polars as pl
+
+    from hhtool.game.equity import Question
 
 
 class UnknownPairError(StoreError):
@@ -158,6 +160,10 @@ def _dossier(
     states = hand_states(con, keys) if keys else {}
     rows: list[dict[str, Any]] = []
     per_hand: dict[int, list[str]] = defaultdict(list)
+    # first the decisions shown and the questions to price (the equities' file first), then every question priced together
+    # (hhtool.game.equity.equities: the same figures as one by one), then the signals
+    shown: list[tuple[Any, ...]] = []
+    asked: dict[tuple[str, str, int, int, str], Question | None] = {}
     for k, seq, line, street, player, kind, bettor, opp, all_in in dec.iter_rows() if dec is not None and dec.height else ():
         partner = b if player == a else a
         st_no = STREET_NO.get(street, 1)
@@ -171,20 +177,28 @@ def _dossier(
             partner in (hidden_beaters(h, player, st_no, state.still_in(seq, player)) or ())
         if not shared and facing != partner and opp != partner:
             continue
-        eq = eq_dead = None
-        sig = "card_sharing" if shared else None
+        dead_too = False
         if h is not None:
-            hit, eq = prices.get((site, facts[k][0], facts[k][1], seq, "eq"))
-            if not hit:
-                eq = price(h, player, state.still_in(seq, player), state.folded(seq), st_no)
-                prices.put((site, facts[k][0], facts[k][1], seq, "eq"), eq)
+            key = (site, facts[k][0], facts[k][1], seq, "eq")
+            if not prices.get(key)[0]:
+                asked[key] = question(h, player, state.still_in(seq, player), state.folded(seq), st_no)
             if facing and st_no <= 3 and kind in ("call", "fold"):
                 others = [p for p in state.dealt if p != player]
                 if partner in killed_by(h, player, st_no, others):
-                    hit, eq_dead = prices.get((site, facts[k][0], facts[k][1], seq, "dead"))
-                    if not hit:
-                        eq_dead = price(h, player, state.still_in(seq, player), state.folded(seq), st_no, h.face_down(partner, st_no))
-                        prices.put((site, facts[k][0], facts[k][1], seq, "dead"), eq_dead)
+                    dead_too = True
+                    key = (site, facts[k][0], facts[k][1], seq, "dead")
+                    if not prices.get(key)[0]:
+                        asked[key] = question(h, player, state.still_in(seq, player), state.folded(seq), st_no, h.face_down(partner, st_no))
+        shown.append((k, seq, line, street, player, kind, facing, opp, partner, st_no, h is not None, dead_too, shared))
+    for key, v in zip(asked, priced(list(asked.values()))):
+        prices.put(key, v)
+    for k, seq, line, street, player, kind, facing, opp, partner, st_no, known, dead_too, shared in shown:
+        eq = eq_dead = None
+        sig = "card_sharing" if shared else None
+        if known:
+            eq = prices.values.get((site, facts[k][0], facts[k][1], seq, "eq"))
+            if dead_too:
+                eq_dead = prices.values.get((site, facts[k][0], facts[k][1], seq, "dead"))
         if eq is not None and sig is None:
             if kind == "fold" and facing == partner and st_no >= 2 and eq >= sg.STRONG:
                 sig = "strong_fold"

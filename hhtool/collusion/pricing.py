@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hhtool.game.cards import Card, parse_card
-from hhtool.game.equity import DEFAULT_SEED, EquityInputError, equity
+from hhtool.game.equity import DEFAULT_SEED, EquityInputError, EquityResult, Question, equities
 from hhtool.game.rules import PROFILES, RuleSet, RulesError
 
 if TYPE_CHECKING:
@@ -107,9 +107,12 @@ def hand_cards(rows: list[tuple[object, ...]], facts: dict[int, tuple[str, int, 
     return out
 
 
-def price(h: HandCards, decider: str, others: list[str], folded: list[str], street: int, dead_extra: Sequence[Card] = ()) -> float | None:
-    """The decider's equity against ``others`` (still in) at ``street``; ``folded``: players whose up cards are dead;
-    ``dead_extra``: more cards counted dead (a partner's face-down cards).  None when a card is unknown or impossible."""
+def question(
+    h: HandCards, decider: str, others: list[str], folded: list[str], street: int, dead_extra: Sequence[Card] = ()
+) -> Question | None:
+    """The equity question of the decider's decision at ``street`` against ``others`` (still in); ``folded``: players
+    whose up cards are dead; ``dead_extra``: more cards counted dead (a partner's face-down cards).  None when a card
+    is unknown."""
     rules = h.rules()
     mine = h.known(decider, street)
     if rules is None or mine is None or not others:
@@ -124,12 +127,36 @@ def price(h: HandCards, decider: str, others: list[str], folded: list[str], stre
     vela = h.vela if street >= 5 else None
     if vela is not None and not rules.has_vela:
         vela = None
+    return Question(rules, hands, vela=vela, dead=list(dict.fromkeys(dead)), players=h.dealt, samples=SAMPLES, seed=SEED,
+                    exact_limit=EXACT_RUNOUTS)
+
+
+def priced(questions: Sequence[Question | None]) -> list[float | None]:
+    """The decider's equity of each question (None where there is none, or its cards are impossible), asked together
+    (:func:`hhtool.game.equity.equities`: the same figures as one by one)."""
+    asked = [q for q in questions if q is not None]
     try:
-        res = equity(rules, hands, vela=vela, dead=list(dict.fromkeys(dead)), players=h.dealt, samples=SAMPLES, seed=SEED,
-                     exact_limit=EXACT_RUNOUTS)
-    except (EquityInputError, ValueError):
-        return None
-    return float(res.hands[0].equity)
+        got = iter(equities(asked))
+    except ValueError:  # not expected from checked input; then one by one, each failing alone
+        got = iter([_alone(q) for q in asked])
+    out: list[float | None] = []
+    for q in questions:
+        r = None if q is None else next(got)
+        out.append(None if r is None or isinstance(r, EquityInputError) else float(r.hands[0].equity))
+    return out
+
+
+def _alone(q: Question) -> EquityResult | EquityInputError:
+    try:
+        return equities([q])[0]
+    except ValueError as e:
+        return EquityInputError(str(e))
+
+
+def price(h: HandCards, decider: str, others: list[str], folded: list[str], street: int, dead_extra: Sequence[Card] = ()) -> float | None:
+    """The decider's equity against ``others`` (still in) at ``street`` (:func:`question`'s); None when a card is unknown
+    or impossible."""
+    return priced([question(h, decider, others, folded, street, dead_extra)])[0]
 
 
 PARALLEL_FROM: Final = 2_000
@@ -161,12 +188,14 @@ def price_hands(tasks: list[HandTask]) -> list[tuple[int, int, float | None]]:
     Each figure is priced alone with the fixed seed, so it is the same
     whichever process prices it, and in whatever order.
     """
-    out: list[tuple[int, int, float | None]] = []
+    keys: list[tuple[int, int]] = []
+    questions: list[Question | None] = []
     for key, rows, facts, state, decisions in tasks:
         h = hand_cards(rows, {key: facts}).get(key)
         for seq, player, street in decisions:
-            out.append((key, seq, None if h is None else price(h, player, state.still_in(seq, player), state.folded(seq), street)))
-    return out
+            keys.append((key, seq))
+            questions.append(None if h is None else question(h, player, state.still_in(seq, player), state.folded(seq), street))
+    return [(k, seq, v) for (k, seq), v in zip(keys, priced(questions))]
 
 
 def price_many(tasks: list[HandTask], workers: int | None = None, at_least: int = PARALLEL_FROM) -> list[tuple[int, int, float | None]]:
