@@ -75,3 +75,31 @@ def test_a_batch_given_up_before_its_commit_leaves_nothing_and_the_keys_go_on_un
     writer.flush()  # nothing held, nothing open: no commit, nothing counted twice
     assert summary.stored == 30
     con.close()
+
+
+def _disputed(hand_id: str) -> str:
+    """The example hand with bob's win paid to alice: the audit disputes it."""
+    text = hand(hand_id).replace("bob collected €10.90 from pot", "alice collected €10.90 from pot")
+    return text.replace("and lost with two pair", "and won (€10.90) with two pair").replace(
+        "and won (€10.90) with two pair, Queens and Jacks\nSeat 3", "and lost with two pair, Queens and Jacks\nSeat 3"
+    )
+
+
+def test_a_group_of_new_hands_is_counted_as_the_loop_over_its_hands_counts_it(tmp_path: Path) -> None:
+    """A group whose hands are all new is counted in polars, one with a hand twice in the Python loop: the same
+    hands, the same keys, the same verdict counts in the order first seen (the summary's), the copy a duplicate."""
+    texts = [_disputed("V-1"), hand("V-2"), _disputed("V-3"), hand("V-4")]
+    chunk = "\n\n".join(texts) + "\n"
+    twice = "\n\n".join([*texts, texts[1]]) + "\n"  # V-2 again in the same group
+    seen = []
+    for i, data in enumerate((chunk, twice)):
+        con = connect(tmp_path / f"v{i}.duckdb")
+        summary = ImportSummary()
+        writer = Writer(con, summary, batch_hands=1_000)
+        writer.add(process_chunk(ChunkTask(0, 0, "/in/v.txt", data.encode(), 0, False)), None)
+        writer.flush()
+        seen.append((list(summary.verdicts.items()), summary.stored, summary.duplicates, _hands(con)))
+        con.close()
+    assert seen[0][0] == [("disputed", 2), ("ok", 2)]
+    assert seen[0][:2] == seen[1][:2] and seen[0][3] == seen[1][3]
+    assert (seen[0][2], seen[1][2]) == (0, 1)
