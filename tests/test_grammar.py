@@ -234,7 +234,7 @@ def test_grammar_facts_are_kept_for_the_next_process(tmp_path: Path) -> None:
 def test_grammar_facts_of_another_grammar_or_damaged_are_read_again(tmp_path: Path) -> None:
     """A facts file of another grammar (or Lark, or layout) or a damaged one is passed by: the grammar is read again, the file written anew."""
     good = _facts_run(tmp_path)
-    facts = tmp_path / "hhtool" / "telesina-facts.json"
+    (facts,) = (tmp_path / "hhtool").glob("telesina-facts-*.json")
     data = json.loads(facts.read_text(encoding="utf-8"))
     data["key"] = "another grammar"
     data["terminals"] = {"PLAYER": "nothing"}
@@ -244,3 +244,17 @@ def test_grammar_facts_of_another_grammar_or_damaged_are_read_again(tmp_path: Pa
     facts.write_text('{"key": ', encoding="utf-8")
     assert _facts_run(tmp_path)[1:] == good[1:]
     assert _facts_run(tmp_path)[0] is False  # written whole again
+
+
+def test_grammar_facts_of_two_installs_are_kept_apart(tmp_path: Path) -> None:
+    """Two installs (another Lark's files, as a pure and a compiled build's venvs have) keep a file each, named by their
+    key: another install's facts written where it keeps them leave this install's file to be read, not read again."""
+    from hhtool.history.grammar import facts_file
+
+    assert facts_file("0" * 64) != facts_file("f" * 64)
+    assert _facts_run(tmp_path)[0] is True
+    (mine,) = (tmp_path / "hhtool").glob("telesina-facts-*.json")
+    other = json.loads(mine.read_text(encoding="utf-8"))
+    other["key"] = "f" * 64
+    (tmp_path / "hhtool" / "telesina-facts-ffffffffffffffff.json").write_text(json.dumps(other), encoding="utf-8")
+    assert _facts_run(tmp_path)[0] is False

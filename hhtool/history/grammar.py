@@ -594,9 +594,12 @@ def _facts() -> Facts:
     package, whose collision check of Lark's own terminals Lark then
     runs), that is in each of an import's worker processes, at every start
     (docs/performance.md, "The import's stages").  The file is plain JSON
-    data, named by a digest of the grammar's text and of what read it
-    (Lark's version, this format), so that another grammar or another Lark
-    reads the grammar again; a file that cannot be read or written is
+    data, keyed by a digest of the grammar's text and of what read it
+    (Lark's installed files, this format), so that another grammar or
+    another Lark reads the grammar again; the file's name carries the
+    digest too, so that two installs on one machine (a pure and a compiled
+    build, two checkouts) each keep their own rather than each writing over
+    the other's at every start; a file that cannot be read or written is
     passed by.
     """
     import hashlib
@@ -604,7 +607,7 @@ def _facts() -> Facts:
 
     text = grammar_text()
     key = hashlib.sha256(f"{FACTS_FORMAT}\0{_lark_stamp()}\0{text}".encode()).hexdigest()
-    path = facts_file()
+    path = facts_file(key)
     if path:
         try:
             with open(path, encoding="utf-8") as f:
@@ -656,10 +659,12 @@ def _keep(path: str, text: str) -> None:
         pass
 
 
-def facts_file() -> str | None:
-    """Where :func:`_facts` keeps the grammar's terminals and rule shapes: beside Lark's :func:`cache_file`; None without a cache folder."""
+def facts_file(key: str) -> str | None:
+    """Where :func:`_facts` keeps the grammar's terminals and rule shapes read under ``key`` (its digest): beside Lark's
+    :func:`cache_file`, named by the key's first 16 hex digits; None without a cache folder."""
     lark_file = cache_file()
-    return os.path.join(os.path.dirname(lark_file), "telesina-facts.json") if isinstance(lark_file, str) else None
+    name = f"telesina-facts-{key[:16]}.json"
+    return os.path.join(os.path.dirname(lark_file), name) if isinstance(lark_file, str) else None
 
 
 Hole = tuple[str, ...]
