@@ -75,8 +75,8 @@ def test_a_pool_started_ahead_prices_even_a_few_decisions_as_this_process(room: 
 
 
 def test_the_screen_with_its_pool_started_ahead_is_the_same(room: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A room large enough to start the pricing processes first (the strata's passes beside the pricing's reads in
-    either case) is screened as one priced in this process."""
+    """A room large enough to start the pricing processes before the passes is screened as one whose few decisions are
+    priced in this process."""
     here = screen(room, cache=False)
     monkeypatch.setattr(importlib.import_module("hhtool.collusion.screen"), "POOL_EARLY_FROM", 0)
     ahead = screen(room, cache=False)

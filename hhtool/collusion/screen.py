@@ -187,12 +187,11 @@ def _screen_with(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, pri
 
     When the priced signals are reckoned in this run (a full view, the
     passes' file without them): the pricing processes start first, on a
-    room of :data:`POOL_EARLY_FROM` hands or more; the candidates' pass
-    runs before the strata's, which does not feed the pricing; the strata's
-    passes then run in a thread of their own on ``con`` while this one picks
-    the decisions to price, reads their hands through a cursor of its own
-    and hands them to the processes; the signals that do not need the
-    figures are reckoned while they price.
+    room of :data:`POOL_EARLY_FROM` hands or more (their start beside the
+    passes); the decisions to price are handed to them once the SQL passes
+    are done; the signals that do not need the figures (soft play,
+    dumping, calls into, card sharing) and the accounts' keys are reckoned
+    while they price.
     """
     import polars as pl
 
@@ -234,19 +233,10 @@ def _screen_with(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, pri
 
     finish: Callable[[], tuple[dict[str, dict[sg.Pair, sg.Row]], int]] | None = None
     if pricing:
-        cand, tal = kept.candidates(), kept.tallies()  # the passes that feed the pricing, first
-        from concurrent.futures import ThreadPoolExecutor
-
-        cur = con.cursor()  # the pricing's reads: con is the strata's meanwhile (a cursor does not see its temporary tables)
-        try:
-            with ThreadPoolExecutor(1, thread_name_prefix="hhtool-strata") as beside:
-                # the passes that do not feed the pricing, on con (DuckDB lets go of Python while it runs a query);
-                # this thread touches neither con nor kept until they are done
-                ahead = beside.submit(lambda: (kept.strata(), kept.hidden_beaten(), kept.calls_into()))
-                finish = _priced_start(cur, kept, cand, tal, all_pairs, prices, pool)
-                ahead.result()
-        finally:
-            cur.close()
+        # every SQL pass first, then the decisions handed to the processes: DuckDB's threads and the processes beside
+        # each other cost more CPU than they save idle time (docs/integrity.md, "Speed")
+        kept.strata(), kept.hidden_beaten(), kept.calls_into()
+        finish = _priced_start(con, kept, kept.candidates(), kept.tallies(), all_pairs, prices, pool)
     st_rows = kept.strata()
     soft: list[sg.Cell] = []
     facing: list[sg.Cell] = []
@@ -474,11 +464,9 @@ def _priced_start(
     each player's candidates against everyone else, so that the baseline is
     the share of the read's marks the equity keeps.
 
-    This picks the decisions and hands them to ``pool`` (their hands read
-    through ``con``: a cursor of its own when the strata's passes run
-    beside), and returns at once what finishes: the rows, and how many
-    decisions were priced, once the figures are in (reading ``kept``'s
-    hidden-cards frame).
+    This picks the decisions and hands them to ``pool``, and returns at
+    once what finishes: the rows, and how many decisions were priced, once
+    the figures are in (reading ``kept``'s hidden-cards frame).
     """
     import hashlib
 
