@@ -230,6 +230,10 @@ class Passes:
         self.added += 1
         return out
 
+    def holds_priced(self) -> bool:
+        """Whether the file holds the priced signals' rows (:meth:`priced` reads them rather than run)."""
+        return self._got("rows:priced") is not None and self._got("priced") is not None
+
     def priced(self, run: Callable[[], tuple[dict[str, dict[Pair, Row]], int]]) -> tuple[dict[str, dict[Pair, Row]], int]:
         """The priced signals' rows and the decisions priced for them (:func:`hhtool.collusion.screen._priced`): from the file
         (:attr:`priced_kept` says how many decisions' figures it held), else ``run()``."""

@@ -31,6 +31,8 @@ from hhtool.game.equity import DEFAULT_SEED, EquityInputError, EquityResult, Que
 from hhtool.game.rules import PROFILES, RuleSet, RulesError
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     import polars as pl
 
 SAMPLES: Final = 400
@@ -198,32 +200,91 @@ def price_hands(tasks: list[HandTask]) -> list[tuple[int, int, float | None]]:
     return [(k, seq, v) for (k, seq), v in zip(keys, priced(questions))]
 
 
+CHUNKS: Final = 16
+"""Chunks of about the same number of decisions a worker process gets: the last ones are short (a second or so on a
+million hands), so no core idles long while the other finishes."""
+
+
+def _ready() -> None:
+    """Nothing: the job :meth:`PricePool.start` gives each process, so that it is spawned and imports the pricing now."""
+
+
+class PricePool:
+    """The processes that price, one per core, started when the screen knows it will price (:meth:`start`), before it
+    knows what: their start (a second or so each, a spawned Python importing the evaluator) overlaps the SQL passes,
+    and the decisions handed to them (:meth:`submit`) are priced while the screen does what does not need their figures.
+
+    A context manager: leaving it ends the processes (pending chunks cancelled).
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = (os.cpu_count() or 1) if workers is None else workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> PricePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start the processes now (none with one worker): each gets an empty job, which spawns it."""
+        if self.workers <= 1 or self._pool is not None:
+            return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawned, not forked: the parent holds DuckDB's threads, which a fork would copy mid-lock
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+        for _ in range(self.workers):
+            self._pool.submit(_ready)
+
+    def submit(self, tasks: list[HandTask], at_least: int = PARALLEL_FROM) -> Pending:
+        """:func:`price_hands` of every task: handed to the processes (started now if they are not) when there are
+        ``at_least`` decisions or more, or when they were started already, returning at once; else priced in this
+        process when asked."""
+        n = sum(len(t[4]) for t in tasks)
+        if self.workers <= 1 or n == 0 or (n < at_least and self._pool is None):
+            return Pending(tasks, [])
+        self.start()
+        assert self._pool is not None
+        per = max(1, n // (CHUNKS * self.workers))
+        chunks: list[list[HandTask]] = [[]]
+        size = 0
+        for t in tasks:
+            if size >= per:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(t)
+            size += len(t[4])
+        return Pending([], [self._pool.submit(price_hands, c) for c in chunks])
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class Pending:
+    """Decisions being priced (:meth:`PricePool.submit`): :meth:`result` waits for them."""
+
+    def __init__(self, here: list[HandTask], parts: list[Future[list[tuple[int, int, float | None]]]]) -> None:
+        self.here = here
+        self.parts = parts
+
+    def result(self) -> list[tuple[int, int, float | None]]:
+        """(hand_key, seq, equity) of every decision, in the tasks' order (the chunks' order, each chunk's own)."""
+        out = price_hands(self.here) if self.here else []
+        for part in self.parts:
+            out += part.result()
+        return out
+
+
 def price_many(tasks: list[HandTask], workers: int | None = None, at_least: int = PARALLEL_FROM) -> list[tuple[int, int, float | None]]:
     """:func:`price_hands` of every task, spread over ``workers`` processes (default one per core) when there are
     ``at_least`` decisions or more; in this process otherwise.  The figures do not depend on the split."""
-    n = sum(len(t[4]) for t in tasks)
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers <= 1 or n < at_least:
-        return price_hands(tasks)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # chunks of about the same number of decisions, four a worker: the slower chunks do not leave a core idle long
-    per = max(1, n // (4 * workers))
-    chunks: list[list[HandTask]] = [[]]
-    size = 0
-    for t in tasks:
-        if size >= per:
-            chunks.append([])
-            size = 0
-        chunks[-1].append(t)
-        size += len(t[4])
-    out: list[tuple[int, int, float | None]] = []
-    # spawned, not forked: the parent holds DuckDB's threads, which a fork would copy mid-lock
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=multiprocessing.get_context("spawn")) as pool:
-        for part in pool.map(price_hands, chunks):
-            out += part
-    return out
+    with PricePool(workers) as pool:
+        return pool.submit(tasks, at_least).result()
 
 
 CacheKey = tuple[str, str, int, int, str]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -21,7 +21,7 @@ from hhtool.game.cards import Card
 from hhtool.collusion import signals as sg
 from hhtool.collusion import spots
 from hhtool.collusion.passes import Passes, passes_path
-from hhtool.collusion.pricing import STREET_NO, HandCards, HandState, HandTask, PriceCache, cache_path, price_many
+from hhtool.collusion.pricing import STREET_NO, HandCards, HandState, HandTask, PriceCache, PricePool, cache_path
 from hhtool.collusion.score import combine, lead
 from hhtool.stats.filters import Filters
 from hhtool.stats.accounts import Account
@@ -178,10 +178,30 @@ def screen(db: Any, filters: Filters | None = None, *, min_hands: int | None = N
 
 
 def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: PriceCache) -> Screen:
+    with PricePool() as pool:  # ended however the screen ends
+        return _screen_with(con, f, min_hands, prices, pool)
+
+
+def _screen_with(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: PriceCache, pool: PricePool) -> Screen:
+    """The screen (:func:`screen`), its pricing overlapped with the work that does not feed it (docs/integrity.md, "Speed").
+
+    When the priced signals are reckoned in this run (a full view, the
+    passes' file without them): the pricing processes start first, on a
+    room of :data:`POOL_EARLY_FROM` hands or more (their start beside the
+    passes); the decisions to price are handed to them once the SQL passes
+    are done; the signals that do not need the figures (soft play,
+    dumping, calls into, card sharing) and the accounts' keys are reckoned
+    while they price.
+    """
     import polars as pl
 
     kept = Passes(con, room_of(replace(f, min_hands=0)), passes_path(prices.path))  # the passes' frames, kept or run now
     hands_read = kept.hands_read()
+    (known, dealt) = kept.seen()
+    full = dealt > 0 and known >= FULL_VIEW * dealt
+    pricing = full and not kept.holds_priced()  # the priced signals reckoned now, not read from the passes' file
+    if pricing and hands_read >= POOL_EARLY_FROM:
+        pool.start()
     ph = kept.pair_hands()
     pf = spots.player_flows(ph)
     tr = kept.traffic()
@@ -211,6 +231,12 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         "spots gives {expect:,.0f}", two_sided=True, two_way=False,
     )
 
+    finish: Callable[[], tuple[dict[str, dict[sg.Pair, sg.Row]], int]] | None = None
+    if pricing:
+        # every SQL pass first, then the decisions handed to the processes: DuckDB's threads and the processes beside
+        # each other cost more CPU than they save idle time (docs/integrity.md, "Speed")
+        kept.strata(), kept.hidden_beaten(), kept.calls_into()
+        finish = _priced_start(con, kept, kept.candidates(), kept.tallies(), all_pairs, prices, pool)
     st_rows = kept.strata()
     soft: list[sg.Cell] = []
     facing: list[sg.Cell] = []
@@ -251,12 +277,17 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
         "called or raised each other's bets {obs:,} of {n:,} times, where their play facing others' bets gives {expect:,.0f}",
     )
 
-    (known, dealt) = kept.seen()
-    full = dealt > 0 and known >= FULL_VIEW * dealt
+    keys = _keys(con, all_pairs)  # while the processes price
     not_computed: list[tuple[str, str]] = []
     n_priced = 0
     if full:
-        priced_rows, n_priced = kept.priced(lambda: _priced(con, kept, all_pairs, prices))
+        def run() -> tuple[dict[str, dict[sg.Pair, sg.Row]], int]:
+            if finish is not None:
+                return finish()
+            return _priced_start(con, kept, kept.candidates(), kept.tallies(), all_pairs, prices, pool)()
+
+        priced_rows, n_priced = kept.priced(run)
+        pool.close()
         rows.update(priced_rows)
     else:
         why = (f"own-view histories: the hole cards of {known:,} of {dealt:,} seats are shown (a player's own, and what is shown down); "
@@ -266,7 +297,6 @@ def _screen(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, prices: 
             rows[s] = {p: sg.Row(s, None, None, 0, None, why) for p in all_pairs}
     prices.save()
 
-    keys = _keys(con, all_pairs)
     seated = {(s, p): int(n) for s, p, n in zip(tr["site"], tr["player"], tr["hands"])} if tr.height else {}
     pair_rows: list[dict[str, Any]] = []
     sig_rows: list[dict[str, Any]] = []
@@ -404,6 +434,9 @@ def _hand_ids(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, str]
         "SELECT hand_key, hand_id FROM hands WHERE list_contains(?::BIGINT[], hand_key)", [keys]).fetchall()}
 
 
+POOL_EARLY_FROM: int = 20_000
+"""Hands in scope from which a screen that prices starts the pricing processes before it knows what to price (their start
+overlaps the passes): such a room prices many more than :data:`hhtool.collusion.pricing.PARALLEL_FROM` decisions."""
 PRICED_PAIRS: int = 25
 """Per priced signal, the pairs whose read of the cards points most (z of at least :data:`PRICE_FROM`) whose decisions are priced."""
 PRICE_FROM: float = 1.0
@@ -418,24 +451,27 @@ WHAT: dict[str, str] = {"strong_fold": "strong", "hopeless_call": "hopeless", "p
 """Each priced signal's candidates in :func:`hhtool.collusion.spots.candidates`."""
 
 
-def _priced(
-    con: duckdb.DuckDBPyConnection, kept: Passes, pairs: list[sg.Pair], prices: PriceCache
-) -> tuple[dict[str, dict[sg.Pair, sg.Row]], int]:
+def _priced_start(
+    con: duckdb.DuckDBPyConnection, kept: Passes, cand: pl.DataFrame, tal: pl.DataFrame, pairs: list[sg.Pair], prices: PriceCache,
+    pool: PricePool,
+) -> Callable[[], tuple[dict[str, dict[sg.Pair, sg.Row]], int]]:
     """The signals priced with the exact equity: strong folds, passive best hands, hopeless money, card sharing.
 
     Two passes (docs/integrity.md, "What is priced"): the quick read of the
-    cards marks candidates in every decision of every pair (SQL); then, for
-    the pairs where the read points most, the candidates between the two
-    are priced, and a sample of each player's candidates against everyone
-    else, so that the baseline is the share of the read's marks the equity
-    keeps.  Returns the rows and how many decisions were priced.
+    cards marks candidates in every decision of every pair (SQL: ``cand``,
+    and ``tal`` the decisions counted); then, for the pairs where the read
+    points most, the candidates between the two are priced, and a sample of
+    each player's candidates against everyone else, so that the baseline is
+    the share of the read's marks the equity keeps.
+
+    This picks the decisions and hands them to ``pool``, and returns at
+    once what finishes: the rows, and how many decisions were priced, once
+    the figures are in (reading ``kept``'s hidden-cards frame).
     """
     import hashlib
 
     import polars as pl
 
-    cand = kept.candidates()
-    tal = kept.tallies()
     out: dict[str, dict[sg.Pair, sg.Row]] = {}
     by_what = {what: cand.filter(pl.col("what") == what) for what in WHAT.values()}
     den: dict[str, dict[tuple[str, str, str, str], int]] = defaultdict(dict)
@@ -491,7 +527,24 @@ def _priced(
         at = sorted({i for w, i in picked.values() if w == what} | set(between[what]))
         rows_at[what] = dict(zip(at, df[at].rows())) if at else {}
     to_price = {key: rows_at[w][i] for key, (w, i) in picked.items()}
-    equities = _price_all(con, list(to_price.values()), prices)
+    pending = _price_start(con, list(to_price.values()), prices, pool)
+
+    def finish() -> tuple[dict[str, dict[sg.Pair, sg.Row]], int]:
+        card_sharing = _card_sharing(kept, pairs)  # before the figures: it does not read them
+        equities = pending()
+        _refine_all(out, plans, spread, to_price, rows_at, between, equities)
+        out["card_sharing"] = card_sharing
+        return out, len(equities)
+
+    return finish
+
+
+def _refine_all(
+    out: dict[str, dict[sg.Pair, sg.Row]], plans: dict[str, tuple[sg.Tally, list[sg.Pair]]], spread: dict[str, float],
+    to_price: dict[tuple[int, int], tuple[Any, ...]], rows_at: dict[str, dict[int, tuple[Any, ...]]], between: dict[str, list[int]],
+    equities: dict[tuple[int, int], float | None],
+) -> None:
+    """Each chosen pair's row of ``out`` replaced by its row with the equity (:func:`_refined`)."""
     for signal, (tally, chosen) in plans.items():
         what = WHAT[signal]
         # ("by" or "vs", site, player) -> [candidates priced by the player (against the player) outside the pairs, kept]
@@ -516,6 +569,10 @@ def _priced(
             if r.z is not None:
                 r.z /= spread[signal]
             out[signal][pair] = r
+
+
+def _card_sharing(kept: Passes, pairs: list[sg.Pair]) -> dict[sg.Pair, sg.Row]:
+    """The card-sharing signal's rows, from the hidden-cards pass."""
     counts: dict[tuple[str, str, str, sg.Stratum], tuple[int, int]] = {}
     hands_of: dict[tuple[str, str, str, sg.Stratum], list[int]] = {}
     for site, p, beater, street, facing, bets, hu, cat, high, n, passive, hands in kept.hidden_beaten().iter_rows():
@@ -523,8 +580,7 @@ def _priced(
         counts[(site, p, beater, st)] = (int(n), int(passive))
         if beater and hands:
             hands_of[(site, p, beater, st)] = list(hands)
-    out["card_sharing"] = sg.hidden_beaten(counts, pairs, hands_of, _TEXT["card_sharing"][0], _TEXT["card_sharing"][2])
-    return out, len(equities)
+    return sg.hidden_beaten(counts, pairs, hands_of, _TEXT["card_sharing"][0], _TEXT["card_sharing"][2])
 
 
 def _tally(cands: pl.DataFrame, best: bool) -> sg.Tally:
@@ -669,10 +725,13 @@ _TEXT: dict[str, tuple[str, bool, str]] = {
 """Each signal's sample unit, whether its marks are rare (Poisson) and its words."""
 
 
-def _price_all(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], prices: PriceCache) -> dict[tuple[int, int], float | None]:
-    """The equity of each decision (hand_key, seq) of ``rows`` (candidates), from the cache or priced now."""
+def _price_start(
+    con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], prices: PriceCache, pool: PricePool
+) -> Callable[[], dict[tuple[int, int], float | None]]:
+    """The equity of each decision (hand_key, seq) of ``rows`` (candidates): those in the cache read now, the others handed
+    to ``pool``; returns what waits for them (and adds them to the cache)."""
     if not rows:
-        return {}
+        return dict
     keys = sorted({int(r[0]) for r in rows})
     facts = {int(k): (str(s), str(i), int(th)) for k, s, i, th in con.execute(
         "SELECT hand_key, site, hand_id, text_hash FROM hands WHERE list_contains(?::BIGINT[], hand_key)", [keys]).fetchall()}
@@ -687,11 +746,16 @@ def _price_all(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], pric
         else:
             todo.append(r)
     if not todo:
+        return lambda: out
+    pending = pool.submit(price_tasks(con, todo))
+
+    def done() -> dict[tuple[int, int], float | None]:
+        for k, seq, v in pending.result():
+            prices.put((facts[k][0], facts[k][1], facts[k][2], seq, "eq"), v)
+            out[(k, seq)] = v
         return out
-    for k, seq, v in price_many(price_tasks(con, todo)):
-        prices.put((facts[k][0], facts[k][1], facts[k][2], seq, "eq"), v)
-        out[(k, seq)] = v
-    return out
+
+    return done
 
 
 def price_tasks(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]]) -> list[HandTask]:
