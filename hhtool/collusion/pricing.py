@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 SAMPLES: Final = 400
 """Runouts drawn where there are too many to count: a standard error of about 2.5 points of equity, enough to tell a
-strong hand (60 % and up) from a hopeless one (15 % and down); a decision costs about 1.5 ms either way."""
+strong hand (60 % and up) from a hopeless one (15 % and down); a decision costs about 0.2 ms of CPU either way, the
+decisions of a process asked together (:func:`priced`; docs/integrity.md, "What is priced")."""
 EXACT_RUNOUTS: Final = 20_000
 """Counted exactly up to this many runouts (heads up from 4th street on)."""
 SEED: Final = DEFAULT_SEED
