@@ -11,8 +11,9 @@ Measured in the same run:
 
 * **end to end**: ``python -m hhtool.cli import DIR --db NEW.duckdb --json``
   as a subprocess on every core: hands/s, peak memory of the whole process
-  tree (the writer and its workers, summed, sampled from ``/proc`` every
-  50 ms), database bytes per hand, the writer's share, and the CPU time of
+  tree (the writer and its workers, sampled from ``/proc`` every 50 ms: the
+  proportional set sizes summed, each page once, and the resident sizes
+  summed, a page the processes share counted in each), database bytes per hand, the writer's share, and the CPU time of
   every process per hand (the budget: cores / 5,000 hands/s);
 * **the floor**: one core reads every input file, decodes each line and
   matches one regular expression against it (``bench/parse.py``'s floor,
@@ -46,7 +47,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from procs import tree_rss  # bench/, this script's folder
+from procs import tree_memory  # bench/, this script's folder
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -127,9 +128,10 @@ def end_to_end(folder: Path, workers: int | None) -> dict[str, object]:
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = 0
+    peak = peak_pss = 0
     while proc.poll() is None:
-        peak = max(peak, tree_rss(proc.pid))
+        rss, pss = tree_memory(proc.pid)
+        peak, peak_pss = max(peak, rss), max(peak_pss, pss)
         time.sleep(0.05)
     out, err = proc.communicate()
     wall = time.perf_counter() - start
@@ -140,7 +142,7 @@ def end_to_end(folder: Path, workers: int | None) -> dict[str, object]:
     summary: dict[str, object] = json.loads(out)
     size = db.stat().st_size + (db.with_name(db.name + ".wal").stat().st_size if db.with_name(db.name + ".wal").exists() else 0)
     shutil.rmtree(tmp)
-    summary.update(wall=wall, peak_rss=peak, db_bytes=size, cpu=cpu)
+    summary.update(wall=wall, peak_rss=peak, peak_pss=peak_pss, db_bytes=size, cpu=cpu)
     return summary
 
 
@@ -267,7 +269,8 @@ def main() -> None:
         f"the import = {hands / wall / floor:.2f} of the floor (goal 0.20)"
     )
     print(
-        f"  peak memory (writer + workers): {int(e['peak_rss']) / 2**20:,.0f} MB; "  # type: ignore[call-overload]
+        f"  peak memory (writer + workers): {int(e['peak_pss']) / 2**20:,.0f} MB, each page once (PSS), "  # type: ignore[call-overload]
+        f"{int(e['peak_rss']) / 2**20:,.0f} MB resident summed (shared pages once a process); "  # type: ignore[call-overload]
         f"database {int(e['db_bytes']) / 2**20:,.1f} MB = {int(e['db_bytes']) / max(hands, 1):,.0f} bytes/hand; "  # type: ignore[call-overload]
         f"hashing {e['hash_seconds']} s, writer transactions {e['writer_seconds']} s"
     )
