@@ -369,6 +369,12 @@ def test_many_questions_at_once_get_what_each_gets_alone() -> None:
         parsed = [_cards(h) for h in sf_hands]
         dead = _dead_but(sf_rules, len(sf_hands), keep, sf_hands)
         questions += [Question(sf_rules, parsed, dead=dead), Question(sf_rules, parsed, dead=dead, samples=500, exact_limit=0)]
+    # straight-flush duels among runouts each drawn hand keyed (more unseen cards than a lookup takes, few samples), the
+    # same deal twice with the players in another order: keyed together, each duel goes to the showdown with its own
+    # question's cards
+    duel = [_cards(h) for h in ("7s 8s 9s Ts", "Jh Qh Kh Ah")]
+    dead = _dead_but(CLASSIC, 2, "As Js Th 9h 7h 8d Kd Qd Qc 7c 7d Ad Ac", ["7s 8s 9s Ts", "Jh Qh Kh Ah"])
+    questions += [Question(CLASSIC, h, dead=dead, samples=100, exact_limit=0) for h in (duel, duel[::-1])]
     questions.insert(7, Question(CLASSIC, [_cards("Ah Ah"), _cards("Kd Kc")]))  # a card twice: an error in its place
     questions.insert(11, Question(CLASSIC, [_cards("Ah Kh")], samples=0))
     rng.shuffle(questions)
