@@ -92,6 +92,10 @@ class StoredHands:
         return self.first_lines[0] - 1 if self.first_lines else 0
 
 
+_RESERVE: dict[str, int] = {}
+"""The rows of each table this process's last chunk made, and a quarter more: the room the next chunk's
+columns are made with (:class:`~hhtool.store.rows.Rows`), the chunks of a file being about the same size."""
+
 _POOL_ROOMS: Rooms = NO_ROOMS
 """The rooms of a pool's worker process, set once by its initializer (:func:`set_pool_rooms`)."""
 
@@ -159,7 +163,7 @@ def _process_chunk(task: ChunkTask, rooms: Rooms) -> ChunkResult:
     from hhtool.history.reader import Skipped
 
     tags = room_tags(rooms)
-    builder = RowBuilder()
+    builder = RowBuilder(_RESERVE)
     result = ChunkResult(task.unit, task.index, {})
     notes: list[str] = []
     offset = task.line_offset
@@ -191,6 +195,7 @@ def _process_chunk(task: ChunkTask, rooms: Rooms) -> ChunkResult:
             continue
         result.hands += 1
         result.verdicts[verdict] = result.verdicts.get(verdict, 0) + 1
+    _RESERVE.update((table, n + n // 4) for table, n in builder.sizes().items())
     result.frames = _frames(builder, result)
     result.cp1252 = bool(notes)
     return result
