@@ -79,7 +79,7 @@ class Rows:
     appended: a list grown by appends is copied every eighth of its length
     (``realloc``), which for a chunk's columns was 29,000 instructions a hand,
     3.7 % of a worker's.  The room left over is given back when the columns
-    are read (:attr:`cols`); a chunk that outgrows it doubles it.
+    are read (:attr:`cols`); a chunk that outgrows it grows it by a quarter.
     """
 
     def __init__(self, names: list[str], reserve: int = 0) -> None:
@@ -107,10 +107,14 @@ class Rows:
         return self.store
 
     def row(self) -> int:
-        """The index of a new row in every column, the room doubled first when it is used up."""
+        """The index of a new row in every column, the room grown by a quarter first when it is used up.
+
+        A quarter, not double: a worker's first chunk starts with no room, and the slack of doubling
+        (up to half of each column) raised a worker's peak by 10 MB (docs/performance.md, "Import").
+        """
         n = self.n
         if n == self.cap:
-            more = self.cap if self.cap > 64 else 64
+            more = (self.cap >> 2) + 64
             room: list[Any] = [None] * more
             for col in self.store:
                 col.extend(room)
