@@ -36,6 +36,7 @@ which stored hands were audited under other rules than the rooms give now
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
@@ -323,6 +324,10 @@ def _init_worker(parent: int, nice: int = 0, rooms: Rooms = NO_ROOMS) -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="hhtool-parent-watch", daemon=True).start()
+    # What the start made (polars', the grammar's and the reader's objects) lives as long as the worker: out of
+    # the cycle collector's sight, so that its passes between chunks walk only what the chunks left, and the
+    # full pass that used to come once in an import's workers walks none of it (docs/performance.md, "Import").
+    gc.freeze()
 
 
 def _lower_priority(nice: int) -> None:

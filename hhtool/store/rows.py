@@ -73,72 +73,114 @@ class Rows:
     compiled, :meth:`add`'s tuple a row (built, then read back in a loop)
     cost 1,240 instructions a row of ``actions``; value by value, a hand's
     rows take 185,000 instructions instead of 205,000 (the all-in EV apart).
+
+    Each column is a list made ``reserve`` long at the start (of ``None``)
+    whose values are written in place (:meth:`row` gives the index), not
+    appended: a list grown by appends is copied every eighth of its length
+    (``realloc``), which for a chunk's columns was 29,000 instructions a hand,
+    3.7 % of a worker's.  The room left over is given back when the columns
+    are read (:attr:`cols`); a chunk that outgrows it grows it by a quarter.
     """
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: list[str], reserve: int = 0) -> None:
         self.names = names
-        self.cols: list[list[Any]] = [[] for _ in names]
+        self.n = 0  # the rows written
+        self.cap = reserve  # the rows the columns have room for
+        self.store: list[list[Any]] = [[None] * reserve for _ in names]  # the columns, with the room past ``n``
 
     @staticmethod
-    def of(spec: TableSpec) -> Rows:
+    def of(spec: TableSpec, reserve: int = 0) -> Rows:
         """The columns of a worker's frame of ``spec``: ``local`` for ``hand_key``, no ``imported_at``.
 
         ``seats`` has one column, ``flag_bits``, for its boolean statistics flags (see :func:`worker_columns`).
         """
-        return Rows(worker_columns(spec))
+        return Rows(worker_columns(spec), reserve)
+
+    @property
+    def cols(self) -> list[list[Any]]:
+        """The columns, each exactly the rows written (the room past them given back)."""
+        n = self.n
+        if self.cap > n:
+            for col in self.store:
+                del col[n:]
+            self.cap = n
+        return self.store
+
+    def row(self) -> int:
+        """The index of a new row in every column, the room grown by a quarter first when it is used up.
+
+        A quarter, not double: a worker's first chunk starts with no room, and the slack of doubling
+        (up to half of each column) raised a worker's peak by 10 MB (docs/performance.md, "Import").
+        """
+        n = self.n
+        if n == self.cap:
+            more = (self.cap >> 2) + 64
+            room: list[Any] = [None] * more
+            for col in self.store:
+                col.extend(room)
+            self.cap += more
+        self.n = n + 1
+        return n
 
     def add(self, row: tuple[Any, ...]) -> None:
-        """A row as a tuple, in the order of ``names``: for the rare rows (failed hands)."""
-        cols = self.cols
-        for i in range(len(cols)):  # compiled: an index loop, no zip iterator and pairs
-            cols[i].append(row[i])
+        """A row as a tuple, in the order of ``names``."""
+        i = self.row()
+        cols = self.store
+        for k in range(len(cols)):  # compiled: an index loop, no zip iterator and pairs
+            cols[k][i] = row[k]
 
     def put3(self, a: Any, b: Any, c: Any) -> None:
-        cols = self.cols
-        cols[0].append(a)
-        cols[1].append(b)
-        cols[2].append(c)
+        i = self.row()
+        cols = self.store
+        cols[0][i] = a
+        cols[1][i] = b
+        cols[2][i] = c
 
     def put4(self, a: Any, b: Any, c: Any, d: Any) -> None:
-        cols = self.cols
-        cols[0].append(a)
-        cols[1].append(b)
-        cols[2].append(c)
-        cols[3].append(d)
+        i = self.row()
+        cols = self.store
+        cols[0][i] = a
+        cols[1][i] = b
+        cols[2][i] = c
+        cols[3][i] = d
 
     def put5(self, a: Any, b: Any, c: Any, d: Any, e: Any) -> None:
-        cols = self.cols
-        cols[0].append(a)
-        cols[1].append(b)
-        cols[2].append(c)
-        cols[3].append(d)
-        cols[4].append(e)
+        i = self.row()
+        cols = self.store
+        cols[0][i] = a
+        cols[1][i] = b
+        cols[2][i] = c
+        cols[3][i] = d
+        cols[4][i] = e
 
     def put7(self, a: Any, b: Any, c: Any, d: Any, e: Any, f: Any, g: Any) -> None:
-        cols = self.cols
-        cols[0].append(a)
-        cols[1].append(b)
-        cols[2].append(c)
-        cols[3].append(d)
-        cols[4].append(e)
-        cols[5].append(f)
-        cols[6].append(g)
+        i = self.row()
+        cols = self.store
+        cols[0][i] = a
+        cols[1][i] = b
+        cols[2][i] = c
+        cols[3][i] = d
+        cols[4][i] = e
+        cols[5][i] = f
+        cols[6][i] = g
 
-    def put9(self, a: Any, b: Any, c: Any, d: Any, e: Any, f: Any, g: Any, h: Any, i: Any) -> None:
-        cols = self.cols
-        cols[0].append(a)
-        cols[1].append(b)
-        cols[2].append(c)
-        cols[3].append(d)
-        cols[4].append(e)
-        cols[5].append(f)
-        cols[6].append(g)
-        cols[7].append(h)
-        cols[8].append(i)
+    def put9(self, a: Any, b: Any, c: Any, d: Any, e: Any, f: Any, g: Any, h: Any, i_: Any) -> None:
+        i = self.row()
+        cols = self.store
+        cols[0][i] = a
+        cols[1][i] = b
+        cols[2][i] = c
+        cols[3][i] = d
+        cols[4][i] = e
+        cols[5][i] = f
+        cols[6][i] = g
+        cols[7][i] = h
+        cols[8][i] = i_
 
     def keep(self, rows: list[int]) -> None:
         """Only the rows of these indexes, in this order."""
-        self.cols = [[col[i] for i in rows] for col in self.cols]
+        self.store = [[col[i] for i in rows] for col in self.cols]
+        self.n = self.cap = len(rows)
 
 
 def worker_columns(spec: TableSpec) -> list[str]:
@@ -184,18 +226,27 @@ def _header_rules(hand: Hand) -> RuleSet | None:
 class RowBuilder:
     """Accumulates the rows of many hands (and failures) for one chunk."""
 
-    def __init__(self) -> None:
-        self.hands = Rows.of(HANDS)
-        self.seats = Rows.of(SEATS)
-        self.actions = Rows.of(ACTIONS)
-        self.cards = Rows.of(CARDS)
-        pots = Rows.of(POTS)
-        self.pots = Rows([n for n in pots.names if n not in POT_LISTS])  # the lists come from the two below
-        self.pot_eligible = Rows(["local", "pot", "eligible"])  # one row per player, in order
-        self.pot_winners = Rows(["local", "pot", "winners", "shares"])  # one row per winner and share, in order
-        self.findings = Rows.of(FINDINGS)
+    def __init__(self, reserve: dict[str, int] | None = None) -> None:
+        """``reserve``: the rows to make room for in each table's columns (by attribute: :meth:`sizes` of a chunk like it)."""
+        room = reserve if reserve is not None else {}
+        self.hands = Rows.of(HANDS, room.get("hands", 0))
+        self.seats = Rows.of(SEATS, room.get("seats", 0))
+        self.actions = Rows.of(ACTIONS, room.get("actions", 0))
+        self.cards = Rows.of(CARDS, room.get("cards", 0))
+        pots = worker_columns(POTS)
+        self.pots = Rows([n for n in pots if n not in POT_LISTS], room.get("pots", 0))  # the lists come from the two below
+        self.pot_eligible = Rows(["local", "pot", "eligible"], room.get("pot_eligible", 0))  # one row per player, in order
+        self.pot_winners = Rows(["local", "pot", "winners", "shares"], room.get("pot_winners", 0))  # a row per winner and share
+        self.findings = Rows.of(FINDINGS, room.get("findings", 0))
         self.failed = Rows.of(FAILED)
         self.local = 0
+
+    def sizes(self) -> dict[str, int]:
+        """The rows written in each table of hand rows (what a builder for a chunk like this one may reserve)."""
+        return {
+            "hands": self.hands.n, "seats": self.seats.n, "actions": self.actions.n, "cards": self.cards.n, "pots": self.pots.n,
+            "pot_eligible": self.pot_eligible.n, "pot_winners": self.pot_winners.n, "findings": self.findings.n,
+        }
 
     def _hand_rows(self) -> list[tuple[Rows, TableSpec]]:
         """Every table of hand rows (first column ``local``) with the table its columns are of."""
@@ -411,29 +462,30 @@ class RowBuilder:
                 allin_net = net + adjust.get(p, 0)
                 won = went and got > 0
             # each value straight to its column (see Rows): the order of ``seats.names``
-            sc = seat_rows.cols
-            sc[0].append(local)
-            sc[1].append(seat.seat)
-            sc[2].append(p)
-            sc[3].append(seat.stack)
-            sc[4].append(dealt_in_hand)
-            sc[5].append(seat.seat == t.button)
-            sc[6].append(invested)
-            sc[7].append(got)
-            sc[8].append(owed)
-            sc[9].append(net)
-            sc[10].append(went)
-            sc[11].append(won)
-            sc[12].append(o.outcome if o is not None else None)
-            sc[13].append(fold_street)
+            r = seat_rows.row()
+            sc = seat_rows.store
+            sc[0][r] = local
+            sc[1][r] = seat.seat
+            sc[2][r] = p
+            sc[3][r] = seat.stack
+            sc[4][r] = dealt_in_hand
+            sc[5][r] = seat.seat == t.button
+            sc[6][r] = invested
+            sc[7][r] = got
+            sc[8][r] = owed
+            sc[9][r] = net
+            sc[10][r] = went
+            sc[11][r] = won
+            sc[12][r] = o.outcome if o is not None else None
+            sc[13][r] = fold_street
             k = 14
             for v in stats:
-                sc[k].append(v)
+                sc[k][r] = v
                 k += 1
-            sc[k].append(None if pair is None else card_str(pair[0]))
-            sc[k + 1].append(None if pair is None else card_str(pair[1]))
-            sc[k + 2].append(categories.get(p))
-            sc[k + 3].append(allin_net)
+            sc[k][r] = None if pair is None else card_str(pair[0])
+            sc[k + 1][r] = None if pair is None else card_str(pair[1])
+            sc[k + 2][r] = categories.get(p)
+            sc[k + 3][r] = allin_net
 
         # pots
         if result is not None:
