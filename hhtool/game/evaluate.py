@@ -389,7 +389,10 @@ def _best_natural(
 ) -> tuple[HandValue, list[HandValue]]:
     cands = _candidates(cards, low, want_all_sf)
     values = [_value(c, tuple(Card(x) for x in c.played), tie_break, low) for c in cands]
-    best = max(values, key=lambda v: v.key)
+    best = values[0]
+    for v in values:  # the first of the highest keys, as max() with a key keeps it; a loop costs no closure and call
+        if v.key > best.key:
+            best = v
     sfs = [v for v in values if v.category == STRAIGHT_FLUSH and v is not best]
     return best, sfs
 
