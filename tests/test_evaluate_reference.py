@@ -155,3 +155,22 @@ def test_same_category_pairs_agree_with_reference(tie_break: str, low: int, n_ca
             want = (ref[i][0] > ref[j][0]) - (ref[i][0] < ref[j][0])
             got = (fast[i].key > fast[j].key) - (fast[i].key < fast[j].key)
             assert got == want, (hands[i], hands[j], fast[i].description, fast[j].description)
+
+
+@pytest.mark.parametrize("tie_break", ["split", "ranks_then_suits", "card_order"])
+def test_the_key_packed_directly_is_the_packed_fields(tie_break: str) -> None:
+    """``key_of`` (the evaluator's key, packed as the fields are found) is ``pack(fields_of(...))`` (the fields the
+    showdown explains with): on every candidate of random hands of every deck size, and on arbitrary cards given any category."""
+    from hhtool.game.evaluate import _candidates, fields_of, key_of, pack
+
+    rng = random.Random(44)
+    for _ in range(20_000):
+        low = rng.choice([2, 5, 6, 7])
+        deck = [r << 2 | s for r in range(low, 15) for s in range(4)]
+        k = rng.choice([1, 2, 3, 4, 5, 5, 6, 6, 7])
+        cards = rng.sample(deck, k) if rng.random() < 0.9 else [rng.choice(deck) for _ in range(k)]  # repeats: wild stand-ins
+        for cand in _candidates(cards, low, True):
+            assert key_of(cand.category, cand.played, tie_break, low) == pack(fields_of(cand.category, cand.played, tie_break, low))  # type: ignore[arg-type]
+        category = rng.randrange(len(CATEGORY_NAMES))
+        played = tuple(rng.choice(deck) for _ in range(rng.randint(1, 6)))
+        assert key_of(category, played, tie_break, low) == pack(fields_of(category, played, tie_break, low))  # type: ignore[arg-type]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hhtool.game.cards import parse_card, parse_cards
+from hhtool.game.cards import Card, parse_card, parse_cards
 from hhtool.game.rules import CLASSIC, ITALIAN, STELLAPOKER
 from hhtool.game.showing import first_round_opener, later_round_opener
 
@@ -69,3 +69,33 @@ def test_fast_showing_key_agrees_with_the_evaluator() -> None:
                 fast = showing_key(a, rules, 7, suits), showing_key(b, rules, 7, suits)
                 full = showing_value(a, rules, 7).key, showing_value(b, rules, 7).key
                 assert (fast[0] > fast[1]) == (full[0] > full[1]) and (fast[0] == fast[1]) == (full[0] == full[1])
+
+
+def test_the_short_showing_key_is_the_groups_packed() -> None:
+    """``_short_key`` (one to four cards in locals) packs what :func:`_groups` orders: every up to three cards of the
+    52-card deck in every order, and random fours with many repeated ranks (and repeated cards: wild stand-ins)."""
+    import random
+    from itertools import permutations
+
+    from hhtool.game.showing import _groups, _short_key
+
+    def packed(up: list[int], suits: bool) -> int:
+        key, order = _groups([Card(c) for c in up])
+        for i in range(5):
+            key = (key << 4) | (order[i] >> 2 if i < len(order) else 0)
+        if suits:
+            for i in range(5):
+                key = (key << 2) | (order[i] & 3 if i < len(order) else 0)
+        return key
+
+    deck = list(range(8, 60))
+    ups: list[list[int]] = [list(p) for n in (1, 2) for p in permutations(deck, n)]
+    rng = random.Random(44)
+    for _ in range(20_000):
+        n = rng.randint(3, 4)
+        up = rng.sample(deck, n) if rng.random() < 0.8 else [rng.choice(deck) for _ in range(n)]
+        rank = rng.randrange(2, 15)
+        ups.append([(rank << 2 | rng.randrange(4)) if rng.random() < 0.5 else c for c in up])
+    for up in ups:
+        for suits in (False, True):
+            assert _short_key([Card(c) for c in up], suits) == packed(up, suits), up

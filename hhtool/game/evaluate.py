@@ -275,6 +275,81 @@ def pack(fields: Sequence[tuple[str, int]]) -> int:
     return key
 
 
+def key_of(category: int, played: Sequence[int], tie_break: TieBreak, low: int) -> int:
+    """``pack(fields_of(category, played, tie_break, low))``, packed as the fields are found.
+
+    The same fields in the same widths (:data:`_WIDTHS`), without the
+    labelled list :func:`fields_of` builds for explanations: every showdown
+    keys each player's hand, and compiled the list of tuples and a dictionary
+    lookup a field were half of the evaluator's work.  A test holds the two
+    equal (``tests/test_evaluate_reference.py``).
+    """
+    key = category
+    n = len(played)
+    if tie_break == "split" or tie_break == "ranks_then_suits":
+        ace_low = (category == STRAIGHT or category == STRAIGHT_FLUSH) and played[n - 1] >> 2 == ACE
+        width = n if n > 5 else 5
+        for i in range(width):
+            r = 0
+            if i < n:
+                r = low - 1 if ace_low and i == n - 1 else played[i] >> 2
+            key = key << 4 | r
+        if tie_break == "ranks_then_suits":
+            for i in range(width):
+                key = key << 2 | (played[i] & 3 if i < n else 0)
+        return key
+    # card_order: two group ranks (or the flush's suit), five single cards, five group suits
+    singles = 0
+    if category == STRAIGHT or category == STRAIGHT_FLUSH or category == HIGH_CARD:
+        key = key << 8  # no group rank
+        for c in _arranged_cards(played, low, category):
+            key = key << 6 | c
+            singles += 1
+    elif category == FLUSH:
+        key = (key << 4 | (played[0] & 3)) << 4  # the flush's suit, no second group
+        for i in range(n):
+            key = key << 6 | played[i]
+            singles += 1
+    else:
+        ranks: list[int] = []
+        cards: list[int] = []
+        suit_list: list[int] = []
+        groups = 0
+        suits = 0
+        i = 0
+        while i < n:
+            r = played[i] >> 2
+            j = i + 1
+            while j < n and played[j] >> 2 == r:
+                j += 1
+            if j - i >= 2:
+                ranks.append(r)
+                for k in range(i, j):
+                    suit_list.append(played[k] & 3)
+            else:
+                cards.append(played[i])
+            i = j
+        for r in ranks:
+            key = key << 4 | r
+            groups += 1
+        for _ in range(2 - groups):
+            key = key << 4
+        for c in cards:
+            key = key << 6 | c
+            singles += 1
+        for _ in range(5 - singles):
+            key = key << 6
+        for x in suit_list:
+            key = key << 2 | x
+            suits += 1
+        for _ in range(5 - suits):
+            key = key << 2
+        return key
+    for _ in range(5 - singles):
+        key = key << 6
+    return key << 10  # no group suit
+
+
 # ---------------------------------------------------------------------------
 # Straights
 
@@ -327,16 +402,22 @@ def _candidates(cards: Sequence[int], low: int, want_all_sf: bool) -> list[_Cand
     fewer than five cards only groups and high cards exist (RULES.md §4,
     best showing hand).
     """
-    cs = sorted(cards, reverse=True)
+    cs = sorted(cards)
+    cs.reverse()  # as sorted(reverse=True) leaves plain ints, without a call with a keyword
     if not cs:
         return [_Candidate(HIGH_CARD, ())]
     by_rank: dict[int, list[int]] = {}
+    largest = 0
     for c in cs:
-        by_rank.setdefault(c >> 2, []).append(c)
-    groups = sorted(by_rank.values(), key=len, reverse=True)  # stable: rank order kept
+        group = by_rank.setdefault(c >> 2, [])
+        group.append(c)
+        if len(group) > largest:
+            largest = len(group)
     played: list[int] = []
-    for g in groups:
-        played.extend(g)
+    for size in range(largest, 0, -1):  # the groups by size, largest first, each size in rank order (a stable sort's)
+        for g in by_rank.values():
+            if len(g) == size:
+                played.extend(g)
     five = tuple(played[:5])
     sizes = _group_sizes(five)
     first = sizes[0]
@@ -373,7 +454,7 @@ def _value(cand: _Candidate, five: tuple[Card, ...], tie_break: TieBreak, low: i
     cat = cand.category
     is_sf = cat == STRAIGHT_FLUSH
     return HandValue(
-        key=pack(fields_of(cat, cand.played, tie_break, low)),
+        key=key_of(cat, cand.played, tie_break, low),
         category=cat,
         five=five,
         played=tuple(Card(c) for c in cand.played),
@@ -389,7 +470,10 @@ def _best_natural(
 ) -> tuple[HandValue, list[HandValue]]:
     cands = _candidates(cards, low, want_all_sf)
     values = [_value(c, tuple(Card(x) for x in c.played), tie_break, low) for c in cands]
-    best = max(values, key=lambda v: v.key)
+    best = values[0]
+    for v in values:  # the first of the highest keys, as max() with a key keeps it; a loop costs no closure and call
+        if v.key > best.key:
+            best = v
     sfs = [v for v in values if v.category == STRAIGHT_FLUSH and v is not best]
     return best, sfs
 

@@ -80,17 +80,31 @@ def _groups(up: Sequence[Card]) -> tuple[int, list[Card]]:
     counting each card's rank among the others and sorting plain ints is
     several times cheaper.  A card is ``rank << 2 | suit`` < 64, so
     ``count << 6 | card`` sorts by group size, then rank, then suit.
+    Compiled, the cards are copied into a list once and read by index, and
+    each key is inserted in place, largest first: iterating a ``Sequence``
+    goes through Python's iterator protocol, and ``sort(reverse=True)``
+    through a method call with a keyword, together 3,600 instructions a
+    call against a few hundred.
     """
+    cards: list[int] = list(up)
+    n = len(cards)
     keyed: list[int] = []
-    for c in up:
+    for i in range(n):
+        c = cards[i]
+        rank = c >> 2
         count = 0
-        for d in up:
-            if d >> 2 == c >> 2:
+        for j in range(n):
+            if cards[j] >> 2 == rank:
                 count += 1
-        keyed.append(count << 6 | c)
-    keyed.sort(reverse=True)
+        k = count << 6 | c
+        at = len(keyed)
+        keyed.append(k)
+        while at > 0 and keyed[at - 1] < k:  # descending: what sort(reverse=True) gives plain ints
+            keyed[at] = keyed[at - 1]
+            at -= 1
+        keyed[at] = k
     largest = keyed[0] >> 6
-    second = keyed[largest] >> 6 if largest < len(keyed) else 0
+    second = keyed[largest] >> 6 if largest < n else 0
     if largest == 1:
         category = 0  # high card
     elif largest == 2:
@@ -137,22 +151,86 @@ def showing_key(up: Sequence[Card], rules: RuleSet, low: int, suits: bool) -> in
                 _KEY_CACHE.clear()
             cached = _KEY_CACHE[k] = evaluate(up, _showing_rules(rules, suits), low).key
         return cached
-    key, order = _groups(up)
-    n = len(order)
-    for i in range(5):
-        key = (key << 4) | (order[i] >> 2 if i < n else 0)
+    return _short_key(up, suits)
+
+
+def _short_key(up: Sequence[Card], suits: bool) -> int:
+    """:func:`showing_key` of one to four cards: :func:`_groups`' order, in four locals.
+
+    Each card becomes ``count << 6 | card`` (``-1`` where there is no card),
+    put in descending order by a five-comparison sorting network, so that
+    compiled nothing is boxed or allocated but the one copy of the cards:
+    every betting round of every hand keys each player's showing cards.
+    """
+    cards: list[int] = list(up)
+    n = len(cards)
+    a = cards[0]
+    b = cards[1] if n > 1 else -1
+    c = cards[2] if n > 2 else -1
+    d = cards[3] if n > 3 else -1
+    ra, rb, rc, rd = a >> 2, b >> 2, c >> 2, d >> 2  # a missing card's -1 is no rank
+    ka = (1 + (1 if n > 1 and rb == ra else 0) + (1 if n > 2 and rc == ra else 0) + (1 if n > 3 and rd == ra else 0)) << 6 | a
+    kb = -1
+    kc = -1
+    kd = -1
+    if n > 1:
+        kb = (1 + (1 if ra == rb else 0) + (1 if n > 2 and rc == rb else 0) + (1 if n > 3 and rd == rb else 0)) << 6 | b
+    if n > 2:
+        kc = (1 + (1 if ra == rc else 0) + (1 if rb == rc else 0) + (1 if n > 3 and rd == rc else 0)) << 6 | c
+    if n > 3:
+        kd = (1 + (1 if ra == rd else 0) + (1 if rb == rd else 0) + (1 if rc == rd else 0)) << 6 | d
+    if ka < kb:
+        ka, kb = kb, ka
+    if kc < kd:
+        kc, kd = kd, kc
+    if ka < kc:
+        ka, kc = kc, ka
+    if kb < kd:
+        kb, kd = kd, kb
+    if kb < kc:
+        kb, kc = kc, kb
+    largest = ka >> 6
+    second = 0
+    if largest < n:  # the size of the group after the largest (the keys at 1, 2 or 3)
+        second = (kb if largest == 1 else kc if largest == 2 else kd) >> 6
+    if largest == 1:
+        key = 0  # high card
+    elif largest == 2:
+        key = 2 if second == 2 else 1  # two pair, one pair
+    elif largest == 3:
+        key = 3  # three of a kind
+    else:
+        key = 7  # four of a kind
+    key = ((((key << 4 | _rank(ka)) << 4 | _rank(kb)) << 4 | _rank(kc)) << 4 | _rank(kd)) << 4
     if suits:
-        for i in range(5):
-            key = (key << 2) | (order[i] & 3 if i < n else 0)
+        key = ((((key << 2 | _suit(ka)) << 2 | _suit(kb)) << 2 | _suit(kc)) << 2 | _suit(kd)) << 2
     return key
 
 
+def _rank(keyed: int) -> int:
+    """The rank of a :func:`_short_key` slot, 0 for no card."""
+    return (keyed & 63) >> 2 if keyed >= 0 else 0
+
+
+def _suit(keyed: int) -> int:
+    """The suit of a :func:`_short_key` slot, 0 for no card."""
+    return keyed & 3 if keyed >= 0 else 0
+
+
 def pair_showing(ups: Iterable[Sequence[Card]]) -> bool:
-    """Whether any of the players' face-up cards (``ups``, those still in) show a pair: RULES.md §5's option to bet big on 3rd street."""
+    """Whether any of the players' face-up cards (``ups``, those still in) show a pair: RULES.md §5's option to bet big on 3rd street.
+
+    Each player's cards compared pairwise by rank (at most four of them),
+    not a set of ranks built a player: the betting asks it at every 3rd street.
+    """
     for up in ups:
-        ranks = [c >> 2 for c in up]
-        if len(ranks) != len(set(ranks)):
-            return True
+        cards: list[int] = list(up)
+        n = len(cards)
+        for i in range(n):
+            rank = cards[i] >> 2
+            for j in range(i + 1, n):
+                if cards[j] >> 2 == rank:
+                    return True
     return False
 
 
@@ -162,10 +240,14 @@ def first_round_opener(doors: Sequence[Card | None]) -> Opener:
     ``doors`` is in dealing order from the button's left; ``None`` marks a
     player who cannot act.
     """
-    best = max((i for i, d in enumerate(doors) if d is not None), key=lambda i: doors[i] or 0)
-    door = doors[best]
-    assert door is not None
-    return Opener(best, door=door)
+    best = -1
+    best_door = -1
+    for i, d in enumerate(doors):  # the first of the highest, as max() keeps it: a loop, not max() with a key's closure
+        if d is not None and d > best_door:
+            best, best_door = i, d
+    if best < 0:
+        raise ValueError("no door card")
+    return Opener(best, door=Card(best_door))
 
 
 def later_round_opener(
