@@ -332,13 +332,8 @@ class Oracle:
         if bots.round_no != self.round or not bots.strength_cache:
             self.round = bots.round_no
             self.reads.clear()
-        b = hand.betting
         name = p.name
-        owed = b.current - p.this_round
-        bring_in = min(hand.cfg.stakes.bring_in or 0, p.behind)
-        must_bring_in = hand.rules.bring_in and b.can_bring_in(name, bring_in)
-        may_raise = b.can_bet(name) and any(q.can_act for q in hand.players if q is not p)
-        sit = Situation(owed, b.pot, p.behind, b.can_check(name), may_raise, must_bring_in, b.round_no)
+        sit, _ = bots.situation(p)
         fresh = name not in bots.strength_cache
         s = bots.strength_of(name)
         if fresh or name not in self.reads:  # the strength is kept for the round: its read is the one of that moment

@@ -72,6 +72,17 @@ def showing_value(up: Sequence[Card], rules: RuleSet, low: int) -> HandValue:
     return evaluate(up, _showing_rules(rules, rules.showing_tie == "suits"), low)
 
 
+def _category(largest: int, second: int) -> int:
+    """The category of up to four showing cards from the sizes of their largest and second rank groups."""
+    if largest == 1:
+        return 0  # high card
+    if largest == 2:
+        return 2 if second == 2 else 1  # two pair, one pair
+    if largest == 3:
+        return 3  # three of a kind
+    return 7  # four of a kind
+
+
 def _groups(up: Sequence[Card]) -> tuple[int, list[Card]]:
     """Category and cards in order of significance of fewer than five cards (groups only).
 
@@ -105,15 +116,7 @@ def _groups(up: Sequence[Card]) -> tuple[int, list[Card]]:
         keyed[at] = k
     largest = keyed[0] >> 6
     second = keyed[largest] >> 6 if largest < n else 0
-    if largest == 1:
-        category = 0  # high card
-    elif largest == 2:
-        category = 2 if second == 2 else 1  # two pair, one pair
-    elif largest == 3:
-        category = 3  # three of a kind
-    else:
-        category = 7  # four of a kind
-    return category, [Card(k & 63) for k in keyed]
+    return _category(largest, second), [Card(k & 63) for k in keyed]
 
 
 def showing_description(up: Sequence[Card], rules: RuleSet, low: int) -> str:
@@ -193,14 +196,7 @@ def _short_key(up: Sequence[Card], suits: bool) -> int:
     second = 0
     if largest < n:  # the size of the group after the largest (the keys at 1, 2 or 3)
         second = (kb if largest == 1 else kc if largest == 2 else kd) >> 6
-    if largest == 1:
-        key = 0  # high card
-    elif largest == 2:
-        key = 2 if second == 2 else 1  # two pair, one pair
-    elif largest == 3:
-        key = 3  # three of a kind
-    else:
-        key = 7  # four of a kind
+    key = _category(largest, second)
     key = ((((key << 4 | _rank(ka)) << 4 | _rank(kb)) << 4 | _rank(kc)) << 4 | _rank(kd)) << 4
     if suits:
         key = ((((key << 2 | _suit(ka)) << 2 | _suit(kb)) << 2 | _suit(kc)) << 2 | _suit(kd)) << 2

@@ -98,26 +98,33 @@ class Bots:
             self.read_cache[name] = (category, top, beaten, len(cards))
         return s
 
+    def situation(self, p: Player) -> tuple[Situation, int]:
+        """What ``p`` sees at its turn, and the bring-in it would put in (the machine says what is open)."""
+        hand = self.hand
+        b = hand.betting
+        name = p.name
+        bring_in = min(hand.cfg.stakes.bring_in or 0, p.behind)
+        # the machine says whether a bet of some size is open (the size, checked by the machine, comes only if
+        # the bot wants it); the table adds the rooms' rule that nobody raises with no one left to answer it
+        may_raise = b.can_bet(name) and any(q.can_act for q in hand.players if q is not p)
+        sit = Situation(
+            owed=b.current - p.this_round,
+            pot=b.pot,
+            behind=p.behind,
+            may_check=b.can_check(name),
+            may_raise=may_raise,
+            must_bring_in=hand.rules.bring_in and b.can_bring_in(name, bring_in),
+            round_no=b.round_no,
+        )
+        return sit, bring_in
+
     def act(self, p: Player) -> None:
         """``p``'s turn: the machine says what is open, the bot's style picks, the machine records it."""
         hand = self.hand
         b = hand.betting
         name = p.name
-        owed = b.current - p.this_round
-        bring_in = min(hand.cfg.stakes.bring_in or 0, p.behind)
-        must_bring_in = hand.rules.bring_in and b.can_bring_in(name, bring_in)
-        # the machine says whether a bet of some size is open (the size, checked by the machine, comes only if
-        # the bot wants it); the table adds the rooms' rule that nobody raises with no one left to answer it
-        may_raise = b.can_bet(name) and any(q.can_act for q in hand.players if q is not p)
-        sit = Situation(
-            owed=owed,
-            pot=b.pot,
-            behind=p.behind,
-            may_check=b.can_check(name),
-            may_raise=may_raise,
-            must_bring_in=must_bring_in,
-            round_no=b.round_no,
-        )
+        sit, bring_in = self.situation(p)
+        owed, must_bring_in = sit.owed, sit.must_bring_in
         s = self.strength_of(name)
         style = hand.style[name]
         self.dumping = False
