@@ -284,26 +284,6 @@ def test_additive_model_carries_a_players_style_into_strata_it_seldom_reached() 
     assert prior[("S", "p0", "z")] > 0.3 > prior[("S", "p1", "z")] > 0.15
 
 
-def test_additive_model_pools_a_sparse_fine_stratum_with_its_parent() -> None:
-    """Fine strata share their parent's rate until they have the decisions to say otherwise: a fine stratum the room
-    reached 3 times, all marked, stays near its parent's pooled rate (its children at 0.1 and 0.6: about a half); those
-    reached 1,000 and 2,000 times keep their own; without a parent the sparse one runs off toward its three marks."""
-    from hhtool.collusion.spots import coarse_stratum
-
-    cells: list[sg.Cell] = []
-    for i in range(10):
-        cells.append(("S", f"p{i}", "", "FH3rd0:08", 100, 10))  # the parent FH3rd0:0l, at 0.1
-        cells.append(("S", f"p{i}", "", "FH3rd0:07", 200, 120))  # another of its children, at 0.6 (2,000 decisions)
-    cells.append(("S", "p0", "", "FH3rd0:09", 3, 3))  # a child the room reached three times
-    cells += [("S", f"p{i}", "", "FM2nd0:0A", 100, 50) for i in range(10)]  # another parent
-    pooled = sg.additive(cells, parent=coarse_stratum)
-    alone = sg.additive(cells)
-    assert 0.4 < pooled[("S", "p0", "FH3rd0:09")] < 0.6 < 0.9 < alone[("S", "p0", "FH3rd0:09")]
-    assert pooled[("S", "p1", "FH3rd0:07")] == pytest.approx(0.6, abs=0.03)
-    assert pooled[("S", "p1", "FH3rd0:08")] == pytest.approx(0.1, abs=0.03)
-    assert pooled[("S", "p1", "FM2nd0:0A")] == pytest.approx(0.5, abs=0.03)
-
-
 def _rows(diffs: list[float], n: int = 100, var: float = 25.0) -> tuple[dict[sg.Pair, sg.Row], dict[sg.Pair, tuple[float, float, int]]]:
     rows = {("S", f"a{i}", f"b{i}"): sg.Row("x", None, None, n, d / math.sqrt(var)) for i, d in enumerate(diffs)}
     moments = {("S", f"a{i}", f"b{i}"): (d, var, n) for i, d in enumerate(diffs)}

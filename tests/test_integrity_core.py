@@ -170,18 +170,16 @@ def test_quick_reads_are_the_bots_read_of_every_seat(pool: Path) -> None:
 
 def test_strata_read_the_vela_on_its_street(pool: Path) -> None:
     """A decision on the vela's street is read with the vela (``iread`` level 5), not as on 5th street: the stratum's
-    category and main rank of each such decision, tallied per player, are the bots' read of the player's five cards and
-    the vela (the category at most ``READ_TOP_CATEGORY``, ranks below the seven read as the seven)."""
+    category of each such decision, tallied per player, is the bots' read of the player's five cards and the vela."""
     from collections import Counter
 
     from hhtool.game.cards import Card, parse_card
-    from hhtool.collusion.spots import READ_TOP_CATEGORY
     from hhtool.game.evaluate import quick_category
 
     from tests.strata import strata_tables
 
     with strata_tables(pool) as con:
-        got = Counter((str(p), str(st).split(":")[1][:2]) for p, st, in con.execute(
+        got = Counter((str(p), str(st).split(":")[1][0]) for p, st, in con.execute(
             "SELECT player, stratum FROM istr WHERE stratum LIKE '__vela%'").fetchall())
         cards: dict[tuple[int, str | None], list[Card]] = {}
         for k, p, card in con.execute("SELECT hand_key, player, card FROM cards").fetchall():
@@ -189,8 +187,7 @@ def test_strata_read_the_vela_on_its_street(pool: Path) -> None:
         decided = con.execute(
             "SELECT hand_key, player FROM actions WHERE street = 'vela' AND kind IN ('bet', 'raise', 'complete', 'call', 'check', 'fold') "
             "AND NOT coalesce(all_in, FALSE)").fetchall()
-    reads = ((str(p), quick_category(cards[(int(k), p)] + cards[(int(k), None)], None)) for k, p in decided)
-    want = Counter((p, f"{min(READ_TOP_CATEGORY, cat)}{'789TJQKA'[max(7, top) - 7]}") for p, (cat, top) in reads)
+    want = Counter((str(p), str(min(3, quick_category(cards[(int(k), p)] + cards[(int(k), None)], None)[0]))) for k, p in decided)
     assert sum(want.values()) > 300
     assert got == want
 

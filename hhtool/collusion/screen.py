@@ -259,12 +259,12 @@ def _screen_with(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, pri
         "soft_play", soft, all_pairs, lambda st: st[0] == "F" or st[1] == "H", "fewer",
         "decisions where a bet or raise into each other was possible",
         "bet or raised into each other {obs:,.0f} of {n:,} times where a bet or raise was possible, where their play against "
-        "others with the same cards showing in the same spots gives {expect:,.0f}", soft_decisions, spots.coarse_stratum,
+        "others with the same cards showing in the same spots gives {expect:,.0f}", soft_decisions,
     ))
     rows["dumping"] = kept.signal_rows("dumping", lambda: sg.stratified(
         "dumping", facing, all_pairs, lambda st: True, "grain", "decisions facing each other's bets",
         "facing each other's bets they folded where they call or called where they fold {obs:,.0f} of {n:,} times, where "
-        "their play facing others' bets with the same cards showing gives {expect:,.1f}", facing_decisions, spots.coarse_stratum,
+        "their play facing others' bets with the same cards showing gives {expect:,.1f}", facing_decisions,
     ))
 
     into = sg.Tally()

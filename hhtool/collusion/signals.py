@@ -512,62 +512,41 @@ Cell = tuple[str, str, str, str, int, int]
 """(site, player, against, stratum, decisions, marked): counts of one player's decisions in one stratum against one player."""
 
 
-def additive(
-    cells: Iterable[Cell], rounds: int = 15, parent: Callable[[str], str] | None = None,
-) -> dict[tuple[str, str, str], float]:
+def additive(cells: Iterable[Cell], rounds: int = 15) -> dict[tuple[str, str, str], float]:
     """Each (site, player, stratum)'s mark rate by an additive logit, logit p = a_player + b_stratum, fitted on every decision.
 
     The prior a player's own rate in a stratum is drawn toward: a player
     who bets more than the room everywhere bets more in a stratum it seldom
     reached too (the room's rate there alone would not say so).  A few
     damped Newton rounds, players then strata, over the counts.
-
-    ``parent``: each stratum's coarser one (the same spot, a coarser read
-    of the cards).  Then b_stratum = b_parent + c_stratum, c drawn toward
-    0 by :data:`FINE_RIDGE` (a ridge on the logit): a fine stratum the
-    room seldom reached takes its coarse one's rate, one it reached often
-    its own -- finer strata without their noise.
     """
     tot: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
     for site, p, _, st, n, k in cells:
         t = tot[(site, p, st)]
         t[0] += n
         t[1] += k
-    up: dict[str, str] = {st: (parent(st) if parent is not None else st) for (_, _, st) in tot}
     a: dict[tuple[str, str], float] = defaultdict(float)
     b: dict[tuple[str, str], float] = {}
-    c: dict[tuple[str, str], float] = defaultdict(float)
     room: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for (site, _, st), (n, k) in tot.items():
-        r = room[(site, up[st])]
+        r = room[(site, st)]
         r[0] += n
         r[1] += k
     for key, (n, k) in room.items():
         b[key] = math.log((k + 0.5) / (n - k + 0.5))
-    rows = [((site, p), (site, up[st]), (site, st), n, k) for (site, p, st), (n, k) in tot.items()]
-    sides = (0, 1, 2) if parent is not None else (0, 1)
     for _ in range(rounds):
-        for side in sides:
+        for side in (0, 1):
             g: dict[tuple[str, str], float] = defaultdict(float)
             h: dict[tuple[str, str], float] = defaultdict(float)
-            for kp, kb, kc, n, k in rows:
-                q = _logistic(a[kp] + b[kb] + c[kc])
-                key = kp if side == 0 else kb if side == 1 else kc
+            for (site, p, st), (n, k) in tot.items():
+                q = _logistic(a[(site, p)] + b[(site, st)])
+                key = (site, p) if side == 0 else (site, st)
                 g[key] += k - n * q
                 h[key] += n * q * (1 - q)
-            if side == 2:
-                for key, gk in g.items():
-                    c[key] += max(-2.0, min(2.0, (gk - FINE_RIDGE * c[key]) / (h[key] + FINE_RIDGE)))
-                continue
             target = a if side == 0 else b
             for key, gk in g.items():  # damped: a stratum of one decision, all marked, does not run off
                 target[key] += max(-2.0, min(2.0, gk / (h[key] + 1.0)))
-    return {(site, p, st): _logistic(a[(site, p)] + b[(site, up[st])] + c[(site, st)]) for (site, p, st) in tot}
-
-
-FINE_RIDGE: Final = 4.0
-"""The ridge drawing a fine stratum's logit toward its parent's (:func:`additive`): the weight of about 16 decisions at
-an even rate; a stratum of a few decisions moves little from its parent, one of hundreds takes its own rate."""
+    return {(site, p, st): _logistic(a[(site, p)] + b[(site, st)]) for (site, p, st) in tot}
 
 
 def _logistic(x: float) -> float:
@@ -582,7 +561,7 @@ NAMED_FROM: Final = 2.0
 
 def stratified(
     signal: str, cells: Iterable[Cell], pairs: Iterable[Pair], spot: Callable[[str], bool], mode: str, unit: str, words: str,
-    decisions: Callable[[list[Pair]], Iterable[Decision]] | None = None, parent: Callable[[str], str] | None = None,
+    decisions: Callable[[list[Pair]], Iterable[Decision]] | None = None,
 ) -> dict[Pair, Row]:
     """A pair's decisions against each other, each against the same player's rate in the same stratum against everyone else.
 
@@ -612,11 +591,10 @@ def stratified(
     (those a lead names), their decisions against each other, one each
     (the few a lead rests on, not the room's); each such row's ``hands``
     are then the hands of the decisions that carry the lead, strongest
-    first (:func:`_named`).  ``parent``: each stratum's coarser one, for the
-    room's model (:func:`additive`).
+    first (:func:`_named`).
     """
     cells = list(cells)
-    prior = additive(cells, parent=parent)
+    prior = additive(cells)
     tot: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
     for site, p, _, st, n, k in cells:
         t = tot[(site, p, st)]

@@ -535,36 +535,13 @@ def calls_into(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
-READ_TOP_CATEGORY = 4
-"""The strata's read counts the decider's category up to this one (0 no pair .. 3 trips; 4: a full house or better, as
-:func:`quick_reads` reads them): within a category the bots' strength moves with the main rank, hence the rank too."""
-READ_CODES = 128
-"""The read's values in a stratum's number ``sc`` (:func:`read_strata`): 0 unknown, else 1 + 2 * (8 * category + rank
-from 7 (0) to the ace (7)) + a better category shown, at most 80; the rest of ``sc`` is its multiple, within a SMALLINT."""
-
-
 STRATUM_OF = (
-    "CASE WHEN {c} // 16384 = 1 THEN 'F' ELSE '-' END || CASE WHEN {c} // 8192 % 2 = 1 THEN 'H' ELSE 'M' END "
-    "|| ['2nd', '3rd', '4th', '5th', 'vela'][{c} // 1024 % 8] || CAST({c} // 128 % 8 AS VARCHAR) || ':' "
-    "|| CASE WHEN {c} % 128 = 0 THEN '?' ELSE CAST(({c} % 128 - 1) // 16 AS VARCHAR) "
-    "|| ['7', '8', '9', 'T', 'J', 'Q', 'K', 'A'][({c} % 128 - 1) % 16 // 2 + 1] "
-    "|| CASE WHEN ({c} % 128 - 1) % 2 = 1 THEN '<' ELSE '' END END"
+    "CASE WHEN {c} // 4096 = 1 THEN 'F' ELSE '-' END || CASE WHEN {c} // 2048 % 2 = 1 THEN 'H' ELSE 'M' END "
+    "|| ['2nd', '3rd', '4th', '5th', 'vela'][{c} // 256 % 8] || CAST({c} // 32 % 8 AS VARCHAR) || ':' "
+    "|| CASE WHEN {c} % 32 = 0 THEN '?' ELSE CAST(({c} % 32 - 1) // 6 AS VARCHAR) || ['l', 'm', 'h'][({c} % 32 - 1) % 6 // 2 + 1] "
+    "|| CASE WHEN ({c} % 32 - 1) % 2 = 1 THEN '<' ELSE '' END END"
 )
 """A stratum's words (:func:`read_strata`) from its number ``sc``: only in the rows a pass returns."""
-
-
-_RANK_CLASS = {"7": "l", "8": "l", "9": "l", "T": "m", "J": "m", "Q": "h", "K": "h", "A": "h"}
-
-
-def coarse_stratum(stratum: str) -> str:
-    """A stratum's coarser one (:data:`STRATUM_OF`'s words): the same spot, the read as category 0-3 and the main rank's
-    class (``l`` up to the nine, ``m`` ten or jack, ``h`` queen or higher); the room's model pools the fine strata of one
-    coarse one (:func:`hhtool.collusion.signals.additive`).  ``FH4th2:0A<`` -> ``FH4th2:0h<``; a stratum of no read, or
-    words of another form, is its own."""
-    spot, _, read = stratum.partition(":")
-    if len(read) < 2 or not read[0].isdigit() or read[1] not in _RANK_CLASS:
-        return stratum
-    return f"{spot}:{min(int(read[0]), 3)}{_RANK_CLASS[read[1]]}{read[2:]}"
 
 
 def read_strata(con: duckdb.DuckDBPyConnection) -> None:
@@ -591,11 +568,9 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     ``istr_n`` holds the same with numbers: ``pid``, ``aid`` (against; 0
     for nobody), ``k``, ``sn`` and the stratum as one number ``sc``
     (:data:`STRATUM_OF` spells it): (((facing · 2 + heads-up) · 8 + street)
-    · 8 + bets) · 128 + read, the read 0 when unknown, else 1 + 2 · (8 ·
-    category (at most :data:`READ_TOP_CATEGORY`) + the main rank from the
-    seven (0; lower ranks count as the seven) to the ace (7)) + a better
-    category shown: the honest rate to bet or fold moves with the exact
-    rank within a category (docs/integrity.md, "Strata").
+    · 8 + bets) · 32 + read, the read 0 when unknown, else 1 + 6 · category
+    + 2 · rank's class (0 low, 1 ten or jack, 2 queen or higher) + a better
+    category shown.
     """
     con.execute("DROP VIEW IF EXISTS istr")
     con.execute(
@@ -638,9 +613,9 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         )
         SELECT d.hand_key, d.pid, CAST(coalesce(d.against, 0) AS INTEGER) AS aid, d.k, d.facing,
             CAST(((((CASE WHEN d.facing THEN 1 ELSE 0 END) * 2 + (CASE WHEN d.players_in = 2 THEN 1 ELSE 0 END)) * 8 + d.sn) * 8
-                  + least(d.bets, 4)) * {READ_CODES}
+                  + least(d.bets, 4)) * 32
                  + CASE WHEN d.m.m IS NULL THEN 0
-                        ELSE 1 + 2 * (8 * least(d.m.m, {READ_TOP_CATEGORY}) + greatest(least(d.m.t, 14), 7) - 7)
+                        ELSE 1 + 6 * least(d.m.m, 3) + 2 * (CASE WHEN d.m.t >= 12 THEN 2 WHEN d.m.t >= 10 THEN 1 ELSE 0 END)
                              + CASE WHEN d.shown > d.m.m THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
             d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2,
             d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.m.t >= 11 END AS high,
