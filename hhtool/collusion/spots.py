@@ -618,7 +618,7 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
                         ELSE 1 + 6 * least(d.m.m, 3) + 2 * (CASE WHEN d.m.t >= 12 THEN 2 WHEN d.m.t >= 10 THEN 1 ELSE 0 END)
                              + CASE WHEN d.shown > d.m.m THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
             d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2,
-            d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN CAST(greatest(least(d.m.t, 14), 7) - 7 AS TINYINT) END AS high,
+            d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.m.t >= 11 END AS high,
             CASE WHEN d.hb THEN list_transform(list_filter(d.opp, lambda x: x.c > d.qcat), lambda x: x.p) END AS beaters
         FROM dh d
         """
