@@ -8,6 +8,7 @@ import random
 import re
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -258,3 +259,27 @@ def test_grammar_facts_of_two_installs_are_kept_apart(tmp_path: Path) -> None:
     other["key"] = "f" * 64
     (tmp_path / "hhtool" / "telesina-facts-ffffffffffffffff.json").write_text(json.dumps(other), encoding="utf-8")
     assert _facts_run(tmp_path)[0] is False
+
+
+def test_grammar_facts_unused_for_a_month_are_removed_when_new_ones_are_kept(tmp_path: Path) -> None:
+    """Each install keeps its own facts file, so old installs' files would pile up in the cache folder: when a new
+    file is kept, those no process has read for 30 days go; one read again recently (its time refreshed by the
+    reader, at most once a day) stays, whatever its age."""
+    folder = tmp_path / "hhtool"
+    assert _facts_run(tmp_path)[0] is True
+    (mine,) = folder.glob("telesina-facts-*.json")
+    month = 31 * 86400
+    old_unused = folder / "telesina-facts-1111111111111111.json"
+    recent = folder / "telesina-facts-2222222222222222.json"
+    not_facts = folder / "notes-3333.json"
+    for f in (old_unused, recent, not_facts):
+        f.write_text("{}", encoding="utf-8")
+        os.utime(f, (time.time() - month, time.time() - month))
+    os.utime(recent, (time.time() - month, time.time() - 3600))
+    os.utime(mine, (time.time() - month, time.time() - month))
+    assert _facts_run(tmp_path)[0] is False  # mine read: its time refreshed, nothing kept anew, nothing removed
+    assert time.time() - mine.stat().st_mtime < 60 and old_unused.exists()
+    mine.unlink()
+    assert _facts_run(tmp_path)[0] is True  # kept anew: the month-old unused file goes
+    assert not old_unused.exists() and recent.exists() and not_facts.exists()
+    assert len(list(folder.glob("telesina-facts-*.json"))) == 2

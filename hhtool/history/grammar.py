@@ -613,6 +613,7 @@ def _facts() -> Facts:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
             if data.get("key") == key:
+                _still_used(path)
                 shapes = {
                     start: {name: RuleShape(str(r[0]), str(r[1]), tuple(str(x) for x in r[2])) for name, r in rows.items()}
                     for start, rows in data["shapes"].items()
@@ -626,7 +627,48 @@ def _facts() -> Facts:
             "key": key, "terminals": facts[0],
             "shapes": {start: {n: [r.rule, r.shape, list(r.literals)] for n, r in rows.items()} for start, rows in facts[1].items()},
         }))
+        _prune_facts(path)
     return facts
+
+
+FACTS_UNUSED_DAYS = 30
+"""A facts file no process has read for this long is another install's, gone or idle: removed when a new one is kept."""
+
+
+def _still_used(path: str) -> None:
+    """Mark the facts file at ``path`` as read now (its time), at most once a day, so that :func:`_prune_facts` keeps it.
+
+    Why: each install (each venv: Lark's files are in the key) keeps a file of
+    its own, and an upgrade or a venv made anew leaves the old one behind;
+    a file's modification time, refreshed by its readers, says which are
+    still in use (the access time is often not kept: ``noatime``).
+    """
+    import time
+
+    try:
+        if time.time() - os.stat(path).st_mtime > 86400:
+            os.utime(path)
+    except OSError:
+        pass
+
+
+def _prune_facts(kept: str) -> None:
+    """Remove the facts files beside ``kept`` that no process has read for :data:`FACTS_UNUSED_DAYS` days (:func:`_still_used`).
+
+    A removed file that was still wanted (an install idle for that long)
+    costs its next process the grammar's reading once, 0.3 s, and is kept
+    again; nothing else depends on it.
+    """
+    import glob
+    import time
+
+    limit = time.time() - FACTS_UNUSED_DAYS * 86400
+    for other in glob.glob(os.path.join(os.path.dirname(kept), "telesina-facts-*.json")):
+        try:
+            if other != kept and os.stat(other).st_mtime < limit:
+                os.unlink(other)
+        except OSError:
+            pass
 
 
 def _lark_stamp() -> str:
