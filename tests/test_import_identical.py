@@ -32,7 +32,7 @@ from tests.sample_paths import BROKEN, GOOD
 PROFILES = (("classic", "fixed"), ("stellapoker", "pot"), ("italian", "no"), ("classic", "no"), ("stellapoker", "fixed"), ("italian", "pot"))
 """bench/import.py's profiles and structures, in its order; file ``k`` has seed ``1000 + k`` as there."""
 HANDS_A_FILE = 40
-SKIPPED = {"imported_at", "mtime"}
+SKIPPED = frozenset({"imported_at", "mtime"})
 """Columns that hold when the import ran, not what it read."""
 PATHS = {"file", "path"}
 """Columns that hold a file's path: compared relative to the imported folder."""
@@ -64,8 +64,12 @@ def write_corpus(folder: Path) -> None:
         shutil.copyfile(path, folder / f"sample_{path.name}")
 
 
-def fingerprint(db: Path, folder: Path) -> dict[str, tuple[int, str]]:
-    """Every table's row count and the hash of its rows sorted (times as epoch microseconds, paths relative to ``folder``)."""
+def fingerprint(
+    db: Path, folder: Path, skipped: frozenset[str] = SKIPPED, *, by_hand: bool = False,
+) -> dict[str, tuple[int, str]]:
+    """Every table's row count and the hash of its rows sorted (times as epoch microseconds, paths relative to ``folder``),
+    the columns ``skipped`` left out.  ``by_hand``: each ``hand_key`` read as its hand's site and id, for two imports
+    that stored the same hands in another order (a live import takes files as they come), so numbered them otherwise."""
     prefix = str(folder) + "/"
     out: dict[str, tuple[int, str]] = {}
     con = duckdb.connect(str(db), read_only=True)
@@ -74,16 +78,20 @@ def fingerprint(db: Path, folder: Path) -> dict[str, tuple[int, str]]:
             if spec is META:
                 continue
             parts = []
+            keyed = by_hand and any(c.name == "hand_key" for c in spec.columns)
             for c in spec.columns:
-                if c.name in SKIPPED:
+                if c.name in skipped:
                     continue
                 if c.sql == "TIMESTAMPTZ":
-                    parts.append(f'epoch_us("{c.name}")')
+                    parts.append(f't."{c.name}".epoch_us()')
                 elif c.name in PATHS:
-                    parts.append(f"replace(\"{c.name}\", '{prefix}', '')")
+                    parts.append(f"replace(t.\"{c.name}\", '{prefix}', '')")
+                elif keyed and c.name == "hand_key":
+                    parts.append("k.hand_")
                 else:
-                    parts.append(f'"{c.name}"')
-            rows = con.execute(f"SELECT {', '.join(parts)} FROM {spec.name} ORDER BY ALL").fetchall()
+                    parts.append(f't."{c.name}"')
+            joined = " LEFT JOIN (SELECT hand_key AS key_, site || ':' || hand_id AS hand_ FROM hands) k ON t.hand_key = k.key_" if keyed else ""
+            rows = con.execute(f"SELECT {', '.join(parts)} FROM {spec.name} t{joined} ORDER BY ALL").fetchall()
             digest = hashlib.sha256()
             for row in rows:
                 digest.update(repr(row).encode("utf-8"))
