@@ -137,16 +137,16 @@ def main() -> None:
                 last[name] = (db, where)
         print("hands a CPU-second (the rate per core), median and spread over the rounds:")
         base = statistics.median(rates["import"])
-        for name, got in rates.items():
-            print(f"  {name:<17} {statistics.median(got):6,.0f} ({min(got):,.0f}–{max(got):,.0f}): {statistics.median(got) / base:.2f} of the import's")
+        for name, rate in rates.items():
+            print(f"  {name:<17} {statistics.median(rate):6,.0f} ({min(rate):,.0f}–{max(rate):,.0f}): {statistics.median(rate) / base:.2f} of the import's")
         # files.open_from differs by design: the import marks a file whose last hand has no blank line after it, the
         # live import one whose last hand did not parse once the file stopped changing (docs/live.md)
         skipped = SKIPPED | {"open_from"}
         reference = fingerprint(*last["import"], skipped, by_hand=True)
         for name, (db, where) in last.items():
             if name != "import":
-                got = fingerprint(db, where, skipped, by_hand=True)
-                differ = sorted(t for t in reference if got.get(t) != reference[t])
+                theirs = fingerprint(db, where, skipped, by_hand=True)
+                differ = sorted(t for t in reference if theirs.get(t) != reference[t])
                 print(f"  {name}: every table as the import stored it: {'yes' if not differ else 'NO: ' + ', '.join(differ)}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
