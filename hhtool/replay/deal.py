@@ -11,6 +11,8 @@ against those dealt.
 
 from __future__ import annotations
 
+from typing import Final
+
 from hhtool.game.betting import Betting
 from hhtool.game.operations import Player, deal_order
 from hhtool.game.cards import RANK_NAMES, Card, card_symbol, cards_str
@@ -23,6 +25,9 @@ from hhtool.replay.explain import count_words
 from hhtool.replay.facts import FactsWalk, dealt_in, own_rules
 from hhtool.replay.findings import RULE_PARAMS, Finding, finding
 from hhtool.replay.holdings import Holding, Holdings
+
+CARD_CODES: Final = 64
+"""How many codes a card can have: ``rank << 2 | suit``, ranks 2 to 14 (:mod:`hhtool.game.cards`), so under 64."""
 
 
 class _Words:
@@ -73,7 +78,9 @@ class CardChecks:
         self.rules = rules
         self.money = hand.money
         self.rounds: list[str] = []
-        self.seen_cards: dict[Card, int] = {}
+        # the line each card was first seen on, by the card's code (-1: not yet): a list of the
+        # 64 codes a card can have, not a dictionary grown (and resized) card by card
+        self.card_lines: list[int] = [-1] * CARD_CODES
         self.cards: dict[str, _Cards] = {}
         self.vela: Card | None = None
         self.vela_line = 0
@@ -83,6 +90,7 @@ class CardChecks:
         self.round_started = False
         self.street_round = 0
         self.deals_this_street: list[str] = []
+        self.last_dealt = -1  # the dealing position of the last card line this street (-1: none yet)
         self.double_bet_line = 0
         self.vela_missing_said = False
         self._values: dict[tuple[Card, ...], HandValue] = {}
@@ -140,26 +148,28 @@ class CardChecks:
         """
         if card >> 2 < self.low:
             self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where.format(who)}) is not in the {self.rules.name} deck for {len(self.players)} players, which runs from {RANK_NAMES.get(self.low, self.low)} to Ace")
-        prev = self.seen_cards.get(card)
-        if prev is not None:
+        lines = self.card_lines
+        prev = lines[card]
+        if prev >= 0:
             self.add("card_twice", line, f"{card_symbol(card)} ({where.format(who)}) was already dealt on line {prev}")
         else:
-            self.seen_cards[card] = line
+            lines[card] = line
 
     def deal(self, e: Deal) -> None:
         name = e.player
         rnd = self.street_round
-        if name not in self.cards:
+        mine = self.cards.get(name)
+        if mine is None:
             self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who is not in the hand")
             return
-        p = self.betting.player(name)
-        if p.folded:
+        b = self.betting
+        if b.player(name).folded:
             self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who folded")
-        position = self.betting.index_of(name)
-        if self.deals_this_street and position <= self.betting.index_of(self.deals_this_street[-1]):
+        position = b.index_of(name)
+        if position <= self.last_dealt:  # the last card line's position, kept: not looked up again by name
             self.add("deal_order", e.line, f"{name} is dealt out of order (dealing goes clockwise from the button's left)")
+        self.last_dealt = position
         self.deals_this_street.append(name)
-        mine = self.cards[name]
         if rnd == 1:
             known = list(e.known or ())
             if e.new:
@@ -222,7 +232,8 @@ class CardChecks:
 
     def _is_view_of(self, known: list[Card], mine: _Cards) -> bool:
         """A repeat that shows the viewer's or the audit's view of the same cards."""
-        return set(mine.up) <= set(known) and all(c in mine.known or c not in self.seen_cards for c in known)
+        lines = self.card_lines
+        return set(mine.up) <= set(known) and all(c in mine.known or lines[c] < 0 for c in known)
 
     def expose(self, e: Expose) -> None:
         if not self.rules.exposes:
@@ -312,7 +323,8 @@ class CardChecks:
         """
         out: dict[str, str] = {}
         for name, shown in self.shown.items():
-            if name in self.cards and len(set(self.cards[name].known) | set(shown)) == 5:
+            mine = self.cards.get(name)
+            if mine is not None and _distinct(mine.known, shown) == 5:
                 value = self.value_of(name)
                 if value is not None:
                     out[name] = CATEGORY_LABELS[value.category]
@@ -322,9 +334,23 @@ class CardChecks:
         own = self.cards[name].known
         if len(own) < 5:
             return None
-        extra = [self.vela] if self.vela is not None else []
-        cards = (*own[:5], *extra)
+        vela = self.vela  # the key a tuple of known length, built at once (not unpacked from slices)
+        cards: tuple[Card, ...] = (own[0], own[1], own[2], own[3], own[4]) if vela is None else (own[0], own[1], own[2], own[3], own[4], vela)
         cached = self._values.get(cards)
         if cached is None:
             cached = self._values[cards] = evaluate(cards, self.rules, self.low)
         return cached
+
+
+def _distinct(a: list[Card], b: tuple[Card, ...]) -> int:
+    """How many different cards ``a`` and ``b`` hold together (a bit a card, not two sets and their union)."""
+    bits = 0
+    for c in a:
+        bits |= 1 << c
+    for c in b:
+        bits |= 1 << c
+    n = 0
+    while bits:
+        bits &= bits - 1
+        n += 1
+    return n
