@@ -76,6 +76,11 @@ class CardChecks:
                 self.add("rules_option", header.line, str(refused))
             rules = own
         self.rules = rules
+        # which cards lie face up, read once (RuleSet.dealt_up builds a tuple a call): 2nd street's door
+        # card, 5th street's card (una coperta deals it down), every other later street's
+        self.door_up = rules.dealt_up(1)[1]
+        self.fifth_up = rules.dealt_up(4)[0]
+        self.later_up = rules.dealt_up(2)[0]
         self.money = hand.money
         self.rounds: list[str] = []
         # the line each card was first seen on, by the card's code (-1: not yet): a list of the
@@ -171,14 +176,14 @@ class CardChecks:
         self.last_dealt = position
         self.deals_this_street.append(name)
         if rnd == 1:
-            known = list(e.known or ())
+            known = e.known or ()
             if e.new:
                 self.add("deal_count", e.line, f"2nd street deals one card down and one up; {name}'s line has a second bracket")
             if len(known) == 2:
                 mine.cards = [known[0], known[1]]
             elif len(known) == 1:
                 mine.cards = [None, known[0]]
-            elif e.known is None and not self.rules.dealt_up(1)[1]:
+            elif e.known is None and not self.door_up:
                 # another player's two down cards in an own view: a bare "Dealt to bob" (the grammar's
                 # carte coperte form); the card turned by the "exposes" line fills in later
                 mine.cards = [None, None]
@@ -190,19 +195,19 @@ class CardChecks:
                 self.note_card(c, e.line, "dealt to {}", name)
             door_card = mine.cards[1] if len(mine.cards) > 1 else None
             mine.rounds = [1, 1]
-            if self.rules.dealt_up(1)[1] and door_card is not None:
+            if self.door_up and door_card is not None:
                 mine.up = [door_card]
             return
-        known = list(e.known or ())
-        new = list(e.new or ())
-        prior_known = mine.known
+        # the line's tuples read as they are: no list copied, and the cards known before compared in place
+        known = e.known or ()
+        new = e.new or ()
         prior_up = mine.up
-        if known and known != prior_known and known != prior_up and not self._is_view_of(known, mine):
-            self.add("deal_changed", e.line, f"{name}'s cards are shown as [{cards_str(known)}], but were [{cards_str(prior_known)}]")
+        if known and not _same_known(known, mine.cards) and list(known) != prior_up and not self._is_view_of(list(known), mine):
+            self.add("deal_changed", e.line, f"{name}'s cards are shown as [{cards_str(known)}], but were [{cards_str(mine.known)}]")
         if len(new) > 1:
             self.add("deal_count", e.line, f"one card per street; {name}'s line deals {len(new)}")
         card = new[0] if new else None
-        down = not self.rules.dealt_up(rnd)[0]
+        down = not (self.fifth_up if rnd == 4 else self.later_up)  # RuleSet.dealt_up(rnd)[0] for any round but the first
         if card is not None:
             self.note_card(card, e.line, "dealt to {}", name)
         # fill in a hole card first learned on a later street
@@ -340,6 +345,18 @@ class CardChecks:
         if cached is None:
             cached = self._values[cards] = evaluate(cards, self.rules, self.low)
         return cached
+
+
+def _same_known(known: tuple[Card, ...], cards: list[Card | None]) -> bool:
+    """``list(known) == [c for c in cards if c is not None]``, without building either list."""
+    n = len(known)
+    i = 0
+    for c in cards:
+        if c is not None:
+            if i >= n or known[i] != c:
+                return False
+            i += 1
+    return i == n
 
 
 def _distinct(a: list[Card], b: tuple[Card, ...]) -> int:

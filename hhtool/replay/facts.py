@@ -97,6 +97,13 @@ class CardFacts:
         self.vela = vela
 
 
+class _Seen:
+    """The cards seen of one holder, a bit a card (``1 << card``): compiled, a native attribute, never boxed."""
+
+    def __init__(self) -> None:
+        self.bits = 0
+
+
 class FactsWalk:
     """The card facts gathered while a hand's events pass by, in order (:meth:`see`, then :meth:`facts`).
 
@@ -111,9 +118,9 @@ class FactsWalk:
         self.repeat_up = d[1][0] and d[2][0] and d[3][0]  # every later street's card: a later line that only repeats the cards
         self.street = "2nd"
         self.round = 1
-        # holder -> the cards seen of theirs, a bit a card (``1 << card``): one number a holder, read and
-        # written once a line, where a dictionary of cards a holder was built, grown and freed every hand
-        self.seen: dict[str | None, int] = {}
+        # holder -> the cards seen of theirs, a bit a card (``1 << card``) in an object a holder, looked up
+        # once a line: not a dictionary of cards a holder built, grown and freed every hand
+        self.seen: dict[str | None, _Seen] = {}
         self.cards: list[SeenCard] = []  # in the order first seen
         self.starting: dict[str, tuple[Card, Card]] = {}
         self.face_down: dict[str, tuple[Card, ...]] = {}  # carte coperte: 2nd-street cards, until one is exposed on 2nd street
@@ -122,23 +129,19 @@ class FactsWalk:
         self.has_showdown = False
         self.vela: Card | None = None
 
-    def _first(self, seen: int, holder: str | None, card: Card, street: str, up: bool) -> int:
-        """A card seen for the first time here; a card seen before keeps its first street and face.
-
-        ``seen``: the bits of ``holder``'s cards seen so far; returns them with ``card``'s.
-        """
-        bit = 1 << card
-        if not seen & bit:
-            self.cards.append(SeenCard(holder, card, street, up))
-            return seen | bit
+    def _holder(self, holder: str | None) -> _Seen:
+        """The cards seen so far of ``holder``."""
+        seen = self.seen.get(holder)
+        if seen is None:
+            seen = self.seen[holder] = _Seen()
         return seen
 
-    def _first_of(self, holder: str | None, card: Card, street: str, up: bool) -> None:
-        """:meth:`_first` for one card, ``holder``'s bits read and written back."""
-        seen = self.seen.get(holder, 0)
-        now = self._first(seen, holder, card, street, up)
-        if now != seen:
-            self.seen[holder] = now
+    def _first(self, seen: _Seen, holder: str | None, card: Card, street: str, up: bool) -> None:
+        """A card seen for the first time here; a card seen before keeps its first street and face."""
+        bit = 1 << card
+        if not seen.bits & bit:
+            seen.bits |= bit
+            self.cards.append(SeenCard(holder, card, street, up))
 
     def see(self, e: object) -> None:
         """One event of the hand, in order; every kind of event may pass (those without cards change nothing)."""
@@ -151,18 +154,15 @@ class FactsWalk:
             self.street = "vela"
             self.round = 5
             self.vela = e.card
-            self._first_of(None, e.card, "vela", True)
+            self._first(self._holder(None), None, e.card, "vela", True)
         elif isinstance(e, Expose):
             self._expose(e)
         elif isinstance(e, Shows):
             self.has_showdown = True
             self.showdown.add(e.player)
-            owner = e.player
-            seen = was = self.seen.get(owner, 0)
+            seen = self._holder(e.player)
             for c in e.cards:
-                seen = self._first(seen, owner, c, "showdown", False)
-            if seen != was:
-                self.seen[owner] = seen
+                self._first(seen, e.player, c, "showdown", False)
         elif isinstance(e, (Mucks, DoesNotShow)):
             self.has_showdown = True
             self.showdown.add(e.player)
@@ -172,7 +172,7 @@ class FactsWalk:
     def _deal(self, e: Deal) -> None:
         owner = e.player
         street = self.street
-        seen = was = self.seen.get(owner, 0)
+        seen = self._holder(owner)
         if street == "2nd":
             if e.new is None and e.known is not None and len(e.known) == 2:
                 if not self.door_up:
@@ -187,18 +187,16 @@ class FactsWalk:
                 last = len(known) - 1
                 door_up = self.door_up
                 for i, c in enumerate(known):
-                    seen = self._first(seen, owner, c, street, i == last and door_up)
+                    self._first(seen, owner, c, street, i == last and door_up)
             else:  # a later street's line that repeats the cards: up where the rules deal every street's card up
                 for c in known:
-                    seen = self._first(seen, owner, c, street, self.repeat_up)
-        else:
-            for c in e.known or ():  # the cards dealt before, as the line repeats them: up where the door card is
-                seen = self._first(seen, owner, c, street, self.door_up)
-            up = self.new_up[self.round - 1]
-            for c in e.new:
-                seen = self._first(seen, owner, c, street, up)
-        if seen != was:
-            self.seen[owner] = seen
+                    self._first(seen, owner, c, street, self.repeat_up)
+            return
+        for c in e.known or ():  # the cards dealt before, as the line repeats them: up where the door card is
+            self._first(seen, owner, c, street, self.door_up)
+        up = self.new_up[self.round - 1]
+        for c in e.new:
+            self._first(seen, owner, c, street, up)
 
     def _expose(self, e: Expose) -> None:
         if self.street == "2nd":
@@ -208,10 +206,10 @@ class FactsWalk:
             elif e.player in self.starting and self.starting[e.player][0] in e.cards:
                 del self.starting[e.player]  # the hole card up too: none is a hole card
         owner = e.player
+        seen = self._holder(owner)
         for c in e.cards:
-            seen = self.seen.get(owner, 0)
-            if not seen & 1 << c:
-                self.seen[owner] = self._first(seen, owner, c, self.street, True)
+            if not seen.bits & 1 << c:
+                self._first(seen, owner, c, self.street, True)
                 continue
             k = self._place(owner, c)
             was = self.cards[k]
@@ -230,7 +228,7 @@ class FactsWalk:
         vela = self.vela
         if vela is None and summary_vela is not None:
             vela = summary_vela
-            self._first_of(None, vela, "vela", True)
+            self._first(self._holder(None), None, vela, "vela", True)
         return CardFacts(tuple(self.cards), self.starting, self.reached, frozenset(self.showdown), self.has_showdown, vela)
 
 
