@@ -7,7 +7,7 @@ paid; the simulator settles the hands it plays with the same function.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -32,7 +32,7 @@ class Pot:
         self.eligible = eligible
 
 
-def pots_from(contributions: Mapping[str, int], folded: Collection[str]) -> list[Pot]:
+def pots_from(contributions: dict[str, int], folded: set[str]) -> list[Pot]:
     """Main pot first, then side pots in the order they formed.
 
     Each level is set by what a player still in the hand put in: a pot holds,
@@ -40,21 +40,38 @@ def pots_from(contributions: Mapping[str, int], folded: Collection[str]) -> list
     below and this one, and only the players still in who reached the level
     may win it.  Pots that the same players may win are one pot.
     ``contributions`` is in dealing order, which the eligible lists keep.
+    A dict and a set, and loops over lists of ints: compiled, the sums are
+    native arithmetic, where ``sum()`` of a generator over a ``Mapping``
+    went through Python's iterator protocol for every player at every level.
     """
-    live = [n for n in contributions if n not in folded]
-    levels = sorted({contributions[n] for n in live if contributions[n] > 0})
+    live: list[str] = []
+    put: list[int] = []
+    levels: list[int] = []
+    for n, c in contributions.items():
+        put.append(c)
+        if n not in folded:
+            live.append(n)
+            if c > 0 and c not in levels:
+                levels.append(c)
+    levels.sort()
     pots: list[Pot] = []
     below = 0
     for level in levels:
-        amount = sum(min(c, level) - min(c, below) for c in contributions.values())
-        eligible = tuple(n for n in live if contributions[n] >= level)
+        amount = 0
+        for c in put:
+            if c > below:
+                amount += (c if c < level else level) - below
+        eligible = tuple([n for n in live if contributions[n] >= level])
         if pots and pots[-1].eligible == eligible:
             pots[-1] = Pot(pots[-1].amount + amount, eligible)
         elif amount > 0:
             pots.append(Pot(amount, eligible))
         below = level
     # chips above the highest live level (a folded player's over-contribution) join the last pot
-    rest = sum(max(c - below, 0) for c in contributions.values())
+    rest = 0
+    for c in put:
+        if c > below:
+            rest += c - below
     if rest:
         if pots:
             pots[-1] = Pot(pots[-1].amount + rest, pots[-1].eligible)

@@ -11,6 +11,8 @@ against those dealt.
 
 from __future__ import annotations
 
+from typing import Final
+
 from hhtool.game.betting import Betting
 from hhtool.game.operations import Player, deal_order
 from hhtool.game.cards import RANK_NAMES, Card, card_symbol, cards_str
@@ -23,6 +25,9 @@ from hhtool.replay.explain import count_words
 from hhtool.replay.facts import FactsWalk, dealt_in, own_rules
 from hhtool.replay.findings import RULE_PARAMS, Finding, finding
 from hhtool.replay.holdings import Holding, Holdings
+
+CARD_CODES: Final = 64
+"""How many codes a card can have: ``rank << 2 | suit``, ranks 2 to 14 (:mod:`hhtool.game.cards`), so under 64."""
 
 
 class _Words:
@@ -71,9 +76,16 @@ class CardChecks:
                 self.add("rules_option", header.line, str(refused))
             rules = own
         self.rules = rules
+        # which cards lie face up, read once (RuleSet.dealt_up builds a tuple a call): 2nd street's door
+        # card, 5th street's card (una coperta deals it down), every other later street's
+        self.door_up = rules.dealt_up(1)[1]
+        self.fifth_up = rules.dealt_up(4)[0]
+        self.later_up = rules.dealt_up(2)[0]
         self.money = hand.money
         self.rounds: list[str] = []
-        self.seen_cards: dict[Card, int] = {}
+        # the line each card was first seen on, by the card's code (-1: not yet): a list of the
+        # 64 codes a card can have, not a dictionary grown (and resized) card by card
+        self.card_lines: list[int] = [-1] * CARD_CODES
         self.cards: dict[str, _Cards] = {}
         self.vela: Card | None = None
         self.vela_line = 0
@@ -83,6 +95,7 @@ class CardChecks:
         self.round_started = False
         self.street_round = 0
         self.deals_this_street: list[str] = []
+        self.last_dealt = -1  # the dealing position of the last card line this street (-1: none yet)
         self.double_bet_line = 0
         self.vela_missing_said = False
         self._values: dict[tuple[Card, ...], HandValue] = {}
@@ -140,35 +153,37 @@ class CardChecks:
         """
         if card >> 2 < self.low:
             self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where.format(who)}) is not in the {self.rules.name} deck for {len(self.players)} players, which runs from {RANK_NAMES.get(self.low, self.low)} to Ace")
-        prev = self.seen_cards.get(card)
-        if prev is not None:
+        lines = self.card_lines
+        prev = lines[card]
+        if prev >= 0:
             self.add("card_twice", line, f"{card_symbol(card)} ({where.format(who)}) was already dealt on line {prev}")
         else:
-            self.seen_cards[card] = line
+            lines[card] = line
 
     def deal(self, e: Deal) -> None:
         name = e.player
         rnd = self.street_round
-        if name not in self.cards:
+        mine = self.cards.get(name)
+        if mine is None:
             self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who is not in the hand")
             return
-        p = self.betting.player(name)
-        if p.folded:
+        b = self.betting
+        if b.player(name).folded:
             self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who folded")
-        position = self.betting.index_of(name)
-        if self.deals_this_street and position <= self.betting.index_of(self.deals_this_street[-1]):
+        position = b.index_of(name)
+        if position <= self.last_dealt:  # the last card line's position, kept: not looked up again by name
             self.add("deal_order", e.line, f"{name} is dealt out of order (dealing goes clockwise from the button's left)")
+        self.last_dealt = position
         self.deals_this_street.append(name)
-        mine = self.cards[name]
         if rnd == 1:
-            known = list(e.known or ())
+            known = e.known or ()
             if e.new:
                 self.add("deal_count", e.line, f"2nd street deals one card down and one up; {name}'s line has a second bracket")
             if len(known) == 2:
                 mine.cards = [known[0], known[1]]
             elif len(known) == 1:
                 mine.cards = [None, known[0]]
-            elif e.known is None and not self.rules.dealt_up(1)[1]:
+            elif e.known is None and not self.door_up:
                 # another player's two down cards in an own view: a bare "Dealt to bob" (the grammar's
                 # carte coperte form); the card turned by the "exposes" line fills in later
                 mine.cards = [None, None]
@@ -180,19 +195,19 @@ class CardChecks:
                 self.note_card(c, e.line, "dealt to {}", name)
             door_card = mine.cards[1] if len(mine.cards) > 1 else None
             mine.rounds = [1, 1]
-            if self.rules.dealt_up(1)[1] and door_card is not None:
+            if self.door_up and door_card is not None:
                 mine.up = [door_card]
             return
-        known = list(e.known or ())
-        new = list(e.new or ())
-        prior_known = mine.known
+        # the line's tuples read as they are: no list copied, and the cards known before compared in place
+        known = e.known or ()
+        new = e.new or ()
         prior_up = mine.up
-        if known and known != prior_known and known != prior_up and not self._is_view_of(known, mine):
-            self.add("deal_changed", e.line, f"{name}'s cards are shown as [{cards_str(known)}], but were [{cards_str(prior_known)}]")
+        if known and not _same_known(known, mine.cards) and list(known) != prior_up and not self._is_view_of(list(known), mine):
+            self.add("deal_changed", e.line, f"{name}'s cards are shown as [{cards_str(known)}], but were [{cards_str(mine.known)}]")
         if len(new) > 1:
             self.add("deal_count", e.line, f"one card per street; {name}'s line deals {len(new)}")
         card = new[0] if new else None
-        down = not self.rules.dealt_up(rnd)[0]
+        down = not (self.fifth_up if rnd == 4 else self.later_up)  # RuleSet.dealt_up(rnd)[0] for any round but the first
         if card is not None:
             self.note_card(card, e.line, "dealt to {}", name)
         # fill in a hole card first learned on a later street
@@ -222,7 +237,8 @@ class CardChecks:
 
     def _is_view_of(self, known: list[Card], mine: _Cards) -> bool:
         """A repeat that shows the viewer's or the audit's view of the same cards."""
-        return set(mine.up) <= set(known) and all(c in mine.known or c not in self.seen_cards for c in known)
+        lines = self.card_lines
+        return set(mine.up) <= set(known) and all(c in mine.known or lines[c] < 0 for c in known)
 
     def expose(self, e: Expose) -> None:
         if not self.rules.exposes:
@@ -312,7 +328,8 @@ class CardChecks:
         """
         out: dict[str, str] = {}
         for name, shown in self.shown.items():
-            if name in self.cards and len(set(self.cards[name].known) | set(shown)) == 5:
+            mine = self.cards.get(name)
+            if mine is not None and _distinct(mine.known, shown) == 5:
                 value = self.value_of(name)
                 if value is not None:
                     out[name] = CATEGORY_LABELS[value.category]
@@ -322,9 +339,35 @@ class CardChecks:
         own = self.cards[name].known
         if len(own) < 5:
             return None
-        extra = [self.vela] if self.vela is not None else []
-        cards = (*own[:5], *extra)
+        vela = self.vela  # the key a tuple of known length, built at once (not unpacked from slices)
+        cards: tuple[Card, ...] = (own[0], own[1], own[2], own[3], own[4]) if vela is None else (own[0], own[1], own[2], own[3], own[4], vela)
         cached = self._values.get(cards)
         if cached is None:
             cached = self._values[cards] = evaluate(cards, self.rules, self.low)
         return cached
+
+
+def _same_known(known: tuple[Card, ...], cards: list[Card | None]) -> bool:
+    """``list(known) == [c for c in cards if c is not None]``, without building either list."""
+    n = len(known)
+    i = 0
+    for c in cards:
+        if c is not None:
+            if i >= n or known[i] != c:
+                return False
+            i += 1
+    return i == n
+
+
+def _distinct(a: list[Card], b: tuple[Card, ...]) -> int:
+    """How many different cards ``a`` and ``b`` hold together (a bit a card, not two sets and their union)."""
+    bits = 0
+    for c in a:
+        bits |= 1 << c
+    for c in b:
+        bits |= 1 << c
+    n = 0
+    while bits:
+        bits &= bits - 1
+        n += 1
+    return n

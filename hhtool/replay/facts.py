@@ -97,6 +97,13 @@ class CardFacts:
         self.vela = vela
 
 
+class _Seen:
+    """The cards seen of one holder, a bit a card (``1 << card``): compiled, a native attribute, never boxed."""
+
+    def __init__(self) -> None:
+        self.bits = 0
+
+
 class FactsWalk:
     """The card facts gathered while a hand's events pass by, in order (:meth:`see`, then :meth:`facts`).
 
@@ -111,7 +118,9 @@ class FactsWalk:
         self.repeat_up = d[1][0] and d[2][0] and d[3][0]  # every later street's card: a later line that only repeats the cards
         self.street = "2nd"
         self.round = 1
-        self.seen: dict[str | None, dict[Card, int]] = {}  # holder -> card -> its place in ``cards``
+        # holder -> the cards seen of theirs, a bit a card (``1 << card``) in an object a holder, looked up
+        # once a line: not a dictionary of cards a holder built, grown and freed every hand
+        self.seen: dict[str | None, _Seen] = {}
         self.cards: list[SeenCard] = []  # in the order first seen
         self.starting: dict[str, tuple[Card, Card]] = {}
         self.face_down: dict[str, tuple[Card, ...]] = {}  # carte coperte: 2nd-street cards, until one is exposed on 2nd street
@@ -120,17 +129,18 @@ class FactsWalk:
         self.has_showdown = False
         self.vela: Card | None = None
 
-    def _holder(self, holder: str | None) -> dict[Card, int]:
-        """The cards seen so far of ``holder``: card -> its place in :attr:`cards`."""
+    def _holder(self, holder: str | None) -> _Seen:
+        """The cards seen so far of ``holder``."""
         seen = self.seen.get(holder)
         if seen is None:
-            seen = self.seen[holder] = {}
+            seen = self.seen[holder] = _Seen()
         return seen
 
-    def _first(self, seen: dict[Card, int], holder: str | None, card: Card, street: str, up: bool) -> None:
+    def _first(self, seen: _Seen, holder: str | None, card: Card, street: str, up: bool) -> None:
         """A card seen for the first time here; a card seen before keeps its first street and face."""
-        if card not in seen:
-            seen[card] = len(self.cards)
+        bit = 1 << card
+        if not seen.bits & bit:
+            seen.bits |= bit
             self.cards.append(SeenCard(holder, card, street, up))
 
     def see(self, e: object) -> None:
@@ -195,14 +205,23 @@ class FactsWalk:
                 self.starting[e.player] = (down[1] if e.cards[0] == down[0] else down[0], e.cards[0])
             elif e.player in self.starting and self.starting[e.player][0] in e.cards:
                 del self.starting[e.player]  # the hole card up too: none is a hole card
-        seen = self._holder(e.player)
+        owner = e.player
+        seen = self._holder(owner)
         for c in e.cards:
-            k = seen.get(c)
-            if k is None:
-                self._first(seen, e.player, c, self.street, True)
-            elif not self.cards[k].up:
-                was = self.cards[k]
+            if not seen.bits & 1 << c:
+                self._first(seen, owner, c, self.street, True)
+                continue
+            k = self._place(owner, c)
+            was = self.cards[k]
+            if not was.up:
                 self.cards[k] = SeenCard(was.holder, was.card, was.street, True)
+
+    def _place(self, holder: str | None, card: Card) -> int:
+        """Where ``holder``'s ``card`` (seen before) is in :attr:`cards`: looked for, an exposure being rare."""
+        for k, seen in enumerate(self.cards):
+            if seen.card == card and seen.holder == holder:
+                return k
+        raise AssertionError("a card seen is in the cards seen")
 
     def facts(self, summary_vela: Card | None) -> CardFacts:
         """The facts once every event has passed; ``summary_vela``: the summary's vela, for a hand with no vela line."""

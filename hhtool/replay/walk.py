@@ -202,6 +202,7 @@ class Walk(Settlement):
         self.street_round = round_no
         self.round_started = False
         self.deals_this_street = []
+        self.last_dealt = -1
 
     def check_deals_complete(self, line: int) -> None:
         if self.street_round == 0:
