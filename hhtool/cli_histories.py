@@ -168,30 +168,6 @@ def audit(
     raise typer.Exit(EXIT_OK if counts.get("ok", 0) == total and not failed else EXIT_FINDINGS)
 
 
-KEEP_FREED_PAGES = "dirty_decay_ms:10000,muzzy_decay_ms:10000"
-"""How long polars' and DuckDB's allocators (each its own jemalloc) keep the pages a freed block leaves before
-giving them back to the system: 10 s instead of their 0.5 and 1 s (polars; DuckDB: its own setting)."""
-
-
-def keep_freed_pages() -> None:
-    """Have polars and DuckDB keep their freed pages for the length of an import's transaction or two.
-
-    The import's process frees and allocates again the same few hundred MB
-    every batch (a group's frames, DuckDB's appended rows); given back after
-    half a second, each page was faulted in and zeroed again by the kernel:
-    about 100,000 page faults fewer in an import of 100,000 hands, and the
-    writer's CPU 2-5 % less (docs/performance.md, "The import's stages").  The
-    peak is where it was: the pages kept are the ones the next batch takes.
-    Each allocator reads its environment variable once, when its library is
-    loaded (polars adds it after its own defaults); one the user set is left
-    as it is.  The worker processes inherit it.
-    """
-    import os
-
-    os.environ.setdefault("_RJEM_MALLOC_CONF", KEEP_FREED_PAGES)  # polars' jemalloc
-    os.environ.setdefault("DUCKDB_JE_MALLOC_CONF", KEEP_FREED_PAGES)  # DuckDB's
-
-
 def import_(
     paths: Annotated[
         Optional[list[str]],
@@ -230,7 +206,6 @@ def import_(
     or not writable: a full disk, a read-only folder); 130 when
     interrupted (run the same command again to finish).
     """
-    keep_freed_pages()  # before polars and DuckDB are imported: their allocators read it once
     from hhtool.cli_progress import Progress, ctrl_c_cancels
     from hhtool.cli_rooms import rooms_or_fail
     from hhtool.store.db import StoreError, resolve_db_path
