@@ -1,3 +1,6 @@
 """Type stub of the C helper ``hhtool/_native/_columns.c`` (used by :mod:`hhtool.store.rows`)."""
 
+from datetime import datetime
+
 def utf8(text: str) -> memoryview: ...
+def epoch_us(t: datetime) -> int | None: ...

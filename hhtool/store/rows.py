@@ -47,6 +47,7 @@ _ORDINAL_1970: Final = 719163  # date(1970, 1, 1).toordinal()
 
 
 try:  # the C helper of hhtool/_native/_columns.c (not built with HHTOOL_PURE=1)
+    from hhtool._native._columns import epoch_us as _epoch_us
     from hhtool._native._columns import utf8 as _utf8
 
     _C: Final = True
@@ -83,7 +84,13 @@ def epoch_us(t: datetime) -> int:
     and timedeltas (``tests/test_rows_epoch.py``), which cost 6,300
     instructions a hand: each made timedeltas and Python integers, and a
     floor division of timedeltas multiplies through Python integers.
+    Compiled, in C (``_columns.epoch_us``): mypyc reads a datetime's fields
+    as any object's attributes, 4,800 instructions a hand.
     """
+    if _C:
+        us = _epoch_us(t)
+        if us is not None:
+            return us
     off = t.utcoffset()
     if off is None:  # naive: what the subtraction says of it
         return (t - _EPOCH) // _US
@@ -392,8 +399,11 @@ class RowBuilder:
         ``room`` and ``rules_digest``: the name and :attr:`~hhtool.game.room.Room.digest`
         of the room whose file governed the replay (None: the profile's own rules).
         """
-        local = self.local
-        self.local += 1
+        number = self.local
+        self.local = number + 1
+        # boxed once: compiled, an int passed where a value is Any is boxed at each call, and a hand's local
+        # (past 256 in most of a chunk) is a new Python int at each of its 45 rows or so
+        local: object = number
         text = raw[:-1] if raw.endswith("\n") else raw
         h = hand.header
         t = hand.table
