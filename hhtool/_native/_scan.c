@@ -2058,19 +2058,46 @@ newlines(PyObject *self, PyObject *text)
     n = PyUnicode_GET_LENGTH(text);
     kind = PyUnicode_KIND(text);
     data = PyUnicode_DATA(text);
-    for (i = 0; i < n; i++) {
-        if (PyUnicode_READ(kind, data, i) != '\n')
-            continue;
-        count++;
-        for (j = i + 1; j < n; j++) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, j);
-            if (c == '\n' || !Py_UNICODE_ISSPACE(c))
+    /* a loop a kind of string, not PyUnicode_READ's switch at every character: most texts are
+     * one byte a character (memchr finds each line end) or two (a euro sign) */
+#define NEWLINES_AFTER(T)                                       \
+    do {                                                        \
+        const T *s = (const T *)data;                           \
+        count++;                                                \
+        for (j = i + 1; j < n; j++) {                           \
+            Py_UCS4 c = s[j];                                   \
+            if (c == '\n' || !Py_UNICODE_ISSPACE(c))            \
+                break;                                          \
+        }                                                       \
+        if (j == n || s[j] == '\n')                             \
+            return PyLong_FromLong(-1);                         \
+        i = j - 1;                                              \
+    } while (0)
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *s = (const Py_UCS1 *)data;
+        for (i = 0; i < n; i++) {
+            const Py_UCS1 *end = memchr(s + i, '\n', (size_t)(n - i));
+            if (end == NULL)
                 break;
+            i = end - s;
+            NEWLINES_AFTER(Py_UCS1);
         }
-        if (j == n || PyUnicode_READ(kind, data, j) == '\n')
-            return PyLong_FromLong(-1);
-        i = j - 1;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *s = (const Py_UCS2 *)data;
+        for (i = 0; i < n; i++) {
+            if (s[i] != '\n')
+                continue;
+            NEWLINES_AFTER(Py_UCS2);
+        }
+    } else {
+        const Py_UCS4 *s = (const Py_UCS4 *)data;
+        for (i = 0; i < n; i++) {
+            if (s[i] != '\n')
+                continue;
+            NEWLINES_AFTER(Py_UCS4);
+        }
     }
+#undef NEWLINES_AFTER
     return PyLong_FromSsize_t(count);
 }
 

@@ -66,14 +66,6 @@ N_MORE_FLAGS: Final = 1 + 2 * len(RERAISE_STREETS) + 2 * len(CHECK_RAISE_STREETS
 bits after the first ``N_FLAGS``: the vela's opportunity, the re-raise and check-raise per street, the continuation bet."""
 
 
-class SeatFlags:
-    """One player's answers while the hand is walked: flags as bits (column order), counts per street."""
-
-    def __init__(self) -> None:
-        self.bits: int = 0
-        self.counts = [0] * (3 * len(STREETS))
-
-
 # bit positions, in the order of the columns (Final: compiled, a constant, not a lookup in the module)
 _SAW: Final = 0  # 4 bits: 3rd, 4th, 5th, vela
 _RATIO: Final = 4  # 2 bits per RATIO_FLAGS key: action, opportunity
@@ -88,6 +80,30 @@ _RERAISE: Final = _SAW_VELA_OPP + 1  # 2 bits per street: re-raised, had the cha
 _CHECK_RAISE: Final = _RERAISE + 2 * len(STREETS)  # 2 bits per street from 3rd: raised after checking, had the chance
 _CBET: Final = _CHECK_RAISE + 2 * (len(STREETS) - 1)  # bet 3rd street after the last 2nd-street raise, had the chance
 _CBET_FOLD: Final = _CBET + 2  # folded to that bet, faced it
+
+
+class SeatFlags:
+    """One player's answers while the hand is walked: flags as bits (column order), counts per street.
+
+    And what :class:`HandFlags` needs of the player as the lines pass,
+    kept here rather than in dictionaries by name (a lookup and a boxed
+    integer at every line): the chips put in, in the hand and in this
+    round, whether they checked this round, their first two turns on 2nd
+    street, whether they have decided on 3rd street.
+    """
+
+    def __init__(self, stack: int = 0, has_stack: bool = False) -> None:
+        self.bits: int = 0
+        self.counts = [0] * (3 * len(STREETS))
+        self.stack = stack  # the chips at the start (has_stack: the player was dealt in, so a raise needs chips)
+        self.has_stack = has_stack
+        self.invested = 0  # the chips put in the hand
+        self.in_round = 0  # ... this round, counted when put_in_round
+        self.put_in_round = False
+        self.checked = False  # checked this round, no decision facing a bet since
+        self.first: MoneyLine | None = None  # the first and second turns on 2nd street
+        self.second: MoneyLine | None = None
+        self.acted3 = False  # decided on 3rd street
 
 
 class HandFlags:
@@ -115,54 +131,61 @@ class HandFlags:
         self.seats: dict[str, SeatFlags] = {}
         self.aggressive = [0] * len(STREETS)
         self.last_aggressor: list[str | None] = [None] * len(STREETS)
-        self.first: dict[str, MoneyLine] = {}  # each player's first turn on 2nd street, in order of acting
-        self.second: dict[str, MoneyLine] = {}
+        self.order: list[SeatFlags] = []  # the players by their first turn on 2nd street, in order of acting
         self.cap = cap
         self.cap_heads_up = cap_heads_up
         self.blind_is_bet = blind_is_bet
         self.stacks: dict[str, int] = {} if stacks is None else stacks
         self.in_hand = len(self.stacks)
-        self.invested: dict[str, int] = {}
-        self.this_round: dict[str, int] = {}
         self.bets = 0  # toward the cap, this round
         self.street = 0
-        self.checked: set[str] = set()  # checked this round, no decision facing a bet since
         self.last_raise_kind = False  # 2nd street's last aggressive line was a completion, bet or raise (not a blind)
         self.cbettor: str | None = None  # who may continuation-bet on 3rd street
         self.cbet_made = False
-        self.acted3: set[str] = set()  # players who have decided on 3rd street
 
     def _new_round(self, street: int) -> None:
         if self.street == 0 and street > 0 and self.last_raise_kind:
             self.cbettor = self.last_aggressor[0]
         self.street = street
-        self.this_round = {}
+        for seat in self.seats.values():
+            seat.in_round = 0
+            seat.put_in_round = False
+            seat.checked = False
         self.bets = 0
-        self.checked = set()
 
-    def _may_raise(self, player: str) -> bool:
+    def _seat(self, player: str) -> SeatFlags:
+        seat = self.seats.get(player)
+        if seat is None:
+            stack = self.stacks.get(player)
+            seat = self.seats[player] = SeatFlags(0, False) if stack is None else SeatFlags(stack, True)
+        return seat
+
+    def _may_raise(self, seat: SeatFlags) -> bool:
         """Whether a raise is allowed now: the round not capped, and the player has chips beyond the call."""
         if self.cap > 0 and self.bets >= self.cap and not (self.cap_heads_up and self.in_hand == 2):
             return False
-        stack = self.stacks.get(player)
-        if stack is None:
+        if not seat.has_stack:
             return True
-        current = max(self.this_round.values(), default=0)
-        return stack - self.invested.get(player, 0) > current - self.this_round.get(player, 0)
+        current = 0  # the most anyone has put in this round (0 when nobody has)
+        first = True
+        for other in self.seats.values():
+            if other.put_in_round and (first or other.in_round > current):
+                current = other.in_round
+                first = False
+        return seat.stack - seat.invested > current - seat.in_round
 
-    def _put(self, player: str, amount: int, in_round: bool) -> None:
-        self.invested[player] = self.invested.get(player, 0) + amount
+    def _put(self, seat: SeatFlags, amount: int, in_round: bool) -> None:
+        seat.invested += amount
         if in_round:
-            self.this_round[player] = self.this_round.get(player, 0) + amount
+            seat.in_round += amount
+            seat.put_in_round = True
 
     def line(self, street: int, e: MoneyLine) -> None:
         """The next money line, in betting round ``STREETS[street]``."""
         player = e.player
         if street != self.street:
             self._new_round(street)
-        seat = self.seats.get(player)
-        if seat is None:
-            seat = self.seats[player] = SeatFlags()
+        seat = self._seat(player)
         bits = seat.bits
         decision = not isinstance(e, (PostAnte, PostBlind, BringIn, UncalledBet))
         raises = isinstance(e, (Bet, RaiseTo, Complete))  # a bet, raise or completion
@@ -182,16 +205,17 @@ class HandFlags:
             if facing and isinstance(e, RaiseTo):
                 bits |= 1 << _RAISE2
             if not isinstance(e, (PostAnte, PostBlind, UncalledBet)):  # a turn in the order of acting
-                if player not in self.first:
-                    self.first[player] = e
-                elif player not in self.second:
-                    self.second[player] = e
+                if seat.first is None:
+                    seat.first = e
+                    self.order.append(seat)
+                elif seat.second is None:
+                    seat.second = e
         if decision and facing:
             bits |= 1 << (_FTB + 2 * street + 1)
             if isinstance(e, Fold):
                 bits |= 1 << (_FTB + 2 * street)
         if decision:
-            bits = self._more(street, e, player, bits, facing)
+            bits = self._more(street, e, player, seat, bits, facing)
         seat.bits = bits
         if raises:
             seat.counts[3 * street] += 1
@@ -209,32 +233,32 @@ class HandFlags:
                 self.bets += 1
         # the money, for the chips a raise needs
         if isinstance(e, (RaiseTo, Complete)):
-            self._put(player, e.to - self.this_round.get(player, 0), True)
+            self._put(seat, e.to - seat.in_round, True)
         elif isinstance(e, (Bet, Call, BringIn, PostBlind)):
-            self._put(player, e.amount, True)
+            self._put(seat, e.amount, True)
         elif isinstance(e, PostAnte):
-            self._put(player, e.amount, False)
+            self._put(seat, e.amount, False)
         elif isinstance(e, UncalledBet):
-            self._put(player, -e.amount, True)
+            self._put(seat, -e.amount, True)
 
-    def _more(self, street: int, e: MoneyLine, player: str, bits: int, facing: bool) -> int:
+    def _more(self, street: int, e: MoneyLine, player: str, seat: SeatFlags, bits: int, facing: bool) -> int:
         """The re-raise, check-raise and continuation-bet bits of one decision (docs/stats.md)."""
         raised = isinstance(e, RaiseTo)
-        if facing and self.aggressive[street] == 2 and self._may_raise(player):  # a bet and one raise: a 3-bet to make
+        if facing and self.aggressive[street] == 2 and self._may_raise(seat):  # a bet and one raise: a 3-bet to make
             bits |= 1 << (_RERAISE + 2 * street + 1)
             if raised:
                 bits |= 1 << (_RERAISE + 2 * street)
         if street >= 1:
-            if player in self.checked and facing:
-                self.checked.discard(player)  # the first decision facing a bet after the check
-                if self._may_raise(player):
+            if seat.checked and facing:
+                seat.checked = False  # the first decision facing a bet after the check
+                if self._may_raise(seat):
                     bits |= 1 << (_CHECK_RAISE + 2 * (street - 1) + 1)
                     if raised:
                         bits |= 1 << (_CHECK_RAISE + 2 * (street - 1))
             elif isinstance(e, Check):
-                self.checked.add(player)
-        if street == 1 and player not in self.acted3:
-            self.acted3.add(player)
+                seat.checked = True
+        if street == 1 and not seat.acted3:
+            seat.acted3 = True
             if player == self.cbettor:
                 if self.aggressive[1] == 0:
                     bits |= 1 << (_CBET + 1)
@@ -249,13 +273,13 @@ class HandFlags:
 
     def answers(self) -> dict[str, SeatFlags]:
         """Each player's flags once every line has passed (the steal is decided here, from the first turns)."""
-        if self.has_bring_in and self.first:
-            _steal(self.seats, self.first, self.second)
+        if self.has_bring_in and self.order:
+            _steal(self.order)
         return self.seats
 
 
-def _steal(seats: dict[str, SeatFlags], first: dict[str, MoneyLine], second: dict[str, MoneyLine]) -> None:
-    """The steal and the bring-in's answer to it, from the first turns on 2nd street.
+def _steal(order: list[SeatFlags]) -> None:
+    """The steal and the bring-in's answer to it, from the first turns on 2nd street (each seat's ``first``, ``second``).
 
     The order of first turns is the order of acting, the bring-in first
     (position 0).  A player at position ``k`` of ``n`` had the chance to
@@ -265,28 +289,35 @@ def _steal(seats: dict[str, SeatFlags], first: dict[str, MoneyLine], second: dic
     position 0 faced a steal when someone stole and everyone after the
     stealer folded; they folded to it when their next turn was a fold.
     """
-    order = list(first)
     n = len(order)
-    brought_in = any(isinstance(e, BringIn) for e in first.values())
+    brought_in = False
+    for seat in order:
+        if isinstance(seat.first, BringIn):
+            brought_in = True
     stealer = -1
     folded_so_far = True  # everyone at positions 1..k-1 folded at their first turn
     for k in range(n):
-        p = order[k]
-        turn = first[p]
+        seat = order[k]
+        turn = seat.first
         chance = brought_in and k >= 1 and k >= n - 2 and folded_so_far
         if chance:
-            seats[p].bits |= 1 << (_STEAL + 1)
+            seat.bits |= 1 << (_STEAL + 1)
             if isinstance(turn, Complete):
-                seats[p].bits |= 1 << _STEAL
+                seat.bits |= 1 << _STEAL
                 if stealer < 0:
                     stealer = k
         if k >= 1 and not isinstance(turn, Fold):
             folded_so_far = False
-    if stealer >= 0 and all(isinstance(first[q], Fold) for q in order[stealer + 1 :]):
-        bring_in = seats[order[0]]
-        bring_in.bits |= 1 << (_BI_FOLD + 1)
-        if isinstance(second.get(order[0]), Fold):
-            bring_in.bits |= 1 << _BI_FOLD
+    if stealer >= 0:
+        rest_folded = True
+        for k in range(stealer + 1, n):
+            if not isinstance(order[k].first, Fold):
+                rest_folded = False
+        if rest_folded:
+            bring_in = order[0]
+            bring_in.bits |= 1 << (_BI_FOLD + 1)
+            if isinstance(bring_in.second, Fold):
+                bring_in.bits |= 1 << _BI_FOLD
 
 
 def saw_bits(reached: int, has_vela: bool, fold_street: str | None, vela_rules: bool = True) -> int:

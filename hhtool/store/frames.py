@@ -79,7 +79,7 @@ def _table(rows: Rows, spec: TableSpec) -> pl.DataFrame:
 def frames(b: RowBuilder) -> dict[str, pl.DataFrame]:
     """Every table's frame of a chunk."""
     return {
-        "hands": _table(b.hands, HANDS),
+        "hands": hands_frame(b),
         "seats": _table(b.seats, SEATS),
         "actions": _table(b.actions, ACTIONS),
         "cards": _table(b.cards, CARDS),
@@ -87,6 +87,14 @@ def frames(b: RowBuilder) -> dict[str, pl.DataFrame]:
         "findings": _table(b.findings, FINDINGS),
         "failed": _table(b.failed, FAILED),
     }
+
+
+def hands_frame(b: RowBuilder) -> pl.DataFrame:
+    """The hands, each ``raw_text`` given its final line end here: the rows hold the text as the reader
+    cut it, whose UTF-8 the C reader made, rather than a new string to encode again (:meth:`RowBuilder.add_hand`)."""
+    import polars as pl
+
+    return _table(b.hands, HANDS).with_columns(pl.col("raw_text") + "\n")
 
 
 def pots_frame(b: RowBuilder) -> pl.DataFrame:

@@ -35,7 +35,7 @@ from hhtool.history.events import (
 from hhtool.replay.equities import allin_adjustments
 from hhtool.replay.facts import card_facts, dealt_in
 from hhtool.replay.result import has_all_in
-from hhtool.store.flags import FLAG_BITS, NOT_DEALT_IN, STREETS, HandFlags, saw_bits, seat_values
+from hhtool.store.flags import FLAG_BITS, NO_SEAT, NOT_DEALT_IN, STREETS, HandFlags, saw_bits
 from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, SEAT_FLAG_COLUMNS, SEATS, TableSpec
 
 if TYPE_CHECKING:
@@ -43,9 +43,11 @@ if TYPE_CHECKING:
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _US: Final = timedelta(microseconds=1)
+_ORDINAL_1970: Final = 719163  # date(1970, 1, 1).toordinal()
 
 
 try:  # the C helper of hhtool/_native/_columns.c (not built with HHTOOL_PURE=1)
+    from hhtool._native._columns import epoch_us as _epoch_us
     from hhtool._native._columns import utf8 as _utf8
 
     _C: Final = True
@@ -61,6 +63,40 @@ def text_hash(text: str) -> int:
     """
     data = _utf8(text) if _C else text.encode("utf-8")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
+
+
+def hand_hash(text: str) -> int:
+    """:func:`text_hash` of ``text + "\n"`` (a hand's ``raw_text``), without making that string.
+
+    The hand's text as the reader holds it (no final line end) already has
+    its UTF-8 cache, made by the C reader; ``text + "\n"``, a new string,
+    would be encoded again (twice: here and by polars) and copied.
+    """
+    h = hashlib.blake2b(_utf8(text) if _C else text.encode("utf-8"), digest_size=8)
+    h.update(b"\n")
+    return int.from_bytes(h.digest(), "little", signed=True)
+
+
+def epoch_us(t: datetime) -> int:
+    """``(t - 1970-01-01 UTC) // 1 µs`` of an aware datetime, from its fields.
+
+    The same integer as the subtraction and floor division of datetimes
+    and timedeltas (``tests/test_rows_epoch.py``), which cost 6,300
+    instructions a hand: each made timedeltas and Python integers, and a
+    floor division of timedeltas multiplies through Python integers.
+    Compiled, in C (``_columns.epoch_us``): mypyc reads a datetime's fields
+    as any object's attributes, 4,800 instructions a hand.
+    """
+    if _C:
+        us = _epoch_us(t)
+        if us is not None:
+            return us
+    off = t.utcoffset()
+    if off is None:  # naive: what the subtraction says of it
+        return (t - _EPOCH) // _US
+    days: int = t.toordinal() - _ORDINAL_1970
+    seconds: int = days * 86400 + t.hour * 3600 + t.minute * 60 + t.second - (off.days * 86400 + off.seconds)
+    return seconds * 1_000_000 + t.microsecond - off.microseconds
 
 
 class Rows:
@@ -207,6 +243,8 @@ POT_LISTS: Final = ("eligible", "winners", "shares")
 _INT_RANGES: Final[dict[str, int]] = {"TINYINT": 2**7, "SMALLINT": 2**15, "INTEGER": 2**31, "BIGINT": 2**63, "BIGINT[]": 2**63}
 """The integer column types: a value ``v`` fits when ``-limit <= v < limit``."""
 _STREET_INDEX: Final = {name: i for i, name in enumerate(STREETS)}
+_N_COUNTS: Final = len(NOT_DEALT_IN) - 1
+"""The per-street counts after a seat's ``flag_bits`` (:func:`hhtool.store.flags.seat_values`)."""
 
 
 def _or_null(v: Any, sql: str) -> Any:
@@ -311,7 +349,7 @@ class RowBuilder:
         verdicts = []
         for local in sorted(bad):
             first = _or_null(col["first_line"][local], "INTEGER")
-            raw = col["raw_text"][local]
+            raw = col["raw_text"][local] + "\n"  # the column holds the text without its final line end (frames add it)
             self.failed.add((
                 text_hash(raw), col["file"][local], first, None, first, col["hand_id"][local], "range", bad[local],
                 None, None, raw,
@@ -353,11 +391,20 @@ class RowBuilder:
     ) -> str:
         """Add a parsed hand's rows; returns its verdict.
 
+        ``raw``: the hand's text, stored (``raw_text``) ending with a line end:
+        the worker gives it as the reader holds it, without one, whose UTF-8
+        the C reader has made already (:func:`hand_hash`); a text that ends
+        with one is stored as it is.  The column holds the text without that
+        line end, which :func:`hhtool.store.frames.frames` adds in polars.
         ``room`` and ``rules_digest``: the name and :attr:`~hhtool.game.room.Room.digest`
         of the room whose file governed the replay (None: the profile's own rules).
         """
-        local = self.local
-        self.local += 1
+        number = self.local
+        self.local = number + 1
+        # boxed once: compiled, an int passed where a value is Any is boxed at each call, and a hand's local
+        # (past 256 in most of a chunk) is a new Python int at each of its 45 rows or so
+        local: object = number
+        text = raw[:-1] if raw.endswith("\n") else raw
         h = hand.header
         t = hand.table
         s = hand.summary
@@ -446,7 +493,6 @@ class RowBuilder:
             went = p in showdown_players
             fold_street = o.street if o is not None else None
             dealt_in_hand = p in dealt
-            stats = seat_values(answers.get(p), saw_bits(reached, has_vela, fold_street, vela_rules)) if dealt_in_hand else NOT_DEALT_IN
             pair = starting.get(p)
             invested: int | None = None
             got: int | None = None
@@ -478,10 +524,18 @@ class RowBuilder:
             sc[11][r] = won
             sc[12][r] = o.outcome if o is not None else None
             sc[13][r] = fold_street
-            k = 14
-            for v in stats:
-                sc[k][r] = v
-                k += 1
+            # the statistics: the flags' bits, then the counts (flags.seat_values, without its tuple)
+            if dealt_in_hand:
+                answer = answers.get(p)
+                sf = NO_SEAT if answer is None else answer
+                sc[14][r] = sf.bits | saw_bits(reached, has_vela, fold_street, vela_rules)
+                counts = sf.counts
+                for j in range(_N_COUNTS):
+                    sc[15 + j][r] = counts[j]
+            else:
+                for j in range(_N_COUNTS + 1):
+                    sc[14 + j][r] = 0
+            k = 15 + _N_COUNTS
             sc[k][r] = None if pair is None else card_str(pair[0])
             sc[k + 1][r] = None if pair is None else card_str(pair[1])
             sc[k + 2][r] = categories.get(p)
@@ -504,8 +558,8 @@ class RowBuilder:
         self.hands.add((
             local, h.site, h.hand_id, source, h.line + offset, h.profile, h.vela_at_start, h.wild, h.exposure,
             h.structure, m.symbol, "cent" if m.cents else "chip", h.small_bet, h.big_bet, h.ante, h.bring_in,
-            h.small_blind, h.big_blind, (h.started - _EPOCH) // _US, h.zone, t.name, t.max_seats, t.button,
+            h.small_blind, h.big_blind, epoch_us(h.started), h.zone, t.name, t.max_seats, t.button,
             len(hand.seats), len(dealt), s.total, s.rake, card_str(vela_card) if vela_card is not None else None,
-            facts.has_showdown, verdict, len(findings), text_hash(raw), raw, room, rules_digest,
+            facts.has_showdown, verdict, len(findings), hand_hash(text), text, room, rules_digest,
         ))
         return verdict

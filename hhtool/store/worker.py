@@ -176,19 +176,19 @@ def _process_chunk(task: ChunkTask, rooms: Rooms) -> ChunkResult:
             builder.add_failed(text, task.source, start + offset, offset)
             result.failed += 1
             continue
-        raw = text + "\n"
         try:
             hand = parse_hand_text(text, first_line=start, source=task.source)
         except HandHistoryError as e:
-            builder.add_failed(ErrorRecord.from_error(e, raw), task.source, start + offset, offset)
+            builder.add_failed(ErrorRecord.from_error(e, text + "\n"), task.source, start + offset, offset)
             result.failed += 1
             continue
-        verdict, bug = _rows(builder, hand, raw, task.source, offset, rooms, tags, result)
+        # the text without its final line end: the rows add it (RowBuilder.add_hand), the UTF-8 the C reader made kept
+        verdict, bug = _rows(builder, hand, text, task.source, offset, rooms, tags, result)
         if bug is not None:  # a bug of ours: this hand is kept in failed, the chunk goes on
             message = f"the import could not store this hand ({type(bug).__name__}: {bug}); please report this hand"
             record = ErrorRecord(
                 kind="error", message=message, source=task.source, line=start, column=None,
-                hand_id=hand.header.hand_id, line_text=None, expected=(), raw=raw,
+                hand_id=hand.header.hand_id, line_text=None, expected=(), raw=text + "\n",
             )
             builder.add_failed(record, task.source, start + offset, offset)
             result.failed += 1
