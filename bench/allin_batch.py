@@ -21,20 +21,18 @@ import argparse
 import math
 import statistics
 import sys
-import warnings
 from fractions import Fraction
 from pathlib import Path
 
-from procs import own_cpu as cpu  # bench/, this script's folder
+from corpus import CACHED, allin_replays  # bench/, this script's folder
+from procs import own_cpu as cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hhtool.game.equity import DEFAULT_SEED, EquityInputError, Question, equities  # noqa: E402
-from hhtool.history.events import Hand  # noqa: E402
-from hhtool.history.reader import Cp1252Warning, read_file  # noqa: E402
-from hhtool.replay import Replay, replay  # noqa: E402
-from hhtool.replay.equities import ALLIN_EXACT_LIMIT, ALLIN_SAMPLES, _shares, allin_adjustments, has_all_in  # noqa: E402
+from hhtool.replay import Replay  # noqa: E402
+from hhtool.replay.equities import ALLIN_EXACT_LIMIT, ALLIN_SAMPLES, _shares, allin_adjustments  # noqa: E402
 from hhtool.replay.result import PotResult  # noqa: E402
 
 
@@ -83,24 +81,11 @@ def batch(reps: list[Replay]) -> list[dict[str, int]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--folder", type=Path, default=ROOT / "bench" / ".cache" / "import-100000-10")
+    ap.add_argument("--folder", type=Path, default=CACHED)
     ap.add_argument("--chunk", type=int, default=750)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    if not args.folder.is_dir():
-        sys.exit(f"{args.folder}: no such folder; run python bench/import.py first (it makes and caches the files)")
-    warnings.simplefilter("ignore", Cp1252Warning)
-    total = 0
-    groups: list[list[Replay]] = [[]]
-    for f in sorted(p for p in args.folder.iterdir() if not p.name.startswith(".")):
-        for h in read_file(f):
-            if isinstance(h, Hand):
-                total += 1
-                r = replay(h, explain=False)
-                if has_all_in(r):
-                    groups[-1].append(r)
-                if total % args.chunk == 0:
-                    groups.append([])
+    total, groups = allin_replays(args.folder, args.chunk)
     alone = [allin_adjustments(r) for g in groups for r in g]
     together = [d for g in groups for d in batch(g)]
     if alone != together:

@@ -19,39 +19,21 @@ from __future__ import annotations
 import argparse
 import hashlib
 import statistics
-import sys
-import warnings
 from pathlib import Path
 
-from procs import own_cpu as cpu  # bench/, this script's folder
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from corpus import CACHED, allin_replays  # bench/, this script's folder
+from procs import own_cpu as cpu
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--folder", type=Path, default=ROOT / "bench" / ".cache" / "import-100000-10")
+    ap.add_argument("--folder", type=Path, default=CACHED)
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
-    if not args.folder.is_dir():
-        sys.exit(f"{args.folder}: no such folder; run python bench/import.py first (it makes and caches the files)")
+    total, (results,) = allin_replays(args.folder)
 
-    from hhtool.history.events import Hand
-    from hhtool.history.reader import Cp1252Warning, read_file
-    from hhtool.replay import replay
-    from hhtool.replay.equities import allin_adjustments, allin_evs, has_all_in
+    from hhtool.replay.equities import allin_adjustments, allin_evs
 
-    warnings.simplefilter("ignore", Cp1252Warning)
-    total = 0
-    results = []
-    for f in sorted(p for p in args.folder.iterdir() if not p.name.startswith(".")):
-        for r in read_file(f):
-            if isinstance(r, Hand):
-                total += 1
-                rep = replay(r, explain=False)
-                if has_all_in(rep):
-                    results.append(rep)
     times = []
     priced = 0
     for _ in range(args.rounds):

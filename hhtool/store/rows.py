@@ -61,8 +61,7 @@ def text_hash(text: str) -> int:
     Compiled, the UTF-8 comes from the string's own cache, where polars
     finds it again when the text becomes a column (one encoding, not two).
     """
-    data = _utf8(text) if _C else text.encode("utf-8")
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
+    return _blake(text, b"")
 
 
 def hand_hash(text: str) -> int:
@@ -72,8 +71,14 @@ def hand_hash(text: str) -> int:
     its UTF-8 cache, made by the C reader; ``text + "\n"``, a new string,
     would be encoded again (twice: here and by polars) and copied.
     """
+    return _blake(text, b"\n")
+
+
+def _blake(text: str, end: bytes) -> int:
+    """The signed 64-bit BLAKE2b of ``text``'s UTF-8 followed by ``end``."""
     h = hashlib.blake2b(_utf8(text) if _C else text.encode("utf-8"), digest_size=8)
-    h.update(b"\n")
+    if end:
+        h.update(end)
     return int.from_bytes(h.digest(), "little", signed=True)
 
 
