@@ -11,13 +11,15 @@ from typing import Any
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hhtool.history.errors import ErrorRecord
 from hhtool.history.events import Hand
 from hhtool.history.reader import Cp1252Warning, read_file
 from hhtool.store.db import DatabaseInUseError, connect, default_db_path
 from hhtool.store.importer import ImportPathError, import_paths
-from hhtool.store.sources import collect_units, read_chunks
+from hhtool.store.sources import collect_units, cut_point, last_header, read_chunks
 from hhtool.store.query import export_parquet, render, run_query
 from hhtool.store.schema import TABLES
 from hhtool.store.schemadoc import schema_markdown
@@ -216,6 +218,25 @@ def test_chunks_cut_between_hands() -> None:
         assert unread is None
         assert piece.startswith(b"Vela Hand #")
         assert lines == text[: text.index(piece)].count(b"\n")
+
+
+def _cut_whole(buf: bytes) -> int:
+    """:func:`cut_point` as defined, each search over the whole buffer."""
+    a, b = buf.rfind(b"\n\n"), buf.rfind(b"\n\r\n")
+    if a >= 0 or b >= 0:
+        return max(a + 2 if a >= 0 else 0, b + 3 if b >= 0 else 0)
+    return last_header(buf)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"\n", b"\r\n", b"\n\n", b"\r\n\r\n", b"\n\r\n", b"x" * 40, b"y" * 5000, b"\nV Hand #1: "]), max_size=60),
+    st.integers(min_value=0, max_value=70_000),
+)
+def test_cut_point_looks_at_the_end_first_and_cuts_where_the_whole_search_does(parts: list[bytes], pad: int) -> None:
+    """The last blank line looked for near the end first: the same cut as the searches over the whole chunk, whatever its line ends."""
+    for buf in (b"".join(parts), b"".join(parts) + b"z" * pad, b"z" * pad + b"".join(parts)):
+        assert cut_point(buf) == _cut_whole(buf)
 
 
 def test_chunked_import_keeps_line_numbers(tmp_path: Path) -> None:

@@ -107,6 +107,8 @@ def content_hash(unit: Unit) -> tuple[str, int, bool]:
 _HEADER_LINE = re.compile(rb"\n(?=[^\s]+ Hand #)")
 _HAND_END = re.compile(rb"\n(?=[ \t\f\v\r]*\n|\S+ Hand #[A-Za-z0-9-]+: Telesina )")
 """Where a hand ends as the reader sees it: the line end before a blank line or a header (= ``reader._HEADER_START``)."""
+_CUT_WINDOW = 1 << 16
+"""Bytes at a chunk's end where :func:`cut_point` looks for the last blank line before it looks in the whole chunk."""
 _LOOK_BACK = 1 << 14
 """Bytes kept back while counting an over-long hand: a hand end found must lie wholly in what was read."""
 
@@ -115,11 +117,19 @@ Chunk = tuple[bytes, int, "Unread | None"]
 
 
 def cut_point(buf: bytes) -> int:
-    """Where to cut ``buf`` so that no hand is split: after the last blank line, else before the last header."""
-    a = buf.rfind(b"\n\n")
-    b = buf.rfind(b"\n\r\n")
-    if a >= 0 or b >= 0:
-        return max(a + 2 if a >= 0 else 0, b + 3 if b >= 0 else 0)
+    """Where to cut ``buf`` so that no hand is split: after the last blank line, else before the last header.
+
+    The blank lines are looked for in the last :data:`_CUT_WINDOW` bytes
+    first: a chunk's last blank line is nearly always in its last hand, and
+    a search for the line end a file does not use (``\n\r\n`` in a file of
+    ``\n`` lines) otherwise reads the whole megabyte for nothing.  The last
+    occurrence in the window is the last in ``buf``, so the cut is the same.
+    """
+    for lo in ((len(buf) - _CUT_WINDOW, 0) if len(buf) > _CUT_WINDOW else (0,)):
+        a = buf.rfind(b"\n\n", lo)
+        b = buf.rfind(b"\n\r\n", lo)
+        if a >= 0 or b >= 0:
+            return max(a + 2 if a >= 0 else 0, b + 3 if b >= 0 else 0)
     return last_header(buf)
 
 
