@@ -25,12 +25,14 @@
  * OverflowError, as polars' own build raises, for the caller's out-of-range
  * path), "t" int64 microseconds as a UTC timestamp, "?" a bool, "u" a str,
  * "n" a str with a line end added (the hands' raw_text), "x" bit `bit` of an
- * int64 as a bool (the seats' statistics flags).  polars reading the lists
- * itself costs 100-200 instructions a value (iterating, extracting, pushing
- * each into its array); here 10-30.
+ * int64 as a bool (the seats' statistics flags).  Strings become Arrow's
+ * string views ("vu"), the layout polars keeps them in.  polars reading the
+ * lists itself costs 100-200 instructions a value (iterating, extracting,
+ * pushing each into its array); here 20-40, the copies of the texts included.
  *
- * Built by setup.py beside the mypyc modules; HHTOOL_PURE=1 builds neither,
- * and rows.py encodes with str.encode instead.
+ * Built by setup.py beside the mypyc modules; HHTOOL_PURE=1 builds neither:
+ * rows.py encodes with str.encode instead, and frames.py has polars read the
+ * lists.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

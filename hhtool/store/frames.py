@@ -104,7 +104,7 @@ def _native_frame(rows: Rows, kinds: dict[str, str], newline: str = "") -> pl.Da
     The same frame as :func:`_frame`'s (``tests/test_frames_native.py``): ``flag_bits`` unpacked into the boolean
     statistics columns at the end, ``started_at`` a UTC timestamp; ``newline`` names the column whose
     values get a final line end (the hands' ``raw_text``, see :func:`hands_frame`).  polars reading the
-    lists cost 100-200 instructions a value; the C helper's pass 10-30 (docs/performance.md, "Import").
+    lists cost 100-200 instructions a value; the C helper's pass 20-40 (docs/performance.md, "Import").
     """
     import polars as pl
 
