@@ -8,6 +8,7 @@ hand's position in its chunk) for ``hand_key`` and without
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hhtool.store.flags import FLAG_BITS
@@ -16,6 +17,21 @@ from hhtool.store.schema import ACTIONS, CARDS, FAILED, FINDINGS, HANDS, POTS, S
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from hhtool._native._columns import ArrowTable
+
+_arrow_table: Callable[[list[tuple[str, str, list[Any], int]], int], ArrowTable] | None
+try:  # the C helper of hhtool/_native/_columns.c (not built with HHTOOL_PURE=1)
+    from hhtool._native import _columns
+
+    _arrow_table = _columns.arrow_table
+except ImportError:  # pragma: no cover - the pure build: polars reads the lists
+    _arrow_table = None
+
+_SQL_KIND = {"BIGINT": "l", "INTEGER": "i", "SMALLINT": "s", "TINYINT": "b", "BOOLEAN": "?", "VARCHAR": "u", "TIMESTAMPTZ": "t"}
+"""``_columns.arrow_table``'s kind of each column type a worker fills (the pots' lists are gathered in polars)."""
+_KINDS: dict[str, dict[str, str]] = {}
+"""Each table's kinds by column, made once a process (a TableSpec hashes all its columns: too slow to key a cache a chunk)."""
 
 
 class ArrowStream:
@@ -72,7 +88,42 @@ def _frame(rows: Rows, schema: dict[str, Any]) -> pl.DataFrame:
     return df
 
 
+def _kinds(spec: TableSpec) -> dict[str, str]:
+    """The kind (``_columns.arrow_table``'s) of each column a worker fills for ``spec``."""
+    kinds = _KINDS.get(spec.name)
+    if kinds is None:
+        kinds = {c.name: _SQL_KIND.get(c.sql, "") for c in spec.columns}
+        kinds["local"] = "i"
+        _KINDS[spec.name] = kinds
+    return kinds
+
+
+def _native_frame(rows: Rows, kinds: dict[str, str], newline: str = "") -> pl.DataFrame:
+    """The columns as a frame through Arrow's C interface (``_columns.arrow_table``), no Python value read by polars.
+
+    The same frame as :func:`_frame`'s (``tests/test_frames_native.py``): ``flag_bits`` unpacked into the boolean
+    statistics columns at the end, ``started_at`` a UTC timestamp; ``newline`` names the column whose
+    values get a final line end (the hands' ``raw_text``, see :func:`hands_frame`).  polars reading the
+    lists cost 100-200 instructions a value; the C helper's pass 20-40 (docs/performance.md, "Import").
+    """
+    import polars as pl
+
+    assert _arrow_table is not None
+    specs: list[tuple[str, str, list[Any], int]] = []
+    bits: list[Any] | None = None
+    for name, col in zip(rows.names, rows.store):  # the helper reads the first ``rows.n``: the room past them stays
+        if name == FLAG_BITS:
+            bits = col
+        else:
+            specs.append((name, "n" if name == newline else kinds[name], col, 0))
+    if bits is not None:
+        specs += [(c.name, "x", bits, i) for i, c in enumerate(SEAT_FLAG_COLUMNS)]
+    return pl.DataFrame(_arrow_table(specs, rows.n))
+
+
 def _table(rows: Rows, spec: TableSpec) -> pl.DataFrame:
+    if _arrow_table is not None:
+        return _native_frame(rows, _kinds(spec))
     return _frame(rows, frame_schema(spec))
 
 
@@ -94,6 +145,8 @@ def hands_frame(b: RowBuilder) -> pl.DataFrame:
     cut it, whose UTF-8 the C reader made, rather than a new string to encode again (:meth:`RowBuilder.add_hand`)."""
     import polars as pl
 
+    if _arrow_table is not None:
+        return _native_frame(b.hands, _kinds(HANDS), newline="raw_text")
     return _table(b.hands, HANDS).with_columns(pl.col("raw_text") + "\n")
 
 
@@ -107,10 +160,16 @@ def pots_frame(b: RowBuilder) -> pl.DataFrame:
 
     schema = frame_schema(POTS)
     key = ["local", "pot"]
-    base = _frame(b.pots, {n: t for n, t in schema.items() if n not in POT_LISTS})
-    eligible = _frame(b.pot_eligible, {"local": schema["local"], "pot": schema["pot"], "eligible": pl.Utf8})
+    if _arrow_table is not None:
+        kinds = {**_kinds(POTS), "eligible": "u", "winners": "u", "shares": "l"}  # the lists' values, flat
+        base = _native_frame(b.pots, kinds)
+        eligible = _native_frame(b.pot_eligible, kinds)
+        winners = _native_frame(b.pot_winners, kinds)
+    else:
+        base = _frame(b.pots, {n: t for n, t in schema.items() if n not in POT_LISTS})
+        eligible = _frame(b.pot_eligible, {"local": schema["local"], "pot": schema["pot"], "eligible": pl.Utf8})
+        winners = _frame(b.pot_winners, {"local": schema["local"], "pot": schema["pot"], "winners": pl.Utf8, "shares": pl.Int64})
     eligible = eligible.group_by(key, maintain_order=True).agg(pl.col("eligible"))
-    winners = _frame(b.pot_winners, {"local": schema["local"], "pot": schema["pot"], "winners": pl.Utf8, "shares": pl.Int64})
     winners = winners.group_by(key, maintain_order=True).agg(pl.col("winners"), pl.col("shares"))
     return (
         base.join(eligible, on=key, how="left", maintain_order="left")
