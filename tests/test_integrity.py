@@ -507,7 +507,7 @@ def test_soft_play_names_the_hands_of_its_missing_bets(room: Callable[..., Path]
 
     with strata_tables(db) as con:
         rate: dict[tuple[str, str], list[int]] = {}
-        for _, p, o, st, _price, n, folds, aggr in spots.strata(con).iter_rows():
+        for _, p, o, st, n, folds, aggr in spots.strata(con).iter_rows():
             if {p, o} != pair:
                 t = rate.setdefault((p, st), [0, 0])
                 t[0] += n - folds

@@ -240,27 +240,20 @@ def _screen_with(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, pri
     st_rows = kept.strata()
     soft: list[sg.Cell] = []
     facing: list[sg.Cell] = []
-    if st_rows.height:  # soft play reads the strata without the price: its cells summed over the price classes
-        went_on = st_rows.filter(pl.col("n") > pl.col("folds")).group_by("site", "player", "against", "stratum", maintain_order=True) \
-            .agg((pl.col("n") - pl.col("folds")).sum(), pl.col("aggr").sum())
-        soft = [(site, p, o, st, int(n), int(aggr)) for site, p, o, st, n, aggr in went_on.iter_rows()]
-    priced_facing: dict[tuple[str, str, str, str], list[tuple[float, int, int]]] | None = None
-    if st_rows.height:  # chip dumping: facing a bet, the folds; the call's price as the room's shift (docs/integrity.md)
-        faced_p = st_rows.filter(pl.col("stratum").str.starts_with("F"))
-        faced = faced_p.group_by("site", "player", "against", "stratum", maintain_order=True).agg(pl.col("n").sum(), pl.col("folds").sum())
-        facing = [(site, p, o, st, int(n), int(folds)) for site, p, o, st, n, folds in faced.iter_rows()]
-        if PRICE_IN_DUMPING:
-            priced_facing = _price_shifts(faced_p)
-
+    for site, p, o, st, n, folds, aggr in st_rows.iter_rows() if st_rows.height else ():
+        if int(n) > int(folds):  # soft play: of the decisions that went on, the bets and raises
+            soft.append((site, p, o, st, int(n) - int(folds), int(aggr)))
+        if st[0] == "F":  # chip dumping: facing a bet, the folds
+            facing.append((site, p, o, st, int(n), int(folds)))
     def soft_decisions(leads: list[sg.Pair]) -> list[sg.Decision]:
         """The pair's decisions that went on (not folds), marked: a bet or raise; as the soft-play cells count them."""
         return [(s, p, o, st, int(k), kind in spots.AGGRESSIVE)
-                for s, p, o, st, _, k, kind, _ in kept.between_pairs(leads).iter_rows() if kind != "fold"]
+                for s, p, o, st, k, kind, _ in kept.between_pairs(leads).iter_rows() if kind != "fold"]
 
     def facing_decisions(leads: list[sg.Pair]) -> list[sg.Decision]:
         """The pair's decisions facing each other's bets, marked: a fold; as the dumping cells count them."""
         return [(s, p, o, st, int(k), kind == "fold")
-                for s, p, o, st, _, k, kind, _ in kept.between_pairs(leads).iter_rows() if st[0] == "F"]
+                for s, p, o, st, k, kind, _ in kept.between_pairs(leads).iter_rows() if st[0] == "F"]
 
     rows["soft_play"] = kept.signal_rows("soft_play", lambda: sg.stratified(
         "soft_play", soft, all_pairs, lambda st: st[0] == "F" or st[1] == "H", "fewer",
@@ -271,7 +264,7 @@ def _screen_with(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, pri
     rows["dumping"] = kept.signal_rows("dumping", lambda: sg.stratified(
         "dumping", facing, all_pairs, lambda st: True, "grain", "decisions facing each other's bets",
         "facing each other's bets they folded where they call or called where they fold {obs:,.0f} of {n:,} times, where "
-        "their play facing others' bets with the same cards showing gives {expect:,.1f}", facing_decisions, priced_facing,
+        "their play facing others' bets with the same cards showing gives {expect:,.1f}", facing_decisions,
     ))
 
     into = sg.Tally()
@@ -582,47 +575,12 @@ def _card_sharing(kept: Passes, pairs: list[sg.Pair]) -> dict[sg.Pair, sg.Row]:
     """The card-sharing signal's rows, from the hidden-cards pass."""
     counts: dict[tuple[str, str, str, sg.Stratum], tuple[int, int]] = {}
     hands_of: dict[tuple[str, str, str, sg.Stratum], list[int]] = {}
-    for site, p, beater, street, facing, bets, hu, cat, high, price, n, passive, hands in kept.hidden_beaten().iter_rows():
-        st = (street, facing, bets, hu, cat, high, price if PRICE_IN_SHARING else 0)
-        n0, k0 = counts.get((site, p, beater, st), (0, 0))
-        counts[(site, p, beater, st)] = (n0 + int(n), k0 + int(passive))
+    for site, p, beater, street, facing, bets, hu, cat, high, n, passive, hands in kept.hidden_beaten().iter_rows():
+        st = (street, facing, bets, hu, cat, high)
+        counts[(site, p, beater, st)] = (int(n), int(passive))
         if beater and hands:
-            hands_of.setdefault((site, p, beater, st), []).extend(hands)
+            hands_of[(site, p, beater, st)] = list(hands)
     return sg.hidden_beaten(counts, pairs, hands_of, _TEXT["card_sharing"][0], _TEXT["card_sharing"][2])
-
-
-PRICE_IN_DUMPING: Final = True
-"""``dumping`` scores each decision facing the partner's bet at its price class's rate: the stratum's rate moved by the room's
-log-odds shift of folding at that price (:func:`_price_shifts`)."""
-PRICE_IN_SHARING: Final = False
-"""``card_sharing``'s stratum with the price class of a decision facing a bet: measured worse (913's pair 22nd to 46th), off."""
-
-
-def _price_shifts(faced: pl.DataFrame) -> dict[tuple[str, str, str, str], list[tuple[float, int, int]]]:
-    """Per (site, player, against, stratum) facing a bet, its decisions by the call's price class, each with the room's
-    log-odds shift of folding at that price in its street's spots (facing, heads-up or not, the street).
-
-    The shift d of a price class: one Newton step of a logit with the strata as fixed effects, over the room's decisions
-    in the street's spots, d = sum (k - n r) / (sum n r (1 - r) + 1), r the room's fold rate in the stratum (all prices).
-    """
-    room: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    rows = list(faced.iter_rows())
-    for site, _, _, st, _, n, k, _ in rows:
-        t = room[(site, st)]
-        t[0] += int(n)
-        t[1] += int(k)
-    g: dict[tuple[str, str, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for site, _, _, st, price, n, k, _ in rows:
-        r = (room[(site, st)][1] + 0.5) / (room[(site, st)][0] + 1.0)
-        t2 = g[(site, st[:st.index(":") - 1], int(price))]
-        t2[0] += int(k) - int(n) * r
-        t2[1] += int(n) * r * (1.0 - r)
-    out: dict[tuple[str, str, str, str], list[tuple[float, int, int]]] = defaultdict(list)
-    for site, p, o, st, price, n, k, _ in rows:
-        if o and o != p:
-            gk, hk = g[(site, st[:st.index(":") - 1], int(price))]
-            out[(site, p, o, st)].append((gk / (hk + 1.0), int(n), int(k)))
-    return out
 
 
 def _tally(cands: pl.DataFrame, best: bool) -> sg.Tally:

@@ -562,7 +562,6 @@ NAMED_FROM: Final = 2.0
 def stratified(
     signal: str, cells: Iterable[Cell], pairs: Iterable[Pair], spot: Callable[[str], bool], mode: str, unit: str, words: str,
     decisions: Callable[[list[Pair]], Iterable[Decision]] | None = None,
-    priced: dict[tuple[str, str, str, str], list[tuple[float, int, int]]] | None = None,
 ) -> dict[Pair, Row]:
     """A pair's decisions against each other, each against the same player's rate in the same stratum against everyone else.
 
@@ -620,17 +619,13 @@ def stratified(
             a[4] += n * rate
             a[5] += w**3 * n * rate * (1.0 - rate) * (2.0 * rate - 1.0)  # the passive one's rate is 1 - p
         else:
-            parts = [(rate, n, k)]
-            if priced is not None and (site, p, o, st) in priced:  # each price class's rate: the room's shift of it
-                parts = [(_logistic(_logit(min(0.999, max(0.001, rate))) + d), nc, kc) for d, nc, kc in priced[(site, p, o, st)]]
-            for rate_c, n_c, k_c in parts:
-                q = max(GRAIN_FLOOR, min(rate_c, 1.0 - rate_c))
-                unusual = k_c if rate_c < 0.5 else n_c - k_c
-                a[1] += (unusual - n_c * q) / q
-                a[2] += n_c * (1.0 - q) / q
-                a[3] += unusual
-                a[4] += n_c * q
-                a[5] += n_c * (1.0 - q) * (1.0 - 2.0 * q) / (q * q)
+            q = max(GRAIN_FLOOR, min(rate, 1.0 - rate))
+            unusual = k if rate < 0.5 else n - k
+            a[1] += (unusual - n * q) / q
+            a[2] += n * (1.0 - q) / q
+            a[3] += unusual
+            a[4] += n * q
+            a[5] += n * (1.0 - q) * (1.0 - 2.0 * q) / (q * q)
     out: dict[Pair, Row] = {}
     moments: dict[Pair, tuple[float, float, int]] = {}
     for pair in pairs:

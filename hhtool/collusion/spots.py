@@ -164,22 +164,12 @@ K_FACING = "{k} IN (2, 3, 4, 6)"
 
 
 def _decisions_sql() -> str:
-    """Every voluntary decision with its context: players still in before it, the bet it faces and who made it, its price.
+    """Every voluntary decision with its context: players still in before it, the bet it faces and who made it.
 
     One window over the hand's actions in order; the players dealt in are
     ``ih.dealt`` (:func:`scoped_hands`), counted once.  Players by number
     (``pid``, the bettor's ``bid``), street (``sn``) and kind (``k``) by
     number: the window sorts and carries integers only.
-
-    The price (docs/integrity.md, "The price of a call"): ``owed``, the
-    amount to call (the street's level before the decision less what the
-    decider put in on the street before it), and ``pot``, every amount put
-    in before the decision (antes, bring-in, bets, calls, raises, less
-    what was returned), in minor units.  The level and the money written
-    come from the same window; what a player put in on the street before
-    (a raiser's or a caller's own earlier bet) from its previous line, one
-    window over each player's lines (``wp``); a raise or completion puts in
-    its new total less that, summed by a last window over the hand.
     """
     sn = STREET_NO.format(s="a.street")
     bet = "a.kind IN ('bet', 'raise', 'complete')"
@@ -188,48 +178,28 @@ def _decisions_sql() -> str:
     # all-in (40..79); the folds (80..): one window aggregate rather than three
     counted = (f"CASE WHEN a.kind = 'fold' THEN {one} << 80 WHEN {bet} THEN ({one} << (8 * ({sn} - 1))) "
                f"+ CASE WHEN coalesce(a.all_in, FALSE) THEN 0 ELSE {one} << (40 + 8 * ({sn} - 1)) END END")
-    # the street's level after a line that sets it (its round total: an amount is below 2^40), the street above it
-    level = (f"CASE WHEN a.kind IN ('bring_in', 'bet') THEN (CAST({sn} AS BIGINT) << 44) | a.amount "
-             f"WHEN a.kind IN ('raise', 'complete') THEN (CAST({sn} AS BIGINT) << 44) | a.to_amount END")
-    # the money a line puts in as written (a raise or completion: its new total, less the player's own below)
-    written = ("CASE WHEN a.kind IN ('ante', 'small_blind', 'big_blind', 'bring_in', 'bet', 'call') THEN a.amount "
-               "WHEN a.kind IN ('raise', 'complete') THEN a.to_amount WHEN a.kind = 'uncalled' THEN -a.amount ELSE 0 END")
     return f"""
     WITH aw AS (
         SELECT a.hand_key, a.seq, a.line, {sn} AS sn, p.pid, {KIND_NO.format(k='a.kind')} AS k, a.all_in, ih.dealt,
-            a.kind IN ('raise', 'complete') AS rc, a.kind IN ('ante', 'uncalled', 'fold') AS off_street,
-            CASE WHEN a.kind IN ('bring_in', 'bet') THEN a.amount WHEN a.kind IN ('raise', 'complete') THEN a.to_amount END AS sets,
             sum({counted}) OVER w_before AS before,
             -- the last bet before it in the hand, kept when on this street (one window, one sort: the streets follow seq):
             -- its street and its player in one number
             last_value(CASE WHEN a.kind IN ('bet', 'raise', 'complete', 'bring_in') THEN (CAST({sn} AS BIGINT) << 32) | p.pid END
-                IGNORE NULLS) OVER w_before AS last_bet,
-            max({level}) OVER w_before AS lv,
-            coalesce(sum({written}) OVER w_before, 0) AS put
+                IGNORE NULLS) OVER w_before AS last_bet
         FROM actions a JOIN ih USING (hand_key) LEFT JOIN ipl p ON p.site = ih.site AND p.player = a.player
-        -- the decisions, the bring-in, and the money lines the pot counts: the only actions the windows read
-        WHERE ih.dealt IS NOT NULL
-            AND a.kind IN ({', '.join(repr(k) for k in (*DECISIONS, 'bring_in', 'ante', 'small_blind', 'big_blind', 'uncalled'))})
+        -- the decisions and the bring-in: the only actions the window counts or names (antes and returned bets are neither)
+        WHERE ih.dealt IS NOT NULL AND a.kind IN ({', '.join(repr(k) for k in (*DECISIONS, 'bring_in'))})
         WINDOW w_before AS (PARTITION BY a.hand_key ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    ), al AS (  -- the street's level before the line (lb) and the decider's round total after it (la: the level it leaves)
-        SELECT *, CASE WHEN lv >> 44 = sn THEN lv & 17592186044415 ELSE 0 END AS lb FROM aw
-    ), ap AS (  -- what the player had put in on the street before the line: the level its previous line there left
-        SELECT *, CASE WHEN lag(sn) OVER wp = sn THEN coalesce(lag(CASE WHEN NOT off_street THEN greatest(lb, coalesce(sets, 0)) END)
-                OVER wp, 0) ELSE 0 END AS mine
-        FROM al WINDOW wp AS (PARTITION BY hand_key, pid ORDER BY seq)
-    ), aq AS (  -- the raises' and completions' own money counted twice by ``put``, taken off
-        SELECT *, coalesce(sum(CASE WHEN rc THEN mine ELSE 0 END) OVER w_before, 0) AS twice
-        FROM ap WINDOW w_before AS (PARTITION BY hand_key ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ), ac AS (
         SELECT * EXCLUDE (before), CAST(coalesce(before >> 80, 0) AS SMALLINT) AS folded_before,
             CAST(coalesce((before >> (8 * (sn - 1))) & 255, 0) AS SMALLINT) AS bets,
             CAST(coalesce((before >> (40 + 8 * (sn - 1))) & 255, 0) AS SMALLINT) AS bets_in
-        FROM aq WHERE k IS NOT NULL
+        FROM aw WHERE k IS NOT NULL
     )
     SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before,
         CASE WHEN last_bet >> 32 = sn THEN CAST(last_bet & 4294967295 AS INTEGER) END AS bid,
         CAST(dealt - folded_before AS SMALLINT) AS players_in, CAST(CASE WHEN sn <= 3 THEN sn ELSE 4 END AS SMALLINT) AS lvl,
-        bets, bets_in, CAST(put - twice AS BIGINT) AS pot, CAST(greatest(lb - mine, 0) AS BIGINT) AS owed
+        bets, bets_in
     FROM ac
     """
 
@@ -270,14 +240,14 @@ def decisions(con: duckdb.DuckDBPyConnection) -> None:
             SELECT dd.*, list_transform(list_filter(r.r, lambda x: x.p <> dd.pid AND (x.f IS NULL OR x.f > dd.seq)), lambda x: x.p) AS opps
             FROM dd JOIN roster r USING (hand_key) WHERE dd.players_in = 2
         )
-        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in, pot, owed, NULL::INTEGER AS oid
+        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in, NULL::INTEGER AS oid
         FROM dd WHERE players_in IS DISTINCT FROM 2
         UNION ALL
-        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in, pot, owed,
+        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in,
             unnest(CASE WHEN len(opps) = 0 THEN [NULL::INTEGER] ELSE opps END) AS oid
         FROM hu
         UNION ALL  -- (a heads-up decision of a hand without a roster: no opponent, as a join would leave it)
-        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in, pot, owed, NULL
+        SELECT hand_key, seq, line, sn, pid, k, all_in, folded_before, bid, players_in, lvl, bets, bets_in, NULL
         FROM dd WHERE players_in = 2 AND hand_key NOT IN (SELECT hand_key FROM roster)
         """
     )
@@ -285,7 +255,7 @@ def decisions(con: duckdb.DuckDBPyConnection) -> None:
         f"""
         CREATE TEMP VIEW idec AS
         SELECT d.hand_key, p.site, d.seq, d.line, {STREET_OF.format(sn='d.sn')} AS street, p.player, {KIND_OF.format(k='d.k')} AS kind,
-            d.all_in, d.folded_before, b.player AS bettor, d.players_in, d.lvl, o.player AS opponent, d.pot, d.owed
+            d.all_in, d.folded_before, b.player AS bettor, d.players_in, d.lvl, o.player AS opponent
         FROM idec_n d JOIN ipl p ON p.pid = d.pid LEFT JOIN ipl b ON b.pid = d.bid LEFT JOIN ipl o ON o.pid = d.oid
         """
     )
@@ -574,15 +544,6 @@ STRATUM_OF = (
 """A stratum's words (:func:`read_strata`) from its number ``sc``: only in the rows a pass returns."""
 
 
-PRICE_CUTS: tuple[tuple[int, int], ...] = ((3, 4), (4, 6), (4, 6), (5, 9), (7, 12))
-"""Per street (2nd .. the vela's) the pot-to-call ratios at or below which a call's price is bad (class 3) and middling
-(class 2); above both it is good (class 1): about the tertiles of the price a street's calls face at 6-max
-(docs/integrity.md, "The price of a call")."""
-PRICE_CLASS = ("CASE " + " ".join(f"WHEN {{sn}} = {i} THEN CASE WHEN {{pot}} <= {bad} * {{owed}} THEN 3 WHEN {{pot}} <= {mid} * {{owed}} "
-                                  "THEN 2 ELSE 1 END" for i, (bad, mid) in enumerate(PRICE_CUTS, 1)) + " END")
-"""A decision's price class (1 good .. 3 bad) from its street, the pot before it and the amount to call, in integers."""
-
-
 def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     """Temporary table ``istr_n`` (every decision's stratum) and the view ``istr``, through ``iros`` (who else is in each hand at each street, and what each shows; dropped once read).
 
@@ -631,7 +592,7 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         f"""
         CREATE OR REPLACE TEMP TABLE istr_n AS
         WITH d AS (
-            SELECT hand_key, seq, sn, pid, k, players_in, sn AS lvl, bets, bets_in, pot, owed,
+            SELECT hand_key, seq, sn, pid, k, players_in, sn AS lvl, bets, bets_in,
                 ({K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid) AS facing,
                 CASE WHEN {K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid THEN bid ELSE oid END AS against,
                 bid IS NOT NULL AND bid <> pid AS faced
@@ -658,7 +619,6 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
                              + CASE WHEN d.shown > d.m.m THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
             d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2,
             d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.m.t >= 11 END AS high,
-            CAST(CASE WHEN NOT d.facing OR d.owed <= 0 THEN 0 ELSE {PRICE_CLASS.format(sn='d.sn', pot='d.pot', owed='d.owed')} END AS TINYINT) AS pc,
             CASE WHEN d.hb THEN list_transform(list_filter(d.opp, lambda x: x.c > d.qcat), lambda x: x.p) END AS beaters
         FROM dh d
         """
@@ -685,12 +645,10 @@ def strata(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return frame(
         con, _named(
             f"""
-            SELECT pid, aid, sc, pc, count(*) AS n, count(*) FILTER (WHERE k = 6) AS folds,
-                count(*) FILTER (WHERE {K_AGGR.format(k='k')}) AS aggr
+            SELECT pid, aid, sc, count(*) AS n, count(*) FILTER (WHERE k = 6) AS folds, count(*) FILTER (WHERE {K_AGGR.format(k='k')}) AS aggr
             FROM istr_n GROUP BY ALL
             """,
-            f"p.site, p.player, coalesce(a.player, '') AS against, {STRATUM_OF.format(c='n.sc')} AS stratum, CAST(n.pc AS SMALLINT) AS price, "
-            "n.n, n.folds, n.aggr", "ALL",
+            f"p.site, p.player, coalesce(a.player, '') AS against, {STRATUM_OF.format(c='n.sc')} AS stratum, n.n, n.folds, n.aggr", "ALL",
             {"p": "pid", "a": "aid"},
         ),
     )
@@ -711,13 +669,13 @@ def between_pairs(con: duckdb.DuckDBPyConnection, pairs: list[tuple[str, str, st
     return frame(
         con, _named(
             """
-            SELECT i.pid, i.aid, i.sc, i.pc, i.hand_key, i.k, i.facing
+            SELECT i.pid, i.aid, i.sc, i.hand_key, i.k, i.facing
             FROM istr_n i JOIN (SELECT p.pid, a.pid AS aid FROM inamed x JOIN ipl p ON p.site = x.site AND p.player = x.player
                                 JOIN ipl a ON a.site = x.site AND a.player = x.against) USING (pid, aid)
             WHERE i.facing OR i.k NOT IN (1, 2, 3, 6)
             """,
-            f"p.site, p.player, a.player AS against, {STRATUM_OF.format(c='n.sc')} AS stratum, CAST(n.pc AS SMALLINT) AS price, n.hand_key, "
-            f"{KIND_OF.format(k='n.k')} AS kind, n.facing", "p.site, p.player, a.player, n.hand_key, stratum, price, kind", {"p": "pid", "a": "aid"},
+            f"p.site, p.player, a.player AS against, {STRATUM_OF.format(c='n.sc')} AS stratum, n.hand_key, {KIND_OF.format(k='n.k')} AS kind, "
+            "n.facing", "p.site, p.player, a.player, n.hand_key, stratum, kind", {"p": "pid", "a": "aid"},
         ),
     )
 
@@ -743,18 +701,17 @@ def hidden_beaten(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         con, _named(
             """
             WITH u AS (
-                SELECT hand_key, pid, sn, faced AS facing, bets2 AS bets, hu, qcat AS my_cat, high, pc,
+                SELECT hand_key, pid, sn, faced AS facing, bets2 AS bets, hu, qcat AS my_cat, high,
                     (faced AND k = 6) OR (NOT faced AND k = 5) AS passive,
                     unnest(CASE WHEN beaters IS NULL OR len(beaters) = 0 THEN [0] ELSE beaters END) AS beater
                 FROM istr_n WHERE hb
             )
-            SELECT pid, beater, sn, facing, bets, hu, my_cat, high, pc, count(*) AS n, count(*) FILTER (WHERE passive) AS passive,
+            SELECT pid, beater, sn, facing, bets, hu, my_cat, high, count(*) AS n, count(*) FILTER (WHERE passive) AS passive,
                 list(hand_key) FILTER (WHERE passive AND beater <> 0) AS hands
             FROM u GROUP BY ALL
             """,
             f"p.site, p.player, coalesce(b.player, '') AS beater, {STREET_OF.format(sn='n.sn')} AS street, n.facing, "
-            "CAST(n.bets AS SMALLINT) AS bets, n.hu, CAST(n.my_cat AS SMALLINT) AS my_cat, n.high, CAST(n.pc AS SMALLINT) AS price, n.n, "
-            "n.passive, n.hands",
-            "p.site, p.player, beater, street, n.facing, n.bets, n.hu, n.my_cat, n.high, price", {"p": "pid", "b": "beater"},
+            "CAST(n.bets AS SMALLINT) AS bets, n.hu, CAST(n.my_cat AS SMALLINT) AS my_cat, n.high, n.n, n.passive, n.hands",
+            "p.site, p.player, beater, street, n.facing, n.bets, n.hu, n.my_cat, n.high", {"p": "pid", "b": "beater"},
         ),
     )
