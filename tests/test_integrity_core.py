@@ -119,6 +119,8 @@ def test_min_hands_chooses_the_accounts(pool: Path, bare: Screen) -> None:
 
 
 def test_player_flows_are_the_pairs_sums(pool: Path) -> None:
+    """Each player's flows, added from the pairs' integer sums, are the sums over every (opponent, hand) of the hands' flows:
+    exactly, on the grid the screen sums on, and within half a grid step a hand of the flows themselves."""
     con = connect(pool, read_only=True)
     try:
         spots.scoped_hands(con, Filters())
@@ -126,15 +128,18 @@ def test_player_flows_are_the_pairs_sums(pool: Path) -> None:
         fast = spots.player_flows(ph)
         slow = spots.frame(con, f"""
             WITH f AS ({spots.flows_sql()})
-            SELECT site, player, sum(recv) AS recv, count(*) AS terms, sum(abs(recv)) AS vol FROM (
-                SELECT site, b AS player, flow AS recv FROM f UNION ALL SELECT site, a AS player, -flow AS recv FROM f
+            SELECT site, player, sum(q) / {spots.FLOW_GRID} AS recv, count(*) AS terms, sum(abs(q)) / {spots.FLOW_GRID} AS vol,
+                sum(flow) AS recv_exact, sum(abs(flow)) AS vol_exact FROM (
+                SELECT site, b AS player, q, flow FROM f UNION ALL SELECT site, a AS player, -q, -flow FROM f
             ) GROUP BY site, player ORDER BY site, player""")
     finally:
         con.close()
     assert fast["player"].to_list() == slow["player"].to_list()
     assert fast["terms"].to_list() == slow["terms"].to_list()
     for c in ("recv", "vol"):
-        assert fast[c].to_list() == pytest.approx(slow[c].to_list(), abs=1e-9)
+        assert fast[c].to_list() == slow[c].to_list()
+        for got, exact, n in zip(fast[c], slow[f"{c}_exact"], fast["terms"]):
+            assert abs(got - exact) <= n / spots.FLOW_GRID / 2 + 1e-9
 
 
 def test_quick_reads_are_the_bots_read_of_every_seat(pool: Path) -> None:

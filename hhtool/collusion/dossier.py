@@ -278,7 +278,7 @@ def _baseline(con: duckdb.DuckDBPyConnection, site: str, a: str, b: str, scr: Sc
         for against, cond in (("partner", "= ?"), ("everyone else", "<> ?")):
             (hands, net) = con.execute(
                 f"""
-                SELECT count(DISTINCT s.hand_key), sum(s.net / ih.bb) FROM seats s JOIN ih USING (hand_key)
+                SELECT count(DISTINCT s.hand_key), sum(CAST(round(s.net / ih.bb * {spots.FLOW_GRID}) AS BIGINT)) / {spots.FLOW_GRID} FROM seats s JOIN ih USING (hand_key)
                 WHERE ih.site = ? AND s.dealt_in AND s.player = ? AND s.hand_key {'IN' if against == 'partner' else 'NOT IN'}
                     (SELECT hand_key FROM seats WHERE dealt_in AND player = ?)
                 """, [site, me, partner]).fetchone() or (0, 0)

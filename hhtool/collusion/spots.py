@@ -16,7 +16,7 @@ of different stakes add up; a hand without a big bet counts 1 a unit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hhtool.stats.filters import Filters, hands_where
 
@@ -80,35 +80,52 @@ def scoped_hands(con: duckdb.DuckDBPyConnection, f: Filters) -> None:
     )
 
 
+FLOW_GRID: Final = 1 << 20
+"""A hand's flow is summed as a whole number of 1/2**20 big bets: integer sums are exact in any order, so two screens of
+the same hands give the same figures to the last digit (sums of doubles, added in whatever order DuckDB's threads and
+polars' partitions meet them, differed in the sixth decimal).  The rounding is under a millionth of a big bet a hand."""
+
+
 def flows_sql() -> str:
     """Per hand and ordered pair (a < b by name) dealt in together: a's and b's net and the money from a to b, in big bets.
 
     The money a player lost in a hand went to the hand's winners in
     proportion to what each won: flow(x->y) = loss(x) * win(y) / wins; the
-    flow from a to b is flow(a->b) - flow(b->a).
+    flow from a to b is flow(a->b) - flow(b->a).  Reckoned from the integer
+    nets, the hand's winnings summed exactly (``q``: the flow in
+    :data:`FLOW_GRID` units, what the sums add).
     """
-    return """
+    return f"""
     WITH s AS (
-        SELECT s.hand_key, ih.site, s.player, s.net / ih.bb AS net, ih.bb
+        SELECT s.hand_key, ih.site, s.player, s.net, ih.bb
         FROM seats s JOIN ih USING (hand_key) WHERE s.dealt_in
     ), w AS (
         SELECT hand_key, sum(greatest(net, 0)) AS wins FROM s GROUP BY hand_key
     ), sw AS (
         SELECT s.*, w.wins FROM s JOIN w USING (hand_key)
+    ), f AS (
+        SELECT x.hand_key, x.site, x.player AS a, y.player AS b, x.net / x.bb AS net_a, y.net / x.bb AS net_b,
+            CASE WHEN x.wins > 0
+                 THEN (greatest(-x.net, 0)::DOUBLE * greatest(y.net, 0) - greatest(-y.net, 0)::DOUBLE * greatest(x.net, 0)) / (x.wins * x.bb)
+                 ELSE 0 END AS flow
+        FROM sw x JOIN sw y ON x.hand_key = y.hand_key AND x.player < y.player
     )
-    SELECT x.hand_key, x.site, x.player AS a, y.player AS b, x.net AS net_a, y.net AS net_b,
-        CASE WHEN x.wins > 0 THEN (greatest(-x.net, 0) * greatest(y.net, 0) - greatest(-y.net, 0) * greatest(x.net, 0)) / x.wins
-             ELSE 0 END AS flow
-    FROM sw x JOIN sw y ON x.hand_key = y.hand_key AND x.player < y.player
+    SELECT *, CAST(round(flow * {FLOW_GRID}) AS BIGINT) AS q FROM f
     """
 
 
 def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per pair (site, a < b): hands together, the sum of the flow a->b and of its square, the nets' sums (big bets)."""
+    """Per pair (site, a < b): hands together, the sum of the flow a->b, of its square and of its size (big bets).
+
+    Summed as integers (:data:`FLOW_GRID`); ``flow_q`` and ``vol_q`` are the
+    flow's and the size's integer sums, which :func:`player_flows` adds up.
+    """
+    g = FLOW_GRID
     return frame(
         con, f"""
-        SELECT site, a, b, count(*) AS together, sum(flow) AS flow, sum(flow * flow) AS flow2, sum(abs(flow)) AS vol,
-            sum(net_a) AS net_a, sum(net_b) AS net_b
+        SELECT site, a, b, count(*) AS together, CAST(sum(q) AS BIGINT) AS flow_q, CAST(sum(abs(q)) AS BIGINT) AS vol_q,
+            CAST(sum(q) AS DOUBLE) / {g} AS flow, CAST(sum(CAST(q AS HUGEINT) * q) AS DOUBLE) / {g * g} AS flow2,
+            CAST(sum(abs(q)) AS DOUBLE) / {g} AS vol
         FROM ({flows_sql()}) GROUP BY site, a, b ORDER BY site, a, b
         """
     )
@@ -117,8 +134,8 @@ def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 def player_flows(ph: pl.DataFrame) -> pl.DataFrame:
     """Per player: the flow received from every opponent summed over (opponent, hand), how many such terms, and their volume.
 
-    From :func:`pair_hands`' sums (a pair's flow is the sum of its hands'),
-    not a second pass over the hands.
+    From :func:`pair_hands`' integer sums (a pair's flow is the sum of its
+    hands'), not a second pass over the hands: exact in any order.
     """
     import polars as pl
 
@@ -126,12 +143,11 @@ def player_flows(ph: pl.DataFrame) -> pl.DataFrame:
     if ph.height == 0:
         return pl.DataFrame(schema={"site": pl.String, "player": pl.String, "recv": pl.Float64, "terms": pl.Int64, "vol": pl.Float64})
     sides = pl.concat([
-        ph.select("site", pl.col("b").alias("player"), pl.col("flow").cast(pl.Float64).alias("recv"), pl.col("together").alias("terms"),
-                  pl.col("vol").cast(pl.Float64)),
-        ph.select("site", pl.col("a").alias("player"), (-pl.col("flow").cast(pl.Float64)).alias("recv"), pl.col("together").alias("terms"),
-                  pl.col("vol").cast(pl.Float64)),
+        ph.select("site", pl.col("b").alias("player"), pl.col("flow_q").alias("recv"), pl.col("together").alias("terms"), "vol_q"),
+        ph.select("site", pl.col("a").alias("player"), (-pl.col("flow_q")).alias("recv"), pl.col("together").alias("terms"), "vol_q"),
     ])
-    return sides.group_by("site", "player").agg(pl.col("recv").sum(), pl.col("terms").sum(), pl.col("vol").sum()).select(cols) \
+    return sides.group_by("site", "player").agg(pl.col("recv").sum(), pl.col("terms").sum(), pl.col("vol_q").sum()) \
+        .select("site", "player", pl.col("recv") / FLOW_GRID, "terms", (pl.col("vol_q") / FLOW_GRID).alias("vol")).select(cols) \
         .sort("site", "player")
 
 
