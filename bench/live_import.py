@@ -1,6 +1,6 @@
 """The live import of ``hhtool serve`` against ``hhtool import``, per core, on the same files.  Never a test.
 
-Run: ``python bench/live_import.py [--hands 100000] [--files 10] [--rounds 2] [--workers 1,2]``.
+Run: ``python bench/live_import.py [--hands 100000] [--files 10] [--rounds 2] [--workers 1,2] [--statements [--no-derived]]``.
 
 Issue 44 asks for the live import at least as fast per core as the
 import.  Both read ``bench/import.py``'s cached files (``--hands``,
@@ -17,6 +17,14 @@ CPU (its own and every worker's, ``RUSAGE_CHILDREN``) is the figure:
   processes (``hhtool serve`` runs 1), then the files written beside the
   folder and renamed into it at once, as a room's client drops them; it
   stops when every hand is stored.
+
+``--statements`` runs instead one live import with one worker (as
+``hhtool serve``) and prints the server process's CPU, its workers', and
+each statement of the derived tables' upkeep
+(:func:`hhtool.store.totals.add_derived`) with its count, wall time and
+the process's CPU while it ran (every thread of it: DuckDB's too), the
+costliest first; ``--no-derived`` runs that import without the derived
+tables, for the difference.
 
 Printed a round, each run's wall time, hands/s, CPU of every process a
 hand and hands a CPU-second (the rate per core); the runs alternate
@@ -70,6 +78,75 @@ con.close()
 print(json.dumps({"stored": live.status().hands_stored, "seconds": took}))
 """
 
+_STATEMENTS = r"""
+import json, resource, shutil, sys, time
+from collections import defaultdict
+from pathlib import Path
+import hhtool.store.importer as importer
+import hhtool.store.writer as writer
+from hhtool.store import totals
+from hhtool.store.live import LiveImport
+from hhtool.web.app import open_database
+from hhtool.web.server import IMPORT_NICE
+
+source, work, db, total, derived = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
+spent = defaultdict(lambda: [0, 0.0, 0.0])  # statement -> count, wall, process CPU
+
+class Timed:
+    def __init__(self, con):
+        self.con = con
+    def execute(self, sql, params=None):
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
+        finally:
+            s = spent[" ".join(sql.split())[:72]]
+            s[0] += 1; s[1] += time.perf_counter() - t0; s[2] += time.process_time() - c0
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+
+add = totals.add_derived
+writer.add_derived = lambda con, first, last, *rest: add(Timed(con), first, last, *rest)
+if not derived:
+    run = importer.import_files
+    importer.import_files = lambda *a, **k: run(*a, **{**k, "derived": False})
+con = open_database(db)
+watch = work / "incoming"
+watch.mkdir()
+live = LiveImport(con, [watch], nice=IMPORT_NICE, max_workers=1)
+live.start()
+cpu0 = time.process_time()
+started = time.monotonic()
+for path in sorted(p for p in source.iterdir() if not p.name.startswith(".")):
+    shutil.copy(path, work / path.name)
+    (work / path.name).rename(watch / path.name)
+while live.status().hands_stored < total and time.monotonic() - started < 1800 and not live.status().errors:
+    time.sleep(0.05)
+cpu = time.process_time() - cpu0
+live.stop()
+con.close()
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"stored": live.status().hands_stored, "errors": live.status().errors, "server": cpu,
+                  "workers": children.ru_utime + children.ru_stime, "statements": sorted(([k, *v] for k, v in spent.items()), key=lambda r: -r[3])}))
+"""
+
+
+def statements(folder: Path, total: int, derived: bool) -> None:
+    """``--statements``: one live import of ``folder``, the CPU of its processes and of each statement of the derived tables' upkeep."""
+    tmp = Path(tempfile.mkdtemp(prefix="hhtool-live-bench-"))
+    try:
+        out = subprocess.run([sys.executable, "-c", _STATEMENTS, str(folder), str(tmp), str(tmp / "live.duckdb"), str(total), "1" if derived else "0"],
+                             cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    got = json.loads(out.strip().splitlines()[-1])
+    print(f"{got['stored']:,} hands stored{' (errors: ' + '; '.join(got['errors']) + ')' if got['errors'] else ''}; "
+          f"the server process {got['server']:.2f} s of CPU ({got['server'] / max(1, got['stored']) * 1e6:.0f} µs a hand), "
+          f"its worker {got['workers']:.2f} s; the derived tables' statements{'' if derived else ' (none: --no-derived)'}:")
+    for sql, n, wall, cpu in got["statements"]:
+        print(f"  {n:4d} × {wall:6.2f} s wall, {cpu:6.2f} s CPU: {sql}")
+    print(f"  all of them: {sum(r[3] for r in got['statements']):.2f} s CPU ({sum(r[3] for r in got['statements']) / max(1, got['stored']) * 1e6:.1f} µs a hand)")
+
 
 def _children_cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -107,8 +184,13 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--workers", default="1,2", help="the live import's worker processes at most, one run each a round")
+    ap.add_argument("--statements", action="store_true", help="one live import: the CPU of each statement of the derived tables' upkeep")
+    ap.add_argument("--no-derived", action="store_true", help="with --statements: the live import without the derived tables")
     args = ap.parse_args()
     workers = [int(w) for w in args.workers.split(",") if w]
+    if args.statements:
+        statements(runpy.run_path(str(ROOT / "bench" / "import.py"))["make_input"](args.hands, args.files)[0], args.hands, not args.no_derived)
+        return
 
     from tests.test_import_identical import SKIPPED, fingerprint
 

@@ -150,6 +150,10 @@ class Writer:
         assert open_ is not None
         t0 = time.monotonic()
         try:
+            if self.derived and self.next_key > self.open_key:
+                # the transaction's new hands in them, in it: never a hand without its totals.  Once a transaction, not
+                # once a group: planning each of the statements costs about 20 ms (docs/performance.md, "Serving")
+                add_derived(self.con, self.open_key, self.next_key - 1)
             self.con.execute("COMMIT")
         except BaseException:
             try:
@@ -337,8 +341,6 @@ class Writer:
                 continue
             self._register(f"b_{table}", keyed(df))
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM b_{table}")
-        if self.derived:  # in this transaction: never a hand without its totals
-            add_derived(con, self.next_key, self.next_key + n - 1)
         if self.rooms is not None:  # the rules the new hands were replayed under, with them
             record_rooms(con, self.rooms, "b_hands")
 
