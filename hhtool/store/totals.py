@@ -352,24 +352,9 @@ def _rows(con: duckdb.DuckDBPyConnection, table: Derived) -> int:
     return int(_one(con, f"SELECT count(*) FROM {table.name}")[0])
 
 
-def _state(con: duckdb.DuckDBPyConnection, table: Derived) -> tuple[str, int, int, int] | None:
-    """(its version, the hand key it holds up to, its rows when compacted, the hands' largest key), read in one statement;
-    None without the table or its state."""
-    import duckdb
-
-    try:
-        rows = con.execute(
-            f"SELECT version, upto, compacted, (SELECT coalesce(max(hand_key), 0) FROM hands) FROM {STATE} WHERE name = ? "
-            "AND EXISTS (SELECT 1 FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?)",
-            [table.name, table.name],
-        ).fetchall()
-    except duckdb.CatalogException:  # no state table (a database written before them, a Parquet dataset's views)
-        return None
-    return None if not rows else (str(rows[0][0]), int(rows[0][1]), int(rows[0][2]), int(rows[0][3]))
-
-
 def _states(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, int, int, int]]:
-    """:func:`_state` of every derived table there is, in one statement, by name."""
+    """Each derived table there is, by name: (its version, the hand key it holds up to, its rows when compacted, the
+    hands' largest key), read in one statement; empty without the state table."""
     import duckdb
 
     try:
@@ -377,7 +362,7 @@ def _states(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, int, int, in
             f"SELECT name, version, upto, compacted, (SELECT coalesce(max(hand_key), 0) FROM hands) FROM {STATE} "
             "WHERE name IN (SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main')"
         ).fetchall()
-    except duckdb.CatalogException:  # no state table
+    except duckdb.CatalogException:  # no state table (a database written before them, a Parquet dataset's views)
         return {}
     return {str(r[0]): (str(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows}
 
@@ -396,17 +381,8 @@ def current(con: duckdb.DuckDBPyConnection, table: Derived, known: frozenset[str
 
 def current_tables(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
     """The names of the derived tables that hold exactly the stored hands, in their version: one statement for all."""
-    import duckdb
-
-    try:
-        rows = con.execute(
-            f"SELECT name, version, upto = (SELECT coalesce(max(hand_key), 0) FROM hands) FROM {STATE} "
-            "WHERE name IN (SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main')"
-        ).fetchall()
-    except duckdb.CatalogException:  # no state table (a database written before them, a Parquet dataset's views)
-        return frozenset()
     versions = {t.name: t.version for t in DERIVED}
-    return frozenset(str(name) for name, version, upto in rows if versions.get(str(name)) == version and upto)
+    return frozenset(name for name, (version, upto, _, last) in _states(con).items() if versions.get(name) == version and upto == last)
 
 
 def _rebuild_within(con: duckdb.DuckDBPyConnection, table: Derived) -> None:
@@ -437,8 +413,9 @@ def ensure_derived(con: duckdb.DuckDBPyConnection) -> list[str]:
     one missing, of another version or ahead of the hands is built whole.
     """
     changed = []
+    states = _states(con)  # each table's own, unchanged by the others' catching up
     for table in DERIVED:
-        state = _state(con, table)
+        state = states.get(table.name)
         if state is not None and state[0] == table.version and state[1] == state[3]:
             continue
         if state is not None and state[0] == table.version and state[1] < state[3]:
