@@ -168,9 +168,6 @@ class Passes:
     def strata(self) -> pl.DataFrame:
         return self._frame("strata", 4, lambda: spots.strata(self.con))
 
-    def facing_cells(self) -> pl.DataFrame:
-        return self._frame("facing_cells", 4, lambda: spots.facing_cells(self.con))
-
     def calls_into(self) -> pl.DataFrame:
         return self._frame("calls_into", 2, lambda: spots.calls_into(self.con))
 

@@ -20,7 +20,6 @@ from hhtool.game.cards import Card
 
 from hhtool.collusion import signals as sg
 from hhtool.collusion import spots
-from hhtool.collusion.model import cell_key, dumping
 from hhtool.collusion.passes import Passes, passes_path
 from hhtool.collusion.pricing import STREET_NO, HandCards, HandState, HandTask, PriceCache, PricePool, cache_path
 from hhtool.collusion.score import combine, lead
@@ -236,22 +235,25 @@ def _screen_with(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, pri
     if pricing:
         # every SQL pass first, then the decisions handed to the processes: DuckDB's threads and the processes beside
         # each other cost more CPU than they save idle time (docs/integrity.md, "Speed")
-        kept.strata(), kept.facing_cells(), kept.hidden_beaten(), kept.calls_into()
+        kept.strata(), kept.hidden_beaten(), kept.calls_into()
         finish = _priced_start(con, kept, kept.candidates(), kept.tallies(), all_pairs, prices, pool)
     st_rows = kept.strata()
     soft: list[sg.Cell] = []
+    facing: list[sg.Cell] = []
     for site, p, o, st, n, folds, aggr in st_rows.iter_rows() if st_rows.height else ():
         if int(n) > int(folds):  # soft play: of the decisions that went on, the bets and raises
             soft.append((site, p, o, st, int(n) - int(folds), int(aggr)))
+        if st[0] == "F":  # chip dumping: facing a bet, the folds
+            facing.append((site, p, o, st, int(n), int(folds)))
     def soft_decisions(leads: list[sg.Pair]) -> list[sg.Decision]:
         """The pair's decisions that went on (not folds), marked: a bet or raise; as the soft-play cells count them."""
         return [(s, p, o, st, int(k), kind in spots.AGGRESSIVE)
-                for s, p, o, st, k, kind, *_ in kept.between_pairs(leads).iter_rows() if kind != "fold"]
+                for s, p, o, st, k, kind, _ in kept.between_pairs(leads).iter_rows() if kind != "fold"]
 
     def facing_decisions(leads: list[sg.Pair]) -> list[sg.Decision]:
-        """The pair's decisions facing each other's bets, marked: a fold; as the decision model's cells count them."""
-        return [(s, p, o, cell_key(sc, mq, pin), int(k), kind == "fold")
-                for s, p, o, st, k, kind, _, sc, mq, pin in kept.between_pairs(leads).iter_rows() if st[0] == "F"]
+        """The pair's decisions facing each other's bets, marked: a fold; as the dumping cells count them."""
+        return [(s, p, o, st, int(k), kind == "fold")
+                for s, p, o, st, k, kind, _ in kept.between_pairs(leads).iter_rows() if st[0] == "F"]
 
     rows["soft_play"] = kept.signal_rows("soft_play", lambda: sg.stratified(
         "soft_play", soft, all_pairs, lambda st: st[0] == "F" or st[1] == "H", "fewer",
@@ -259,10 +261,10 @@ def _screen_with(con: duckdb.DuckDBPyConnection, f: Filters, min_hands: int, pri
         "bet or raised into each other {obs:,.0f} of {n:,} times where a bet or raise was possible, where their play against "
         "others with the same cards showing in the same spots gives {expect:,.0f}", soft_decisions,
     ))
-    rows["dumping"] = kept.signal_rows("dumping", lambda: dumping(
-        kept.facing_cells(), all_pairs, "decisions facing each other's bets",
+    rows["dumping"] = kept.signal_rows("dumping", lambda: sg.stratified(
+        "dumping", facing, all_pairs, lambda st: True, "grain", "decisions facing each other's bets",
         "facing each other's bets they folded where they call or called where they fold {obs:,.0f} of {n:,} times, where "
-        "their play facing others' bets, modelled on their cards and the spot, gives {expect:,.1f}", facing_decisions,
+        "their play facing others' bets with the same cards showing gives {expect:,.1f}", facing_decisions,
     ))
 
     into = sg.Tally()

@@ -591,7 +591,7 @@ def stratified(
     (those a lead names), their decisions against each other, one each
     (the few a lead rests on, not the room's); each such row's ``hands``
     are then the hands of the decisions that carry the lead, strongest
-    first (:func:`named_hands`).
+    first (:func:`_named`).
     """
     cells = list(cells)
     prior = additive(cells)
@@ -626,18 +626,6 @@ def stratified(
             a[3] += unusual
             a[4] += n * q
             a[5] += n * (1.0 - q) * (1.0 - 2.0 * q) / (q * q)
-    out = scored_rows(signal, acc, pairs, unit, words)
-    leads = [p for p, r in out.items() if r.z is not None and r.z >= NAMED_FROM]
-    if decisions is not None and leads:
-        for pair, hands in named_hands(decisions(leads), rates, mode).items():
-            if pair in out:
-                out[pair].hands = hands
-    return out
-
-
-def scored_rows(signal: str, acc: dict[Pair, list[float]], pairs: Iterable[Pair], unit: str, words: str) -> dict[Pair, Row]:
-    """Each pair's row from its sums (decisions, score, variance, observed, expected, third moment; :func:`stratified`):
-    z = score / sqrt(variance) read with the skew, then widened by the pairs' spread (:func:`between`)."""
     out: dict[Pair, Row] = {}
     moments: dict[Pair, tuple[float, float, int]] = {}
     for pair in pairs:
@@ -652,10 +640,15 @@ def scored_rows(signal: str, acc: dict[Pair, list[float]], pairs: Iterable[Pair]
         out[pair] = Row(signal, value, base, n, z, words=words.format(obs=obs, n=n, expect=expect))
         moments[pair] = (score, var, n)
     between(out, moments)
+    leads = [p for p, r in out.items() if r.z is not None and r.z >= NAMED_FROM]
+    if decisions is not None and leads:
+        for pair, hands in _named(decisions(leads), rates, mode).items():
+            if pair in out:
+                out[pair].hands = hands
     return out
 
 
-def named_hands(decisions: Iterable[Decision], rates: dict[tuple[str, str, str, str], float], mode: str) -> dict[Pair, list[int]]:
+def _named(decisions: Iterable[Decision], rates: dict[tuple[str, str, str, str], float], mode: str) -> dict[Pair, list[int]]:
     """Per pair, the hands of the decisions that carry a :func:`stratified` lead, strongest first, each hand once.
 
     ``fewer``: the unmarked decisions (a check or call where a bet or raise

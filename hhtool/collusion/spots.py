@@ -635,7 +635,6 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
                              + CASE WHEN d.shown > d.m.m THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
             d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2,
             d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.m.t >= 11 END AS high,
-            CAST(coalesce(16 * d.m.m + d.m.t, 0) AS TINYINT) AS mq, CAST(least(d.players_in, 4) AS TINYINT) AS pin,
             CASE WHEN d.hb THEN list_transform(list_filter(d.opp, lambda x: x.c > d.qcat), lambda x: x.p) END AS beaters
         FROM dh d
         """
@@ -671,34 +670,11 @@ def strata(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
-def facing_cells(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per (site, player, against, cell) of :func:`read_strata`'s decisions facing a bet: all of them and the folds.
-
-    The cell is finer than the stratum: the stratum's number ``sc``, the
-    decider's exact made hand (``mq`` = 16 · category + main rank of its
-    read, the category uncapped: a full house 5, quads 7; 0 unknown) and
-    the players still in (``pin``, 2, 3, or 4 for four or more), as
-    ``sc/mq/pin``; the decision model (:mod:`hhtool.collusion.model`)
-    reads its features from it.
-    """
-    return frame(
-        con, _named(
-            """
-            SELECT pid, aid, sc, mq, pin, count(*) AS n, count(*) FILTER (WHERE k = 6) AS folds
-            FROM istr_n WHERE facing GROUP BY ALL
-            """,
-            "p.site, p.player, coalesce(a.player, '') AS against, n.sc, n.mq, n.pin, n.n, n.folds", "ALL",
-            {"p": "pid", "a": "aid"},
-        ),
-    )
-
-
 def between_pairs(con: duckdb.DuckDBPyConnection, pairs: list[tuple[str, str, str]]) -> pl.DataFrame:
     """The decisions of :func:`read_strata` between the two of each of these pairs, either way, that a lead may name.
 
     One row each: ``site``, ``player``, ``against``, ``stratum``,
-    ``hand_key``, ``kind``, ``facing`` (and ``sc``, ``mq``, ``pin``: the
-    decision model's cell, :func:`facing_cells`); of them only those soft play or
+    ``hand_key``, ``kind``, ``facing``; of them only those soft play or
     dumping can flag (a check or call, and every decision facing a bet),
     for the few pairs asked (those with a lead to name): the room's
     decisions stay in DuckDB, aggregated by :func:`strata`.
@@ -709,13 +685,13 @@ def between_pairs(con: duckdb.DuckDBPyConnection, pairs: list[tuple[str, str, st
     return frame(
         con, _named(
             """
-            SELECT i.pid, i.aid, i.sc, i.hand_key, i.k, i.facing, i.mq, i.pin
+            SELECT i.pid, i.aid, i.sc, i.hand_key, i.k, i.facing
             FROM istr_n i JOIN (SELECT p.pid, a.pid AS aid FROM inamed x JOIN ipl p ON p.site = x.site AND p.player = x.player
                                 JOIN ipl a ON a.site = x.site AND a.player = x.against) USING (pid, aid)
             WHERE i.facing OR i.k NOT IN (1, 2, 3, 6)
             """,
             f"p.site, p.player, a.player AS against, {STRATUM_OF.format(c='n.sc')} AS stratum, n.hand_key, {KIND_OF.format(k='n.k')} AS kind, "
-            "n.facing, n.sc, n.mq, n.pin", "p.site, p.player, a.player, n.hand_key, stratum, kind", {"p": "pid", "a": "aid"},
+            "n.facing", "p.site, p.player, a.player, n.hand_key, stratum, kind", {"p": "pid", "a": "aid"},
         ),
     )
 
