@@ -663,9 +663,9 @@ def _one_thread(cursor: duckdb.DuckDBPyConnection, workers: bool) -> Iterator[No
     The server's DuckDB keeps a thread a core for its pages, and the
     writer's statements (the inserts from the frames, the derived tables'
     upkeep, the checkpoints) then ran on a second thread beside the worker
-    process: 1.3 to 1.7 s more of the server's CPU for 100,000 hands than
-    on one thread (docs/performance.md, "Serving"), the cores being taken
-    by the worker and the writer anyway.  The setting is the database's:
+    process, the cores being taken by the worker and the writer anyway:
+    the server process took 8.7 s of CPU for 100,000 hands, 7.4 s on one
+    thread (medians of three, docs/performance.md, "Serving").  The setting is the database's:
     a page answered meanwhile runs on its own request's thread alone, at
     most its CPU time (under 100 ms for each page, "Serving"), and pages
     still run side by side on their own threads.  Not for a run of a few
