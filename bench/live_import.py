@@ -1,6 +1,6 @@
 """The live import of ``hhtool serve`` against ``hhtool import``, per core, on the same files.  Never a test.
 
-Run: ``python bench/live_import.py [--hands 100000] [--files 10] [--rounds 2] [--workers 1,2] [--statements [--no-derived]]``.
+Run: ``python bench/live_import.py [--hands 100000] [--files 10] [--rounds 2] [--workers 1,2] [--threads | --statements [--no-derived]]``.
 
 Issue 44 asks for the live import at least as fast per core as the
 import.  Both read ``bench/import.py``'s cached files (``--hands``,
@@ -17,6 +17,12 @@ CPU (its own and every worker's, ``RUSAGE_CHILDREN``) is the figure:
   processes (``hhtool serve`` runs 1), then the files written beside the
   folder and renamed into it at once, as a room's client drops them; it
   stops when every hand is stored.
+
+``--threads`` runs instead the import and one live import for each
+``--workers`` count, once each, and prints the CPU of every process and of
+every thread of the writing one (``/proc/PID/task/*/stat``, sampled every
+0.1 s; Python's threads by name, DuckDB's and polars' unnamed): where the
+live import's CPU goes beyond the import's.
 
 ``--statements`` runs instead one live import with one worker (as
 ``hhtool serve``) and prints the server process's CPU, its workers', and
@@ -40,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import runpy
 import shutil
@@ -131,6 +138,100 @@ print(json.dumps({"stored": live.status().hands_stored, "errors": live.status().
 """
 
 
+_NAMES = r"""
+import atexit, json, os, threading, time
+_names = {}
+def _look():
+    while True:
+        _names.update((t.native_id, t.name) for t in threading.enumerate() if t.native_id is not None)
+        time.sleep(0.05)
+threading.Thread(target=_look, name="bench-names", daemon=True).start()
+def _save():
+    _names.update((t.native_id, t.name) for t in threading.enumerate() if t.native_id is not None)
+    with open(os.environ["HHTOOL_BENCH_NAMES"], "w") as f:
+        json.dump(_names, f)
+atexit.register(_save)
+"""
+
+_IMPORT = r"""
+import runpy, sys
+sys.argv = ["hhtool", "import", sys.argv[1], "--db", sys.argv[2], "--json"]
+runpy.run_module("hhtool.cli", run_name="__main__")
+"""
+
+
+def _task_cpu(pid: int) -> dict[int, float]:
+    """The CPU seconds of each thread of process ``pid`` so far (none once it has ended)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[int, float] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[int(tid)] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return out
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for tid in _task_cpu(pid):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def threads(folder: Path, workers: list[int]) -> None:
+    """``--threads``: the import and a live import for each of ``workers``, the CPU of each process and of each thread of the writing one."""
+    tmp = Path(tempfile.mkdtemp(prefix="hhtool-live-bench-"))
+    try:
+        total = 0
+        for name in ["import", *(f"live, {w} worker{'s' if w > 1 else ''}" for w in workers)]:
+            names = tmp / "names.json"
+            if name == "import":
+                args = [sys.executable, "-c", _NAMES + _IMPORT, str(folder), str(tmp / "import.duckdb")]
+            else:
+                work = tmp / name.replace(", ", "-").replace(" ", "")
+                work.mkdir()
+                args = [sys.executable, "-c", _NAMES + _LIVE, str(folder), str(work), str(tmp / f"{work.name}.duckdb"), name.split()[1], str(total)]
+            cpu = _children_cpu()
+            p = subprocess.Popen(args, cwd=ROOT, env={**os.environ, "HHTOOL_BENCH_NAMES": str(names)}, stdout=subprocess.PIPE, text=True)
+            seen: dict[int, float] = {}  # the writing process's threads
+            kids: dict[int, float] = {}  # its child processes, every thread
+            while p.poll() is None:
+                seen.update(_task_cpu(p.pid))
+                for kid in _children(p.pid):
+                    kids[kid] = sum(_task_cpu(kid).values()) or kids.get(kid, 0.0)
+                time.sleep(0.1)
+            out = p.stdout.read() if p.stdout is not None else ""
+            used = _children_cpu() - cpu
+            if p.returncode:
+                raise SystemExit(f"{name}: exit status {p.returncode}")
+            got = json.loads(out.strip().splitlines()[-1])
+            stored = int(got["stored"])
+            total = total or stored
+            called = {int(k): v for k, v in json.loads(names.read_text()).items()}
+            called[p.pid] = "MainThread"
+            print(f"{name}: {stored:,} hands, {used:.2f} s of CPU ({used / max(1, stored) * 1e6:.0f} µs a hand); the writing process "
+                  f"{sum(seen.values()):.2f} s, its child processes {sum(kids.values()):.2f} s ({', '.join(f'{c:.2f}' for c in kids.values() if c >= 0.05)}), "
+                  f"{max(0.0, used - sum(seen.values()) - sum(kids.values())):.2f} s unsampled (threads' last 0.1 s)")
+            unnamed = sorted((c for t, c in seen.items() if t not in called and c >= 0.01), reverse=True)
+            for tid, c in sorted(((t, c) for t, c in seen.items() if t in called), key=lambda x: -x[1]):
+                if c >= 0.01 and called[tid] != "bench-names":
+                    print(f"  {called[tid]:<30} {c:6.2f} s")
+            print(f"  {'unnamed (DuckDB, polars)':<30} {sum(unnamed):6.2f} s in {len(unnamed)} thread(s): {', '.join(f'{c:.2f}' for c in unnamed[:6])}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def statements(folder: Path, total: int, derived: bool) -> None:
     """``--statements``: one live import of ``folder``, the CPU of its processes and of each statement of the derived tables' upkeep."""
     tmp = Path(tempfile.mkdtemp(prefix="hhtool-live-bench-"))
@@ -186,8 +287,12 @@ def main() -> None:
     ap.add_argument("--workers", default="1,2", help="the live import's worker processes at most, one run each a round")
     ap.add_argument("--statements", action="store_true", help="one live import: the CPU of each statement of the derived tables' upkeep")
     ap.add_argument("--no-derived", action="store_true", help="with --statements: the live import without the derived tables")
+    ap.add_argument("--threads", action="store_true", help="the import and a live import for each --workers, once: the CPU of each process and thread")
     args = ap.parse_args()
     workers = [int(w) for w in args.workers.split(",") if w]
+    if args.threads:
+        threads(runpy.run_path(str(ROOT / "bench" / "import.py"))["make_input"](args.hands, args.files)[0], workers)
+        return
     if args.statements:
         statements(runpy.run_path(str(ROOT / "bench" / "import.py"))["make_input"](args.hands, args.files)[0], args.hands, not args.no_derived)
         return

@@ -29,6 +29,7 @@ the file being read, hands stored, errors.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import os
@@ -509,10 +510,11 @@ class LiveImport:
             workers = self.workers
             if workers is None and self.max_workers is not None:
                 workers = min(worker_count(total), self.max_workers)
-            import_files(
-                states, cursor, summary, total=total, workers=workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice,
-                derived=True, rooms=self.rooms,
-            )
+            with _one_thread(cursor, worker_count(max(total, 1), workers) > 0):  # the processes import_files starts
+                import_files(
+                    states, cursor, summary, total=total, workers=workers, cancel=self._cancel, batch_hands=self.batch_hands, nice=self.nice,
+                    derived=True, rooms=self.rooms,
+                )
             ok = not summary.interrupted
         except Exception as e:  # a full disk, a damaged database, workers dying again and again: said, and read again later
             self._error(_database_error(self._db, e))
@@ -652,6 +654,36 @@ def _complete_end(unit: Unit, start: int, size: int) -> int:
                 break
             hi = lo + 2  # windows overlap: a blank line across two of them is found
     return start
+
+
+@contextlib.contextmanager
+def _one_thread(cursor: duckdb.DuckDBPyConnection, workers: bool) -> Iterator[None]:
+    """DuckDB on one thread while a run's worker processes parse (``workers``), as ``hhtool import`` runs it; its threads as they were after.
+
+    The server's DuckDB keeps a thread a core for its pages, and the
+    writer's statements (the inserts from the frames, the derived tables'
+    upkeep, the checkpoints) then ran on a second thread beside the worker
+    process, the cores being taken by the worker and the writer anyway:
+    the server process took 8.7 s of CPU for 100,000 hands, 7.4 s on one
+    thread (medians of three, docs/performance.md, "Serving").  The setting is the database's:
+    a page answered meanwhile runs on its own request's thread alone, at
+    most its CPU time (under 100 ms for each page, "Serving"), and pages
+    still run side by side on their own threads.  Not for a run of a few
+    new hands parsed in this process (no workers): the pages keep their
+    threads then.
+    """
+    if not workers:
+        yield
+        return
+    (before,) = cursor.execute("SELECT current_setting('threads')").fetchone() or (None,)
+    cursor.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        try:
+            cursor.execute(f"SET threads = {int(before)}" if before is not None else "RESET threads")
+        except Exception:  # a failing connection: the run's error says so; its next run sets them again
+            pass
 
 
 def _database_path(con: duckdb.DuckDBPyConnection) -> Path | None:
