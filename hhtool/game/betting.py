@@ -4,7 +4,9 @@ Every action has a triplet: ``verify_x()`` raises :class:`IllegalAction`
 with a finding code and the reason, ``can_x()`` answers yes or no (both
 from one check that returns the refusal as a value), and ``x()`` applies
 it and returns the operation it recorded (:mod:`hhtool.game.operations`),
-which :attr:`Betting.operations` keeps in order.  It answers every other
+which :attr:`Betting.operations` keeps in order; ``x_at()`` applies it
+alone, by the player's position, recording nothing (the replay's way:
+it reads no operation).  It answers every other
 betting question too, so that nobody works a rule out again: who opens a
 round and whether the double bet applies, the sizes a bet may go to, who
 shows first and who may muck.
@@ -91,8 +93,11 @@ class Betting:
         self.operations = []
         self.opener_reason = ""
         self.low = rules.lowest_rank(len(players))
-        self._by_name = {p.name: p for p in players}
+        # a player's position in dealing order by name: one dictionary, the player itself read from the list.
+        # The replay looks a name up once an action and hands the position on (each method's ``at``):
+        # compiled, a lookup by a string key is a hundred instructions or more, four an action before
         self._index_of = {p.name: i for i, p in enumerate(players)}
+        self._bettors: dict[int, str] = {}  # round number -> its last bettor or raiser (what first_to_show reads of the operations)
         # amounts in a refusal's words as the hand writes money (the replay's formatter; minor units if None):
         # a function given, so that the game needs nothing of the history's text
         self.words: Callable[[int], str] | None = None
@@ -105,7 +110,12 @@ class Betting:
     # ------------------------------------------------------------ lookups
 
     def player(self, name: str) -> Player:
-        return self._by_name[name]
+        return self.players[self._index_of[name]]
+
+    def position(self, name: str) -> int:
+        """A player's position in dealing order (:meth:`index_of`), -1 for a name not dealt in."""
+        i = self._index_of.get(name)
+        return -1 if i is None else i
 
     @property
     def in_hand(self) -> list[Player]:
@@ -151,8 +161,15 @@ class Betting:
         if first_actor < 0 or in_hand < 2:
             return False
         why: str | Opener
+        # the cards by position in a list (the replay and the simulator give one): compiled, zip() over a
+        # Sequence goes through Python's iterator protocol, a generator through a call for each player
+        shown: list[Sequence[Card]] = ups if isinstance(ups, list) else list(ups)
+        n = len(players) if len(players) < len(shown) else len(shown)
         if round_no == 1:
-            doors: list[Card | None] = [up[0] if p.can_act and up else None for p, up in zip(players, ups)]
+            doors: list[Card | None] = []
+            for i in range(n):
+                up = shown[i]
+                doors.append(up[0] if players[i].can_act and len(up) > 0 else None)
             if all(d is None for d in doors):
                 index = first_actor
                 why = "no door card is known"
@@ -161,10 +178,10 @@ class Betting:
                 index = why.index
             big_option = False
         else:
-            showing: list[Sequence[Card] | None] = [up if p.can_act else None for p, up in zip(players, ups)]
+            showing: list[Sequence[Card] | None] = [shown[i] if players[i].can_act else None for i in range(n)]
             why = later_round_opener(showing, self.rules, self.low, vela=vela if round_no == 5 else None)
             index = why.index
-            big_option = round_no == 2 and self.rules.pair_showing_option and pair_showing(up for p, up in zip(players, ups) if not p.folded)
+            big_option = round_no == 2 and self.rules.pair_showing_option and pair_showing([shown[i] for i in range(n) if not players[i].folded])
         self.opener_reason = why
         self.start_round(round_no, players[index].name, big_option)
         return True
@@ -277,7 +294,7 @@ class Betting:
         """End the round though someone still owes an action: the history moved on (the replay's ``round_unfinished``)."""
         self.next_index = None
 
-    def follow_out_of_turn(self, name: str) -> None:
+    def follow_out_of_turn(self, name: str, *, at: int = -1) -> None:
         """Make it ``name``'s turn: the history has ``name`` act out of turn (the replay's finding), and the betting goes on from there.
 
         The replay applies every action it refused, to follow the money; an
@@ -287,7 +304,7 @@ class Betting:
         """
         idx = self.next_index
         if idx is not None and self.players[idx].name != name:
-            self.next_index = self._index_of[name]
+            self.next_index = self._index_of[name] if at < 0 else at
 
     def return_uncalled(self, name: str, amount: int) -> None:
         p = self.player(name)
@@ -303,11 +320,14 @@ class Betting:
     # One check an action, ``_x_refusal``: it returns the refusal (an IllegalAction, not raised) or None;
     # ``verify_x`` raises it and ``can_x`` asks whether there is one, so that asking costs no exception.
 
-    def _turn(self, name: str) -> Player | IllegalAction:
-        """The player whose turn it is, or why ``name`` may not act now."""
-        p = self._by_name.get(name)
-        if p is None:
-            return IllegalAction("action_not_in_hand", f"{name} was not dealt into the hand")
+    def _turn(self, name: str, at: int) -> Player | IllegalAction:
+        """The player whose turn it is, or why ``name`` may not act now; ``at``: ``name``'s position, -1 to look it up."""
+        if at < 0:
+            found = self._index_of.get(name)
+            if found is None:
+                return IllegalAction("action_not_in_hand", f"{name} was not dealt into the hand")
+            at = found
+        p = self.players[at]
         if p.folded:
             return IllegalAction("action_after_fold", f"{name} acts after folding")
         if p.all_in:
@@ -330,8 +350,8 @@ class Betting:
             )
         return None
 
-    def _check_refusal(self, name: str) -> IllegalAction | None:
-        p = self._turn(name)
+    def _check_refusal(self, name: str, at: int = -1) -> IllegalAction | None:
+        p = self._turn(name, at)
         if isinstance(p, IllegalAction):
             return p
         if p.this_round < self.current:
@@ -340,12 +360,12 @@ class Betting:
             return IllegalAction("bring_in_unexpected", f"{name} checks, but must bring in or complete")
         return None
 
-    def _fold_refusal(self, name: str) -> IllegalAction | None:
-        p = self._turn(name)
+    def _fold_refusal(self, name: str, at: int = -1) -> IllegalAction | None:
+        p = self._turn(name, at)
         return p if isinstance(p, IllegalAction) else None
 
-    def _call_refusal(self, name: str, amount: int) -> IllegalAction | None:
-        p = self._turn(name)
+    def _call_refusal(self, name: str, amount: int, at: int = -1) -> IllegalAction | None:
+        p = self._turn(name, at)
         if isinstance(p, IllegalAction):
             return p
         owed = self.current - p.this_round
@@ -358,8 +378,8 @@ class Betting:
             return IllegalAction("call_amount", f"{name} calls {self._m(amount)}, but the call is {self._m(owed)}")
         return None
 
-    def _bring_in_refusal(self, name: str, amount: int) -> IllegalAction | None:
-        p = self._turn(name)
+    def _bring_in_refusal(self, name: str, amount: int, at: int = -1) -> IllegalAction | None:
+        p = self._turn(name, at)
         if isinstance(p, IllegalAction):
             return p
         if not self.rules.bring_in or self.round_no != 1 or self.brought_in or self.completed or self.current > 0:
@@ -379,8 +399,8 @@ class Betting:
         """Whether a bet made now raises: a bet stands and this one does not complete the bring-in (the completion is the round's bet)."""
         return self.current > 0 and not self.is_completion(0)
 
-    def _bet_to_refusal(self, name: str, to: int, as_raise: bool | None) -> IllegalAction | None:
-        p = self._turn(name)
+    def _bet_to_refusal(self, name: str, to: int, as_raise: bool | None, at: int = -1) -> IllegalAction | None:
+        p = self._turn(name, at)
         if isinstance(p, IllegalAction):
             return p
         put_in = to - p.this_round
@@ -389,7 +409,7 @@ class Betting:
         return refusal if refusal is not None else self._amount_refusal(p, put_in)
 
     def _bet_refusal(self, name: str) -> IllegalAction | None:
-        p = self._turn(name)
+        p = self._turn(name, -1)
         if isinstance(p, IllegalAction):
             return p
         if p.behind <= self.current - p.this_round:
@@ -476,7 +496,7 @@ class Betting:
         is open to ``name`` at all (the turn, the cap, a short all-in) is
         :meth:`can_bet`'s, and :meth:`can_bet_to` has the last word.
         """
-        p = self._by_name[name]
+        p = self.player(name)
         if self.is_completion(0):
             least = self.small_bet
         elif self.structure == "fixed":
@@ -493,7 +513,7 @@ class Betting:
         pot limit: the bet and the pot after the call; no limit: all-in.
         Sizes only, as for :meth:`min_bet_to`.
         """
-        p = self._by_name[name]
+        p = self.player(name)
         all_in_to = p.this_round + p.behind
         if self.is_completion(0) and (self.structure == "fixed" or self.current == 0):
             most = self.small_bet
@@ -507,26 +527,27 @@ class Betting:
 
     # ------------------------------------------------------------ verify: raise the refusal
 
-    def verify_check(self, name: str) -> None:
-        refuse(self._check_refusal(name))
+    def verify_check(self, name: str, *, at: int = -1) -> None:
+        """Raise the refusal of a check by ``name``, if any; ``at``: ``name``'s position if known (:meth:`position`), as in every method with one."""
+        refuse(self._check_refusal(name, at))
 
-    def verify_fold(self, name: str) -> None:
-        refuse(self._fold_refusal(name))
+    def verify_fold(self, name: str, *, at: int = -1) -> None:
+        refuse(self._fold_refusal(name, at))
 
-    def verify_call(self, name: str, amount: int) -> None:
-        refuse(self._call_refusal(name, amount))
+    def verify_call(self, name: str, amount: int, *, at: int = -1) -> None:
+        refuse(self._call_refusal(name, amount, at))
 
-    def verify_bring_in(self, name: str, amount: int) -> None:
-        refuse(self._bring_in_refusal(name, amount))
+    def verify_bring_in(self, name: str, amount: int, *, at: int = -1) -> None:
+        refuse(self._bring_in_refusal(name, amount, at))
 
-    def verify_bet_to(self, name: str, to: int, *, as_raise: bool | None = None) -> None:
+    def verify_bet_to(self, name: str, to: int, *, as_raise: bool | None = None, at: int = -1) -> None:
         """A bet (no bet yet) or raise to ``to`` this round; completions included.
 
         ``as_raise``: whether the history calls it a raise (a bet line
         facing a bet, or a raise line with none to raise, is refused); None
         (a bot's bet): as the machine reads it, :meth:`is_raise`.
         """
-        refuse(self._bet_to_refusal(name, to, as_raise))
+        refuse(self._bet_to_refusal(name, to, as_raise, at))
 
     def verify_bet(self, name: str) -> None:
         """Some bet, raise or completion is open to ``name`` now: the turn, chips beyond the call, the betting open to them, no cap."""
@@ -567,48 +588,72 @@ class Betting:
             p.behind = max(p.behind, 0)
             p.all_in = True
 
-    def _record(self, op: Operation, name: str) -> None:
-        self.operations.append(op)
-        self._advance(self.index_of(name))
+    # Each action twice: ``x(name)`` applies it and records its operation (kept in :attr:`operations` and
+    # returned), for the simulator and the tests; ``x_at(at)`` applies it alone, by the player's position
+    # (:meth:`position`), for the replay, which reads no operation (:meth:`first_to_show` reads the round's
+    # last bettor from ``_bettors``): compiled, an operation built, kept and freed is about 300 instructions.
 
-    def check(self, name: str) -> Checked:
-        p = self.player(name)
-        p.acted = True
+    def check(self, name: str, *, at: int = -1) -> Checked:
+        """Apply a check by ``name``; ``at``: ``name``'s position if known (:meth:`position`), as for every action."""
         op = Checked(self.round_no, name)
-        self._record(op, name)
+        self.check_at(self._index_of[name] if at < 0 else at)
+        self.operations.append(op)
         return op
 
-    def fold(self, name: str) -> Folded:
-        p = self.player(name)
+    def fold(self, name: str, *, at: int = -1) -> Folded:
+        op = Folded(self.round_no, name)
+        self.fold_at(self._index_of[name] if at < 0 else at)
+        self.operations.append(op)
+        return op
+
+    def call(self, name: str, amount: int, *, at: int = -1) -> Called:
+        op = Called(self.round_no, name, amount)
+        self.call_at(self._index_of[name] if at < 0 else at, amount)
+        self.operations.append(op)
+        return op
+
+    def bring_in(self, name: str, amount: int, *, at: int = -1) -> BroughtIn:
+        op = BroughtIn(self.round_no, name, amount)
+        self.bring_in_at(self._index_of[name] if at < 0 else at, amount)
+        self.operations.append(op)
+        return op
+
+    def bet_to(self, name: str, to: int, *, at: int = -1) -> BetTo:
+        """Apply a bet, raise or completion to ``to`` for the round."""
+        op = BetTo(self.round_no, name, to, self.current, self.is_completion(to))
+        self.bet_to_at(self._index_of[name] if at < 0 else at, to)
+        self.operations.append(op)
+        return op
+
+    def check_at(self, at: int) -> None:
+        """:meth:`check` by the player at position ``at``, no operation recorded (the same for each ``x_at``)."""
+        self.players[at].acted = True
+        self._advance(at)
+
+    def fold_at(self, at: int) -> None:
+        p = self.players[at]
         p.folded = True
         p.folded_round = self.round_no
         p.acted = True
-        op = Folded(self.round_no, name)
-        self._record(op, name)
-        return op
+        self._advance(at)
 
-    def call(self, name: str, amount: int) -> Called:
-        p = self.player(name)
+    def call_at(self, at: int, amount: int) -> None:
+        p = self.players[at]
         self._put(p, amount)
         p.acted = True
-        op = Called(self.round_no, name, amount)
-        self._record(op, name)
-        return op
+        self._advance(at)
 
-    def bring_in(self, name: str, amount: int) -> BroughtIn:
-        p = self.player(name)
+    def bring_in_at(self, at: int, amount: int) -> None:
+        p = self.players[at]
         self._put(p, amount)
         p.acted = True
         self.brought_in = True
         self.current = max(self.current, p.this_round)
         self.full_level = self.current
-        op = BroughtIn(self.round_no, name, amount)
-        self._record(op, name)
-        return op
+        self._advance(at)
 
-    def bet_to(self, name: str, to: int) -> BetTo:
-        """Apply a bet, raise or completion to ``to`` for the round."""
-        p = self.player(name)
+    def bet_to_at(self, at: int, to: int) -> None:
+        p = self.players[at]
         before = self.current
         completion = self.is_completion(to)
         step = to - self.full_level
@@ -633,10 +678,9 @@ class Betting:
                     q.may_raise = False
         if completion:
             self.completed = True
-        self.aggressor = name
-        op = BetTo(self.round_no, name, to, before, completion)
-        self._record(op, name)
-        return op
+        self.aggressor = p.name
+        self._bettors[self.round_no] = p.name  # the round's last bettor or raiser, for first_to_show
+        self._advance(at)
 
     def _full_increment(self) -> int:
         if self.structure == "fixed":
@@ -662,10 +706,7 @@ class Betting:
         if self.rules.all_show:
             return left[0]
         order = self.rules.showdown_order
-        aggressor = None
-        for op in self.operations:
-            if isinstance(op, BetTo) and op.round_no == self.round_no:
-                aggressor = op.player
+        aggressor = self._bettors.get(self.round_no)  # the last BetTo of this round number, as the operations say
         if aggressor is not None and aggressor in left:
             return aggressor
         if order == "last_aggressor_else_opener" and self.opener in left:

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations_with_replacement
-from typing import Final
+from typing import Final, cast
 
 from hhtool.game.cards import (
     ACE,
@@ -284,6 +284,11 @@ def key_of(category: int, played: Sequence[int], tie_break: TieBreak, low: int) 
     lookup a field were half of the evaluator's work.  A test holds the two
     equal (``tests/test_evaluate_reference.py``).
     """
+    return _key_of(category, played if isinstance(played, tuple) else tuple(played), tie_break, low)
+
+
+def _key_of(category: int, played: tuple[int, ...], tie_break: TieBreak, low: int) -> int:
+    """:func:`key_of` of a tuple: compiled, a tuple is read by index natively, a ``Sequence`` through Python's protocol."""
     key = category
     n = len(played)
     if tie_break == "split" or tie_break == "ranks_then_suits":
@@ -400,43 +405,70 @@ def _candidates(cards: Sequence[int], low: int, want_all_sf: bool) -> list[_Cand
 
     Cards may repeat (a wild card standing for a card already held).  With
     fewer than five cards only groups and high cards exist (RULES.md §4,
-    best showing hand).
+    best showing hand).  The groups are runs of the sorted cards (a rank's
+    cards lie together, its best suit first), read by position: compiled,
+    a dictionary of lists a rank and the iteration of its values were most
+    of every showdown's evaluation (14,000 instructions a hand).
     """
     cs = sorted(cards)
     cs.reverse()  # as sorted(reverse=True) leaves plain ints, without a call with a keyword
-    if not cs:
+    n = len(cs)
+    if n == 0:
         return [_Candidate(HIGH_CARD, ())]
-    by_rank: dict[int, list[int]] = {}
+    starts: list[int] = []  # where each rank's run begins, best rank first
+    sizes: list[int] = []
     largest = 0
-    for c in cs:
-        group = by_rank.setdefault(c >> 2, [])
-        group.append(c)
-        if len(group) > largest:
-            largest = len(group)
+    prev = -1
+    for i in range(n):
+        r = cs[i] >> 2
+        if r != prev:
+            starts.append(i)
+            sizes.append(0)
+            prev = r
+        k = len(sizes) - 1
+        size = sizes[k] + 1
+        sizes[k] = size
+        if size > largest:
+            largest = size
+    groups = len(starts)
     played: list[int] = []
     for size in range(largest, 0, -1):  # the groups by size, largest first, each size in rank order (a stable sort's)
-        for g in by_rank.values():
-            if len(g) == size:
-                played.extend(g)
+        for g in range(groups):
+            if sizes[g] == size:
+                at = starts[g]
+                for i in range(at, at + size):
+                    played.append(cs[i])
+    m = len(played) if len(played) < 5 else 5
     five = tuple(played[:5])
-    sizes = _group_sizes(five)
-    first = sizes[0]
-    second = sizes[1] if len(sizes) > 1 else 0
-    out = [_Candidate(_GROUP_CATEGORY[(first, second)], five)]
-    if len(cs) < 5:
+    # the sizes of the first two groups of the five (the groups of ``played``, the last one cut at five)
+    top = played[0] >> 2
+    j = 1
+    while j < m and played[j] >> 2 == top:
+        j += 1
+    first = j
+    second = 0
+    if j < m:
+        top = played[j] >> 2
+        j += 1
+        second = 1
+        while j < m and played[j] >> 2 == top:
+            j += 1
+            second += 1
+    out = [_Candidate(_group_category(first, second), five)]
+    if n < 5:
         return out
-    if len(by_rank) >= 5:
+    if groups >= 5:
         mask = rank_mask(cs, low)
-        best_of_rank = {r: g[0] for r, g in by_rank.items()}
         for w, top in straight_windows(low):
             if mask & w == w:
+                best_of_rank = {cs[at] >> 2: cs[at] for at in starts}
                 out.append(_Candidate(STRAIGHT, _straight_cards(best_of_rank, top, low)))
                 break
-    suit_count = [0, 0, 0, 0]
-    for c in cs:
-        suit_count[c & 3] += 1
+    suit_count = 0  # a byte a suit: no list of boxed counts
+    for i in range(n):
+        suit_count += 1 << ((cs[i] & 3) << 3)
     for s in range(4):
-        if suit_count[s] < 5:
+        if (suit_count >> (s << 3)) & 255 < 5:
             continue
         suited = [c for c in cs if c & 3 == s]
         out.append(_Candidate(FLUSH, tuple(suited[:5])))
@@ -450,14 +482,27 @@ def _candidates(cards: Sequence[int], low: int, want_all_sf: bool) -> list[_Cand
     return out
 
 
+def _group_category(first: int, second: int) -> int:
+    """:data:`_GROUP_CATEGORY` of the sizes of the largest group and the next, without a tuple built and looked up."""
+    if first >= 5:
+        return POKERISSIMO
+    if first == 4:
+        return FOUR_OF_A_KIND
+    if first == 3:
+        return FULL_HOUSE if second == 2 else THREE_OF_A_KIND
+    if first == 2:
+        return TWO_PAIR if second == 2 else ONE_PAIR
+    return HIGH_CARD
+
+
 def _value(cand: _Candidate, five: tuple[Card, ...], tie_break: TieBreak, low: int) -> HandValue:
     cat = cand.category
     is_sf = cat == STRAIGHT_FLUSH
     return HandValue(
-        key=key_of(cat, cand.played, tie_break, low),
+        key=_key_of(cat, cand.played, tie_break, low),
         category=cat,
         five=five,
-        played=tuple(Card(c) for c in cand.played),
+        played=cast(tuple[Card, ...], cand.played),  # Card is an int: the candidate's tuple itself, not a copy
         tie_break=tie_break,
         low=low,
         min_sf=is_sf and cand.played[-1] >> 2 == ACE,
@@ -469,7 +514,7 @@ def _best_natural(
     cards: Sequence[int], tie_break: TieBreak, low: int, want_all_sf: bool
 ) -> tuple[HandValue, list[HandValue]]:
     cands = _candidates(cards, low, want_all_sf)
-    values = [_value(c, tuple(Card(x) for x in c.played), tie_break, low) for c in cands]
+    values = [_value(c, cast(tuple[Card, ...], c.played), tie_break, low) for c in cands]
     best = values[0]
     for v in values:  # the first of the highest keys, as max() with a key keeps it; a loop costs no closure and call
         if v.key > best.key:

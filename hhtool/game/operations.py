@@ -161,7 +161,11 @@ def refuse(refusal: IllegalAction | None) -> None:
 
 def deal_order(seats: Sequence[tuple[int, str]], button: int) -> list[tuple[int, str]]:
     """Seats in dealing order: the first seat to the button's left, then clockwise."""
-    ordered = sorted(seats)
+    ordered = list(seats)
+    for i in range(1, len(ordered)):  # a hand's seats come in order: sorted only when they do not
+        if ordered[i - 1][0] >= ordered[i][0]:
+            ordered.sort()
+            break
     after = [s for s in ordered if s[0] > button]
     before = [s for s in ordered if s[0] <= button]
     return after + before

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Final
 
 from hhtool.game.cards import Card, card_symbol
@@ -60,11 +59,27 @@ class Opener:
         return f"Opener(index={self.index!r}, reason={self.reason!r})"
 
 
-@lru_cache(maxsize=64)
 def _showing_rules(rules: RuleSet, suits: bool) -> RuleSet:
-    """The rules showing hands are compared under: ranks only, or ranks then suits."""
+    """The rules showing hands are compared under: ranks only, or ranks then suits.
+
+    Kept by the rule set's identity (the replay's rule sets are shared,
+    :func:`hhtool.replay.facts.own_rules`), each entry holding its rule set so
+    that no other takes its ``id``: an ``lru_cache`` hashed the whole rule set,
+    every field, at each five-card showing hand (7,000 instructions).
+    """
+    key = (id(rules), suits)
+    kept = _SHOWING_RULES.get(key)
+    if kept is not None and kept[0] is rules:
+        return kept[1]
     tie: TieBreak = "ranks_then_suits" if suits else "split"
-    return replace(rules, tie_break=tie, sf_rule="standard")
+    showing = replace(rules, tie_break=tie, sf_rule="standard")
+    if len(_SHOWING_RULES) >= 256:
+        _SHOWING_RULES.clear()
+    _SHOWING_RULES[key] = (rules, showing)
+    return showing
+
+
+_SHOWING_RULES: dict[tuple[int, bool], tuple[RuleSet, RuleSet]] = {}
 
 
 def showing_value(up: Sequence[Card], rules: RuleSet, low: int) -> HandValue:
@@ -165,7 +180,7 @@ def _short_key(up: Sequence[Card], suits: bool) -> int:
     compiled nothing is boxed or allocated but the one copy of the cards:
     every betting round of every hand keys each player's showing cards.
     """
-    cards: list[int] = list(up)
+    cards: list[Card] = up if isinstance(up, list) else list(up)  # read, never changed: a list as it is
     n = len(cards)
     a = cards[0]
     b = cards[1] if n > 1 else -1
@@ -220,7 +235,7 @@ def pair_showing(ups: Iterable[Sequence[Card]]) -> bool:
     not a set of ranks built a player: the betting asks it at every 3rd street.
     """
     for up in ups:
-        cards: list[int] = list(up)
+        cards: list[Card] = up if isinstance(up, list) else list(up)  # read, never changed
         n = len(cards)
         for i in range(n):
             rank = cards[i] >> 2

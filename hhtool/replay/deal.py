@@ -11,7 +11,7 @@ against those dealt.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 from hhtool.game.betting import Betting
 from hhtool.game.operations import Player, deal_order
@@ -22,7 +22,7 @@ from hhtool.game.rules import RuleSet, RulesError, round_words
 from hhtool.history.events import Deal, Expose, Hand, Shows
 from hhtool.history.money import MoneyStyle, display_amount
 from hhtool.replay.explain import count_words
-from hhtool.replay.facts import FactsWalk, dealt_in, own_rules
+from hhtool.replay.facts import FactsWalk, dealt_in, faces, own_rules
 from hhtool.replay.findings import RULE_PARAMS, Finding, finding
 from hhtool.replay.holdings import Holding, Holdings
 
@@ -76,17 +76,23 @@ class CardChecks:
                 self.add("rules_option", header.line, str(refused))
             rules = own
         self.rules = rules
-        # which cards lie face up, read once (RuleSet.dealt_up builds a tuple a call): 2nd street's door
-        # card, 5th street's card (una coperta deals it down), every other later street's
-        self.door_up = rules.dealt_up(1)[1]
-        self.fifth_up = rules.dealt_up(4)[0]
-        self.later_up = rules.dealt_up(2)[0]
+        # which cards lie face up, read once a rule set (facts.faces): 2nd street's door card, 5th
+        # street's card (una coperta deals it down), every other later street's
+        up = faces(rules)
+        self.door_up = up.door_up
+        self.fifth_up = up.fifth_up
+        self.later_up = up.later_up
         self.money = hand.money
         self.rounds: list[str] = []
-        # the line each card was first seen on, by the card's code (-1: not yet): a list of the
-        # 64 codes a card can have, not a dictionary grown (and resized) card by card
-        self.card_lines: list[int] = [-1] * CARD_CODES
+        # the cards seen so far, a bit a card's code (``1 << card``), and the line each was first seen on, by
+        # the card's code: a list of the 64 codes a card can have, not a dictionary grown (and resized) card
+        # by card.  The lines are kept from the header's (``card_base``): a line of a large file is an int
+        # allocated when a list holds it, a hand's own line offsets (under 257) are Python's cached ints
+        self.cards_seen = 0
+        self.card_base = hand.header.line
+        self.card_lines: list[int] = [0] * CARD_CODES
         self.cards: dict[str, _Cards] = {}
+        self.seat_cards: list[_Cards] = []
         self.vela: Card | None = None
         self.vela_line = 0
         self.shown: dict[str, tuple[Card, ...]] = {}
@@ -124,7 +130,11 @@ class CardChecks:
         seats = [(s.seat, s.player) for s in hand.seats if s.player in dealt]
         order = deal_order(seats, hand.table.button)
         stacks = {s.player: s.stack for s in hand.seats}
-        self.players = [Player(name, seat, stacks[name], stacks[name]) for seat, name in order]
+        players: list[Player] = []
+        for seat, name in order:
+            stack = stacks[name]
+            players.append(Player(name, seat, stack, stack))
+        self.players = players
         n = len(self.players)
         try:
             self.rules.check_players(n)
@@ -142,8 +152,11 @@ class CardChecks:
             players=self.players,
         )
         self.betting.words = _Words(self.money)
+        cards = self.cards
         for p in self.players:
-            self.cards[p.name] = _Cards()
+            cards[p.name] = _Cards()
+        # the same records in dealing order, for what reads every player's cards (each round's opener)
+        self.seat_cards = [cards[p.name] for p in self.players]
 
     def note_card(self, card: Card, line: int, where: str, who: str = "") -> None:
         """A card come into play on ``line``: in the deck, and not seen before.
@@ -153,24 +166,25 @@ class CardChecks:
         """
         if card >> 2 < self.low:
             self.add("card_not_in_deck", line, f"{card_symbol(card)} ({where.format(who)}) is not in the {self.rules.name} deck for {len(self.players)} players, which runs from {RANK_NAMES.get(self.low, self.low)} to Ace")
-        lines = self.card_lines
-        prev = lines[card]
-        if prev >= 0:
+        bit = 1 << card
+        if self.cards_seen & bit:
+            prev = self.card_lines[card] + self.card_base
             self.add("card_twice", line, f"{card_symbol(card)} ({where.format(who)}) was already dealt on line {prev}")
         else:
-            lines[card] = line
+            self.cards_seen |= bit
+            self.card_lines[card] = line - self.card_base
 
     def deal(self, e: Deal) -> None:
         name = e.player
         rnd = self.street_round
-        mine = self.cards.get(name)
-        if mine is None:
+        b = self.betting
+        position = b.position(name)  # one lookup: the player and the cards (self.cards[name]) read at the position
+        if position < 0:
             self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who is not in the hand")
             return
-        b = self.betting
-        if b.player(name).folded:
+        mine = self.seat_cards[position]
+        if b.players[position].folded:
             self.add("deal_to_folded", e.line, f"a card is dealt to {name}, who folded")
-        position = b.index_of(name)
         if position <= self.last_dealt:  # the last card line's position, kept: not looked up again by name
             self.add("deal_order", e.line, f"{name} is dealt out of order (dealing goes clockwise from the button's left)")
         self.last_dealt = position
@@ -179,24 +193,40 @@ class CardChecks:
             known = e.known or ()
             if e.new:
                 self.add("deal_count", e.line, f"2nd street deals one card down and one up; {name}'s line has a second bracket")
+            # the two cards (None: not seen) into the player's lists as they are, not new lists in their place
+            hole: Card | None = None
+            door_card: Card | None = None
             if len(known) == 2:
-                mine.cards = [known[0], known[1]]
+                hole, door_card = known[0], known[1]
             elif len(known) == 1:
-                mine.cards = [None, known[0]]
+                door_card = known[0]
             elif e.known is None and not self.door_up:
                 # another player's two down cards in an own view: a bare "Dealt to bob" (the grammar's
                 # carte coperte form); the card turned by the "exposes" line fills in later
-                mine.cards = [None, None]
+                pass
             else:
                 self.add("deal_count", e.line, f"2nd street deals two cards; {name}'s line shows {len(known)}")
-                padded: list[Card | None] = [*known[:2]]
-                mine.cards = padded + [None] * max(0, 2 - len(known))
-            for c in mine.known:
+                if len(known) > 0:
+                    hole = known[0]
+                if len(known) > 1:
+                    door_card = known[1]
+            cards = mine.cards
+            if cards:
+                cards.clear()
+            cards.append(hole)
+            cards.append(door_card)
+            for c in known[:2]:  # mine.known: the cards just set, without the list it builds
                 self.note_card(c, e.line, "dealt to {}", name)
-            door_card = mine.cards[1] if len(mine.cards) > 1 else None
-            mine.rounds = [1, 1]
+            rounds = mine.rounds
+            if rounds:
+                rounds.clear()
+            rounds.append(1)
+            rounds.append(1)
             if self.door_up and door_card is not None:
-                mine.up = [door_card]
+                up = mine.up
+                if up:
+                    up.clear()
+                up.append(door_card)
             return
         # the line's tuples read as they are: no list copied, and the cards known before compared in place
         known = e.known or ()
@@ -228,8 +258,9 @@ class CardChecks:
     def holdings(self) -> Holdings:
         """What the replay read of the cards, for the equities (:mod:`.holdings`): each player dealt a card, the streets, where betting ended."""
         held: dict[str, Holding] = {}
-        for p in self.players:
-            mine = self.cards[p.name]
+        seat_cards = self.seat_cards
+        for i, p in enumerate(self.players):
+            mine = seat_cards[i]  # self.cards[p.name], by position
             if mine.cards:
                 folded = max(p.folded_round, 1) if p.folded else 0
                 held[p.name] = Holding(tuple(mine.cards), tuple(mine.rounds), tuple(mine.up), folded)
@@ -237,8 +268,8 @@ class CardChecks:
 
     def _is_view_of(self, known: list[Card], mine: _Cards) -> bool:
         """A repeat that shows the viewer's or the audit's view of the same cards."""
-        lines = self.card_lines
-        return set(mine.up) <= set(known) and all(c in mine.known or lines[c] < 0 for c in known)
+        seen = self.cards_seen
+        return set(mine.up) <= set(known) and all(c in mine.known or not seen >> c & 1 for c in known)
 
     def expose(self, e: Expose) -> None:
         if not self.rules.exposes:
@@ -303,17 +334,21 @@ class CardChecks:
             return
         shown = list(e.cards)
         known = mine.known
+        filled = False
         for c in shown:
             if c not in known:
                 if None in mine.cards:
                     mine.cards[mine.cards.index(None)] = c
                     self.note_card(c, e.line, "shown by {}", name)
+                    filled = True
                 else:
                     self.add("shown_cards", e.line, f"{name} shows {card_symbol(c)}, which {name} was not dealt")
-        if len(shown) != 5 or any(c not in shown for c in mine.known):
-            missing = [c for c in mine.known if c not in shown]
-            if missing:
-                self.add("shown_cards", e.line, f"{name} shows [{cards_str(shown)}] but was dealt [{cards_str(mine.known)}]")
+        if filled:
+            known = mine.known
+        for c in known:  # a card dealt and not shown (a loop: no generator, no list unless one is missing)
+            if c not in shown:
+                self.add("shown_cards", e.line, f"{name} shows [{cards_str(shown)}] but was dealt [{cards_str(known)}]")
+                break
         self.shown[name] = tuple(shown)
         value = self.value_of(name)
         if value is not None and value.description != e.description:
@@ -329,14 +364,21 @@ class CardChecks:
         out: dict[str, str] = {}
         for name, shown in self.shown.items():
             mine = self.cards.get(name)
-            if mine is not None and _distinct(mine.known, shown) == 5:
+            if mine is not None and _distinct(mine.cards, shown) == 5:
                 value = self.value_of(name)
                 if value is not None:
                     out[name] = CATEGORY_LABELS[value.category]
         return out
 
     def value_of(self, name: str) -> HandValue | None:
-        own = self.cards[name].known
+        dealt = self.cards[name].cards
+        whole = len(dealt) == 5  # five cards, every one known (the common case): read in place, no list of the known
+        if whole:
+            for c in dealt:
+                if c is None:
+                    whole = False
+                    break
+        own: list[Card] = cast(list[Card], dealt) if whole else self.cards[name].known
         if len(own) < 5:
             return None
         vela = self.vela  # the key a tuple of known length, built at once (not unpacked from slices)
@@ -359,11 +401,12 @@ def _same_known(known: tuple[Card, ...], cards: list[Card | None]) -> bool:
     return i == n
 
 
-def _distinct(a: list[Card], b: tuple[Card, ...]) -> int:
-    """How many different cards ``a`` and ``b`` hold together (a bit a card, not two sets and their union)."""
+def _distinct(a: list[Card | None], b: tuple[Card, ...]) -> int:
+    """How many different cards ``a`` (its None, a card not seen, left out) and ``b`` hold together (a bit a card, not two sets and their union)."""
     bits = 0
     for c in a:
-        bits |= 1 << c
+        if c is not None:
+            bits |= 1 << c
     for c in b:
         bits |= 1 << c
     n = 0

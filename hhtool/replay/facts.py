@@ -104,6 +104,40 @@ class _Seen:
         self.bits = 0
 
 
+class Faces:
+    """Which cards a rule set deals face up (:meth:`~hhtool.game.rules.RuleSet.dealt_up`), read once a rule set (:func:`faces`).
+
+    ``new_up``: per betting round, how a card in a line's new bracket lies (as
+    the round's last card is dealt); ``door_up``: 2nd street's door card;
+    ``later_up``, ``fifth_up``: 3rd street's card (and 4th's), 5th street's;
+    ``repeat_up``: every later street's card (a later line that only repeats
+    the cards).  Never changed once made: shared by every hand of the rule set.
+    """
+
+    def __init__(self, rules: RuleSet) -> None:
+        d = [rules.dealt_up(r) for r in range(1, 6)]
+        self.rules = rules
+        self.new_up = [up[-1] for up in d]
+        self.door_up = d[0][1]
+        self.later_up = d[1][0]
+        self.fifth_up = d[3][0]
+        self.repeat_up = d[1][0] and d[2][0] and d[3][0]
+
+
+_FACES: Final[dict[int, Faces]] = {}
+""":func:`faces` by the rule set's identity; each entry holds its rule set, so that no other takes its ``id`` meanwhile."""
+
+
+def faces(rules: RuleSet) -> Faces:
+    """The :class:`Faces` of ``rules``: the same for every hand of a rule set, where each hand asked ``dealt_up`` eight times."""
+    kept = _FACES.get(id(rules))
+    if kept is None or kept.rules is not rules:
+        if len(_FACES) >= 256:
+            _FACES.clear()
+        kept = _FACES[id(rules)] = Faces(rules)
+    return kept
+
+
 class FactsWalk:
     """The card facts gathered while a hand's events pass by, in order (:meth:`see`, then :meth:`facts`).
 
@@ -112,10 +146,10 @@ class FactsWalk:
     """
 
     def __init__(self, rules: RuleSet) -> None:
-        d = [rules.dealt_up(r) for r in range(1, 6)]
-        self.new_up = [up[-1] for up in d]  # per betting round: a card in a line's new bracket lies as the round's last card is dealt
-        self.door_up = d[0][1]  # 2nd street's door card
-        self.repeat_up = d[1][0] and d[2][0] and d[3][0]  # every later street's card: a later line that only repeats the cards
+        f = faces(rules)
+        self.new_up = f.new_up  # per betting round: a card in a line's new bracket lies as the round's last card is dealt
+        self.door_up = f.door_up  # 2nd street's door card
+        self.repeat_up = f.repeat_up  # every later street's card: a later line that only repeats the cards
         self.street = "2nd"
         self.round = 1
         # holder -> the cards seen of theirs, a bit a card (``1 << card``) in an object a holder, looked up
@@ -237,13 +271,32 @@ def own_rules(header: Header, room: Room | None = None) -> tuple[RuleSet, RulesE
 
     The replay (under its own rules) and the card facts read a hand by it;
     a parsed hand's header always names one (the reader refuses the others).
+    Without a room, the rule set is kept by the header's four fields that
+    make it (:meth:`~hhtool.history.events.Header.ruleset`): the same for
+    every hand of a profile and its options, where the profile's name was
+    normalised and the options applied (a new rule set each italian hand
+    with options) at every hand.
     """
-    try:
-        if room is not None:
+    if room is not None:
+        try:
             return room.ruleset_for(header.vela_at_start, header.wild, header.exposure), None
-        return header.ruleset(), None
+        except RulesError as err:
+            return room.rules, err
+    key = (header.profile, header.vela_at_start, header.wild, header.exposure)
+    rules = _OWN_RULES.get(key)
+    if rules is not None:
+        return rules, None
+    try:
+        rules = header.ruleset()
     except RulesError as err:
-        return (room.rules if room is not None else profile(header.profile)), err
+        return profile(header.profile), err
+    if len(_OWN_RULES) < 1024:  # a few profiles and options in practice; never grown without bound
+        _OWN_RULES[key] = rules
+    return rules, None
+
+
+_OWN_RULES: Final[dict[tuple[str, bool, int | None, str], RuleSet]] = {}
+""":func:`own_rules` without a room, by the header's profile, vela option, wild rank and exposure."""
 
 
 def card_facts(hand: Hand) -> CardFacts:
@@ -263,9 +316,12 @@ def dealt_in(hand: Hand) -> set[str]:
     """
     dealt: set[str] = set()
     street = 0
-    for e in hand.events:
-        if isinstance(e, Street):
+    for e in hand.events:  # the card lines tested first: they are most of a hand's lines that are none of the actions
+        if isinstance(e, Deal):
+            if street <= 1:
+                dealt.add(e.player)
+        elif isinstance(e, Street):
             street = round_of_street(e.name)
-        if isinstance(e, (PostAnte, PostBlind)) or (isinstance(e, Deal) and street <= 1):
+        elif isinstance(e, (PostAnte, PostBlind)):
             dealt.add(e.player)
     return dealt

@@ -107,19 +107,26 @@ class Walk(Settlement):
         compiled, a test is a comparison of type pointers and a handler a
         direct C call, where a table of handlers would call each through
         Python's calling convention (unpacking its arguments) once an event.
-        Chatter and the other lines that change nothing pass by.
+        The card lines come first (they failed the seven actions' tests
+        before their own).  The actions and forced bets show no cards: they
+        do not go to the card facts, whose own chain of eight tests would
+        let them pass (half a replay's events).  Chatter and the other lines
+        that change nothing pass by.
         """
-        if isinstance(e, (Fold, Check, Call, Bet, RaiseTo, BringIn, Complete)):
+        if isinstance(e, Deal):
+            self.deal(e)
+        elif isinstance(e, (Fold, Check, Call, Bet, RaiseTo, BringIn, Complete)):
             self.action(e)
             self.money_line(e.player, not isinstance(e, (Fold, Check)) and e.all_in)
-        elif isinstance(e, Deal):
-            self.deal(e)
+            return  # nothing for the card facts (FactsWalk.see passes an action by)
         elif isinstance(e, PostAnte):
             self.post(e.player, e.amount, e.line, e.all_in, ante=True)
             self.money_line(e.player, e.all_in)
+            return  # nor a forced bet
         elif isinstance(e, PostBlind):
             self.post(e.player, e.amount, e.line, e.all_in, ante=False)
             self.money_line(e.player, e.all_in)
+            return
         elif isinstance(e, Street):
             rnd = round_of_street(e.name)
             self.new_street(rnd, e.line)
@@ -201,18 +208,18 @@ class Walk(Settlement):
         self.check_deals_complete(line)
         self.street_round = round_no
         self.round_started = False
-        self.deals_this_street = []
+        self.deals_this_street.clear()
         self.last_dealt = -1
 
     def check_deals_complete(self, line: int) -> None:
         if self.street_round == 0:
             return
-        dealt = set(self.deals_this_street)
-        due = {p.name for p in self.players if not p.folded or (p.folded and p.folded_round >= self.street_round)}
-        if self.street_round == 1:
-            due = {p.name for p in self.players}
+        # due a card: every player but those who folded before this street (on 2nd street, everyone: nobody
+        # folds before it); the names dealt looked for in the street's short list, not in two sets built a street
+        dealt = self.deals_this_street
+        street = self.street_round
         for p in self.players:
-            if p.name in due and p.name not in dealt and not (p.folded and p.folded_round < self.street_round):
+            if not (p.folded and p.folded_round < street) and p.name not in dealt:
                 self.add("deal_missing", line, f"{p.name} was not dealt a card on {round_words(self.street_round)}")
 
     def turn_vela(self, e: Vela) -> None:
@@ -234,8 +241,7 @@ class Walk(Settlement):
         """The betting round of the street (or the vela's): opened by the machine, the exposures and the double bet's line checked."""
         b = self.betting
         rnd = self.street_round if self.street_round else 1
-        cards = self.cards
-        if not b.open_round(rnd, [cards[p.name].up for p in self.players], self.vela):
+        if not b.open_round(rnd, [c.up for c in self.seat_cards], self.vela):
             self.round_started = True
             return
         if self.rules.exposes:
@@ -260,13 +266,13 @@ class Walk(Settlement):
         if not self.round_started:
             self.start_round(e.line)
         name = e.player
-        try:
-            p = b.player(name)
-        except KeyError:
+        at = b.position(name)  # looked up once, handed to the machine's checks and actions
+        if at < 0:
             self.add("action_not_in_hand", e.line, f"{name} acts but was not dealt into the hand")
             return
+        p = b.players[at]
         try:
-            self.verify(e, p)
+            self.verify(e, p, at)
         except IllegalAction as err:
             code, message = err.code, err.message
             if code == "wrong_opener" and isinstance(e, BringIn):
@@ -274,7 +280,7 @@ class Walk(Settlement):
             self.add(code, e.line, message)
             if err.code in ("action_after_fold", "action_not_in_hand"):
                 return
-        self.apply(e, p)
+        self.apply(e, p, at)
         if not isinstance(e, (Check, Fold)):
             all_in_flag = e.all_in
             if all_in_flag and p.behind > 0:
@@ -289,45 +295,48 @@ class Walk(Settlement):
             return e.to
         return p.this_round + e.amount if self.betting.is_raise() else e.amount
 
-    def verify(self, e: object, p: Player) -> None:
+    def verify(self, e: object, p: Player, at: int) -> None:
+        """The machine's check of the action ``e`` by ``p``, at position ``at``: raises its refusal."""
         b = self.betting
         if isinstance(e, Check):
-            b.verify_check(p.name)
+            b.verify_check(p.name, at=at)
         elif isinstance(e, Fold):
-            b.verify_fold(p.name)
+            b.verify_fold(p.name, at=at)
         elif isinstance(e, Call):
-            b.verify_call(p.name, e.amount)
+            b.verify_call(p.name, e.amount, at=at)
         elif isinstance(e, BringIn):
-            b.verify_bring_in(p.name, e.amount)
+            b.verify_bring_in(p.name, e.amount, at=at)
         elif isinstance(e, RaiseTo):
             if e.by != e.to - b.current and b.current:
                 self.add("raise_arithmetic", e.line, f"{p.name} raises {self.fmt(e.by)} to {self.fmt(e.to)} facing {self.fmt(b.current)}"
                          + (f": a raise to {self.fmt(e.to)} is by {self.fmt(e.to - b.current)}" if e.to > b.current else ""))
-            b.verify_bet_to(p.name, e.to, as_raise=not b.is_completion(e.to))
+            b.verify_bet_to(p.name, e.to, as_raise=not b.is_completion(e.to), at=at)
         elif isinstance(e, Complete):
             if not b.is_completion(e.to):
                 raise IllegalAction("complete_amount", f"{p.name} completes, but there is no bring-in to complete")
-            b.verify_bet_to(p.name, e.to, as_raise=False)
+            b.verify_bet_to(p.name, e.to, as_raise=False, at=at)
         elif isinstance(e, Bet):
-            b.verify_bet_to(p.name, self._to(e, p))  # a bet line facing a bet reads as the raise it is
+            b.verify_bet_to(p.name, self._to(e, p), at=at)  # a bet line facing a bet reads as the raise it is
 
-    def apply(self, e: object, p: Player) -> None:
+    def apply(self, e: object, p: Player, at: int) -> None:
+        """The action ``e`` by ``p``, at position ``at``, applied by the machine, allowed or not."""
         b = self.betting
         if p.folded or p.all_in:
             return
-        b.follow_out_of_turn(p.name)
+        b.follow_out_of_turn(p.name, at=at)
+        # by position, no operation recorded: the replay reads none (Betting's ``x_at``)
         if isinstance(e, Check):
-            b.check(p.name)
+            b.check_at(at)
         elif isinstance(e, Fold):
-            b.fold(p.name)
+            b.fold_at(at)
         elif isinstance(e, Call):
-            b.call(p.name, min(e.amount, p.behind))
+            b.call_at(at, min(e.amount, p.behind))
         elif isinstance(e, BringIn):
-            b.bring_in(p.name, min(e.amount, p.behind))
+            b.bring_in_at(at, min(e.amount, p.behind))
         elif isinstance(e, (Bet, Complete, RaiseTo)):
             to = self._to(e, p)
             to = min(to, p.this_round + p.behind)
-            b.bet_to(p.name, to)
+            b.bet_to_at(at, to)
 
     def uncalled(self, e: UncalledBet) -> None:
         due = self.betting.uncalled()
