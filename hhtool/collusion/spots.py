@@ -560,16 +560,36 @@ STRATUM_OF = (
 """A stratum's words (:func:`read_strata`) from its number ``sc``: only in the rows a pass returns."""
 
 
+_SEQ0: Final = 32768
+"""Added to a fold's ``seq`` (a SMALLINT) in a seat of ``iros`` (:data:`_ROS`): 0 .. 65535, never negative."""
+_NEVER: Final = 65536
+"""A seat's fold in ``iros`` when it never folded: after every ``seq`` + :data:`_SEQ0`."""
+_ROS: Final = {
+    "p": "CAST({x} & 4294967295 AS INTEGER)",
+    "f": "(({x} >> 32) & 131071)",
+    "v": "CAST(({x} >> 49) & 7 AS TINYINT)",
+    "q": "(({x} >> 52) & 1 = 1)",
+    "m": "CAST(nullif(({x} >> 53) & 15, 0) - 1 AS TINYINT)",
+    "t": "CAST(({x} >> 57) & 15 AS TINYINT)",
+}
+"""A seat of ``iros`` (:func:`read_strata`) as one BIGINT, not a struct (a list of numbers is built and filtered at a
+fraction of a list of structs' cost): ``p`` its player's number (bits 0..31), ``f`` its fold's ``seq`` + :data:`_SEQ0`
+(32..48; :data:`_NEVER` when it never folded), ``v`` its face-up category (49..51), ``q`` whether its quick read is known
+(52: then the quick read's category is the read's), ``m`` its read's category (53..56, stored + 1: NULL where a card is
+unknown), ``t`` the read's main rank (57..60).  Each an expression of the seat ``{x}``."""
+
+
 def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     """Temporary table ``istr_n`` (every decision's stratum) and the view ``istr``, through ``iros`` (who else is in each hand at each street, and what each shows; dropped once read).
 
     After :func:`quick_reads`.  ``iros``: per (hand, ``lvl``) one list of
-    the players dealt in with a read there (``iread``): ``p`` the player's
-    number, ``f`` the seq of its fold (NULL: never folded), ``v`` its face-up
-    category, ``c`` its quick read's category (``iq``; NULL where a card is
-    unknown), ``m`` and ``t`` its read's category and main rank (``iread``).  A decision reads its opponents still in from it with one
-    join on (hand, level), not a join of every decision with every seat
-    (the strata and the hidden-cards test both read it).
+    the players dealt in with a read there (``iread``), each one number
+    (:data:`_ROS`): the player's number, the seq of its fold (if it
+    folded), its face-up category, whether its quick read (``iq``) is
+    known, its read's category and main rank (``iread``).  A decision reads
+    its opponents still in and its own read from it with one join on
+    (hand, level), not a join of every decision with every seat (the
+    strata and the hidden-cards test both read it).
 
     ``istr``: every decision not all-in with what an honest decision
     may depend on and nothing else (docs/integrity.md, "Strata"): facing
@@ -589,14 +609,20 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     category shown.
     """
     con.execute("DROP VIEW IF EXISTS istr")
+    seat = []
+    for k in range(1, 6):
+        known = f"CASE WHEN v.cards{k} = {k + 1} THEN 1 ELSE 0 END" if k <= 4 else "0"
+        seat.append(
+            f"list(CAST(v.pid AS BIGINT) | (CAST(coalesce(f.fold_seq + {_SEQ0}, {_NEVER}) AS BIGINT) << 32) "
+            f"| (CAST(v.vcat{k} AS BIGINT) << 49) | (CAST({known} AS BIGINT) << 52) | (CAST(coalesce(v.cat{k} + 1, 0) AS BIGINT) << 53) "
+            f"| (CAST(coalesce(v.top{k}, 0) AS BIGINT) << 57)) FILTER (WHERE v.cards{k} > 0) AS r{k}"
+        )
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE iros AS
         WITH folds AS (SELECT hand_key, pid, min(seq) AS fold_seq FROM idec_n WHERE k = 6 GROUP BY ALL),
         h AS (  -- one row a hand, a list a level: the seats joined once, not once a level
-            SELECT v.hand_key, {", ".join(
-                f"list({{'p': v.pid, 'f': f.fold_seq, 'v': v.vcat{k}, 'c': {f'CASE WHEN v.cards{k} = {k + 1} THEN v.cat{k} END' if k <= 4 else 'NULL::TINYINT'}, "
-                f"'m': v.cat{k}, 't': v.top{k}}}) FILTER (WHERE v.cards{k} > 0) AS r{k}" for k in range(1, 6))}
+            SELECT v.hand_key, {", ".join(seat)}
             FROM iread_w v JOIN iseat s ON s.hand_key = v.hand_key AND s.pid = v.pid
             LEFT JOIN folds f ON f.hand_key = v.hand_key AND f.pid = v.pid
             GROUP BY v.hand_key
@@ -604,6 +630,8 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         {" UNION ALL ".join(f"SELECT hand_key, CAST({k} AS TINYINT) AS lvl, r{k} AS r FROM h WHERE r{k} IS NOT NULL" for k in range(1, 6))}
         """
     )
+    p, f, v, q, m = (_ROS[w].format(x="x") for w in ("p", "f", "v", "q", "m"))
+    me = {w: _ROS[w].format(x="me") for w in ("q", "m", "t")}
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE istr_n AS
@@ -613,16 +641,20 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
                 CASE WHEN {K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid THEN bid ELSE oid END AS against,
                 bid IS NOT NULL AND bid <> pid AS faced
             FROM idec_n WHERE NOT coalesce(all_in, FALSE)
-        ), ds AS (  -- the others still in (opp) and the decider's own read (m), from the hand's list at the street
-            SELECT d.*, list_filter(o.r, lambda x: x.p <> d.pid AND (x.f IS NULL OR x.f > d.seq)) AS opp,
-                list_filter(o.r, lambda x: x.p = d.pid)[1] AS m
+        ), ds AS (  -- the others still in (opp) and the decider's own seat (me), from the hand's list at the street
+            SELECT d.*, list_filter(o.r, lambda x: {p} <> d.pid AND ({f} = {_NEVER} OR {f} > d.seq + {_SEQ0})) AS opp,
+                list_filter(o.r, lambda x: {p} = d.pid)[1] AS me
             FROM d LEFT JOIN iros o ON o.hand_key = d.hand_key AND o.lvl = d.lvl
+        ), dm AS (  -- the decider's read (mm, mt) and quick read (mc)
+            SELECT * EXCLUDE (me), {me["m"]} AS mm, CASE WHEN {me["m"]} IS NOT NULL THEN {me["t"]} END AS mt,
+                CASE WHEN {me["q"]} THEN {me["m"]} END AS mc
+            FROM ds
         ), dq AS (  -- the best category showing among the others still in, and among those with a quick read; the hidden-cards
                     -- test's read (2nd to 5th street)
-            SELECT *, list_max(list_transform(opp, lambda x: x.v)) AS shown,
-                list_max(list_transform(opp, lambda x: CASE WHEN x.c IS NOT NULL THEN x.v END)) AS shown_q,
-                CASE WHEN sn <= 4 THEN m.c END AS qcat
-            FROM ds
+            SELECT *, list_max(list_transform(opp, lambda x: {v})) AS shown,
+                list_max(list_transform(opp, lambda x: CASE WHEN {q} THEN {v} END)) AS shown_q,
+                CASE WHEN sn <= 4 THEN mc END AS qcat
+            FROM dm
         ), dh AS (
             SELECT *, qcat IS NOT NULL AND NOT coalesce(shown_q > qcat, FALSE) AS hb
             FROM dq
@@ -630,12 +662,13 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         SELECT d.hand_key, d.pid, CAST(coalesce(d.against, 0) AS INTEGER) AS aid, d.k, d.facing,
             CAST(((((CASE WHEN d.facing THEN 1 ELSE 0 END) * 2 + (CASE WHEN d.players_in = 2 THEN 1 ELSE 0 END)) * 8 + d.sn) * 8
                   + least(d.bets, 4)) * 32
-                 + CASE WHEN d.m.m IS NULL THEN 0
-                        ELSE 1 + 6 * least(d.m.m, 3) + 2 * (CASE WHEN d.m.t >= 12 THEN 2 WHEN d.m.t >= 10 THEN 1 ELSE 0 END)
-                             + CASE WHEN d.shown > d.m.m THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
+                 + CASE WHEN d.mm IS NULL THEN 0
+                        ELSE 1 + 6 * least(d.mm, 3) + 2 * (CASE WHEN d.mt >= 12 THEN 2 WHEN d.mt >= 10 THEN 1 ELSE 0 END)
+                             + CASE WHEN d.shown > d.mm THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
             d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2,
-            d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.m.t >= 11 END AS high,
-            CASE WHEN d.hb THEN list_transform(list_filter(d.opp, lambda x: x.c > d.qcat), lambda x: x.p) END AS beaters
+            d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.mt >= 11 END AS high,
+            CASE WHEN d.hb THEN list_transform(list_filter(d.opp, lambda x: CASE WHEN {q} THEN {m} END > d.qcat), lambda x: {p}) END
+                AS beaters
         FROM dh d
         """
     )
