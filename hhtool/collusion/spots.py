@@ -390,14 +390,20 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
             SELECT hand_key, pid, {", ".join(f"coalesce(bit_count(a{k}), 0) AS c{k}, {_count_bits(f'a{k}')} AS h{k}, {_count_bits(f'u{k}')} AS hu{k}"
                                              for k in levels)}
             FROM wv
+        ), y AS (  -- the ranks held n times or more (:func:`_rank_masks`), once each, for the reads below
+            SELECT hand_key, pid, {", ".join(
+                f"c{k}, " + ", ".join(f"{e} AS g{k}_{n}" for n, e in _rank_masks(f"h{k}").items()) + ", "
+                + ", ".join(f"{e} AS u{k}_{n}" for n, e in _rank_masks(f"hu{k}").items() if n > 1)
+                for k in levels)}
+            FROM x
         )
         SELECT hand_key, pid, {", ".join(
             f"CAST(c{k} AS TINYINT) AS cards{k}, "
-            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[0]} END AS TINYINT) AS cat{k}, "
-            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[1]} END AS TINYINT) AS top{k}, "
-            f"CAST({_read_bits(f'hu{k}')[0]} AS TINYINT) AS vcat{k}"
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits('', f'g{k}_')[0]} END AS TINYINT) AS cat{k}, "
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits('', f'g{k}_')[1]} END AS TINYINT) AS top{k}, "
+            f"CAST({_read_bits('', f'u{k}_')[0]} AS TINYINT) AS vcat{k}"
             for k in levels)}
-        FROM x
+        FROM y
         """
     )
     con.execute(
@@ -441,18 +447,27 @@ def _count_bits(x: str) -> str:
             f"+ ((({x} - (({x} >> 1) & 6148914691236517205)) >> 2) & 3689348814741910323)")
 
 
-def _read_bits(h: str) -> tuple[str, str]:
-    """(category, main rank) of the counts ``h`` (:func:`_count_bits`): as :func:`_read_category` and the highest rank of the largest group.
+def _rank_masks(h: str) -> dict[int, str]:
+    """Per n (1..4) the ranks with n cards or more in the counts ``h`` (:func:`_count_bits`), a bit (the lowest of its 4) a rank.
 
     Per rank the count's bits b2 b1 b0 (0..4): two or more is b1 or b2,
     three or more b2 or (b1 and b0), four b2.
     """
-    ge = {
+    return {
         1: f"(({h} | ({h} >> 1) | ({h} >> 2)) & {_NIBBLE_LOW})",
         2: f"((({h} >> 1) | ({h} >> 2)) & {_NIBBLE_LOW})",
         3: f"((({h} >> 2) | (({h} >> 1) & {h})) & {_NIBBLE_LOW})",
         4: f"(({h} >> 2) & {_NIBBLE_LOW})",
     }
+
+
+def _read_bits(h: str, masks: str | None = None) -> tuple[str, str]:
+    """(category, main rank) of the counts ``h`` (:func:`_count_bits`): as :func:`_read_category` and the highest rank of the largest group.
+
+    ``masks``: the prefix of columns ``{masks}1`` .. ``{masks}4`` that hold
+    :func:`_rank_masks` of ``h`` (each reckoned once, not once a use).
+    """
+    ge = _rank_masks(h) if masks is None else {n: f"{masks}{n}" for n in range(1, 5)}
     groups = f"bit_count({ge[2]})"
     cat = (f"CASE WHEN {ge[4]} <> 0 THEN 7 WHEN {ge[3]} <> 0 THEN CASE WHEN {groups} >= 2 THEN 5 ELSE 3 END "
            f"WHEN {ge[2]} <> 0 THEN CASE WHEN {groups} >= 2 THEN 2 ELSE 1 END ELSE 0 END")
