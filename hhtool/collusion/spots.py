@@ -119,14 +119,32 @@ def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
     Summed as integers (:data:`FLOW_GRID`); ``flow_q`` and ``vol_q`` are the
     flow's and the size's integer sums, which :func:`player_flows` adds up.
+    As :func:`flows_sql` reckons them, on the accounts' numbers (``ipl``,
+    :func:`scoped_hands`: in a hand, of one site, their order is the names')
+    rather than on the names: the pairs' rows are named at the end.
     """
     g = FLOW_GRID
     return frame(
         con, f"""
-        SELECT site, a, b, count(*) AS together, CAST(sum(q) AS BIGINT) AS flow_q, CAST(sum(abs(q)) AS BIGINT) AS vol_q,
-            CAST(sum(q) AS DOUBLE) / {g} AS flow, CAST(sum(CAST(q AS HUGEINT) * q) AS DOUBLE) / {g * g} AS flow2,
-            CAST(sum(abs(q)) AS DOUBLE) / {g} AS vol
-        FROM ({flows_sql()}) GROUP BY site, a, b ORDER BY site, a, b
+        WITH s AS (
+            SELECT s.hand_key, p.pid, s.net, ih.bb
+            FROM seats s JOIN ih USING (hand_key) LEFT JOIN ipl p ON p.site = ih.site AND p.player = s.player WHERE s.dealt_in
+        ), w AS (
+            SELECT hand_key, sum(greatest(net, 0)) AS wins FROM s GROUP BY hand_key
+        ), sw AS (
+            SELECT s.*, w.wins FROM s JOIN w USING (hand_key)
+        ), f AS (
+            SELECT x.pid AS a, y.pid AS b,
+                CAST(round(CASE WHEN x.wins > 0
+                     THEN (greatest(-x.net, 0)::DOUBLE * greatest(y.net, 0) - greatest(-y.net, 0)::DOUBLE * greatest(x.net, 0)) / (x.wins * x.bb)
+                     ELSE 0 END * {g}) AS BIGINT) AS q
+            FROM sw x JOIN sw y ON x.hand_key = y.hand_key AND x.pid < y.pid
+        ), n AS (
+            SELECT a, b, count(*) AS together, sum(q) AS sq, sum(abs(q)) AS sa, sum(CAST(q AS HUGEINT) * q) AS s2 FROM f GROUP BY a, b
+        )
+        SELECT pa.site, pa.player AS a, pb.player AS b, together, CAST(sq AS BIGINT) AS flow_q, CAST(sa AS BIGINT) AS vol_q,
+            CAST(sq AS DOUBLE) / {g} AS flow, CAST(s2 AS DOUBLE) / {g * g} AS flow2, CAST(sa AS DOUBLE) / {g} AS vol
+        FROM n JOIN ipl pa ON pa.pid = n.a JOIN ipl pb ON pb.pid = n.b ORDER BY pa.site, pa.player, pb.player
         """
     )
 
