@@ -119,14 +119,32 @@ def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
     Summed as integers (:data:`FLOW_GRID`); ``flow_q`` and ``vol_q`` are the
     flow's and the size's integer sums, which :func:`player_flows` adds up.
+    As :func:`flows_sql` reckons them, on the accounts' numbers (``ipl``,
+    :func:`scoped_hands`: in a hand, of one site, their order is the names')
+    rather than on the names: the pairs' rows are named at the end.
     """
     g = FLOW_GRID
     return frame(
         con, f"""
-        SELECT site, a, b, count(*) AS together, CAST(sum(q) AS BIGINT) AS flow_q, CAST(sum(abs(q)) AS BIGINT) AS vol_q,
-            CAST(sum(q) AS DOUBLE) / {g} AS flow, CAST(sum(CAST(q AS HUGEINT) * q) AS DOUBLE) / {g * g} AS flow2,
-            CAST(sum(abs(q)) AS DOUBLE) / {g} AS vol
-        FROM ({flows_sql()}) GROUP BY site, a, b ORDER BY site, a, b
+        WITH s AS (
+            SELECT s.hand_key, p.pid, s.net, ih.bb
+            FROM seats s JOIN ih USING (hand_key) LEFT JOIN ipl p ON p.site = ih.site AND p.player = s.player WHERE s.dealt_in
+        ), w AS (
+            SELECT hand_key, sum(greatest(net, 0)) AS wins FROM s GROUP BY hand_key
+        ), sw AS (
+            SELECT s.*, w.wins FROM s JOIN w USING (hand_key)
+        ), f AS (
+            SELECT x.pid AS a, y.pid AS b,
+                CAST(round(CASE WHEN x.wins > 0
+                     THEN (greatest(-x.net, 0)::DOUBLE * greatest(y.net, 0) - greatest(-y.net, 0)::DOUBLE * greatest(x.net, 0)) / (x.wins * x.bb)
+                     ELSE 0 END * {g}) AS BIGINT) AS q
+            FROM sw x JOIN sw y ON x.hand_key = y.hand_key AND x.pid < y.pid
+        ), n AS (
+            SELECT a, b, count(*) AS together, sum(q) AS sq, sum(abs(q)) AS sa, sum(CAST(q AS HUGEINT) * q) AS s2 FROM f GROUP BY a, b
+        )
+        SELECT pa.site, pa.player AS a, pb.player AS b, together, CAST(sq AS BIGINT) AS flow_q, CAST(sa AS BIGINT) AS vol_q,
+            CAST(sq AS DOUBLE) / {g} AS flow, CAST(s2 AS DOUBLE) / {g * g} AS flow2, CAST(sa AS DOUBLE) / {g} AS vol
+        FROM n JOIN ipl pa ON pa.pid = n.a JOIN ipl pb ON pb.pid = n.b ORDER BY pa.site, pa.player, pb.player
         """
     )
 
@@ -390,14 +408,20 @@ def quick_reads(con: duckdb.DuckDBPyConnection) -> None:
             SELECT hand_key, pid, {", ".join(f"coalesce(bit_count(a{k}), 0) AS c{k}, {_count_bits(f'a{k}')} AS h{k}, {_count_bits(f'u{k}')} AS hu{k}"
                                              for k in levels)}
             FROM wv
+        ), y AS (  -- the ranks held n times or more (:func:`_rank_masks`), once each, for the reads below
+            SELECT hand_key, pid, {", ".join(
+                f"c{k}, " + ", ".join(f"{e} AS g{k}_{n}" for n, e in _rank_masks(f"h{k}").items()) + ", "
+                + ", ".join(f"{e} AS u{k}_{n}" for n, e in _rank_masks(f"hu{k}").items() if n > 1)
+                for k in levels)}
+            FROM x
         )
         SELECT hand_key, pid, {", ".join(
             f"CAST(c{k} AS TINYINT) AS cards{k}, "
-            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[0]} END AS TINYINT) AS cat{k}, "
-            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits(f'h{k}')[1]} END AS TINYINT) AS top{k}, "
-            f"CAST({_read_bits(f'hu{k}')[0]} AS TINYINT) AS vcat{k}"
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits('', f'g{k}_')[0]} END AS TINYINT) AS cat{k}, "
+            f"CAST(CASE WHEN c{k} < {k + 1 if k < 5 else 6} THEN NULL ELSE {_read_bits('', f'g{k}_')[1]} END AS TINYINT) AS top{k}, "
+            f"CAST({_read_bits('', f'u{k}_')[0]} AS TINYINT) AS vcat{k}"
             for k in levels)}
-        FROM x
+        FROM y
         """
     )
     con.execute(
@@ -441,18 +465,27 @@ def _count_bits(x: str) -> str:
             f"+ ((({x} - (({x} >> 1) & 6148914691236517205)) >> 2) & 3689348814741910323)")
 
 
-def _read_bits(h: str) -> tuple[str, str]:
-    """(category, main rank) of the counts ``h`` (:func:`_count_bits`): as :func:`_read_category` and the highest rank of the largest group.
+def _rank_masks(h: str) -> dict[int, str]:
+    """Per n (1..4) the ranks with n cards or more in the counts ``h`` (:func:`_count_bits`), a bit (the lowest of its 4) a rank.
 
     Per rank the count's bits b2 b1 b0 (0..4): two or more is b1 or b2,
     three or more b2 or (b1 and b0), four b2.
     """
-    ge = {
+    return {
         1: f"(({h} | ({h} >> 1) | ({h} >> 2)) & {_NIBBLE_LOW})",
         2: f"((({h} >> 1) | ({h} >> 2)) & {_NIBBLE_LOW})",
         3: f"((({h} >> 2) | (({h} >> 1) & {h})) & {_NIBBLE_LOW})",
         4: f"(({h} >> 2) & {_NIBBLE_LOW})",
     }
+
+
+def _read_bits(h: str, masks: str | None = None) -> tuple[str, str]:
+    """(category, main rank) of the counts ``h`` (:func:`_count_bits`): as :func:`_read_category` and the highest rank of the largest group.
+
+    ``masks``: the prefix of columns ``{masks}1`` .. ``{masks}4`` that hold
+    :func:`_rank_masks` of ``h`` (each reckoned once, not once a use).
+    """
+    ge = _rank_masks(h) if masks is None else {n: f"{masks}{n}" for n in range(1, 5)}
     groups = f"bit_count({ge[2]})"
     cat = (f"CASE WHEN {ge[4]} <> 0 THEN 7 WHEN {ge[3]} <> 0 THEN CASE WHEN {groups} >= 2 THEN 5 ELSE 3 END "
            f"WHEN {ge[2]} <> 0 THEN CASE WHEN {groups} >= 2 THEN 2 ELSE 1 END ELSE 0 END")
@@ -560,16 +593,36 @@ STRATUM_OF = (
 """A stratum's words (:func:`read_strata`) from its number ``sc``: only in the rows a pass returns."""
 
 
+_SEQ0: Final = 32768
+"""Added to a fold's ``seq`` (a SMALLINT) in a seat of ``iros`` (:data:`_ROS`): 0 .. 65535, never negative."""
+_NEVER: Final = 65536
+"""A seat's fold in ``iros`` when it never folded: after every ``seq`` + :data:`_SEQ0`."""
+_ROS: Final = {
+    "p": "CAST({x} & 4294967295 AS INTEGER)",
+    "f": "(({x} >> 32) & 131071)",
+    "v": "CAST(({x} >> 49) & 7 AS TINYINT)",
+    "q": "(({x} >> 52) & 1 = 1)",
+    "m": "CAST(nullif(({x} >> 53) & 15, 0) - 1 AS TINYINT)",
+    "t": "CAST(({x} >> 57) & 15 AS TINYINT)",
+}
+"""A seat of ``iros`` (:func:`read_strata`) as one BIGINT, not a struct (a list of numbers is built and filtered at a
+fraction of a list of structs' cost): ``p`` its player's number (bits 0..31), ``f`` its fold's ``seq`` + :data:`_SEQ0`
+(32..48; :data:`_NEVER` when it never folded), ``v`` its face-up category (49..51), ``q`` whether its quick read is known
+(52: then the quick read's category is the read's), ``m`` its read's category (53..56, stored + 1: NULL where a card is
+unknown), ``t`` the read's main rank (57..60).  Each an expression of the seat ``{x}``."""
+
+
 def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     """Temporary table ``istr_n`` (every decision's stratum) and the view ``istr``, through ``iros`` (who else is in each hand at each street, and what each shows; dropped once read).
 
     After :func:`quick_reads`.  ``iros``: per (hand, ``lvl``) one list of
-    the players dealt in with a read there (``iread``): ``p`` the player's
-    number, ``f`` the seq of its fold (NULL: never folded), ``v`` its face-up
-    category, ``c`` its quick read's category (``iq``; NULL where a card is
-    unknown), ``m`` and ``t`` its read's category and main rank (``iread``).  A decision reads its opponents still in from it with one
-    join on (hand, level), not a join of every decision with every seat
-    (the strata and the hidden-cards test both read it).
+    the players dealt in with a read there (``iread``), each one number
+    (:data:`_ROS`): the player's number, the seq of its fold (if it
+    folded), its face-up category, whether its quick read (``iq``) is
+    known, its read's category and main rank (``iread``).  A decision reads
+    its opponents still in and its own read from it with one join on
+    (hand, level), not a join of every decision with every seat (the
+    strata and the hidden-cards test both read it).
 
     ``istr``: every decision not all-in with what an honest decision
     may depend on and nothing else (docs/integrity.md, "Strata"): facing
@@ -589,14 +642,20 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
     category shown.
     """
     con.execute("DROP VIEW IF EXISTS istr")
+    seat = []
+    for k in range(1, 6):
+        known = f"CASE WHEN v.cards{k} = {k + 1} THEN 1 ELSE 0 END" if k <= 4 else "0"
+        seat.append(
+            f"list(CAST(v.pid AS BIGINT) | (CAST(coalesce(f.fold_seq + {_SEQ0}, {_NEVER}) AS BIGINT) << 32) "
+            f"| (CAST(v.vcat{k} AS BIGINT) << 49) | (CAST({known} AS BIGINT) << 52) | (CAST(coalesce(v.cat{k} + 1, 0) AS BIGINT) << 53) "
+            f"| (CAST(coalesce(v.top{k}, 0) AS BIGINT) << 57)) FILTER (WHERE v.cards{k} > 0) AS r{k}"
+        )
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE iros AS
         WITH folds AS (SELECT hand_key, pid, min(seq) AS fold_seq FROM idec_n WHERE k = 6 GROUP BY ALL),
         h AS (  -- one row a hand, a list a level: the seats joined once, not once a level
-            SELECT v.hand_key, {", ".join(
-                f"list({{'p': v.pid, 'f': f.fold_seq, 'v': v.vcat{k}, 'c': {f'CASE WHEN v.cards{k} = {k + 1} THEN v.cat{k} END' if k <= 4 else 'NULL::TINYINT'}, "
-                f"'m': v.cat{k}, 't': v.top{k}}}) FILTER (WHERE v.cards{k} > 0) AS r{k}" for k in range(1, 6))}
+            SELECT v.hand_key, {", ".join(seat)}
             FROM iread_w v JOIN iseat s ON s.hand_key = v.hand_key AND s.pid = v.pid
             LEFT JOIN folds f ON f.hand_key = v.hand_key AND f.pid = v.pid
             GROUP BY v.hand_key
@@ -604,6 +663,8 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         {" UNION ALL ".join(f"SELECT hand_key, CAST({k} AS TINYINT) AS lvl, r{k} AS r FROM h WHERE r{k} IS NOT NULL" for k in range(1, 6))}
         """
     )
+    p, f, v, q, m = (_ROS[w].format(x="x") for w in ("p", "f", "v", "q", "m"))
+    me = {w: _ROS[w].format(x="me") for w in ("q", "m", "t")}
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE istr_n AS
@@ -613,16 +674,20 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
                 CASE WHEN {K_FACING.format(k='k')} AND bid IS NOT NULL AND bid <> pid THEN bid ELSE oid END AS against,
                 bid IS NOT NULL AND bid <> pid AS faced
             FROM idec_n WHERE NOT coalesce(all_in, FALSE)
-        ), ds AS (  -- the others still in (opp) and the decider's own read (m), from the hand's list at the street
-            SELECT d.*, list_filter(o.r, lambda x: x.p <> d.pid AND (x.f IS NULL OR x.f > d.seq)) AS opp,
-                list_filter(o.r, lambda x: x.p = d.pid)[1] AS m
+        ), ds AS (  -- the others still in (opp) and the decider's own seat (me), from the hand's list at the street
+            SELECT d.*, list_filter(o.r, lambda x: {p} <> d.pid AND ({f} = {_NEVER} OR {f} > d.seq + {_SEQ0})) AS opp,
+                list_filter(o.r, lambda x: {p} = d.pid)[1] AS me
             FROM d LEFT JOIN iros o ON o.hand_key = d.hand_key AND o.lvl = d.lvl
+        ), dm AS (  -- the decider's read (mm, mt) and quick read (mc)
+            SELECT * EXCLUDE (me), {me["m"]} AS mm, CASE WHEN {me["m"]} IS NOT NULL THEN {me["t"]} END AS mt,
+                CASE WHEN {me["q"]} THEN {me["m"]} END AS mc
+            FROM ds
         ), dq AS (  -- the best category showing among the others still in, and among those with a quick read; the hidden-cards
                     -- test's read (2nd to 5th street)
-            SELECT *, list_max(list_transform(opp, lambda x: x.v)) AS shown,
-                list_max(list_transform(opp, lambda x: CASE WHEN x.c IS NOT NULL THEN x.v END)) AS shown_q,
-                CASE WHEN sn <= 4 THEN m.c END AS qcat
-            FROM ds
+            SELECT *, list_max(list_transform(opp, lambda x: {v})) AS shown,
+                list_max(list_transform(opp, lambda x: CASE WHEN {q} THEN {v} END)) AS shown_q,
+                CASE WHEN sn <= 4 THEN mc END AS qcat
+            FROM dm
         ), dh AS (
             SELECT *, qcat IS NOT NULL AND NOT coalesce(shown_q > qcat, FALSE) AS hb
             FROM dq
@@ -630,12 +695,13 @@ def read_strata(con: duckdb.DuckDBPyConnection) -> None:
         SELECT d.hand_key, d.pid, CAST(coalesce(d.against, 0) AS INTEGER) AS aid, d.k, d.facing,
             CAST(((((CASE WHEN d.facing THEN 1 ELSE 0 END) * 2 + (CASE WHEN d.players_in = 2 THEN 1 ELSE 0 END)) * 8 + d.sn) * 8
                   + least(d.bets, 4)) * 32
-                 + CASE WHEN d.m.m IS NULL THEN 0
-                        ELSE 1 + 6 * least(d.m.m, 3) + 2 * (CASE WHEN d.m.t >= 12 THEN 2 WHEN d.m.t >= 10 THEN 1 ELSE 0 END)
-                             + CASE WHEN d.shown > d.m.m THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
+                 + CASE WHEN d.mm IS NULL THEN 0
+                        ELSE 1 + 6 * least(d.mm, 3) + 2 * (CASE WHEN d.mt >= 12 THEN 2 WHEN d.mt >= 10 THEN 1 ELSE 0 END)
+                             + CASE WHEN d.shown > d.mm THEN 1 ELSE 0 END END AS SMALLINT) AS sc,
             d.seq, d.sn, CAST(d.lvl AS TINYINT) AS lvl, d.players_in = 2 AS hu, d.faced, CAST(least(d.bets_in, 2) AS TINYINT) AS bets2,
-            d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.m.t >= 11 END AS high,
-            CASE WHEN d.hb THEN list_transform(list_filter(d.opp, lambda x: x.c > d.qcat), lambda x: x.p) END AS beaters
+            d.hb, CASE WHEN d.hb THEN d.qcat END AS qcat, CASE WHEN d.hb THEN d.mt >= 11 END AS high,
+            CASE WHEN d.hb THEN list_transform(list_filter(d.opp, lambda x: CASE WHEN {q} THEN {m} END > d.qcat), lambda x: {p}) END
+                AS beaters
         FROM dh d
         """
     )
