@@ -170,7 +170,7 @@ def _dossier(
         h = cards.get(k)
         state = states[k]
         facing = bettor if kind in ("call", "fold", "raise", "complete") and bettor and bettor != player else None
-        passive = (kind == "fold") if facing else (kind == "check")
+        passive = (kind == "fold") if facing else kind in ("check", "bring_in")  # as spots.hidden_beaten counts it
         # the card-sharing test's spot (the partner still in, its face-down cards beating a hand no up card beats) may be
         # any decision; the others are those facing the partner's bet or heads up against it
         shared = h is not None and passive and st_no <= 4 and not all_in and \
@@ -213,7 +213,7 @@ def _dossier(
                      "facing": facing, "equity": eq, "equity_partner_dead": eq_dead, "pot_odds": odds, "signal": sig})
         if sig:
             per_hand[k].append(_HAND_WORDS[sig].format(p=player, eq=100 * (eq or 0.0), street=street,
-                                                        did="folded" if kind == "fold" else "checked"))
+                                                        did=_DID.get(kind, "checked")))
     dschema = {"site": pl.String, "hand_id": pl.String, "line": pl.Int64, "player": pl.String, "street": pl.String, "action": pl.String,
                "facing": pl.String, "equity": pl.Float64, "equity_partner_dead": pl.Float64, "pot_odds": pl.Float64, "signal": pl.String}
     decisions = pl.DataFrame(rows, schema=dschema) if rows else pl.DataFrame(schema=dschema)
@@ -226,6 +226,9 @@ def _dossier(
     return Dossier(pair or {"a": scr.keys.get((site, a), a), "b": scr.keys.get((site, b), b), "site": site, "hands_together": 0},
                    hands, decisions, _baseline(con, site, a, b, scr), scr)
 
+
+_DID = {"fold": "folded", "check": "checked", "bring_in": "brought in rather than complete"}
+"""A passive decision of the card-sharing test in the words of a hand's signal."""
 
 _HAND_WORDS = {
     "strong_fold": "{p} folded with {eq:.0f} % equity on {street} to the other's bet",

@@ -27,7 +27,11 @@ if TYPE_CHECKING:
 AGGRESSIVE = ("bet", "raise", "complete")
 """The actions that put a bet in: what the aggression signal counts."""
 DECISIONS = ("bet", "raise", "complete", "call", "check", "fold")
-"""Voluntary actions: forced bets (antes, blinds, the bring-in) and returned bets are no decision."""
+"""Voluntary actions: forced bets (antes, blinds) and returned bets are no decision."""
+CHOICES = (*DECISIONS, "bring_in")
+"""The decisions the passes read: the voluntary actions and the bring-in, which is a choice too: the player who must
+open the betting brings in or completes (RULES.md, "The bring-in"), and bringing in is the passive side of that choice,
+as a check is where no bet is forced.  Numbered 1..7 in this order (:data:`KIND_NO`)."""
 
 
 def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
@@ -184,12 +188,12 @@ STREETS = ("2nd", "3rd", "4th", "5th", "vela")
 """The betting streets, numbered 1..5 in this order in the temporary tables' ``sn`` columns (:data:`STREET_NO`)."""
 STREET_NO = f"CAST(CASE {{s}} {' '.join(f'WHEN {s!r} THEN {i}' for i, s in enumerate(STREETS, 1))} END AS TINYINT)"
 """A street's number (``sn``), 1 = 2nd .. 5 = the vela's."""
-KIND_NO = f"CAST(CASE {{k}} {' '.join(f'WHEN {k!r} THEN {i}' for i, k in enumerate(DECISIONS, 1))} END AS TINYINT)"
-"""A decision's kind's number (``k``): :data:`DECISIONS` numbered 1..6 in their order, so that 1..3 put a bet in
-(:data:`AGGRESSIVE`) and 6 is a fold; NULL for an action that is no decision."""
+KIND_NO = f"CAST(CASE {{k}} {' '.join(f'WHEN {k!r} THEN {i}' for i, k in enumerate(CHOICES, 1))} END AS TINYINT)"
+"""A decision's kind's number (``k``): :data:`CHOICES` numbered 1..7 in their order, so that 1..3 put a bet in
+(:data:`AGGRESSIVE`), 5 is a check, 6 a fold and 7 a bring-in; NULL for an action that is no decision."""
 STREET_OF = f"[{', '.join(repr(s) for s in STREETS)}][{{sn}}]"
 """A street's name from its number: only in the rows a pass returns."""
-KIND_OF = f"[{', '.join(repr(k) for k in DECISIONS)}][{{k}}]"
+KIND_OF = f"[{', '.join(repr(k) for k in CHOICES)}][{{k}}]"
 """A kind's name from its number."""
 K_AGGR = "{k} <= 3"
 """A bet, raise or completion (:data:`AGGRESSIVE`)."""
@@ -222,7 +226,7 @@ def _decisions_sql() -> str:
                 IGNORE NULLS) OVER w_before AS last_bet
         FROM actions a JOIN ih USING (hand_key) LEFT JOIN ipl p ON p.site = ih.site AND p.player = a.player
         -- the decisions and the bring-in: the only actions the window counts or names (antes and returned bets are neither)
-        WHERE ih.dealt IS NOT NULL AND a.kind IN ({', '.join(repr(k) for k in (*DECISIONS, 'bring_in'))})
+        WHERE ih.dealt IS NOT NULL AND a.kind IN ({', '.join(repr(k) for k in CHOICES)})
         WINDOW w_before AS (PARTITION BY a.hand_key ORDER BY a.seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ), ac AS (
         SELECT * EXCLUDE (before), CAST(coalesce(before >> 80, 0) AS SMALLINT) AS folded_before,
@@ -772,8 +776,9 @@ def hidden_beaten(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     hand, face-down cards included, makes a better category -- the
     decider cannot see that -- or the empty string where none does (a
     decision beaten so by two opponents counts under each).  *Passive*:
-    a fold facing a bet, a check with none to face.  The stratum is what
-    the decider sees: the street, facing a bet or not, the bets and
+    a fold facing a bet, a check or a bring-in (the bring-in player could
+    complete) with none to face.  The stratum is what the decider sees:
+    the street, facing a bet or not, the bets and
     raises already made on the street (0, 1, 2 or more), heads-up or
     not, its own category and whether its main rank is a jack or higher.
     ``hands``: the hand keys of the passive decisions, where a beater is
@@ -784,7 +789,7 @@ def hidden_beaten(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             """
             WITH u AS (
                 SELECT hand_key, pid, sn, faced AS facing, bets2 AS bets, hu, qcat AS my_cat, high,
-                    (faced AND k = 6) OR (NOT faced AND k = 5) AS passive,
+                    (faced AND k = 6) OR (NOT faced AND k IN (5, 7)) AS passive,
                     unnest(CASE WHEN beaters IS NULL OR len(beaters) = 0 THEN [0] ELSE beaters END) AS beater
                 FROM istr_n WHERE hb
             )
