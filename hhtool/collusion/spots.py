@@ -90,25 +90,29 @@ the same hands give the same figures to the last digit (sums of doubles, added i
 polars' partitions meet them, differed in the sixth decimal).  The rounding is under a millionth of a big bet a hand."""
 
 
-def flows_sql() -> str:
-    """Per hand and ordered pair (a < b by name) dealt in together: a's and b's net and the money from a to b, in big bets.
+def flows_sql(ids: bool = False) -> str:
+    """Per hand and ordered pair (a < b by name) dealt in together: the money from a to b, in big bets.
 
     The money a player lost in a hand went to the hand's winners in
     proportion to what each won: flow(x->y) = loss(x) * win(y) / wins; the
     flow from a to b is flow(a->b) - flow(b->a).  Reckoned from the integer
     nets, the hand's winnings summed exactly (``q``: the flow in
-    :data:`FLOW_GRID` units, what the sums add).
+    :data:`FLOW_GRID` units, what the sums add).  ``ids``: ``a`` and ``b``
+    the accounts' numbers (``ipl``, :func:`scoped_hands`: in a hand, of one
+    site, their order is the names'), which the pairs' sums group on.
     """
+    player = "p.pid" if ids else "s.player"
+    accounts = "LEFT JOIN ipl p ON p.site = ih.site AND p.player = s.player" if ids else ""
     return f"""
     WITH s AS (
-        SELECT s.hand_key, ih.site, s.player, s.net, ih.bb
-        FROM seats s JOIN ih USING (hand_key) WHERE s.dealt_in
+        SELECT s.hand_key, ih.site, {player} AS player, s.net, ih.bb
+        FROM seats s JOIN ih USING (hand_key) {accounts} WHERE s.dealt_in
     ), w AS (
         SELECT hand_key, sum(greatest(net, 0)) AS wins FROM s GROUP BY hand_key
     ), sw AS (
         SELECT s.*, w.wins FROM s JOIN w USING (hand_key)
     ), f AS (
-        SELECT x.hand_key, x.site, x.player AS a, y.player AS b, x.net / x.bb AS net_a, y.net / x.bb AS net_b,
+        SELECT x.hand_key, x.site, x.player AS a, y.player AS b,
             CASE WHEN x.wins > 0
                  THEN (greatest(-x.net, 0)::DOUBLE * greatest(y.net, 0) - greatest(-y.net, 0)::DOUBLE * greatest(x.net, 0)) / (x.wins * x.bb)
                  ELSE 0 END AS flow
@@ -123,28 +127,15 @@ def pair_hands(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
     Summed as integers (:data:`FLOW_GRID`); ``flow_q`` and ``vol_q`` are the
     flow's and the size's integer sums, which :func:`player_flows` adds up.
-    As :func:`flows_sql` reckons them, on the accounts' numbers (``ipl``,
-    :func:`scoped_hands`: in a hand, of one site, their order is the names')
-    rather than on the names: the pairs' rows are named at the end.
+    Grouped on the accounts' numbers (:func:`flows_sql` with ``ids``), not
+    on the names: the pairs' rows are named at the end.
     """
     g = FLOW_GRID
     return frame(
         con, f"""
-        WITH s AS (
-            SELECT s.hand_key, p.pid, s.net, ih.bb
-            FROM seats s JOIN ih USING (hand_key) LEFT JOIN ipl p ON p.site = ih.site AND p.player = s.player WHERE s.dealt_in
-        ), w AS (
-            SELECT hand_key, sum(greatest(net, 0)) AS wins FROM s GROUP BY hand_key
-        ), sw AS (
-            SELECT s.*, w.wins FROM s JOIN w USING (hand_key)
-        ), f AS (
-            SELECT x.pid AS a, y.pid AS b,
-                CAST(round(CASE WHEN x.wins > 0
-                     THEN (greatest(-x.net, 0)::DOUBLE * greatest(y.net, 0) - greatest(-y.net, 0)::DOUBLE * greatest(x.net, 0)) / (x.wins * x.bb)
-                     ELSE 0 END * {g}) AS BIGINT) AS q
-            FROM sw x JOIN sw y ON x.hand_key = y.hand_key AND x.pid < y.pid
-        ), n AS (
-            SELECT a, b, count(*) AS together, sum(q) AS sq, sum(abs(q)) AS sa, sum(CAST(q AS HUGEINT) * q) AS s2 FROM f GROUP BY a, b
+        WITH n AS (
+            SELECT a, b, count(*) AS together, sum(q) AS sq, sum(abs(q)) AS sa, sum(CAST(q AS HUGEINT) * q) AS s2
+            FROM ({flows_sql(ids=True)}) GROUP BY a, b
         )
         SELECT pa.site, pa.player AS a, pb.player AS b, together, CAST(sq AS BIGINT) AS flow_q, CAST(sa AS BIGINT) AS vol_q,
             CAST(sq AS DOUBLE) / {g} AS flow, CAST(s2 AS DOUBLE) / {g * g} AS flow2, CAST(sa AS DOUBLE) / {g} AS vol
