@@ -37,6 +37,9 @@ def where(seed: int, pool: int, players: int, hands: int) -> collections.Counter
     from hhtool.stats.filters import Filters
 
     room = ROOMS / f"p{pool}x{players}-{hands}-s{seed}-x0.5"
+    if not (room / "room-v2.duckdb").exists() or not (room / "room.txt.collusion.jsonl").exists():
+        raise SystemExit(f"bench/deviations.py: no room for seed {seed} in {room}: build it first with "
+                         f"python bench/integrity.py --part detection --seeds {seed} --strengths 0.5")
     con = duckdb.connect(str(room / "room-v2.duckdb"), read_only=True)
     spots.scoped_hands(con, Filters())
     spots.decisions(con)
@@ -80,7 +83,11 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=20_000)
     args = ap.parse_args()
     total: collections.Counter[tuple[str, str, str]] = collections.Counter()
-    for seed in (int(s) for s in args.seeds.split(",")):
+    try:
+        seeds = [int(s) for s in args.seeds.split(",")]
+    except ValueError:
+        ap.error(f"--seeds: a comma list of whole numbers, not {args.seeds!r}")
+    for seed in seeds:
         total += where(seed, args.pool, args.players, args.hands)
     for (kind, move, spot), n in sorted(total.items()):
         print(f"{kind:13} {move:28} {spot:40} {n:5}")
